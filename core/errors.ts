@@ -1,0 +1,45 @@
+/** Every stable error code the core and its adapters may answer with. */
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'INVALID_PATH'
+  | 'INVALID_JSON'
+  | 'UNAUTHORIZED'
+  | 'INVALID_API_KEY'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'NOTE_NOT_FOUND'
+  | 'FOLDER_NOT_FOUND'
+  | 'CHANNEL_NOT_FOUND'
+  | 'PLUGIN_NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'NOTE_ALREADY_EXISTS'
+  | 'CONFLICT'
+  | 'GONE'
+  | 'PRECONDITION_FAILED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR'
+  | 'AGENT_PROVIDER_ERROR'
+  | 'SERVER_OFFLINE'
+  | 'AGENT_DISABLED'
+  | 'NOT_READY'
+  | 'RELAY_TIMEOUT';
+
+/** A failure the caller can act on. Adapters map `code` to a status in one table. */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: unknown;
+
+  constructor(code: ErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** True when `err` is a DomainError (also across module copies). */
+export function isDomainError(err: unknown): err is DomainError {
+  return err instanceof DomainError || (err instanceof Error && err.name === 'DomainError' && 'code' in err);
+}

@@ -1,0 +1,177 @@
+import { createLinkGraph, distinctLinks, type LinkRef } from './link-graph.ts';
+import type { MarkdownAnalysis } from './markdown.ts';
+import { dirname, stem } from './paths.ts';
+import { createSearchIndex, type SearchIndex } from './search.ts';
+
+/** What the index keeps of one note (no body text). */
+export interface IndexEntry {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  checksum: string;
+  /** Title from frontmatter or first H1; null means the file name. */
+  titleExplicit: string | null;
+  tags: string[];
+  links: LinkRef[];
+  wordCount: number;
+  /** Frontmatter `created` (ISO) when valid. */
+  created: string | null;
+  /** When the server first saw this file, ms since epoch. */
+  firstSeen: number;
+  warnings: string[];
+  frontmatter: Record<string, unknown>;
+  bodyStart: number;
+}
+
+/** Link element of a note summary. */
+export interface NoteLink {
+  target: string;
+  path: string | null;
+  kind: LinkRef['kind'];
+  heading?: string;
+  alias?: string;
+}
+
+/** Item of `GET /notes`. */
+export interface NoteSummary {
+  path: string;
+  title: string;
+  tags: string[];
+  links: NoteLink[];
+  backlinks: { path: string; title: string }[];
+  wordCount: number;
+  createdAt: string;
+  updatedAt: string;
+  checksum: string;
+}
+
+/** Builds an index entry from a file's facts and its analysis. */
+export function toEntry(
+  path: string,
+  info: { size: number; mtimeMs: number },
+  checksum: string,
+  a: MarkdownAnalysis,
+  firstSeen: number,
+): IndexEntry {
+  return {
+    path,
+    size: info.size,
+    mtimeMs: info.mtimeMs,
+    checksum,
+    titleExplicit: a.title,
+    tags: a.tags,
+    links: distinctLinks(a.links),
+    wordCount: a.wordCount,
+    created: a.created,
+    firstSeen,
+    warnings: a.warnings,
+    frontmatter: a.frontmatter,
+    bodyStart: a.bodyStart,
+  };
+}
+
+const CACHE_VERSION = 1;
+
+/**
+ * The in-memory index: entries, link graph, search index and folder set. Pure and
+ * synchronous; the note service does the I/O.
+ */
+export function createNoteIndex(serializedSearch?: string | null) {
+  const entries = new Map<string, IndexEntry>();
+  const graph = createLinkGraph();
+  const search: SearchIndex = createSearchIndex(serializedSearch);
+  const folders = new Set<string>();
+  let generation = 0;
+
+  const addFolders = (path: string) => {
+    for (let d = dirname(path); d !== '' && !folders.has(d); d = dirname(d)) folders.add(d);
+  };
+  const titleOf = (path: string): string => {
+    const e = entries.get(path);
+    return e?.titleExplicit ?? stem(path);
+  };
+
+  return {
+    entries: entries as ReadonlyMap<string, IndexEntry>,
+    folders: folders as ReadonlySet<string>,
+    graph,
+    search,
+    titleOf,
+
+    /** Changes whenever anything visible in a summary changes. */
+    get generation(): number {
+      return generation;
+    },
+
+    /** Adds or replaces an entry; `text` (when given) refreshes the search index. */
+    put(entry: IndexEntry, text?: string): Set<string> {
+      entries.set(entry.path, entry);
+      addFolders(entry.path);
+      if (text !== undefined) {
+        search.put({ path: entry.path, title: titleOf(entry.path), tags: entry.tags.join(' '), text });
+      }
+      generation++;
+      return graph.set(entry.path, entry.links);
+    },
+
+    /** Removes an entry. Returns the paths whose links or backlinks changed. */
+    remove(path: string): Set<string> {
+      if (!entries.delete(path)) return new Set();
+      search.remove(path);
+      generation++;
+      return graph.remove(path);
+    },
+
+    addFolder(path: string): void {
+      if (path) {
+        folders.add(path);
+        addFolders(`${path}/x`);
+      }
+    },
+
+    removeFolder(path: string): void {
+      for (const f of [...folders]) if (f === path || f.startsWith(`${path}/`)) folders.delete(f);
+    },
+
+    /** The summary of one note as the API shows it. */
+    summary(path: string): NoteSummary | null {
+      const e = entries.get(path);
+      if (!e) return null;
+      return {
+        path: e.path,
+        title: titleOf(e.path),
+        tags: e.tags,
+        links: graph.linksOf(e.path).map((l) => {
+          const out: NoteLink = { target: l.target, path: l.path, kind: l.kind };
+          if (l.heading !== undefined) out.heading = l.heading;
+          if (l.alias !== undefined) out.alias = l.alias;
+          return out;
+        }),
+        backlinks: graph.backlinksOf(e.path).map((p) => ({ path: p, title: titleOf(p) })),
+        wordCount: e.wordCount,
+        createdAt: new Date(e.created ? Date.parse(e.created) : e.firstSeen).toISOString(),
+        updatedAt: new Date(e.mtimeMs).toISOString(),
+        checksum: e.checksum,
+      };
+    },
+
+    /** Serializes entries and the search index for a warm restart. */
+    serialize(): string {
+      return JSON.stringify({ v: CACHE_VERSION, entries: [...entries.values()], search: search.serialize() });
+    },
+  };
+}
+
+export type NoteIndex = ReturnType<typeof createNoteIndex>;
+
+/** Reads a cache written by `serialize`; null when absent, of another version, or corrupt. */
+export function parseIndexCache(text: string | null): { entries: Map<string, IndexEntry>; search: string } | null {
+  if (!text) return null;
+  try {
+    const data = JSON.parse(text) as { v?: number; entries?: IndexEntry[]; search?: string };
+    if (data.v !== CACHE_VERSION || !Array.isArray(data.entries) || typeof data.search !== 'string') return null;
+    return { entries: new Map(data.entries.map((e) => [e.path, e])), search: data.search };
+  } catch {
+    return null;
+  }
+}

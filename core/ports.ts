@@ -1,0 +1,101 @@
+/**
+ * Every port the core needs, in one place. Adapters implement these as factory
+ * functions returning plain objects. Paths handed to a port are always already
+ * validated vault-relative POSIX paths (see `core/paths.ts`).
+ */
+
+/** Size and modification time of one file in the vault. */
+export interface FileInfo {
+  /** Vault-relative POSIX path, e.g. `projects/plan.md`. */
+  path: string;
+  /** Size in bytes. */
+  size: number;
+  /** Last modification time, milliseconds since the Unix epoch. */
+  mtimeMs: number;
+}
+
+/** A change to the vault made by someone other than this server (editor, git, sync tool). */
+export interface StoreChange {
+  /** Vault-relative path of a `.md` file, or of a folder when `kind` is `folder-removed`. */
+  path: string;
+  /** `changed` covers create and modify; `removed` a deleted file; `folder-removed` a deleted folder. */
+  kind: 'changed' | 'removed' | 'folder-removed';
+}
+
+/** Raw storage of the vault's markdown files. The core does all parsing and validation. */
+export interface NoteStore {
+  /** Bytes of the file at `path`; `null` when there is no such file. */
+  read(path: string): Promise<Uint8Array | null>;
+  /** Size and mtime of the file at `path`; `null` when there is no such file. */
+  stat(path: string): Promise<FileInfo | null>;
+  /**
+   * Replaces the whole file atomically (readers see the old or the new bytes, never a mix),
+   * creating parent folders. Returns the file's info after the write.
+   */
+  write(path: string, bytes: Uint8Array): Promise<FileInfo>;
+  /** Renames `from` to `to` atomically, creating parent folders. The caller ensures `to` is free. */
+  move(from: string, to: string): Promise<FileInfo>;
+  /** Deletes the file. Returns false when there was no such file. Empty parent folders are kept. */
+  remove(path: string): Promise<boolean>;
+  /**
+   * Every `.md` file in the vault, recursively. Skips dot-folders (`.obsidian`, `.git`, ...)
+   * and anything reached through a symlink that leaves the vault.
+   */
+  list(): Promise<FileInfo[]>;
+  /** Every folder (vault-relative, no trailing slash), including empty ones; root excluded. */
+  listFolders(): Promise<string[]>;
+  /**
+   * Optional: calls `onChanges` with batches of changes made outside this server.
+   * Returns a function that stops watching.
+   */
+  watch?(onChanges: (changes: StoreChange[]) => void): () => Promise<void>;
+}
+
+/** Small named blobs of server state (index cache, credentials, ...), written atomically. */
+export interface StateStore {
+  /** The stored text under `key`; `null` when absent. */
+  get(key: string): Promise<string | null>;
+  /** Replaces the text under `key` atomically (old or new, never torn). */
+  put(key: string, value: string): Promise<void>;
+  /** Removes `key`; no error when absent. */
+  remove(key: string): Promise<void>;
+}
+
+/** Wall clock. */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+}
+
+/** Structured logger. Never pass keys or secrets in `fields`. */
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** Who a request is, once authenticated. */
+export interface Principal {
+  /** Stable id of the credential (key id, token subject, or `anonymous` in mode none). */
+  id: string;
+  /** How the principal was authenticated. */
+  method: 'api-key' | 'jwt' | 'none';
+}
+
+/** The credentials an HTTP request carried, as the adapter found them. */
+export interface RequestCredentials {
+  /** Value of the `X-Service-Key` header, if any. */
+  apiKey?: string;
+  /** Bearer token from `Authorization`, if any. */
+  bearer?: string;
+}
+
+/** Decides whether a request may reach a protected route. */
+export interface Authenticator {
+  /**
+   * Resolves the principal, or throws a DomainError with `UNAUTHORIZED` (nothing given)
+   * or `INVALID_API_KEY` (something given that is not valid).
+   */
+  authenticate(creds: RequestCredentials): Promise<Principal>;
+}
