@@ -53,9 +53,9 @@ export function createLinkGraph() {
   const backlinks = new Map<string, Map<string, number>>();
 
   const addTo = <K, V>(m: Map<K, Set<V>>, k: K, v: V) => {
-    let s = m.get(k);
-    if (!s) m.set(k, (s = new Set()));
-    s.add(v);
+    const s = m.get(k);
+    if (s) s.add(v);
+    else m.set(k, new Set([v]));
   };
   const removeFrom = <K, V>(m: Map<K, Set<V>>, k: K, v: V) => {
     const s = m.get(k);
@@ -115,8 +115,8 @@ export function createLinkGraph() {
   const attach = (path: string, src: Source, changed: Set<string>) => {
     for (const l of src.links) {
       if (!l.path) continue;
-      let m = backlinks.get(l.path);
-      if (!m) backlinks.set(l.path, (m = new Map()));
+      const m = backlinks.get(l.path) ?? new Map<string, number>();
+      backlinks.set(l.path, m);
       m.set(path, (m.get(path) ?? 0) + 1);
       changed.add(l.path);
     }
@@ -179,7 +179,8 @@ export function createLinkGraph() {
       removeFrom(byStem, linkKey(path), path);
       if (byLowerPath.get(lower(path)) === path) {
         byLowerPath.delete(lower(path));
-        for (const p of byStem.get(linkKey(path)) ?? []) if (lower(p) === lower(path)) byLowerPath.set(lower(p), p);
+        for (const p of byStem.get(linkKey(path)) ?? [])
+          if (lower(p) === lower(path)) byLowerPath.set(lower(p), p);
       }
       reresolve(linkKey(path), changed);
       backlinks.delete(path);

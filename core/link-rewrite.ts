@@ -11,7 +11,8 @@ export function relativePath(fromDir: string, to: string): string {
   return [...Array(a.length - i).fill('..'), ...b.slice(i)].join('/');
 }
 
-const encodeSegment = (s: string): string => encodeURIComponent(s).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encodeSegment = (s: string): string =>
+  encodeURIComponent(s).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
  * Rewrites, in `text` of note `src`, every link occurrence for which `points(link)` holds so it
@@ -40,7 +41,11 @@ export function rewriteLinks(
       const hash = dest.indexOf('#');
       const anchor = hash >= 0 ? dest.slice(hash) : '';
       const target = dest.startsWith('/') ? `/${opts.to}` : relativePath(dirname(src), opts.to);
-      const url = target.split('/').map((s) => (s === '..' ? s : encodeSegment(s))).join('/') + anchor;
+      const url =
+        target
+          .split('/')
+          .map((s) => (s === '..' ? s : encodeSegment(s)))
+          .join('/') + anchor;
       next = `${raw.slice(0, at + 2)}${m[1]}${url}${rest.slice(m[0].length)}`;
     } else {
       const keepExt = o.target.toLowerCase().endsWith('.md');

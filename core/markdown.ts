@@ -44,7 +44,8 @@ const FRONTMATTER = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
 const WIKILINK = /(!?)\[\[([^[\]\n]+?)\]\]/g;
 const PLACEHOLDER = /\uE000(\d+)\uE001/g;
 const INLINE_TAG = /(^|[\s([{,;])#([\p{L}\p{N}_\-/]+)/gu;
-const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}'’_-]*[\p{L}\p{N}\p{M}])?/gu;
+const WORD =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}'’_-]*[\p{L}\p{N}\p{M}])?/gu;
 const EXTERNAL = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
 
 interface Wiki {
@@ -231,8 +232,10 @@ export function analyzeMarkdown(raw: string): MarkdownAnalysis {
         break;
     }
     if ('children' in node) {
-      for (const child of node.children) walk(child as Nodes, inLink || node.type === 'link' || node.type === 'linkReference');
-      if (node.type === 'paragraph' || node.type === 'heading' || node.type === 'tableCell') textParts.push('\n');
+      for (const child of node.children)
+        walk(child as Nodes, inLink || node.type === 'link' || node.type === 'linkReference');
+      if (node.type === 'paragraph' || node.type === 'heading' || node.type === 'tableCell')
+        textParts.push('\n');
     }
   };
 
@@ -278,7 +281,9 @@ export function analyzeMarkdown(raw: string): MarkdownAnalysis {
   const wordCount = text.match(WORD)?.length ?? 0;
   const fmTitle = frontmatter.title;
   const title =
-    (typeof fmTitle === 'string' && fmTitle.trim()) || (typeof fmTitle === 'number' ? String(fmTitle) : null) || h1;
+    (typeof fmTitle === 'string' && fmTitle.trim()) ||
+    (typeof fmTitle === 'number' ? String(fmTitle) : null) ||
+    h1;
 
   const seen = new Set<string>();
   const uniqueTags = tags.filter((t) => {

@@ -165,11 +165,14 @@ export function createNoteIndex(serializedSearch?: string | null) {
 export type NoteIndex = ReturnType<typeof createNoteIndex>;
 
 /** Reads a cache written by `serialize`; null when absent, of another version, or corrupt. */
-export function parseIndexCache(text: string | null): { entries: Map<string, IndexEntry>; search: string } | null {
+export function parseIndexCache(
+  text: string | null,
+): { entries: Map<string, IndexEntry>; search: string } | null {
   if (!text) return null;
   try {
     const data = JSON.parse(text) as { v?: number; entries?: IndexEntry[]; search?: string };
-    if (data.v !== CACHE_VERSION || !Array.isArray(data.entries) || typeof data.search !== 'string') return null;
+    if (data.v !== CACHE_VERSION || !Array.isArray(data.entries) || typeof data.search !== 'string')
+      return null;
     return { entries: new Map(data.entries.map((e) => [e.path, e])), search: data.search };
   } catch {
     return null;

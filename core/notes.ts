@@ -4,7 +4,13 @@ import { DomainError } from './errors.ts';
 import { rewriteLinks } from './link-rewrite.ts';
 import { analyzeMarkdown, type MarkdownAnalysis, splitFrontmatter } from './markdown.ts';
 import { createMutex } from './mutex.ts';
-import { createNoteIndex, type IndexEntry, type NoteSummary, parseIndexCache, toEntry } from './note-index.ts';
+import {
+  createNoteIndex,
+  type IndexEntry,
+  type NoteSummary,
+  parseIndexCache,
+  toEntry,
+} from './note-index.ts';
 import { basename, validateFolderPath, validateNotePath } from './paths.ts';
 import type { Clock, FileInfo, Logger, NoteStore, StateStore, StoreChange } from './ports.ts';
 import { makeSnippet, type SearchHit } from './search.ts';
@@ -99,7 +105,10 @@ export function createNoteService(deps: NoteServiceDeps) {
   };
   const requireReady = () => {
     if (status.state !== 'ready') {
-      throw new DomainError('NOT_READY', `The vault is still being indexed (${status.done}/${status.total}).`);
+      throw new DomainError(
+        'NOT_READY',
+        `The vault is still being indexed (${status.done}/${status.total}).`,
+      );
     }
   };
 
@@ -108,7 +117,8 @@ export function createNoteService(deps: NoteServiceDeps) {
     const text = decode(bytes);
     const [analysis] = await analyzeBatch([text]);
     const old = index.entries.get(path);
-    const entry = toEntry(path, info, await sha256Hex(bytes), analysis!, old?.firstSeen ?? clock.now());
+    const firstSeen = old?.firstSeen ?? Math.min(clock.now(), info.mtimeMs);
+    const entry = toEntry(path, info, await sha256Hex(bytes), analysis!, firstSeen);
     invalidate(index.put(entry, analysis!.text));
     return entry;
   };
@@ -118,17 +128,25 @@ export function createNoteService(deps: NoteServiceDeps) {
     noteCache.delete(path);
   };
 
-  /** Makes sure the index agrees with the store for `path`; returns the entry or null. */
-  const refresh = async (path: string): Promise<IndexEntry | null> => {
+  /**
+   * Makes sure the index agrees with the store for `path`; returns the entry or null.
+   * With `force`, the bytes are compared even when size and mtime look unchanged.
+   */
+  const refresh = async (path: string, force = false): Promise<IndexEntry | null> => {
     const info = await store.stat(path);
     const entry = index.entries.get(path);
     if (!info) {
       if (entry) dropEntry(path);
       return null;
     }
-    if (entry && entry.size === info.size && entry.mtimeMs === info.mtimeMs) return entry;
+    if (!force && entry && entry.size === info.size && entry.mtimeMs === info.mtimeMs) return entry;
     const bytes = await store.read(path);
     if (!bytes) return null;
+    if (entry && entry.checksum === (await sha256Hex(bytes))) {
+      entry.size = info.size;
+      entry.mtimeMs = info.mtimeMs;
+      return entry;
+    }
     return indexBytes(path, bytes, info);
   };
 
@@ -220,9 +238,19 @@ export function createNoteService(deps: NoteServiceDeps) {
           const toParse: { info: FileInfo; bytes: Uint8Array; firstSeen: number }[] = [];
           for (const info of batch) {
             const cached = cache?.entries.get(info.path);
-            if (cached && cached.size === info.size && cached.mtimeMs === info.mtimeMs && index.search.has(info.path)) {
+            if (
+              cached &&
+              cached.size === info.size &&
+              cached.mtimeMs === info.mtimeMs &&
+              index.search.has(info.path)
+            ) {
               index.put(cached);
-            } else toParse.push({ info, bytes: new Uint8Array(), firstSeen: cached?.firstSeen ?? clock.now() });
+            } else
+              toParse.push({
+                info,
+                bytes: new Uint8Array(),
+                firstSeen: cached?.firstSeen ?? Math.min(clock.now(), info.mtimeMs),
+              });
           }
           await Promise.all(
             toParse.map(async (t) => {
@@ -242,6 +270,11 @@ export function createNoteService(deps: NoteServiceDeps) {
         if (cache && cache.entries.size !== files.length) dirty = true;
         status = { state: 'ready', done: files.length, total: files.length };
       });
+    },
+
+    /** Waits for every write already started to finish. */
+    drain(): Promise<void> {
+      return mutex.run(async () => {});
     },
 
     /** Writes the index cache when anything changed since the last save. */
@@ -293,7 +326,10 @@ export function createNoteService(deps: NoteServiceDeps) {
       const path = validateNotePath(pathInput);
       return mutex.run(async () => {
         if (index.entries.has(path) || (await store.stat(path))) {
-          throw new DomainError('NOTE_ALREADY_EXISTS', `A note already exists at "${path}"; use PUT to change it.`);
+          throw new DomainError(
+            'NOTE_ALREADY_EXISTS',
+            `A note already exists at "${path}"; use PUT to change it.`,
+          );
         }
         const note = await writeAndIndex(path, compose(content, frontmatter, ''));
         emit({ type: 'created', path, external: false });
@@ -315,9 +351,13 @@ export function createNoteService(deps: NoteServiceDeps) {
       return mutex.run(async () => {
         const cur = await readCurrent(path);
         if (!ifMatchHolds(ifMatch, cur.checksum)) {
-          throw new DomainError('PRECONDITION_FAILED', 'The note changed since you read it; reload and retry.', {
-            checksum: cur.checksum,
-          });
+          throw new DomainError(
+            'PRECONDITION_FAILED',
+            'The note changed since you read it; reload and retry.',
+            {
+              checksum: cur.checksum,
+            },
+          );
         }
         const keep = splitFrontmatter(decode(cur.bytes)).block;
         const note = await writeAndIndex(path, compose(input.content, input.frontmatter, keep));
@@ -333,7 +373,10 @@ export function createNoteService(deps: NoteServiceDeps) {
       return mutex.run(async () => {
         const cur = await readCurrent(path);
         if (!ifMatchHolds(ifMatch, cur.checksum)) {
-          throw new DomainError('PRECONDITION_FAILED', 'The note changed since you read it; reload and retry.');
+          throw new DomainError(
+            'PRECONDITION_FAILED',
+            'The note changed since you read it; reload and retry.',
+          );
         }
         await store.remove(path);
         dropEntry(path);
@@ -357,7 +400,10 @@ export function createNoteService(deps: NoteServiceDeps) {
       return mutex.run(async () => {
         const cur = await readCurrent(from);
         if (!ifMatchHolds(opts.ifMatch, cur.checksum)) {
-          throw new DomainError('PRECONDITION_FAILED', 'The note changed since you read it; reload and retry.');
+          throw new DomainError(
+            'PRECONDITION_FAILED',
+            'The note changed since you read it; reload and retry.',
+          );
         }
         if (from === to) return { note: buildNote((await refresh(from))!, decode(cur.bytes)), rewritten: [] };
         if (index.entries.has(to) || (await store.stat(to))) {
@@ -372,10 +418,16 @@ export function createNoteService(deps: NoteServiceDeps) {
             const bytes = await store.read(src);
             if (!bytes) continue;
             const text = decode(bytes);
-            const next = rewriteLinks(text, src, analyzeMarkdown(text).links, (l) => index.graph.resolve(src, l) === from, {
-              to,
-              nameIsUnique,
-            });
+            const next = rewriteLinks(
+              text,
+              src,
+              analyzeMarkdown(text).links,
+              (l) => index.graph.resolve(src, l) === from,
+              {
+                to,
+                nameIsUnique,
+              },
+            );
             if (next !== text) plans.push({ path: src, text: next });
           }
         }
@@ -399,7 +451,13 @@ export function createNoteService(deps: NoteServiceDeps) {
       if (folder !== '' && !index.folders.has(folder)) {
         throw new DomainError('FOLDER_NOT_FOUND', `No folder at "${folder}".`);
       }
-      const root: FolderNode = { name: basename(folder), path: folder, type: 'folder', noteCount: 0, children: [] };
+      const root: FolderNode = {
+        name: basename(folder),
+        path: folder,
+        type: 'folder',
+        noteCount: 0,
+        children: [],
+      };
       const nodes = new Map<string, FolderNode>([[folder, root]]);
       const prefix = folder ? `${folder}/` : '';
       const ensure = (dir: string): FolderNode => {
@@ -425,7 +483,9 @@ export function createNoteService(deps: NoteServiceDeps) {
       };
       count(root);
       const sort = (n: FolderNode) => {
-        n.children.sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'folder' ? -1 : 1));
+        n.children.sort((a, b) =>
+          a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'folder' ? -1 : 1,
+        );
         for (const c of n.children) if (c.type === 'folder') sort(c);
       };
       sort(root);
@@ -449,7 +509,13 @@ export function createNoteService(deps: NoteServiceDeps) {
         if (!entry) continue;
         const bytes = await store.read(h.path);
         const body = bytes ? decode(bytes).slice(entry.bodyStart) : '';
-        out.push({ path: h.path, title: index.titleOf(h.path), snippet: makeSnippet(body, h.terms), score: h.score, tags: entry.tags });
+        out.push({
+          path: h.path,
+          title: index.titleOf(h.path),
+          snippet: makeSnippet(body, h.terms),
+          score: h.score,
+          tags: entry.tags,
+        });
       }
       return out;
     },
@@ -473,12 +539,15 @@ export function createNoteService(deps: NoteServiceDeps) {
             }
             const path = validateNotePath(ch.path);
             const before = index.entries.get(path);
-            const after = await refresh(path);
-            if (after === before) continue;
+            const beforeSum = before?.checksum;
+            const after = await refresh(path, true);
+            if (after === before && after?.checksum === beforeSum) continue;
             if (!after) emit({ type: 'deleted', path, external: true });
             else emit({ type: before ? 'updated' : 'created', path, external: true });
           } catch (err) {
-            logger?.warn('could not apply an outside change', { error: err instanceof Error ? err.message : String(err) });
+            logger?.warn('could not apply an outside change', {
+              error: err instanceof Error ? err.message : String(err),
+            });
           }
         }
       });

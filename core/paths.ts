@@ -16,9 +16,10 @@ function checkRelativePath(path: unknown, what: string): string {
   if (typeof path !== 'string' || path.length === 0) {
     throw new DomainError('INVALID_PATH', `The ${what} path must be a non-empty string.`);
   }
-  if (path.startsWith('/')) throw new DomainError('INVALID_PATH', `The ${what} path must be relative to the vault.`);
-  if (path.includes('\\')) throw new DomainError('INVALID_PATH', `The ${what} path must not contain a backslash.`);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what we refuse
+  if (path.startsWith('/'))
+    throw new DomainError('INVALID_PATH', `The ${what} path must be relative to the vault.`);
+  if (path.includes('\\'))
+    throw new DomainError('INVALID_PATH', `The ${what} path must not contain a backslash.`);
   if (/[\u0000-\u001f\u007f]/.test(path)) {
     throw new DomainError('INVALID_PATH', `The ${what} path must not contain control characters.`);
   }
@@ -29,8 +30,17 @@ function checkRelativePath(path: unknown, what: string): string {
     if (segment === '' || segment === '.' || segment === '..') {
       throw new DomainError('INVALID_PATH', `The ${what} path must not have empty, "." or ".." segments.`);
     }
+    if (segment.startsWith('.')) {
+      throw new DomainError(
+        'INVALID_PATH',
+        `The ${what} path must not have hidden segments (starting with ".").`,
+      );
+    }
     if (byteLength(segment) > MAX_SEGMENT_BYTES) {
-      throw new DomainError('INVALID_PATH', `A segment of the ${what} path is longer than ${MAX_SEGMENT_BYTES} bytes.`);
+      throw new DomainError(
+        'INVALID_PATH',
+        `A segment of the ${what} path is longer than ${MAX_SEGMENT_BYTES} bytes.`,
+      );
     }
   }
   return path;

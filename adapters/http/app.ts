@@ -1,0 +1,101 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import { requestId } from 'hono/request-id';
+import { type DomainError, isDomainError } from '../../core/errors.ts';
+import { errorBody, errorResponse, STATUS } from './envelope.ts';
+import { foldersRoutes } from './routes/folders.ts';
+import { notesRoutes } from './routes/notes.ts';
+import { searchRoutes } from './routes/search.ts';
+import { systemRoutes } from './routes/system.ts';
+import type { AppDeps, AppEnv } from './types.ts';
+
+const PUBLIC_ROUTES: [string, RegExp][] = [
+  ['GET', /^\/api\/v1\/health$/],
+  ['HEAD', /^\/api\/v1\/health$/],
+  ['GET', /^\/api\/v1\/system\/setup$/],
+  ['POST', /^\/api\/v1\/auth\/verify$/],
+  ['POST', /^\/api\/v1\/channels\/webhook\/[^/]+$/],
+  ['GET', /^\/api\/v1\/channels\/webhook\/[^/]+$/],
+];
+
+/** True for the routes that answer without credentials. */
+export function isPublicRoute(method: string, path: string): boolean {
+  return PUBLIC_ROUTES.some(([m, re]) => m === method && re.test(path));
+}
+
+/** The note server's HTTP surface as a Hono app (a fetch function). */
+export function createApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const instance = deps.instanceId ?? crypto.randomUUID().slice(0, 8);
+  const maxBody = deps.maxBodyBytes ?? 10 * 1024 * 1024;
+
+  app.use(requestId({ limitLength: 64 }));
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    deps.logger.info('request', {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  });
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) =>
+        c.json(errorBody('METHOD_NOT_ALLOWED', `Use one of: ${methods.join(', ')}.`), 405, {
+          Allow: methods.join(', '),
+        }),
+    }),
+  );
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: maxBody,
+      onError: (c) =>
+        c.json(
+          errorBody('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBody} bytes.`),
+          STATUS.PAYLOAD_TOO_LARGE,
+        ),
+    }),
+  );
+  app.use('/api/*', async (c, next) => {
+    if (!deps.auth || c.req.method === 'OPTIONS' || isPublicRoute(c.req.method, c.req.path)) return next();
+    const auth = c.req.header('authorization');
+    const bearer = auth?.match(/^Bearer\s+(.+)$/i)?.[1];
+    c.set('principal', await deps.auth.authenticate({ apiKey: c.req.header('x-service-key'), bearer }));
+    return next();
+  });
+
+  app.route('/api/v1', systemRoutes(deps));
+  app.route('/api/v1/notes', notesRoutes(deps.notes, instance));
+  app.route('/api/v1/folders', foldersRoutes(deps.notes));
+  app.route('/api/v1/search', searchRoutes(deps.notes));
+
+  app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
+  app.onError((err, c) => {
+    if (isDomainError(err)) {
+      const headers: Record<string, string> = {};
+      if (err.code === 'NOT_READY') headers['retry-after'] = '2';
+      return errorResponse(c, err as DomainError, headers);
+    }
+    if (err instanceof HTTPException) {
+      const code =
+        err.status === 413 ? 'PAYLOAD_TOO_LARGE' : err.status === 401 ? 'UNAUTHORIZED' : 'VALIDATION_ERROR';
+      return c.json(errorBody(code, err.message || 'The request was refused.'), err.status);
+    }
+    deps.logger.error('unhandled error', {
+      requestId: c.get('requestId'),
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    });
+    return c.json(
+      errorBody('INTERNAL_ERROR', 'Something went wrong on the server; the request id is in X-Request-Id.'),
+      500,
+    );
+  });
+  return app;
+}

@@ -1,0 +1,74 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import * as v from 'valibot';
+import { DomainError, type ErrorCode } from '../../core/errors.ts';
+
+/** The one map from error code to HTTP status. */
+export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  VALIDATION_ERROR: 400,
+  INVALID_PATH: 400,
+  INVALID_JSON: 400,
+  UNAUTHORIZED: 401,
+  INVALID_API_KEY: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  NOTE_NOT_FOUND: 404,
+  FOLDER_NOT_FOUND: 404,
+  CHANNEL_NOT_FOUND: 404,
+  PLUGIN_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  NOTE_ALREADY_EXISTS: 409,
+  CONFLICT: 409,
+  GONE: 410,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  AGENT_PROVIDER_ERROR: 502,
+  SERVER_OFFLINE: 503,
+  AGENT_DISABLED: 503,
+  NOT_READY: 503,
+  RELAY_TIMEOUT: 504,
+};
+
+/** The error envelope. */
+export function errorBody(code: ErrorCode, message: string, details?: unknown) {
+  return {
+    success: false as const,
+    error: details === undefined ? { code, message } : { code, message, details },
+  };
+}
+
+/** Answers a DomainError in the envelope with its mapped status. */
+export function errorResponse(c: Context, err: DomainError, headers?: Record<string, string>): Response {
+  return c.json(errorBody(err.code, err.message, err.details), STATUS[err.code], headers);
+}
+
+/** The success envelope. */
+export function ok<T>(
+  c: Context,
+  data: T,
+  status: ContentfulStatusCode = 200,
+  headers?: Record<string, string>,
+) {
+  return c.json({ success: true as const, data }, status, headers);
+}
+
+/** Reads the body as JSON and validates it with `schema`; 400 INVALID_JSON / VALIDATION_ERROR. */
+export async function readJson<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+  const text = await c.req.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new DomainError('INVALID_JSON', 'The request body is not valid JSON.');
+  }
+  const result = v.safeParse(schema, body);
+  if (!result.success) {
+    const issues = result.issues.map((i) => ({ field: v.getDotPath(i) ?? '(body)', message: i.message }));
+    const first = issues[0]!;
+    throw new DomainError('VALIDATION_ERROR', `Invalid ${first.field}: ${first.message}`, { issues });
+  }
+  return result.output;
+}

@@ -1,0 +1,137 @@
+import { mkdirSync, realpathSync } from 'node:fs';
+import { link, lstat, readdir, readFile, realpath, rm, stat, unlink } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import type { FileInfo, NoteStore, StoreChange } from '../../core/ports.ts';
+import { ensureParents, isInside, resolveInside, TEMP_PREFIX, writeAtomic } from './fs-safe.ts';
+import { watchVault } from './fs-watch.ts';
+
+const isNote = (name: string) => name.toLowerCase().endsWith('.md') && !name.startsWith('.');
+const code = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
+
+/**
+ * The vault as a folder of `.md` files. Writes are atomic (temporary file + rename); nothing
+ * is read or written through a symlink that leaves the vault; dot-folders are skipped;
+ * symlinked folders are not descended into (no cycles, no duplicates).
+ */
+export function fsNoteStore(opts: { dir: string; watch?: boolean; debounceMs?: number }): NoteStore {
+  mkdirSync(opts.dir, { recursive: true });
+  const root = realpathSync(opts.dir);
+  const toInfo = (path: string, st: { size: number; mtimeMs: number }): FileInfo => ({
+    path,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+  });
+
+  const walk = async (onFile: (rel: string, abs: string) => Promise<void>, onDir: (rel: string) => void) => {
+    const stack = [''];
+    while (stack.length) {
+      const rel = stack.pop()!;
+      let dirents: import('node:fs').Dirent[];
+      try {
+        dirents = await readdir(join(root, rel), { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const d of dirents) {
+        const childRel = rel ? `${rel}/${d.name}` : d.name;
+        const abs = join(root, childRel);
+        if (d.name.startsWith(TEMP_PREFIX)) {
+          // Left behind by a crash mid-write: the target still holds its old content.
+          await rm(abs, { force: true }).catch(() => {});
+          continue;
+        }
+        if (d.name.startsWith('.') || d.name.includes('\\')) continue;
+        if (d.isDirectory()) {
+          onDir(childRel);
+          stack.push(childRel);
+        } else if (d.isFile() && isNote(d.name)) {
+          await onFile(childRel, abs);
+        } else if (d.isSymbolicLink() && isNote(d.name)) {
+          const real = await realpath(abs).catch(() => null);
+          if (real && isInside(root, real)) await onFile(childRel, abs);
+        }
+      }
+    }
+  };
+
+  const store: NoteStore = {
+    async read(path) {
+      const abs = await resolveInside(root, path);
+      if (!abs) return null;
+      try {
+        return new Uint8Array(await readFile(abs));
+      } catch (err) {
+        if (code(err) === 'ENOENT' || code(err) === 'EISDIR' || code(err) === 'ENOTDIR') return null;
+        throw err;
+      }
+    },
+    async stat(path) {
+      const abs = await resolveInside(root, path);
+      if (!abs) return null;
+      const st = await stat(abs).catch(() => null);
+      return st?.isFile() ? toInfo(path, st) : null;
+    },
+    async write(path, bytes) {
+      await ensureParents(root, path);
+      const abs = join(root, path);
+      const existing = await lstat(abs).catch(() => null);
+      if (existing?.isSymbolicLink()) await resolveInside(root, path);
+      await writeAtomic(abs, bytes);
+      return toInfo(path, await stat(abs));
+    },
+    async move(from, to) {
+      const src = await resolveInside(root, from);
+      if (!src) throw new Error('fsNoteStore.move: source is missing');
+      await ensureParents(root, to);
+      const dest = join(root, to);
+      // link() refuses to replace an existing file, so a move never clobbers a note.
+      await link(src, dest);
+      await unlink(src);
+      return toInfo(to, await stat(dest));
+    },
+    async remove(path) {
+      const abs = await resolveInside(root, path);
+      if (!abs) return false;
+      try {
+        await unlink(abs);
+        return true;
+      } catch (err) {
+        if (code(err) === 'ENOENT') return false;
+        throw err;
+      }
+    },
+    async list() {
+      const out: FileInfo[] = [];
+      const pending: Promise<void>[] = [];
+      await walk(
+        async (rel, abs) => {
+          pending.push(
+            stat(abs).then(
+              (st) => {
+                if (st.isFile()) out.push(toInfo(rel, st));
+              },
+              () => {},
+            ),
+          );
+          if (pending.length >= 256) await Promise.all(pending.splice(0));
+        },
+        () => {},
+      );
+      await Promise.all(pending);
+      return out;
+    },
+    async listFolders() {
+      const out: string[] = [];
+      await walk(
+        async () => {},
+        (rel) => out.push(rel),
+      );
+      return out;
+    },
+  };
+  if (opts.watch !== false) {
+    store.watch = (onChanges: (changes: StoreChange[]) => void) =>
+      watchVault(root, onChanges, opts.debounceMs ?? 100, (abs) => relative(root, abs).split(sep).join('/'));
+  }
+  return store;
+}

@@ -1,0 +1,30 @@
+/** Quire's core: framework-free, runtime-free. */
+export { sha256Hex } from './crypto.ts';
+export { DomainError, type ErrorCode, isDomainError } from './errors.ts';
+export { createLinkGraph, type LinkGraph, type LinkRef, type ResolvedLink } from './link-graph.ts';
+export { analyzeMarkdown, type LinkOccurrence, type MarkdownAnalysis, splitFrontmatter } from './markdown.ts';
+export type { IndexEntry, NoteLink, NoteSummary } from './note-index.ts';
+export {
+  type BatchAnalyzer,
+  createNoteService,
+  type FolderNode,
+  ifMatchHolds,
+  type Note,
+  type NoteEvent,
+  type NoteService,
+  type NoteServiceDeps,
+} from './notes.ts';
+export { validateFolderPath, validateNotePath } from './paths.ts';
+export type {
+  Authenticator,
+  Clock,
+  FileInfo,
+  Logger,
+  NoteStore,
+  Principal,
+  RequestCredentials,
+  StateStore,
+  StoreChange,
+} from './ports.ts';
+export { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from './schemas.ts';
+export type { SearchHit } from './search.ts';

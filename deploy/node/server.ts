@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { createApp } from '../../adapters/http/app.ts';
+import { jsonLogger } from '../../adapters/node/logger.ts';
+import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
+import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
+import { createNoteService } from '../../core/notes.ts';
+import type { Logger } from '../../core/ports.ts';
+import type { ServerConfig } from './config.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+/** A running note server. */
+export interface RunningServer {
+  url: string;
+  port: number;
+  logger: Logger;
+  /** Resolves once the vault is indexed. */
+  ready: Promise<void>;
+  /** Stops accepting, lets in-flight requests and writes finish, saves the index cache. */
+  stop(reason?: string): Promise<void>;
+}
+
+/** The Node composition root: config in, a listening server out. */
+export async function startServer(
+  config: ServerConfig,
+  opts: { logger?: Logger } = {},
+): Promise<RunningServer> {
+  const logger = opts.logger ?? jsonLogger(config.logLevel);
+  const clock = { now: () => Date.now() };
+  const store = fsNoteStore({ dir: config.vaultDir });
+  const state = fsStateStore({ dir: config.dataDir });
+  const notes = createNoteService({ store, state, clock, logger });
+  const app = createApp({ notes, version: pkg.version, clock, logger, maxBodyBytes: config.maxBodyBytes });
+
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info('listening', { url, vault: config.vaultDir, version: pkg.version });
+
+  let stopWatching: (() => Promise<void>) | undefined;
+  const started = performance.now();
+  let lastLog = 0;
+  const ready = notes
+    .load((done, total) => {
+      const now = performance.now();
+      if (now - lastLog > 1000 || done === total) {
+        lastLog = now;
+        const rate = Math.round(done / ((now - started) / 1000));
+        logger.info('indexing', { done, total, notesPerSecond: rate });
+      }
+    })
+    .then(async () => {
+      const s = notes.status();
+      logger.info('index ready', { notes: s.notes, ms: Math.round(performance.now() - started) });
+      await notes.saveCache();
+      stopWatching = store.watch?.((changes) => void notes.applyExternalChanges(changes));
+    });
+  ready.catch((err) => logger.error('indexing failed', { error: String(err) }));
+  const saver = setInterval(() => void notes.saveCache().catch(() => {}), 10_000);
+  saver.unref();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    logger,
+    ready,
+    stop(reason = 'stop') {
+      stopping ??= (async () => {
+        logger.info('shutting down', { reason });
+        clearInterval(saver);
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          (server as import('node:http').Server).closeIdleConnections?.();
+        });
+        await ready.catch(() => {});
+        await stopWatching?.();
+        await notes.drain();
+        await notes.saveCache();
+        logger.info('stopped');
+      })();
+      return stopping;
+    },
+  };
+}
