@@ -2,7 +2,7 @@ import type { Nodes, Root } from 'mdast';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 
 /** How a link was written. */
 export type LinkKind = 'wikilink' | 'embed' | 'markdown';
@@ -103,7 +103,14 @@ function frontmatterTags(fm: Record<string, unknown>, warnings: string[]): strin
 
 function parseFrontmatter(yamlText: string, warnings: string[]): Record<string, unknown> {
   try {
-    const v: unknown = parseYaml(yamlText, { maxAliasCount: 100, uniqueKeys: false });
+    const doc = parseDocument(yamlText, { uniqueKeys: false, logLevel: 'silent' });
+    const problem = doc.errors[0];
+    if (problem) {
+      warnings.push(`Invalid YAML frontmatter was ignored: ${problem.message.split('\n')[0]}`);
+      return {};
+    }
+    for (const w of doc.warnings) warnings.push(`Frontmatter: ${w.message.split('\n')[0]}`);
+    const v: unknown = doc.toJS({ maxAliasCount: 100 });
     if (v === null || v === undefined) return {};
     if (typeof v !== 'object' || Array.isArray(v)) {
       warnings.push('Frontmatter is not a key/value map and was ignored.');

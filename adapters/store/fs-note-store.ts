@@ -1,8 +1,8 @@
 import { mkdirSync, realpathSync } from 'node:fs';
-import { link, lstat, readdir, readFile, realpath, rm, stat, unlink } from 'node:fs/promises';
+import { link, lstat, readdir, readFile, realpath, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { FileInfo, NoteStore, StoreChange } from '../../core/ports.ts';
-import { ensureParents, isInside, resolveInside, TEMP_PREFIX, writeAtomic } from './fs-safe.ts';
+import { ensureParents, isInside, resolveInside, TEMP_PREFIX, tempsInFlight, writeAtomic } from './fs-safe.ts';
 import { watchVault } from './fs-watch.ts';
 
 const isNote = (name: string) => name.toLowerCase().endsWith('.md') && !name.startsWith('.');
@@ -37,7 +37,7 @@ export function fsNoteStore(opts: { dir: string; watch?: boolean; debounceMs?: n
         const abs = join(root, childRel);
         if (d.name.startsWith(TEMP_PREFIX)) {
           // Left behind by a crash mid-write: the target still holds its old content.
-          await rm(abs, { force: true }).catch(() => {});
+          if (!tempsInFlight.has(abs)) await rm(abs, { force: true }).catch(() => {});
           continue;
         }
         if (d.name.startsWith('.') || d.name.includes('\\')) continue;
@@ -76,8 +76,16 @@ export function fsNoteStore(opts: { dir: string; watch?: boolean; debounceMs?: n
       const abs = join(root, path);
       const existing = await lstat(abs).catch(() => null);
       if (existing?.isSymbolicLink()) await resolveInside(root, path);
+      const prev = existing?.isSymbolicLink() ? await stat(abs).catch(() => null) : existing;
       await writeAtomic(abs, bytes);
-      return toInfo(path, await stat(abs));
+      const st = await stat(abs);
+      if (prev?.isFile() && st.mtimeMs <= prev.mtimeMs) {
+        // The file-system clock is coarse (a few ms): two quick writes could share an mtime, and
+        // readers detect changes by (size, mtimeMs). Keep mtime moving forward, like the memory store.
+        await utimes(abs, st.atime, (prev.mtimeMs + 1) / 1000);
+        return toInfo(path, await stat(abs));
+      }
+      return toInfo(path, st);
     },
     async move(from, to) {
       const src = await resolveInside(root, from);
@@ -97,6 +105,8 @@ export function fsNoteStore(opts: { dir: string; watch?: boolean; debounceMs?: n
         return true;
       } catch (err) {
         if (code(err) === 'ENOENT') return false;
+        // unlink() on a folder fails (EISDIR on Linux, EPERM on macOS): a folder is not a file.
+        if ((await lstat(abs).catch(() => null))?.isDirectory()) return false;
         throw err;
       }
     },

@@ -55,26 +55,34 @@ export async function ensureParents(root: string, rel: string): Promise<void> {
 /** Name prefix of temporary files; dot-files are never listed as notes. */
 export const TEMP_PREFIX = '.quire-tmp-';
 
+/** Temporary files this process is writing right now; a leftover sweep must not delete them. */
+export const tempsInFlight = new Set<string>();
+
 /**
  * Writes `bytes` to `abs` atomically: a temporary file in the same folder, flushed to disk,
  * then renamed over the target. Readers see the old or the new content, never a mix.
  */
 export async function writeAtomic(abs: string, bytes: Uint8Array, mode?: number): Promise<void> {
   const tmp = join(dirname(abs), `${TEMP_PREFIX}${randomBytes(6).toString('hex')}`);
-  const fh = await open(tmp, 'wx', mode ?? 0o644);
+  tempsInFlight.add(tmp);
   try {
-    await fh.writeFile(bytes);
-    await fh.sync();
-  } catch (err) {
-    await fh.close().catch(() => {});
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  await fh.close();
-  try {
-    await rename(tmp, abs);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
+    const fh = await open(tmp, 'wx', mode ?? 0o644);
+    try {
+      await fh.writeFile(bytes);
+      await fh.sync();
+    } catch (err) {
+      await fh.close().catch(() => {});
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await fh.close();
+    try {
+      await rename(tmp, abs);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+  } finally {
+    tempsInFlight.delete(tmp);
   }
 }

@@ -1,0 +1,72 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../../adapters/http/app.ts';
+import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
+import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
+import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
+import { createNoteService } from '../../core/notes.ts';
+import type { Logger, NoteStore } from '../../core/ports.ts';
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** An app over `store`, indexed and ready, with helpers to call it. */
+export async function makeApp(store: NoteStore, opts: { maxBodyBytes?: number } = {}) {
+  const clock = { now: () => Date.now() };
+  const notes = createNoteService({ store, clock, state: memoryStateStore(), logger: silentLogger });
+  await notes.load();
+  const app = createApp({ notes, version: '0.0.0-test', clock, logger: silentLogger, ...opts });
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] = 'application/json';
+    }
+    const res = await app.request(path, init);
+    const text = await res.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+  return { app, notes, call };
+}
+
+/** An app over an in-memory vault seeded with `files`. */
+export function memoryApp(files: Record<string, string> = {}) {
+  return makeApp(memoryNoteStore({ files }));
+}
+
+/** A fresh temporary folder, removed by `cleanup`. */
+export async function tempDir(prefix = 'quire-test-') {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** An app over a filesystem vault in a temporary folder. */
+export async function fsApp(opts: { watch?: boolean } = {}) {
+  const tmp = await tempDir();
+  const vault = join(tmp.dir, 'vault');
+  const store = fsNoteStore({ dir: vault, watch: opts.watch ?? false, debounceMs: 30 });
+  const made = await makeApp(store);
+  const stopWatch = opts.watch ? store.watch?.((changes) => void made.notes.applyExternalChanges(changes)) : undefined;
+  const cleanup = async () => {
+    await stopWatch?.();
+    await tmp.cleanup();
+  };
+  return { ...made, store, vault, root: tmp.dir, cleanup };
+}
+
+/** Polls `check` until it returns a truthy value or `ms` pass. */
+export async function waitFor<T>(check: () => Promise<T> | T, ms = 3000, every = 25): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
+    await new Promise((r) => setTimeout(r, every));
+  }
+}

@@ -1,0 +1,46 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A child process running a TypeScript entry point of this repo, with its output collected. */
+export function runTs(entry: string, env: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (d) => {
+    out.stdout += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out.stderr += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    out,
+    exited,
+    /** Waits until a JSON log line satisfies `pred`; returns it. */
+    async waitForLog(pred: (line: Record<string, any>) => boolean, ms = 15_000): Promise<Record<string, any>> {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        for (const l of out.stdout.split('\n')) {
+          if (!l.startsWith('{')) continue;
+          const j = JSON.parse(l);
+          if (pred(j)) return j;
+        }
+        if (child.exitCode !== null) throw new Error(`child exited: ${out.stderr}`);
+        if (Date.now() > deadline) throw new Error(`log line not seen in time:\n${out.stdout}\n${out.stderr}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+}
