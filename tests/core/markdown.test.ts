@@ -19,7 +19,9 @@ describe('analyzeMarkdown', () => {
   });
 
   it('takes tags from a comma/space separated string, from `tag`, and inline, deduplicated case-insensitively', () => {
-    const a = analyzeMarkdown('---\ntags: "Alpha, beta gamma"\ntag: "#delta"\n---\nText #alpha #Epsilon and #nested/tag.\n');
+    const a = analyzeMarkdown(
+      '---\ntags: "Alpha, beta gamma"\ntag: "#delta"\n---\nText #alpha #Epsilon and #nested/tag.\n',
+    );
     expect(a.tags).toEqual(['Alpha', 'beta', 'gamma', 'delta', 'Epsilon', 'nested/tag']);
   });
 
@@ -37,7 +39,12 @@ describe('analyzeMarkdown', () => {
 
   it('finds wiki-links, aliases, headings and embeds in document order, and not inside code', () => {
     const md = 'See [[A]], [[folder/B|bee]] and [[C#Part]] and ![[D.png]].\n\n`[[E]]`\n\n```\n[[F]]\n```\n';
-    const links = analyzeMarkdown(md).links.map(({ target, kind, heading, alias }) => ({ target, kind, heading, alias }));
+    const links = analyzeMarkdown(md).links.map(({ target, kind, heading, alias }) => ({
+      target,
+      kind,
+      heading,
+      alias,
+    }));
     expect(links).toEqual([
       { target: 'A', kind: 'wikilink', heading: undefined, alias: undefined },
       { target: 'folder/B', kind: 'wikilink', heading: undefined, alias: 'bee' },
@@ -47,7 +54,8 @@ describe('analyzeMarkdown', () => {
   });
 
   it('records markdown links to notes with raw offsets, and skips external URLs and attachments', () => {
-    const md = 'Go [there](../x/My%20Note.md#h) or [web](https://e.example) or [pic](a.png) or [bare](other)\n';
+    const md =
+      'Go [there](../x/My%20Note.md#h) or [web](https://e.example) or [pic](a.png) or [bare](other)\n';
     const a = analyzeMarkdown(md);
     expect(a.links.map((l) => [l.target, l.kind, l.heading])).toEqual([
       ['../x/My Note.md', 'markdown', 'h'],
@@ -64,7 +72,8 @@ describe('analyzeMarkdown', () => {
   });
 
   it('counts words of the body without frontmatter, code and markup', () => {
-    const md = '---\ntitle: not counted here\n---\n# Two words\n\nOne **two** three, [four five](x.md) [[six]]\n\n```\ncode code code\n```\n`inline code`\n';
+    const md =
+      '---\ntitle: not counted here\n---\n# Two words\n\nOne **two** three, [four five](x.md) [[six]]\n\n```\ncode code code\n```\n`inline code`\n';
     expect(analyzeMarkdown(md).wordCount).toBe(8);
   });
 

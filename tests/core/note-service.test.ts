@@ -18,7 +18,8 @@ function counting() {
 describe('note service', () => {
   it('warm restart over an unchanged vault parses nothing; a changed file is re-parsed alone', async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < 50; i++) files[`f${i % 5}/n${i}.md`] = `# Note ${i}\nlinks [[n${(i + 1) % 50}]] #t${i % 3}`;
+    for (let i = 0; i < 50; i++)
+      files[`f${i % 5}/n${i}.md`] = `# Note ${i}\nlinks [[n${(i + 1) % 50}]] #t${i % 3}`;
     const store = memoryNoteStore({ files });
     const state = memoryStateStore();
     const first = counting();
@@ -99,7 +100,10 @@ describe('note service', () => {
 
   it('keeps one unparseable note from breaking the index', async () => {
     const weird = `---\n${'- '.repeat(10000)}\n---\n${'['.repeat(5000)}${'*'.repeat(5000)}`;
-    const s = createNoteService({ store: memoryNoteStore({ files: { 'weird.md': weird, 'fine.md': 'ok' } }), clock });
+    const s = createNoteService({
+      store: memoryNoteStore({ files: { 'weird.md': weird, 'fine.md': 'ok' } }),
+      clock,
+    });
     await s.load();
     expect(s.list().items.map((n) => n.path)).toEqual(['fine.md', 'weird.md']);
     expect((await s.search('ok')).map((h) => h.path)).toEqual(['fine.md']);

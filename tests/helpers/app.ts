@@ -52,7 +52,9 @@ export async function fsApp(opts: { watch?: boolean } = {}) {
   const vault = join(tmp.dir, 'vault');
   const store = fsNoteStore({ dir: vault, watch: opts.watch ?? false, debounceMs: 30 });
   const made = await makeApp(store);
-  const stopWatch = opts.watch ? store.watch?.((changes) => void made.notes.applyExternalChanges(changes)) : undefined;
+  const stopWatch = opts.watch
+    ? store.watch?.((changes) => void made.notes.applyExternalChanges(changes))
+    : undefined;
   const cleanup = async () => {
     await stopWatch?.();
     await tmp.cleanup();

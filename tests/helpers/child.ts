@@ -23,7 +23,10 @@ export function runTs(entry: string, env: Record<string, string>) {
     out,
     exited,
     /** Waits until a JSON log line satisfies `pred`; returns it. */
-    async waitForLog(pred: (line: Record<string, any>) => boolean, ms = 15_000): Promise<Record<string, any>> {
+    async waitForLog(
+      pred: (line: Record<string, any>) => boolean,
+      ms = 15_000,
+    ): Promise<Record<string, any>> {
       const deadline = Date.now() + ms;
       for (;;) {
         for (const l of out.stdout.split('\n')) {
@@ -32,7 +35,8 @@ export function runTs(entry: string, env: Record<string, string>) {
           if (pred(j)) return j;
         }
         if (child.exitCode !== null) throw new Error(`child exited: ${out.stderr}`);
-        if (Date.now() > deadline) throw new Error(`log line not seen in time:\n${out.stdout}\n${out.stderr}`);
+        if (Date.now() > deadline)
+          throw new Error(`log line not seen in time:\n${out.stdout}\n${out.stderr}`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },

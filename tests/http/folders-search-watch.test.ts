@@ -122,7 +122,7 @@ describe('edits made outside the server', () => {
       const r = await call('GET', `/api/v1/notes/${encodeURIComponent('sub/ext.md')}`);
       return r.status === 200 && r.json.data.backlinks.length === 1 ? r : null;
     });
-    expect(got.json.data.title).toBe('External');
+    expect(got?.json.data.title).toBe('External');
     expect((await call('GET', '/api/v1/notes/src.md')).json.data.links[0].path).toBe('sub/ext.md');
 
     await writeFile(join(vault, 'sub/ext.md'), '# Renamed Title\n');

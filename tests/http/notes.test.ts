@@ -6,7 +6,8 @@ const enc = encodeURIComponent;
 describe('notes API', () => {
   it('creates a note (201) and serves every field of the note', async () => {
     const { call } = await memoryApp({ 'people/ada.md': '# Ada\n' });
-    const content = '---\ntitle: Plan\ntags: work, q3\ncreated: 2024-01-02\n---\n# Heading\nMeet [[ada]] about #budget.\n';
+    const content =
+      '---\ntitle: Plan\ntags: work, q3\ncreated: 2024-01-02\n---\n# Heading\nMeet [[ada]] about #budget.\n';
     const created = await call('POST', '/api/v1/notes', { path: 'projects/2024/plan.md', content });
     expect(created.status).toBe(201);
     expect(created.json.success).toBe(true);
@@ -40,7 +41,17 @@ describe('notes API', () => {
     expect(res.json.data.map((n: any) => n.path)).toEqual(['a.md', 'b.md']);
     const a = res.json.data[0];
     expect(Object.keys(a).sort()).toEqual(
-      ['backlinks', 'checksum', 'createdAt', 'links', 'path', 'tags', 'title', 'updatedAt', 'wordCount'].sort(),
+      [
+        'backlinks',
+        'checksum',
+        'createdAt',
+        'links',
+        'path',
+        'tags',
+        'title',
+        'updatedAt',
+        'wordCount',
+      ].sort(),
     );
     expect(a.title).toBe('a');
     expect(res.json.data[1].backlinks).toEqual([{ path: 'a.md', title: 'a' }]);
@@ -53,7 +64,9 @@ describe('notes API', () => {
     expect((await call('GET', '/api/v1/notes', undefined, { 'if-none-match': etag })).status).toBe(304);
     const note = await call('GET', '/api/v1/notes/a.md');
     const noteTag = note.headers.get('etag')!;
-    expect((await call('GET', '/api/v1/notes/a.md', undefined, { 'if-none-match': noteTag })).status).toBe(304);
+    expect((await call('GET', '/api/v1/notes/a.md', undefined, { 'if-none-match': noteTag })).status).toBe(
+      304,
+    );
     await call('PUT', '/api/v1/notes/a.md', { content: 'y' });
     const after = await call('GET', '/api/v1/notes', undefined, { 'if-none-match': etag });
     expect(after.status).toBe(200);
@@ -88,7 +101,10 @@ describe('notes API', () => {
     const r2 = await call('PUT', '/api/v1/notes/n.md', { content: '---\nc: 3\n---\nb3' });
     expect(r2.json.data.frontmatter).toEqual({ c: 3 });
     expect(r2.json.data.content).toBe('b3');
-    const r3 = await call('PUT', '/api/v1/notes/n.md', { content: '---\nc: 3\n---\nb3', frontmatter: { d: 1 } });
+    const r3 = await call('PUT', '/api/v1/notes/n.md', {
+      content: '---\nc: 3\n---\nb3',
+      frontmatter: { d: 1 },
+    });
     expect(r3.status).toBe(400);
   });
 
@@ -101,7 +117,9 @@ describe('notes API', () => {
     expect((await call('POST', '/api/v1/notes/n.md/move', { path: 'm.md' }, stale)).status).toBe(412);
     const okRes = await call('PUT', '/api/v1/notes/n.md', { content: 'v2' }, { 'if-match': `"${cur}"` });
     expect(okRes.status).toBe(200);
-    expect((await call('PUT', '/api/v1/notes/n.md', { content: 'v3' }, { 'if-match': `"${cur}"` })).status).toBe(412);
+    expect(
+      (await call('PUT', '/api/v1/notes/n.md', { content: 'v3' }, { 'if-match': `"${cur}"` })).status,
+    ).toBe(412);
   });
 
   it('deletes for good and updates backlinks', async () => {
@@ -175,11 +193,16 @@ describe('notes API', () => {
     expect(missing.status).toBe(400);
     expect(missing.json.error.code).toBe('VALIDATION_ERROR');
     expect(missing.json.error.message).toMatch(/content/);
-    expect((await call('POST', '/api/v1/notes', { path: 'x.txt', content: '' })).json.error.code).toBe('INVALID_PATH');
+    expect((await call('POST', '/api/v1/notes', { path: 'x.txt', content: '' })).json.error.code).toBe(
+      'INVALID_PATH',
+    );
     expect((await call('POST', '/api/v1/notes', [1, 2])).status).toBe(400);
     const unknown = await call('GET', '/api/v1/nope');
     expect(unknown.status).toBe(404);
-    expect(unknown.json).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    expect(unknown.json).toEqual({
+      success: false,
+      error: { code: 'NOT_FOUND', message: expect.any(String) },
+    });
     const wrong = await call('PATCH', '/api/v1/notes/a.md');
     expect(wrong.status).toBe(405);
     expect(wrong.json.error.code).toBe('METHOD_NOT_ALLOWED');
@@ -209,6 +232,11 @@ describe('notes API', () => {
     const { call } = await memoryApp({ 'a.md': 'x' });
     const h = await call('GET', '/api/v1/health');
     expect(h.status).toBe(200);
-    expect(h.json.data).toMatchObject({ status: 'ok', version: '0.0.0-test', notes: 1, index: { state: 'ready' } });
+    expect(h.json.data).toMatchObject({
+      status: 'ok',
+      version: '0.0.0-test',
+      notes: 1,
+      index: { state: 'ready' },
+    });
   });
 });

@@ -14,7 +14,12 @@ afterEach(async () => {
 describe('server config', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({}, '/srv');
-    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', dataDir: '/srv/data', vaultDir: '/srv/data/notes' });
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: '/srv/data',
+      vaultDir: '/srv/data/notes',
+    });
   });
 
   it.each([
