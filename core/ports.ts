@@ -33,7 +33,7 @@ export interface NoteStore {
    * creating parent folders. Returns the file's info after the write.
    */
   write(path: string, bytes: Uint8Array): Promise<FileInfo>;
-  /** Renames `from` to `to` atomically, creating parent folders. The caller ensures `to` is free. */
+  /** Renames `from` to `to` atomically, creating parent folders. Rejects, changing nothing, when `to` exists. */
   move(from: string, to: string): Promise<FileInfo>;
   /** Deletes the file. Returns false when there was no such file. Empty parent folders are kept. */
   remove(path: string): Promise<boolean>;
@@ -45,10 +45,11 @@ export interface NoteStore {
   /** Every folder (vault-relative, no trailing slash), including empty ones; root excluded. */
   listFolders(): Promise<string[]>;
   /**
-   * Optional: calls `onChanges` with batches of changes made outside this server.
-   * Returns a function that stops watching.
+   * Optional: calls `onChanges` with batches of changes to the vault (the server's own writes
+   * may be echoed; the core tolerates that). Resolves, once every change from then on will be
+   * reported, to a function that stops watching.
    */
-  watch?(onChanges: (changes: StoreChange[]) => void): () => Promise<void>;
+  watch?(onChanges: (changes: StoreChange[]) => void): Promise<() => Promise<void>>;
 }
 
 /** Small named blobs of server state (index cache, credentials, ...), written atomically. */

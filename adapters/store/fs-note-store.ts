@@ -2,7 +2,14 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { link, lstat, readdir, readFile, realpath, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { FileInfo, NoteStore, StoreChange } from '../../core/ports.ts';
-import { ensureParents, isInside, resolveInside, TEMP_PREFIX, tempsInFlight, writeAtomic } from './fs-safe.ts';
+import {
+  ensureParents,
+  isInside,
+  resolveInside,
+  TEMP_PREFIX,
+  tempsInFlight,
+  writeAtomic,
+} from './fs-safe.ts';
 import { watchVault } from './fs-watch.ts';
 
 const isNote = (name: string) => name.toLowerCase().endsWith('.md') && !name.startsWith('.');

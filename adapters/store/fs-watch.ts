@@ -10,7 +10,7 @@ export function watchVault(
   onChanges: (changes: StoreChange[]) => void,
   debounceMs: number,
   toRel: (abs: string) => string,
-): () => Promise<void> {
+): Promise<() => Promise<void>> {
   const pending = new Map<string, StoreChange['kind']>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flush = () => {
@@ -39,8 +39,9 @@ export function watchVault(
   watcher.on('unlink', (p) => push(p, 'removed'));
   watcher.on('unlinkDir', (p) => push(p, 'folder-removed'));
   watcher.on('error', () => {});
-  return async () => {
+  const stop = async () => {
     if (timer) clearTimeout(timer);
     await watcher.close();
   };
+  return new Promise((resolve) => watcher.once('ready', () => resolve(stop)));
 }

@@ -41,6 +41,7 @@ export function memoryNoteStore(opts: { clock?: Clock; files?: Record<string, st
     async move(from, to) {
       const f = files.get(from);
       if (!f) throw new Error(`memoryNoteStore.move: no file at ${from}`);
+      if (files.has(to)) throw new Error(`memoryNoteStore.move: ${to} exists`);
       files.delete(from);
       files.set(to, f);
       addFolders(to);

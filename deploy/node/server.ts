@@ -45,7 +45,8 @@ export async function startServer(
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info('listening', { url, vault: config.vaultDir, version: pkg.version });
 
-  let stopWatching: (() => Promise<void>) | undefined;
+  // Watch before indexing: a change made while indexing waits for the index, then applies.
+  const stopWatching = await store.watch?.((changes) => void notes.applyExternalChanges(changes));
   const started = performance.now();
   let lastLog = 0;
   const ready = notes
@@ -61,7 +62,6 @@ export async function startServer(
       const s = notes.status();
       logger.info('index ready', { notes: s.notes, ms: Math.round(performance.now() - started) });
       await notes.saveCache();
-      stopWatching = store.watch?.((changes) => void notes.applyExternalChanges(changes));
     });
   ready.catch((err) => logger.error('indexing failed', { error: String(err) }));
   const saver = setInterval(() => void notes.saveCache().catch(() => {}), 10_000);

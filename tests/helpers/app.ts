@@ -53,7 +53,7 @@ export async function fsApp(opts: { watch?: boolean } = {}) {
   const store = fsNoteStore({ dir: vault, watch: opts.watch ?? false, debounceMs: 30 });
   const made = await makeApp(store);
   const stopWatch = opts.watch
-    ? store.watch?.((changes) => void made.notes.applyExternalChanges(changes))
+    ? await store.watch?.((changes) => void made.notes.applyExternalChanges(changes))
     : undefined;
   const cleanup = async () => {
     await stopWatch?.();

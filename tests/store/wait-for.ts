@@ -10,7 +10,8 @@ export async function waitFor(
   const start = Date.now();
   for (;;) {
     if (await check()) return Date.now() - start;
-    if (Date.now() - start > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() - start > timeoutMs)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
