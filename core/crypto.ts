@@ -15,3 +15,26 @@ export async function sha256Hex(data: Uint8Array | string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
   return toHex(new Uint8Array(digest));
 }
+
+/** Base64url without padding. */
+export function toBase64Url(bytes: Uint8Array): string {
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Compares two strings in time that depends only on their lengths, not their contents. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let diff = x.length ^ y.length;
+  const n = Math.max(x.length, y.length);
+  for (let i = 0; i < n; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+/** A source of random bytes; injected so tests can be deterministic. */
+export type RandomBytes = (n: number) => Uint8Array;
+
+/** Random bytes from the platform's CSPRNG. */
+export const secureRandom: RandomBytes = (n) => crypto.getRandomValues(new Uint8Array(n));

@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'INVALID_JSON'
   | 'UNAUTHORIZED'
   | 'INVALID_API_KEY'
+  | 'INVALID_TOKEN'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'NOTE_NOT_FOUND'

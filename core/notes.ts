@@ -202,7 +202,11 @@ export function createNoteService(deps: NoteServiceDeps) {
 
   return {
     /** Indexing state, for health. */
-    status: () => ({ ...status, notes: index.entries.size }),
+    status: () => {
+      let bytes = 0;
+      for (const e of index.entries.values()) bytes += e.size;
+      return { ...status, notes: index.entries.size, bytes };
+    },
 
     /** Listens to note events; returns an unsubscribe function. */
     subscribe(fn: (e: NoteEvent) => void): () => void {

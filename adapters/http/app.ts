@@ -4,12 +4,19 @@ import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { requestId } from 'hono/request-id';
 import { type DomainError, isDomainError } from '../../core/errors.ts';
+import { clientAddress } from './client.ts';
+import { corsMiddleware } from './cors.ts';
 import { errorBody, errorResponse, STATUS } from './envelope.ts';
+import { createRateLimiter } from './rate-limit.ts';
+import { authRoutes } from './routes/auth.ts';
 import { foldersRoutes } from './routes/folders.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { searchRoutes } from './routes/search.ts';
 import { systemRoutes } from './routes/system.ts';
 import type { AppDeps, AppEnv } from './types.ts';
+
+/** Routes that check the key themselves (rate limited, and usable in every auth mode). */
+const SELF_AUTH_ROUTES = /^\/api\/v1\/auth\/(verify|link|token)$/;
 
 const PUBLIC_ROUTES: [string, RegExp][] = [
   ['GET', /^\/api\/v1\/health$/],
@@ -32,6 +39,7 @@ export function createApp(deps: AppDeps) {
   const maxBody = deps.maxBodyBytes ?? 10 * 1024 * 1024;
 
   app.use(requestId({ limitLength: 64 }));
+  if (deps.corsOrigins?.length) app.use('/api/*', corsMiddleware(deps.corsOrigins));
   app.use(async (c, next) => {
     const started = performance.now();
     await next();
@@ -52,26 +60,37 @@ export function createApp(deps: AppDeps) {
         }),
     }),
   );
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: maxBody,
-      onError: (c) =>
-        c.json(
-          errorBody('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBody} bytes.`),
-          STATUS.PAYLOAD_TOO_LARGE,
-        ),
-    }),
+  const limitBody = bodyLimit({
+    maxSize: maxBody,
+    onError: (c) =>
+      c.json(
+        errorBody('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBody} bytes.`),
+        STATUS.PAYLOAD_TOO_LARGE,
+      ),
+  });
+  // GET and HEAD carry no body; skipping them keeps the runtime's lightweight request object.
+  app.use('/api/*', (c, next) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next),
   );
+  const limiter = createRateLimiter(deps.rateLimits);
   app.use('/api/*', async (c, next) => {
-    if (!deps.auth || c.req.method === 'OPTIONS' || isPublicRoute(c.req.method, c.req.path)) return next();
-    const auth = c.req.header('authorization');
-    const bearer = auth?.match(/^Bearer\s+(.+)$/i)?.[1];
-    c.set('principal', await deps.auth.authenticate({ apiKey: c.req.header('x-service-key'), bearer }));
+    const authn = deps.authenticator;
+    if (!authn || c.req.method === 'OPTIONS' || isPublicRoute(c.req.method, c.req.path)) return next();
+    if (c.req.method === 'POST' && SELF_AUTH_ROUTES.test(c.req.path)) return next();
+    const client = clientAddress(c, deps);
+    await limiter.beforeAuth(client);
+    const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
+    try {
+      c.set('principal', await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer }));
+    } catch (err) {
+      await limiter.failed(client);
+      throw err;
+    }
     return next();
   });
 
   app.route('/api/v1', systemRoutes(deps));
+  if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
   app.route('/api/v1/notes', notesRoutes(deps.notes, instance));
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
   app.route('/api/v1/search', searchRoutes(deps.notes));
@@ -81,6 +100,8 @@ export function createApp(deps: AppDeps) {
     if (isDomainError(err)) {
       const headers: Record<string, string> = {};
       if (err.code === 'NOT_READY') headers['retry-after'] = '2';
+      const retry = (err.details as { retryAfter?: number } | undefined)?.retryAfter;
+      if (err.code === 'RATE_LIMITED' && retry) headers['retry-after'] = String(retry);
       return errorResponse(c, err as DomainError, headers);
     }
     if (err instanceof HTTPException) {

@@ -10,6 +10,7 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   INVALID_JSON: 400,
   UNAUTHORIZED: 401,
   INVALID_API_KEY: 401,
+  INVALID_TOKEN: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   NOTE_NOT_FOUND: 404,
@@ -51,7 +52,7 @@ export function ok<T>(
   data: T,
   status: ContentfulStatusCode = 200,
   headers?: Record<string, string>,
-) {
+): Response {
   return c.json({ success: true as const, data }, status, headers);
 }
 

@@ -1,5 +1,9 @@
+import type { Context } from 'hono';
+import type { Jwt } from '../../core/auth/jwt.ts';
+import type { AuthService } from '../../core/auth/service.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
+import type { SetupConfig } from '../../core/setup.ts';
 
 /** Variables set on the Hono context by the app's middleware. */
 export type AppEnv = {
@@ -9,6 +13,27 @@ export type AppEnv = {
   };
 };
 
+/** Setup, keys and pairing; without it the auth routes are not mounted. */
+export interface SetupDeps {
+  service: AuthService;
+  jwt: Jwt | null;
+  config: SetupConfig;
+  /** Canonical server URL (PUBLIC_URL); null means "from the request". */
+  publicUrl: string | null;
+  /** State of the relay connection, for system/info. */
+  relayStatus?: () => unknown;
+}
+
+/** Limits on authentication attempts per client address. */
+export interface RateLimits {
+  /** Requests per minute to auth/verify, auth/link and auth/token. */
+  authPerMinute: number;
+  /** Failed authentications allowed per window before 429. */
+  failures: number;
+  /** Length of the failure window in seconds. */
+  failureWindowSeconds: number;
+}
+
 /** Everything `createApp` needs. */
 export interface AppDeps {
   notes: NoteService;
@@ -16,7 +41,18 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   /** Checks protected routes; absent means every route is open (tests, embedding). */
-  auth?: Authenticator;
+  authenticator?: Authenticator;
+  setup?: SetupDeps;
+  /** Exact-match allowlist of browser origins; absent or empty means no CORS headers. */
+  corsOrigins?: string[];
+  /** Absent or false: no rate limiting. */
+  rateLimits?: RateLimits | false;
+  /** Believe X-Forwarded-* headers (only behind a proxy you run). */
+  trustProxy?: boolean;
+  /** The socket address of the client; runtime-specific. */
+  socketAddress?: (c: Context) => string | undefined;
+  /** Runtime name and version for system/info. */
+  runtime?: { name: string; version: string };
   /** Request body limit in bytes (default 10 MiB). */
   maxBodyBytes?: number;
   /** Identifies this process in list ETags (default: random). */

@@ -1,17 +1,22 @@
+import { AuthStateError } from '../../core/auth/state.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './server.ts';
 
-let config: ReturnType<typeof loadConfig>;
-try {
-  config = loadConfig(process.env);
-} catch (err) {
-  if (err instanceof ConfigError) {
+/** One clear line and exit 1 for problems an operator must fix; anything else is a bug. */
+function fail(err: unknown): never {
+  if (err instanceof ConfigError || err instanceof AuthStateError) {
     process.stderr.write(`quire: ${err.message}\n`);
     process.exit(1);
   }
   throw err;
 }
-const server = await startServer(config);
+
+let server: Awaited<ReturnType<typeof startServer>>;
+try {
+  server = await startServer(loadConfig(process.env));
+} catch (err) {
+  fail(err);
+}
 const stop = (signal: string) => {
   server.stop(signal).then(
     () => process.exit(0),

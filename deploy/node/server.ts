@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { createApp } from '../../adapters/http/app.ts';
+import { analyzePool } from '../../adapters/node/analyze-pool.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
+import { analyzeMarkdown } from '../../core/markdown.ts';
 import { createNoteService } from '../../core/notes.ts';
 import type { Logger } from '../../core/ports.ts';
+import { composeApp } from './compose.ts';
 import type { ServerConfig } from './config.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -24,7 +26,7 @@ export interface RunningServer {
   stop(reason?: string): Promise<void>;
 }
 
-/** The Node composition root: config in, a listening server out. */
+/** The Node composition root: config in, a listening server out. Throws on damaged state. */
 export async function startServer(
   config: ServerConfig,
   opts: { logger?: Logger } = {},
@@ -33,8 +35,16 @@ export async function startServer(
   const clock = { now: () => Date.now() };
   const store = fsNoteStore({ dir: config.vaultDir });
   const state = fsStateStore({ dir: config.dataDir });
-  const notes = createNoteService({ store, state, clock, logger });
-  const app = createApp({ notes, version: pkg.version, clock, logger, maxBodyBytes: config.maxBodyBytes });
+  const pool = analyzePool({ fallback: async (texts) => texts.map(analyzeMarkdown) });
+  const notes = createNoteService({ store, state, clock, logger, analyze: pool.analyze });
+  const { app, setupConfig } = await composeApp({
+    config,
+    notes,
+    state,
+    clock,
+    logger,
+    version: pkg.version,
+  });
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await new Promise<void>((resolve, reject) => {
@@ -42,8 +52,9 @@ export async function startServer(
     server.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
+  setupConfig.port = port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info('listening', { url, vault: config.vaultDir, version: pkg.version });
+  logger.info('listening', { url, vault: config.vaultDir, version: pkg.version, authMode: config.authMode });
 
   // Watch before indexing: a change made while indexing waits for the index, then applies.
   const stopWatching = await store.watch?.((changes) => void notes.applyExternalChanges(changes));
@@ -61,6 +72,7 @@ export async function startServer(
     .then(async () => {
       const s = notes.status();
       logger.info('index ready', { notes: s.notes, ms: Math.round(performance.now() - started) });
+      await pool.close();
       await notes.saveCache();
     });
   ready.catch((err) => logger.error('indexing failed', { error: String(err) }));
@@ -85,6 +97,7 @@ export async function startServer(
         await stopWatching?.();
         await notes.drain();
         await notes.saveCache();
+        await pool.close();
         logger.info('stopped');
       })();
       return stopping;

@@ -42,6 +42,23 @@ describe('npm start (the Node composition root)', () => {
     expect(p.out.stderr.trim().split('\n')).toEqual(['quire: PORT must be a whole number, got "nope".']);
   });
 
+  it('refuses mode none on a public host, and a damaged credentials file, with one line each', async () => {
+    const none = runTs('deploy/node/main.ts', { SERVICE_AUTH_MODE: 'none', HOST: '0.0.0.0', PORT: '0' });
+    kills.push(none.kill);
+    expect(await none.exited).toBe(1);
+    expect(none.out.stderr.trim().split('\n')).toHaveLength(1);
+    expect(none.out.stderr).toMatch(/SERVICE_AUTH_MODE=none refuses to listen on HOST=0\.0\.0\.0/);
+
+    const tmp = await tempDir();
+    kills.push(tmp.cleanup);
+    await writeFile(join(tmp.dir, 'credentials.json'), '{"v":1');
+    const damaged = runTs('deploy/node/main.ts', { DATA_DIR: tmp.dir, PORT: '0' });
+    kills.push(damaged.kill);
+    expect(await damaged.exited).toBe(1);
+    expect(damaged.out.stderr.trim()).toMatch(/^quire: credentials.json in DATA_DIR is not valid JSON/);
+    expect(await readFile(join(tmp.dir, 'credentials.json'), 'utf8')).toBe('{"v":1');
+  });
+
   it('serves a vault, writes the index cache, and shuts down cleanly on SIGTERM', async () => {
     const tmp = await tempDir();
     kills.push(tmp.cleanup);
@@ -57,9 +74,13 @@ describe('npm start (the Node composition root)', () => {
     await p.waitForLog((l) => l.msg === 'index ready');
     const health = await (await fetch(`${url}/api/v1/health`)).json();
     expect(health.data).toMatchObject({ status: 'ok', notes: 1 });
+    const setup = (await (await fetch(`${url}/api/v1/system/setup`)).json()).data;
+    expect(setup.server.port).toBe(Number(new URL(url).port));
+    const apiKey: string = setup.apiKey;
+    expect((await fetch(`${url}/api/v1/notes`)).status).toBe(401);
     const created = await fetch(`${url}/api/v1/notes`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-service-key': apiKey },
       body: JSON.stringify({ path: 'world.md', content: 'round' }),
     });
     expect(created.status).toBe(201);
@@ -76,7 +97,7 @@ describe('npm start (the Node composition root)', () => {
     kills.push(again.kill);
     const { url: url2 } = await again.waitForLog((l) => l.msg === 'listening');
     await again.waitForLog((l) => l.msg === 'index ready');
-    const list = await (await fetch(`${url2}/api/v1/notes`)).json();
+    const list = await (await fetch(`${url2}/api/v1/notes`, { headers: { 'x-service-key': apiKey } })).json();
     expect(list.data.map((n: any) => n.path)).toEqual(['hello.md', 'world.md']);
     expect(list.data[0].links[0].path).toBe('world.md');
     again.child.kill('SIGINT');

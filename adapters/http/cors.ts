@@ -1,0 +1,23 @@
+import { cors } from 'hono/cors';
+
+/**
+ * CORS for an exact-match allowlist of origins: `http://localhost.evil.example` is not
+ * `http://localhost`, and there is never a wildcard. No cookies are used, so no credentials.
+ */
+export function corsMiddleware(origins: readonly string[]) {
+  const allowed = new Set(origins.map((o) => o.replace(/\/+$/, '')));
+  return cors({
+    origin: (origin) => (allowed.has(origin) ? origin : null),
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    allowHeaders: [
+      'X-Service-Key',
+      'Authorization',
+      'Content-Type',
+      'If-Match',
+      'If-None-Match',
+      'X-Request-Id',
+    ],
+    exposeHeaders: ['ETag', 'X-Request-Id', 'Retry-After'],
+    maxAge: 600,
+  });
+}

@@ -1,0 +1,47 @@
+import type { Context } from 'hono';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { DomainError } from '../../core/errors.ts';
+import type { RateLimits } from './types.ts';
+
+/** Thrown as a DomainError with the seconds to wait in `details.retryAfter`. */
+function limited(res: RateLimiterRes, what: string): DomainError {
+  const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  return new DomainError('RATE_LIMITED', `Too many ${what}; try again in ${retryAfter} s.`, { retryAfter });
+}
+
+/** Per-client limits on authentication (rate-limiter-flexible, in memory). */
+export function createRateLimiter(limits: RateLimits | false | undefined) {
+  if (!limits) {
+    return { auth: async () => {}, beforeAuth: async () => {}, failed: async () => {} };
+  }
+  const auth = new RateLimiterMemory({ points: limits.authPerMinute, duration: 60 });
+  const failures = new RateLimiterMemory({ points: limits.failures, duration: limits.failureWindowSeconds });
+  return {
+    /** Counts one call to an auth endpoint; throws RATE_LIMITED over the limit. */
+    async auth(client: string): Promise<void> {
+      try {
+        await auth.consume(client);
+      } catch (err) {
+        if (err instanceof RateLimiterRes) throw limited(err, 'authentication requests');
+        throw err;
+      }
+    },
+    /** Throws RATE_LIMITED while `client` has used up its failed attempts. */
+    async beforeAuth(client: string): Promise<void> {
+      const res = await failures.get(client);
+      if (res && res.consumedPoints >= limits.failures) throw limited(res, 'failed authentications');
+    },
+    /** Counts one failed authentication. */
+    async failed(client: string): Promise<void> {
+      await failures.consume(client).catch(() => {});
+    },
+  };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/** Headers for a RATE_LIMITED error. */
+export function retryAfterHeader(c: Context, details: unknown): void {
+  const s = (details as { retryAfter?: number } | undefined)?.retryAfter;
+  if (s) c.header('Retry-After', String(s));
+}

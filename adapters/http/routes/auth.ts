@@ -1,0 +1,65 @@
+import { type Context, Hono } from 'hono';
+import * as v from 'valibot';
+import { DomainError } from '../../../core/errors.ts';
+import { clientAddress } from '../client.ts';
+import { ok, readJson } from '../envelope.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import type { AppDeps, AppEnv, SetupDeps } from '../types.ts';
+
+const KeyName = v.object({
+  name: v.pipe(
+    v.string('name must be a string.'),
+    v.trim(),
+    v.minLength(1, 'name must not be empty.'),
+    v.maxLength(100),
+  ),
+});
+
+/** `/api/v1/auth` routes. verify, link and token check the key themselves (see app.ts). */
+export function authRoutes(deps: AppDeps, setup: SetupDeps, limiter: RateLimiter) {
+  const app = new Hono<AppEnv>();
+  const { service } = setup;
+
+  /** The key in X-Service-Key, verified; counts failures for rate limiting. */
+  const requireKey = async (c: Context<AppEnv>) => {
+    const client = clientAddress(c, deps);
+    await limiter.auth(client);
+    await limiter.beforeAuth(client);
+    const key = c.req.header('x-service-key');
+    const found = await service.verifyKey(key);
+    if (!found) {
+      await limiter.failed(client);
+      throw key
+        ? new DomainError('INVALID_API_KEY', 'The API key in X-Service-Key is not valid.')
+        : new DomainError('UNAUTHORIZED', 'Send your API key in the X-Service-Key header.');
+    }
+    return found;
+  };
+
+  app.post('/verify', async (c) => {
+    await requireKey(c);
+    return ok(c, { valid: true, serverId: service.serverId, setupComplete: service.setupComplete });
+  });
+  app.post('/link', async (c) => {
+    await requireKey(c);
+    return ok(c, await service.link());
+  });
+  app.post('/token', async (c) => {
+    const key = await requireKey(c);
+    if (!setup.jwt)
+      throw new DomainError('FORBIDDEN', 'Tokens are only issued when SERVICE_AUTH_MODE is jwt.');
+    return ok(c, await setup.jwt.issue(key.id));
+  });
+
+  app.post('/pair-code/rotate', async (c) => {
+    const pairing = await service.rotatePairCode();
+    return ok(c, { relayCode: pairing.code, expiresAt: pairing.expiresAt });
+  });
+  app.get('/keys', (c) => ok(c, service.listKeys()));
+  app.post('/keys', async (c) => {
+    const body = await readJson(c, KeyName);
+    return ok(c, await service.mintKey(body.name), 201);
+  });
+  app.delete('/keys/:id', async (c) => ok(c, await service.revokeKey(c.req.param('id'))));
+  return app;
+}

@@ -1,0 +1,73 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context } from 'hono';
+import { createApp } from '../../adapters/http/app.ts';
+import { createAuthenticator } from '../../core/auth/authenticator.ts';
+import { createJwt } from '../../core/auth/jwt.ts';
+import { createAuthService } from '../../core/auth/service.ts';
+import type { NoteService } from '../../core/notes.ts';
+import type { Clock, Logger, StateStore } from '../../core/ports.ts';
+import type { SetupConfig } from '../../core/setup.ts';
+import type { ServerConfig } from './config.ts';
+
+/** The relay address clients are told to use: RELAY_URL, the public base, or the embedded relay. */
+export function publicRelayUrl(config: ServerConfig): string | null {
+  if (config.pairingMode !== 'relay') return null;
+  if (config.relayUrl) return config.relayUrl;
+  if (config.relayPublicBaseUrl) return config.relayPublicBaseUrl;
+  const host = config.publicUrl ? new URL(config.publicUrl).hostname : config.host;
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${config.relayPort}`;
+}
+
+/** Builds auth and the HTTP app from the config (the Node root's wiring, without sockets). */
+export async function composeApp(opts: {
+  config: ServerConfig;
+  notes: NoteService;
+  state: StateStore;
+  clock: Clock;
+  logger: Logger;
+  version: string;
+  relayStatus?: () => unknown;
+}) {
+  const { config, notes, state, clock, logger } = opts;
+  const service = createAuthService({
+    state,
+    clock,
+    logger,
+    pairCodeTtlMs: config.pairCodeTtlSeconds * 1000,
+  });
+  await service.init();
+  const jwt = config.jwt ? createJwt({ ...config.jwt, clock }) : null;
+  if (config.authMode === 'none') {
+    logger.warn(
+      'AUTHENTICATION IS OFF (SERVICE_AUTH_MODE=none): anyone who can reach this server can read and change every note. Development only.',
+    );
+  }
+  const setupConfig: SetupConfig = {
+    version: opts.version,
+    authMode: config.authMode,
+    pairingMode: config.pairingMode,
+    relayUrl: publicRelayUrl(config),
+    host: config.host,
+    port: config.port,
+    cors: config.corsOrigins,
+    clientUrl: config.clientUrl,
+    testClientUrl: config.testClientUrl,
+    localDevUiUrl: config.localDevUiUrl,
+  };
+  const app = createApp({
+    notes,
+    version: opts.version,
+    clock,
+    logger,
+    authenticator: createAuthenticator({ mode: config.authMode, auth: service, jwt }),
+    setup: { service, jwt, config: setupConfig, publicUrl: config.publicUrl, relayStatus: opts.relayStatus },
+    corsOrigins: config.corsOrigins,
+    rateLimits: config.rateLimits,
+    trustProxy: config.trustProxy,
+    socketAddress: (c: Context) => getConnInfo(c).remote.address,
+    runtime: { name: 'node', version: process.version },
+    maxBodyBytes: config.maxBodyBytes,
+  });
+  return { app, auth: service, setupConfig };
+}

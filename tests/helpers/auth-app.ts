@@ -1,0 +1,88 @@
+import { createApp } from '../../adapters/http/app.ts';
+import type { RateLimits } from '../../adapters/http/types.ts';
+import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
+import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
+import { type AuthMode, createAuthenticator } from '../../core/auth/authenticator.ts';
+import { createJwt } from '../../core/auth/jwt.ts';
+import { createAuthService } from '../../core/auth/service.ts';
+import { createNoteService } from '../../core/notes.ts';
+import type { Logger, StateStore } from '../../core/ports.ts';
+import type { SetupConfig } from '../../core/setup.ts';
+import { silentLogger } from './app.ts';
+
+export const JWT_SECRET = 'test-secret-test-secret-test-secret-!!';
+
+export interface AuthAppOptions {
+  mode?: AuthMode;
+  pairingMode?: SetupConfig['pairingMode'];
+  state?: StateStore;
+  logger?: Logger;
+  now?: () => number;
+  corsOrigins?: string[];
+  rateLimits?: RateLimits | false;
+  jwt?: { issuer?: string; audience?: string; ttlSeconds?: number };
+  publicUrl?: string | null;
+  trustProxy?: boolean;
+}
+
+/** A whole server app with auth, over an in-memory vault, and helpers to call it. */
+export async function authApp(opts: AuthAppOptions = {}) {
+  const now = opts.now ?? (() => Date.now());
+  const clock = { now: () => now() };
+  const logger = opts.logger ?? silentLogger;
+  const state = opts.state ?? memoryStateStore();
+  const notes = createNoteService({ store: memoryNoteStore({ clock }), clock, logger });
+  await notes.load();
+  const service = createAuthService({ state, clock, logger });
+  await service.init();
+  const mode = opts.mode ?? 'api-key';
+  const jwt = mode === 'jwt' ? createJwt({ secret: JWT_SECRET, clock, ...opts.jwt }) : null;
+  const pairingMode = opts.pairingMode ?? 'relay';
+  const config: SetupConfig = {
+    version: '9.9.9',
+    authMode: mode,
+    pairingMode,
+    relayUrl: pairingMode === 'relay' ? 'http://relay.test:8787' : null,
+    host: '127.0.0.1',
+    port: 3000,
+    cors: opts.corsOrigins ?? [],
+    clientUrl: 'https://app.quire.test',
+    testClientUrl: 'https://test.quire.test',
+    localDevUiUrl: 'http://localhost:5173',
+  };
+  const app = createApp({
+    notes,
+    version: '9.9.9',
+    clock,
+    logger,
+    authenticator: createAuthenticator({ mode, auth: service, jwt }),
+    setup: { service, jwt, config, publicUrl: opts.publicUrl ?? null },
+    corsOrigins: opts.corsOrigins ?? [],
+    rateLimits: opts.rateLimits ?? false,
+    trustProxy: opts.trustProxy ?? false,
+    socketAddress: () => '10.0.0.1',
+  });
+  const call = async (
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await app.request(`http://127.0.0.1:3000${path}`, { method, headers, body });
+    const text = await res.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+  const firstKey = service.firstKeyPlain()!;
+  return { app, call, service, state, notes, firstKey, key: (k: string) => ({ 'x-service-key': k }) };
+}
