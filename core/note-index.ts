@@ -81,7 +81,14 @@ export function createNoteIndex(serializedSearch?: string | null) {
   const graph = createLinkGraph();
   const search: SearchIndex = createSearchIndex(serializedSearch);
   const folders = new Set<string>();
+  /** Summaries stay valid until their note, its links or its backlinks change. */
+  const summaries = new Map<string, NoteSummary>();
+  let sorted: string[] | null = null;
   let generation = 0;
+  const forget = (paths: Iterable<string>) => {
+    for (const p of paths) summaries.delete(p);
+    return paths;
+  };
 
   const addFolders = (path: string) => {
     for (let d = dirname(path); d !== '' && !folders.has(d); d = dirname(d)) folders.add(d);
@@ -105,21 +112,40 @@ export function createNoteIndex(serializedSearch?: string | null) {
 
     /** Adds or replaces an entry; `text` (when given) refreshes the search index. */
     put(entry: IndexEntry, text?: string): Set<string> {
+      if (!entries.has(entry.path)) sorted = null;
       entries.set(entry.path, entry);
       addFolders(entry.path);
       if (text !== undefined) {
         search.put({ path: entry.path, title: titleOf(entry.path), tags: entry.tags.join(' '), text });
       }
       generation++;
-      return graph.set(entry.path, entry.links);
+      return forget(graph.set(entry.path, entry.links)) as Set<string>;
     },
 
     /** Removes an entry. Returns the paths whose links or backlinks changed. */
     remove(path: string): Set<string> {
       if (!entries.delete(path)) return new Set();
+      sorted = null;
       search.remove(path);
       generation++;
-      return graph.remove(path);
+      summaries.delete(path);
+      return forget(graph.remove(path)) as Set<string>;
+    },
+
+    /** Records a new size and mtime for unchanged content (the file was touched). */
+    touch(path: string, info: { size: number; mtimeMs: number }): void {
+      const e = entries.get(path);
+      if (!e) return;
+      e.size = info.size;
+      e.mtimeMs = info.mtimeMs;
+      summaries.delete(path);
+      generation++;
+    },
+
+    /** Every note path, sorted; the same array until a note is added or removed. */
+    sortedPaths(): readonly string[] {
+      sorted ??= [...entries.keys()].sort();
+      return sorted;
     },
 
     addFolder(path: string): void {
@@ -135,9 +161,11 @@ export function createNoteIndex(serializedSearch?: string | null) {
 
     /** The summary of one note as the API shows it. */
     summary(path: string): NoteSummary | null {
+      const cached = summaries.get(path);
+      if (cached) return cached;
       const e = entries.get(path);
       if (!e) return null;
-      return {
+      const s: NoteSummary = {
         path: e.path,
         title: titleOf(e.path),
         tags: e.tags,
@@ -153,6 +181,8 @@ export function createNoteIndex(serializedSearch?: string | null) {
         updatedAt: new Date(e.mtimeMs).toISOString(),
         checksum: e.checksum,
       };
+      summaries.set(path, s);
+      return s;
     },
 
     /** Serializes entries and the search index for a warm restart. */

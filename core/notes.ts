@@ -113,11 +113,16 @@ export function createNoteService(deps: NoteServiceDeps) {
   };
 
   /** Parses bytes and puts the note into the index. */
-  const indexBytes = async (path: string, bytes: Uint8Array, info: FileInfo): Promise<IndexEntry> => {
+  const indexBytes = async (
+    path: string,
+    bytes: Uint8Array,
+    info: FileInfo,
+    keepFirstSeen?: number,
+  ): Promise<IndexEntry> => {
     const text = decode(bytes);
     const [analysis] = await analyzeBatch([text]);
     const old = index.entries.get(path);
-    const firstSeen = old?.firstSeen ?? Math.min(clock.now(), info.mtimeMs);
+    const firstSeen = keepFirstSeen ?? old?.firstSeen ?? Math.min(clock.now(), info.mtimeMs);
     const entry = toEntry(path, info, await sha256Hex(bytes), analysis!, firstSeen);
     invalidate(index.put(entry, analysis!.text));
     return entry;
@@ -143,8 +148,8 @@ export function createNoteService(deps: NoteServiceDeps) {
     const bytes = await store.read(path);
     if (!bytes) return null;
     if (entry && entry.checksum === (await sha256Hex(bytes))) {
-      entry.size = info.size;
-      entry.mtimeMs = info.mtimeMs;
+      index.touch(path, info);
+      invalidate([path]);
       return entry;
     }
     return indexBytes(path, bytes, info);
@@ -293,8 +298,7 @@ export function createNoteService(deps: NoteServiceDeps) {
     list(): { generation: number; items: NoteSummary[] } {
       requireReady();
       if (list?.generation !== index.generation) {
-        const paths = [...index.entries.keys()].sort();
-        list = { generation: index.generation, items: paths.map((p) => index.summary(p)!) };
+        list = { generation: index.generation, items: index.sortedPaths().map((p) => index.summary(p)!) };
       }
       return list;
     },
@@ -438,8 +442,7 @@ export function createNoteService(deps: NoteServiceDeps) {
         const info = await store.move(from, to);
         const old = index.entries.get(from);
         dropEntry(from);
-        const entry = await indexBytes(to, cur.bytes, info);
-        if (old) entry.firstSeen = old.firstSeen;
+        const entry = await indexBytes(to, cur.bytes, info, old?.firstSeen);
         for (const p of plans) await writeAndIndex(p.path, p.text);
         const note = buildNote(entry, decode(cur.bytes));
         emit({ type: 'moved', path: to, from, external: false });

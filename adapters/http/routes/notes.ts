@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { NoteSummary } from '../../../core/note-index.ts';
 import type { Note, NoteService } from '../../../core/notes.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
 import { ok, readJson } from '../envelope.ts';
@@ -19,7 +20,22 @@ function noneMatch(header: string | undefined, etag: string): boolean {
 export function notesRoutes(notes: NoteService, instance: string) {
   const app = new Hono<AppEnv>();
   const serialized = new WeakMap<Note, string>();
-  let listCache: { generation: number; body: string } | null = null;
+  const summaryJson = new WeakMap<NoteSummary, string>();
+  let listCache: { generation: number; body: Uint8Array<ArrayBuffer> } | null = null;
+  const encoder = new TextEncoder();
+
+  /** The list body, assembled from per-summary JSON that survives unrelated writes. */
+  const listBody = (items: readonly NoteSummary[]): Uint8Array<ArrayBuffer> => {
+    const parts = items.map((s) => {
+      let j = summaryJson.get(s);
+      if (j === undefined) {
+        j = JSON.stringify(s);
+        summaryJson.set(s, j);
+      }
+      return j;
+    });
+    return encoder.encode(`{"success":true,"data":[${parts.join(',')}]}`);
+  };
 
   const noteBody = (note: Note): string => {
     let s = serialized.get(note);
@@ -35,7 +51,7 @@ export function notesRoutes(notes: NoteService, instance: string) {
     const etag = `"l-${instance}-${list.generation}"`;
     if (noneMatch(c.req.header('if-none-match'), etag)) return c.body(null, 304, { etag });
     if (listCache?.generation !== list.generation) {
-      listCache = { generation: list.generation, body: JSON.stringify({ success: true, data: list.items }) };
+      listCache = { generation: list.generation, body: listBody(list.items) };
     }
     return c.body(listCache.body, 200, { ...JSON_TYPE, etag, 'cache-control': 'no-cache' });
   });
