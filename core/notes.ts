@@ -527,6 +527,26 @@ export function createNoteService(deps: NoteServiceDeps) {
       return out;
     },
 
+    /**
+     * Compares the whole store with the index (size and mtime) and applies every difference.
+     * Catches changes a watcher missed (e.g. made while it was starting). Returns how many.
+     */
+    async reconcile(): Promise<number> {
+      if (status.state !== 'ready') return 0;
+      const files = await store.list();
+      const seen = new Set<string>();
+      const changes: StoreChange[] = [];
+      for (const f of files) {
+        seen.add(f.path);
+        const e = index.entries.get(f.path);
+        if (!e || e.size !== f.size || e.mtimeMs !== f.mtimeMs)
+          changes.push({ path: f.path, kind: 'changed' });
+      }
+      for (const p of index.entries.keys()) if (!seen.has(p)) changes.push({ path: p, kind: 'removed' });
+      if (changes.length) await this.applyExternalChanges(changes);
+      return changes.length;
+    },
+
     /** Applies changes made outside the server (from the store's watcher). */
     applyExternalChanges(changes: StoreChange[]): Promise<void> {
       return mutex.run(async () => {

@@ -29,6 +29,8 @@ export interface ServerConfig {
   localDevUiUrl: string;
   rateLimits: { authPerMinute: number; failures: number; failureWindowSeconds: number } | false;
   pairCodeTtlSeconds: number;
+  /** How often the whole vault is compared with the index, in seconds. */
+  reconcileSeconds: number;
 }
 
 /** Reads and validates the environment; throws ConfigError on the first bad value. */
@@ -112,5 +114,6 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
         }
       : false,
     pairCodeTtlSeconds: int(env, 'PAIRING_CODE_TTL_SECONDS', 900, 30, 86_400),
+    reconcileSeconds: int(env, 'RECONCILE_SECONDS', 300, 5, 86_400),
   };
 }

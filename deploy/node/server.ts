@@ -56,8 +56,8 @@ export async function startServer(
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info('listening', { url, vault: config.vaultDir, version: pkg.version, authMode: config.authMode });
 
-  // Watch before indexing: a change made while indexing waits for the index, then applies.
-  const stopWatching = await store.watch?.((changes) => void notes.applyExternalChanges(changes));
+  // The watcher starts alongside indexing; one reconcile after both closes the gap between them.
+  const watching = store.watch?.((changes) => void notes.applyExternalChanges(changes));
   const started = performance.now();
   let lastLog = 0;
   const ready = notes
@@ -74,10 +74,17 @@ export async function startServer(
       logger.info('index ready', { notes: s.notes, ms: Math.round(performance.now() - started) });
       await pool.close();
       await notes.saveCache();
+      void watching?.then(() => notes.reconcile());
     });
   ready.catch((err) => logger.error('indexing failed', { error: String(err) }));
   const saver = setInterval(() => void notes.saveCache().catch(() => {}), 10_000);
   saver.unref();
+  // A safety net for changes a watcher can miss (network filesystems, overflowed inotify queues).
+  const reconciler = setInterval(
+    () => void notes.reconcile().catch(() => {}),
+    config.reconcileSeconds * 1000,
+  );
+  reconciler.unref();
 
   let stopping: Promise<void> | undefined;
   return {
@@ -89,12 +96,13 @@ export async function startServer(
       stopping ??= (async () => {
         logger.info('shutting down', { reason });
         clearInterval(saver);
+        clearInterval(reconciler);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           (server as import('node:http').Server).closeIdleConnections?.();
         });
         await ready.catch(() => {});
-        await stopWatching?.();
+        await (await watching)?.();
         await notes.drain();
         await notes.saveCache();
         await pool.close();

@@ -86,6 +86,26 @@ describe('note service', () => {
     expect(versions).toContain((await s.get('n.md')).content);
   });
 
+  it('reconcile applies changes made behind its back, and reports how many', async () => {
+    const store = memoryNoteStore({ files: { 'a.md': '[[b]]', 'gone.md': 'x' } });
+    const s = createNoteService({ store, clock });
+    await s.load();
+    expect(await s.reconcile()).toBe(0);
+    await store.write('b.md', new TextEncoder().encode('# Bee'));
+    await store.remove('gone.md');
+    await store.write('a.md', new TextEncoder().encode('[[b]] changed'));
+    const events: NoteEvent[] = [];
+    s.subscribe((e) => events.push(e));
+    expect(await s.reconcile()).toBe(3);
+    expect(s.list().items.map((n) => n.path)).toEqual(['a.md', 'b.md']);
+    expect((await s.get('b.md')).backlinks).toEqual([{ path: 'a.md', title: 'a' }]);
+    expect(events.map((e) => `${e.type} ${e.path}`).sort()).toEqual([
+      'created b.md',
+      'deleted gone.md',
+      'updated a.md',
+    ]);
+  });
+
   it('emits note events for writes', async () => {
     const s = createNoteService({ store: memoryNoteStore(), clock });
     await s.load();
