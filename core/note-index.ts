@@ -70,7 +70,7 @@ export function toEntry(
   };
 }
 
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 /**
  * The in-memory index: entries, link graph, search index and folder set. Pure and

@@ -1,5 +1,3 @@
-import MiniSearch, { type Options } from 'minisearch';
-
 /** One search result. */
 export interface SearchHit {
   path: string;
@@ -17,45 +15,171 @@ export interface SearchDoc {
   text: string;
 }
 
-const OPTIONS: Options<SearchDoc> = {
-  idField: 'path',
-  fields: ['title', 'tags', 'text'],
-  storeFields: [],
-  searchOptions: { boost: { title: 3, tags: 2 }, prefix: true, fuzzy: 0.15, combineWith: 'AND' },
-};
+const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}]+/gu;
+const FIELD_WEIGHT = { title: 3, tags: 2, text: 1 } as const;
+const K1 = 1.2;
+const B = 0.75;
+const MAX_EXPANSIONS = 50;
 
-/** Full-text index over title, tags and body text. */
+/** Lowercased words (CJK characters one each), without diacritics. */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().matchAll(TOKEN)) {
+    if (m[0].length <= 40) out.push(m[0]);
+  }
+  return out;
+}
+
+interface Serialized {
+  docs: [number, string, number][];
+  terms: Record<string, number[]>;
+}
+
+/**
+ * A compact inverted index with BM25 ranking over title (x3), tags (x2) and body text.
+ * Postings are flat `[docId, weightedTf, ...]` arrays; every query term must match (the
+ * last one also as a prefix). Built for 10,000s of notes: adding a note costs its own words.
+ */
 export function createSearchIndex(serialized?: string | null) {
-  let ms: MiniSearch<SearchDoc> = new MiniSearch<SearchDoc>(OPTIONS);
+  const postings = new Map<string, number[]>();
+  const docs = new Map<number, { path: string; len: number; terms: string[] }>();
+  const ids = new Map<string, number>();
+  let nextId = 0;
+  let totalLen = 0;
+
+  const addPostings = (id: number, tfs: Map<string, number>) => {
+    for (const [term, tf] of tfs) {
+      const list = postings.get(term);
+      if (list) list.push(id, tf);
+      else postings.set(term, [id, tf]);
+    }
+  };
   if (serialized) {
     try {
-      ms = MiniSearch.loadJSON<SearchDoc>(serialized, OPTIONS);
+      const data = JSON.parse(serialized) as Serialized;
+      const termsOf = new Map<number, string[]>();
+      for (const [term, list] of Object.entries(data.terms)) {
+        postings.set(term, list);
+        for (let i = 0; i < list.length; i += 2) {
+          const t = termsOf.get(list[i]!);
+          if (t) t.push(term);
+          else termsOf.set(list[i]!, [term]);
+        }
+      }
+      for (const [id, path, len] of data.docs) {
+        docs.set(id, { path, len, terms: termsOf.get(id) ?? [] });
+        ids.set(path, id);
+        totalLen += len;
+        nextId = Math.max(nextId, id + 1);
+      }
     } catch {
-      ms = new MiniSearch<SearchDoc>(OPTIONS);
+      postings.clear();
+      docs.clear();
+      ids.clear();
+      totalLen = 0;
     }
   }
+
+  const remove = (path: string) => {
+    const id = ids.get(path);
+    if (id === undefined) return;
+    const doc = docs.get(id)!;
+    for (const term of doc.terms) {
+      const list = postings.get(term);
+      if (!list) continue;
+      for (let i = 0; i < list.length; i += 2) {
+        if (list[i] === id) {
+          list.splice(i, 2);
+          break;
+        }
+      }
+      if (list.length === 0) postings.delete(term);
+    }
+    totalLen -= doc.len;
+    docs.delete(id);
+    ids.delete(path);
+  };
+
+  /** Terms of the index matching query term `q`: itself, and as a prefix when `prefix`. */
+  const expand = (q: string, prefix: boolean): string[] => {
+    const out = postings.has(q) ? [q] : [];
+    if (!prefix || q.length < 2) return out;
+    for (const term of postings.keys()) {
+      if (term !== q && term.startsWith(q)) out.push(term);
+      if (out.length >= MAX_EXPANSIONS) break;
+    }
+    return out;
+  };
+
   return {
     /** Adds or replaces one note. */
     put(doc: SearchDoc): void {
-      if (ms.has(doc.path)) ms.discard(doc.path);
-      ms.add(doc);
+      remove(doc.path);
+      const tfs = new Map<string, number>();
+      let len = 0;
+      for (const field of ['title', 'tags', 'text'] as const) {
+        const w = FIELD_WEIGHT[field];
+        for (const t of tokenize(doc[field])) {
+          tfs.set(t, (tfs.get(t) ?? 0) + w);
+          len += w;
+        }
+      }
+      const id = nextId++;
+      docs.set(id, { path: doc.path, len, terms: [...tfs.keys()] });
+      ids.set(doc.path, id);
+      totalLen += len;
+      addPostings(id, tfs);
     },
     /** Removes one note; no error when absent. */
-    remove(path: string): void {
-      if (ms.has(path)) ms.discard(path);
-    },
+    remove,
     has(path: string): boolean {
-      return ms.has(path);
+      return ids.has(path);
     },
-    /** Paths and scores, best first, and the query terms that matched. */
+    /** Paths and scores, best first, and the index terms that matched. */
     query(q: string, limit: number): { path: string; score: number; terms: string[] }[] {
-      return ms
-        .search(q)
+      const qterms = [...new Set(tokenize(q))].slice(0, 16);
+      if (!qterms.length || !docs.size) return [];
+      const avg = totalLen / docs.size;
+      const scores = new Map<number, { score: number; hits: number; terms: Set<string> }>();
+      qterms.forEach((qt, qi) => {
+        const seenThisTerm = new Set<number>();
+        for (const term of expand(qt, qi === qterms.length - 1 || qt.length >= 4)) {
+          const list = postings.get(term)!;
+          const df = list.length / 2;
+          const idf = Math.log(1 + (docs.size - df + 0.5) / (df + 0.5));
+          const penalty = term === qt ? 1 : 0.5;
+          for (let i = 0; i < list.length; i += 2) {
+            const id = list[i]!;
+            const tf = list[i + 1]!;
+            const len = docs.get(id)?.len ?? avg;
+            const part = penalty * idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg)));
+            const s = scores.get(id) ?? { score: 0, hits: 0, terms: new Set<string>() };
+            s.score += part;
+            s.terms.add(term);
+            if (!seenThisTerm.has(id)) {
+              seenThisTerm.add(id);
+              s.hits++;
+            }
+            scores.set(id, s);
+          }
+        }
+      });
+      return [...scores]
+        .filter(([, s]) => s.hits === qterms.length)
+        .sort((a, b) => b[1].score - a[1].score)
         .slice(0, limit)
-        .map((r) => ({ path: String(r.id), score: Math.round(r.score * 1000) / 1000, terms: r.terms }));
+        .map(([id, s]) => ({
+          path: docs.get(id)!.path,
+          score: Math.round(s.score * 1000) / 1000,
+          terms: [...s.terms],
+        }));
     },
     serialize(): string {
-      return JSON.stringify(ms);
+      const data: Serialized = {
+        docs: [...docs].map(([id, d]) => [id, d.path, d.len]),
+        terms: Object.fromEntries(postings),
+      };
+      return JSON.stringify(data);
     },
   };
 }
