@@ -20,7 +20,7 @@ export interface AuthAppOptions {
   now?: () => number;
   corsOrigins?: string[];
   rateLimits?: RateLimits | false;
-  jwt?: { issuer?: string; audience?: string; ttlSeconds?: number };
+  jwt?: { issuer?: string; audience?: string; ttlSeconds?: number; jwksUrl?: string; noSecret?: boolean };
   publicUrl?: string | null;
   trustProxy?: boolean;
 }
@@ -36,7 +36,9 @@ export async function authApp(opts: AuthAppOptions = {}) {
   const service = createAuthService({ state, clock, logger });
   await service.init();
   const mode = opts.mode ?? 'api-key';
-  const jwt = mode === 'jwt' ? createJwt({ secret: JWT_SECRET, clock, ...opts.jwt }) : null;
+  const { noSecret, ...jwtOpts } = opts.jwt ?? {};
+  const jwt =
+    mode === 'jwt' ? createJwt({ ...(noSecret ? {} : { secret: JWT_SECRET }), clock, ...jwtOpts }) : null;
   const pairingMode = opts.pairingMode ?? 'relay';
   const config: SetupConfig = {
     version: '9.9.9',

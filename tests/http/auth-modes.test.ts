@@ -106,6 +106,45 @@ describe('jwt mode', () => {
   });
 });
 
+describe('jwt mode with a JWKS URL', () => {
+  it('accepts RS256 tokens signed by the issuer whose keys the JWKS serves, and refuses others', async () => {
+    const { exportJWK, generateKeyPair } = await import('jose');
+    const { createServer } = await import('node:http');
+    const issuer = await generateKeyPair('RS256');
+    const stranger = await generateKeyPair('RS256');
+    const jwk = { ...(await exportJWK(issuer.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as import('node:net').AddressInfo).port;
+      const { call, firstKey, key } = await authApp({
+        mode: 'jwt',
+        jwt: { jwksUrl: `http://127.0.0.1:${port}/jwks.json`, noSecret: true, audience: 'quire' },
+      });
+      const now = Math.floor(Date.now() / 1000);
+      const signWith = (k: CryptoKey) =>
+        new SignJWT({ sub: 'alice', aud: 'quire', exp: now + 60 })
+          .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+          .sign(k);
+      const good = await call('GET', '/api/v1/notes', {
+        headers: { authorization: `Bearer ${await signWith(issuer.privateKey)}` },
+      });
+      expect(good.status).toBe(200);
+      const forged = await call('GET', '/api/v1/notes', {
+        headers: { authorization: `Bearer ${await signWith(stranger.privateKey)}` },
+      });
+      expect(forged.status).toBe(401);
+      const issue = await call('POST', '/api/v1/auth/token', { headers: key(firstKey) });
+      expect(issue.status).toBe(403);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
 describe('none mode', () => {
   it('opens protected routes without credentials (the config refuses public hosts)', async () => {
     const { call } = await authApp({ mode: 'none' });
