@@ -39,7 +39,11 @@ export function createApp(deps: AppDeps) {
   const maxBody = deps.maxBodyBytes ?? 10 * 1024 * 1024;
 
   app.use(requestId({ limitLength: 64 }));
-  if (deps.corsOrigins?.length) app.use('/api/*', corsMiddleware(deps.corsOrigins));
+  if (deps.corsOrigins?.length) {
+    const withCors = corsMiddleware(deps.corsOrigins);
+    // Only browsers send Origin; everyone else skips the CORS work (it halves throughput).
+    app.use('/api/*', (c, next) => (c.req.header('origin') ? withCors(c, next) : next()));
+  }
   app.use(async (c, next) => {
     const started = performance.now();
     await next();

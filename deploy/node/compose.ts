@@ -65,7 +65,17 @@ export async function composeApp(opts: {
     corsOrigins: config.corsOrigins,
     rateLimits: config.rateLimits,
     trustProxy: config.trustProxy,
-    socketAddress: (c: Context) => getConnInfo(c).remote.address,
+    socketAddress: (c: Context) => {
+      // Requests from the relay connector have no socket; the relay put the client in X-Forwarded-For.
+      if ((c.env as { relayed?: boolean } | undefined)?.relayed) {
+        return c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() ?? 'relay';
+      }
+      try {
+        return getConnInfo(c).remote.address;
+      } catch {
+        return undefined;
+      }
+    },
     runtime: { name: 'node', version: process.version },
     maxBodyBytes: config.maxBodyBytes,
   });

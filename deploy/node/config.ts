@@ -98,7 +98,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
     pairingMode: oneOf(env, 'PAIRING_MODE', ['relay', 'open-port'] as const, 'relay'),
     relayUrl: url(env, 'RELAY_URL') ?? null,
     relayPort: int(env, 'RELAY_PORT', 8787, 0, 65535),
-    relayHost: str(env, 'RELAY_HOST') ?? '0.0.0.0',
+    relayHost: str(env, 'RELAY_HOST') ?? host,
     relayPublicBaseUrl: url(env, 'RELAY_PUBLIC_BASE_URL') ?? null,
     publicUrl: url(env, 'PUBLIC_URL') ?? null,
     trustProxy: bool(env, 'TRUST_PROXY'),

@@ -3,11 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { analyzePool } from '../../adapters/node/analyze-pool.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
+import { relayConnector } from '../../adapters/relay/connector.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
+import { sha256Hex } from '../../core/crypto.ts';
 import { analyzeMarkdown } from '../../core/markdown.ts';
 import { createNoteService } from '../../core/notes.ts';
 import type { Logger } from '../../core/ports.ts';
+import { type RunningRelay, startRelay } from '../relay/server.ts';
 import { composeApp } from './compose.ts';
 import type { ServerConfig } from './config.ts';
 
@@ -37,13 +40,15 @@ export async function startServer(
   const state = fsStateStore({ dir: config.dataDir });
   const pool = analyzePool({ fallback: async (texts) => texts.map(analyzeMarkdown) });
   const notes = createNoteService({ store, state, clock, logger, analyze: pool.analyze });
-  const { app, setupConfig } = await composeApp({
+  let relayStatus: () => unknown = () => ({ state: 'disabled' });
+  const { app, auth, setupConfig } = await composeApp({
     config,
     notes,
     state,
     clock,
     logger,
     version: pkg.version,
+    relayStatus: () => relayStatus(),
   });
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
@@ -55,6 +60,40 @@ export async function startServer(
   setupConfig.port = port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info('listening', { url, vault: config.vaultDir, version: pkg.version, authMode: config.authMode });
+
+  // Relay pairing: register with RELAY_URL, or run the relay in this process so every link works.
+  let relay: RunningRelay | null = null;
+  let connector: ReturnType<typeof relayConnector> | null = null;
+  if (config.pairingMode === 'relay') {
+    if (!config.relayUrl) {
+      relay = await startRelay(
+        {
+          host: config.relayHost,
+          port: config.relayPort,
+          publicBaseUrl: config.relayPublicBaseUrl,
+          redisUrl: null,
+          logLevel: config.logLevel,
+        },
+        { logger },
+      );
+      setupConfig.relayUrl = relay.publicBaseUrl;
+    }
+    connector = relayConnector({
+      relayUrl: config.relayUrl ?? relay!.url,
+      serverId: auth.serverId,
+      secret: auth.relaySecret,
+      handle: (req) => Promise.resolve(app.fetch(req, { relayed: true })),
+      redeemPairCode: async (code) => {
+        const key = await auth.redeemPairCode(code);
+        return key ? { apiKey: key.apiKey } : null;
+      },
+      pairCodeHash: async () => sha256Hex((await auth.pairCode()).code),
+      logger,
+    });
+    auth.onPairCodeChange(() => void connector?.syncPairCode().catch(() => {}));
+    connector.start();
+    relayStatus = () => connector!.status();
+  }
 
   // The watcher starts alongside indexing; one reconcile after both closes the gap between them.
   const watching = store.watch?.((changes) => void notes.applyExternalChanges(changes));
@@ -106,6 +145,8 @@ export async function startServer(
         await notes.drain();
         await notes.saveCache();
         await pool.close();
+        await connector?.stop();
+        await relay?.stop();
         logger.info('stopped');
       })();
       return stopping;

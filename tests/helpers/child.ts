@@ -7,7 +7,8 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export function runTs(entry: string, env: Record<string, string>) {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    // Free ports unless a test asks otherwise, so parallel runs never collide.
+    env: { ...process.env, PORT: '0', RELAY_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };

@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context } from 'hono';
+import { Redis } from 'ioredis';
+import { jsonLogger } from '../../adapters/node/logger.ts';
+import type { Logger } from '../../core/ports.ts';
+import { createRelayApp } from '../../relay/app.ts';
+import { memoryRelayQueue } from '../../relay/memory-queue.ts';
+import type { RelayQueue } from '../../relay/ports.ts';
+import { redisRelayQueue } from '../../relay/redis-queue.ts';
+import { aesSeal, plainSeal } from '../../relay/seal.ts';
+import type { RelayLimits } from '../../relay/types.ts';
+import { loadRelayConfig, type RelayConfig } from './config.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+/** A running relay. */
+export interface RunningRelay {
+  /** Where it listens, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  port: number;
+  /** The base clients are given (`<publicBaseUrl>/r/<serverId>`). */
+  publicBaseUrl: string;
+  backend: RelayQueue['backend'];
+  /** Ends long polls, lets waiting clients finish (up to the grace), closes everything it opened. */
+  stop(): Promise<void>;
+}
+
+/** Config for `startRelay`: anything left out takes the `npm run relay` default. */
+export type StartRelayConfig = Partial<Omit<RelayConfig, 'limits'>> & { limits?: Partial<RelayLimits> };
+
+/** The client's address: the socket's, or with `trustProxy` the last X-Forwarded-For hop. */
+function clientAddress(trustProxy: boolean) {
+  return (c: Context): string | undefined => {
+    if (trustProxy) {
+      const xff = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
+      if (xff) return xff;
+    }
+    try {
+      return getConnInfo(c).remote.address;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/**
+ * The relay's Node composition root, also for embedding in the note server: starts listening
+ * and resolves once it does. With `redisUrl`, a Redis client is made and owned here (or pass
+ * a ready `redis` client, which stays the caller's); without, the in-memory queue.
+ */
+export async function startRelay(
+  config: StartRelayConfig = {},
+  opts: { logger?: Logger; redis?: Redis } = {},
+): Promise<RunningRelay> {
+  const defaults = loadRelayConfig({});
+  const cfg: RelayConfig = { ...defaults, ...config, limits: { ...defaults.limits, ...config.limits } };
+  if (config.limits?.offlineAfterMs === undefined)
+    cfg.limits.offlineAfterMs = Math.max(defaults.limits.offlineAfterMs, cfg.limits.pullWaitMs + 15_000);
+  const logger = opts.logger ?? jsonLogger(cfg.logLevel);
+
+  let redis = opts.redis ?? null;
+  const ownsRedis = !redis && !!cfg.redisUrl;
+  if (!redis && cfg.redisUrl) {
+    // Fail fast while Redis is away (503 NOT_READY to callers) instead of queueing commands.
+    redis = new Redis(cfg.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    redis.on('error', (err: Error) => logger.debug('redis error', { error: err.message }));
+    const ready = await new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), 5_000);
+      redis?.once('ready', () => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+    if (!ready) logger.warn('redis not reachable yet; the relay answers 503 until it is', {});
+  }
+  const queue = redis
+    ? redisRelayQueue({ client: redis, prefix: cfg.redisPrefix, logger })
+    : memoryRelayQueue();
+  if (!redis) logger.warn('relay queue in memory: single instance only; set REDIS_URL to run several', {});
+  else if (!cfg.queueKey)
+    logger.info('payloads in Redis are not sealed; set RELAY_QUEUE_KEY to encrypt them', {});
+
+  const closing = new AbortController();
+  // The app is made once the port is known: the public base defaults to the listening address.
+  let app: ReturnType<typeof createRelayApp> | null = null;
+  const server = serve({
+    fetch: (req, env) => (app ? app.fetch(req, env) : new Response(null, { status: 503 })),
+    port: cfg.port,
+    hostname: cfg.host,
+  }) as Server;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (err) {
+    await queue.close();
+    if (ownsRedis) redis?.disconnect();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host;
+  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  const publicBaseUrl = (cfg.publicBaseUrl ?? url).replace(/\/+$/, '');
+  app = createRelayApp({
+    queue,
+    publicBaseUrl,
+    logger,
+    version: pkg.version,
+    limits: cfg.limits,
+    clientAddress: clientAddress(cfg.trustProxy),
+    closing: closing.signal,
+    seal: cfg.queueKey ? aesSeal(cfg.queueKey) : plainSeal,
+  });
+  logger.info('relay listening', { url, publicBaseUrl, queue: queue.backend, version: pkg.version });
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    publicBaseUrl,
+    backend: queue.backend,
+    stop() {
+      stopping ??= (async () => {
+        closing.abort();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        const until = Date.now() + cfg.shutdownGraceMs;
+        let done = false;
+        void closed.then(() => {
+          done = true;
+        });
+        while (!done && Date.now() < until) {
+          server.closeIdleConnections();
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        server.closeAllConnections();
+        await closed;
+        await queue.close();
+        if (ownsRedis && redis) await redis.quit().catch(() => redis?.disconnect());
+        logger.info('relay stopped', {});
+      })();
+      return stopping;
+    },
+  };
+}

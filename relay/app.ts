@@ -1,0 +1,140 @@
+import { setMaxListeners } from 'node:events';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import { requestId } from 'hono/request-id';
+import { errorBody, errorResponse, ok, STATUS } from '../adapters/http/envelope.ts';
+import { isDomainError } from '../core/errors.ts';
+import { retryAfterOf } from './errors.ts';
+import { pairRoutes } from './routes/pair.ts';
+import { proxyRoutes } from './routes/proxy.ts';
+import { serverRoutes } from './routes/server.ts';
+import { plainSeal } from './seal.ts';
+import { DEFAULT_LIMITS, type RelayContext, type RelayDeps, type RelayEnv } from './types.ts';
+
+const QUIET = new Set(['/api/v1/relay/pull', '/api/v1/relay/respond', '/api/v1/health']);
+
+/** Largest respond body for `maxBodyBytes`: one answer at its base64 size plus 1 MiB of room. */
+export function maxRespondBytes(maxBodyBytes: number): number {
+  return Math.ceil(maxBodyBytes / 3) * 4 + 1024 * 1024;
+}
+
+/**
+ * The relay service as a Hono app (a fetch function): health, the server-facing
+ * register/unregister/pull/respond, pairing exchange, and `ALL /r/:serverId/*`.
+ * Pass `closing` to end long polls at once when the process shuts down.
+ */
+export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
+  const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+  if (deps.limits?.offlineAfterMs === undefined)
+    limits.offlineAfterMs = Math.max(DEFAULT_LIMITS.offlineAfterMs, limits.pullWaitMs + 15_000);
+  const ctx: RelayContext = {
+    queue: deps.queue,
+    publicBaseUrl: deps.publicBaseUrl.replace(/\/+$/, ''),
+    logger: deps.logger,
+    clock: deps.clock ?? { now: () => Date.now() },
+    limits,
+    clientAddress: deps.clientAddress ?? (() => undefined),
+    newId: deps.newId ?? (() => crypto.randomUUID()),
+    closing: deps.closing ?? new AbortController().signal,
+    maxRespondBytes: maxRespondBytes(limits.maxBodyBytes),
+    seal: deps.seal ?? plainSeal,
+  };
+  // Every waiting pull listens to it: no "possible leak" warning past ten.
+  setMaxListeners(0, ctx.closing);
+  const startedAt = ctx.clock.now();
+  const app = new Hono<RelayEnv>();
+  const tooLarge = (max: number): MiddlewareHandler => {
+    const limit = bodyLimit({
+      maxSize: max,
+      onError: (c) =>
+        c.json(
+          errorBody('PAYLOAD_TOO_LARGE', `The request body is larger than ${max} bytes.`),
+          STATUS.PAYLOAD_TOO_LARGE,
+        ),
+    });
+    // GET and HEAD carry no body: skip the check, which would build a full Request on Node.
+    return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next));
+  };
+
+  app.use(requestId({ limitLength: 64 }));
+  // Browser clients call these directly (pairing from the /link page). No credentials are
+  // involved (the code is in the body), so any origin may; proxied routes get the server's CORS.
+  const openCors = cors({
+    origin: '*',
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    allowHeaders: ['content-type'],
+    maxAge: 600,
+  });
+  app.use('/api/v1/pair/*', openCors);
+  app.use('/api/v1/health', openCors);
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    // Only the route shape: proxied paths may name a user's notes.
+    const path = c.req.path.startsWith('/r/') ? '/r/:serverId/*' : c.req.path;
+    const level = QUIET.has(path) && c.res.status < 400 ? 'debug' : 'info';
+    ctx.logger[level]('request', {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  });
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) =>
+        c.json(errorBody('METHOD_NOT_ALLOWED', `Use one of: ${methods.join(', ')}.`), 405, {
+          Allow: methods.join(', '),
+        }),
+    }),
+  );
+  const respondLimit = tooLarge(ctx.maxRespondBytes);
+  const smallLimit = tooLarge(64 * 1024);
+  app.use('/api/*', (c, next) =>
+    (c.req.path === '/api/v1/relay/respond' ? respondLimit : smallLimit)(c, next),
+  );
+  app.use('/r/*', tooLarge(limits.maxBodyBytes));
+
+  app.get('/api/v1/health', async (c) => {
+    const reachable = await ctx.queue.ping();
+    return ok(c, {
+      status: reachable ? 'ok' : 'degraded',
+      service: 'quire-relay',
+      version: deps.version ?? '0.0.0',
+      uptimeSeconds: Math.round((ctx.clock.now() - startedAt) / 1000),
+      queue: { backend: ctx.queue.backend, reachable },
+    });
+  });
+  app.route('/api/v1/relay', serverRoutes(ctx));
+  app.route('/api/v1/pair', pairRoutes(ctx));
+  app.route('/r', proxyRoutes(ctx));
+
+  app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
+  app.onError((err, c) => {
+    if (isDomainError(err)) {
+      const retry = retryAfterOf(err);
+      return errorResponse(c, err, retry === undefined ? undefined : { 'retry-after': String(retry) });
+    }
+    if (err instanceof HTTPException) {
+      const code = err.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_ERROR';
+      return c.json(errorBody(code, err.message || 'The request was refused.'), err.status);
+    }
+    ctx.logger.error('unhandled error', {
+      requestId: c.get('requestId'),
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    });
+    return c.json(
+      errorBody('INTERNAL_ERROR', 'Something went wrong in the relay; the request id is in X-Request-Id.'),
+      500,
+    );
+  });
+  return app;
+}
+
+/** The relay app's type. */
+export type RelayApp = ReturnType<typeof createRelayApp>;

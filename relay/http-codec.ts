@@ -1,0 +1,89 @@
+import { Buffer } from 'node:buffer';
+import type { HttpAnswer } from './protocol.ts';
+
+/** Headers that describe one hop, never forwarded (RFC 9110 7.6.1), plus framing we recompute. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'host',
+]);
+
+/** Set by the relay itself; a client's own values are dropped so they cannot be spoofed. */
+const RELAY_SET = new Set([
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-prefix',
+]);
+
+/** The end-to-end headers of `pairs`: hop-by-hop ones and those named in `Connection` dropped. */
+export function endToEnd(pairs: Iterable<[string, string]>, extraDrop?: Set<string>): [string, string][] {
+  const list = [...pairs].map(([k, val]): [string, string] => [k.toLowerCase(), val]);
+  const named = new Set(
+    list
+      .filter(([k]) => k === 'connection')
+      .flatMap(([, val]) => val.split(','))
+      .map((s) => s.trim().toLowerCase()),
+  );
+  return list.filter(([k]) => !HOP_BY_HOP.has(k) && !named.has(k) && !extraDrop?.has(k));
+}
+
+/** Header pairs of a Headers object, each Set-Cookie on its own. */
+export function headerPairs(headers: Headers): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, val] of headers) if (k !== 'set-cookie') out.push([k, val]);
+  for (const c of headers.getSetCookie()) out.push(['set-cookie', c]);
+  return out;
+}
+
+/** Bytes to base64; null for no bytes. */
+export function toBase64(bytes: Uint8Array | null): string | null {
+  return bytes && bytes.byteLength > 0
+    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
+    : null;
+}
+
+/** Base64 to bytes; null stays null. */
+export function fromBase64(b64: string | null): Uint8Array | null {
+  return b64 ? new Uint8Array(Buffer.from(b64, 'base64')) : null;
+}
+
+/** What the relay knows about where a client request came from. */
+export interface ForwardInfo {
+  clientAddress?: string;
+  /** `<public base>/r/<serverId>` split into its parts. */
+  proto: string;
+  host: string;
+  prefix: string;
+}
+
+/** The headers a proxied request carries to the server. */
+export function requestHeaders(headers: Headers, info: ForwardInfo): [string, string][] {
+  const out = endToEnd(headerPairs(headers), RELAY_SET);
+  if (info.clientAddress) out.push(['x-forwarded-for', info.clientAddress]);
+  out.push(
+    ['x-forwarded-proto', info.proto],
+    ['x-forwarded-host', info.host],
+    ['x-forwarded-prefix', info.prefix],
+  );
+  return out;
+}
+
+/** The client's Response for a server's answer. */
+export function answerToResponse(answer: HttpAnswer, method: string, requestId: string): Response {
+  const headers = new Headers();
+  for (const [k, val] of endToEnd(answer.headers)) headers.append(k, val);
+  headers.set('x-relay-request-id', requestId);
+  const noBody = method === 'HEAD' || [204, 205, 304].includes(answer.status);
+  const bytes = noBody ? null : fromBase64(answer.body);
+  return new Response(bytes as Uint8Array<ArrayBuffer> | null, { status: answer.status, headers });
+}

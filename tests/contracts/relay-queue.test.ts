@@ -1,0 +1,39 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import { memoryRelayQueue } from '../../relay/memory-queue.ts';
+import { redisRelayQueue } from '../../relay/redis-queue.ts';
+import { deleteKeys, quiet, redisClient, uniquePrefix } from '../relay/helpers.ts';
+import { runRelayQueueContract } from './relay-queue.contract.ts';
+
+runRelayQueueContract('memory', async () => {
+  const queue = memoryRelayQueue();
+  return { queue, cleanup: () => queue.close() };
+});
+
+let client: Redis;
+beforeAll(async () => {
+  client = await redisClient();
+});
+afterAll(async () => {
+  await client?.quit();
+});
+
+runRelayQueueContract('redis', async () => {
+  const prefix = uniquePrefix();
+  // A long poll interval: a lost wake-up would show as a slow test, not hide behind the poll.
+  const queue = redisRelayQueue({ client, prefix, pollMs: 10_000, logger: quiet });
+  const other = redisRelayQueue({ client, prefix, pollMs: 10_000, logger: quiet });
+  return {
+    queue,
+    other,
+    async listening(serverId) {
+      const [, n] = (await client.pubsub('NUMSUB', `${prefix}{${serverId}}:wake`)) as [string, number];
+      return Number(n) > 0;
+    },
+    async cleanup() {
+      await queue.close();
+      await other.close();
+      await deleteKeys(client, prefix);
+    },
+  };
+});

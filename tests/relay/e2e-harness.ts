@@ -1,0 +1,97 @@
+import type { Redis } from 'ioredis';
+import {
+  type RelayConnector,
+  type RelayConnectorOptions,
+  relayConnector,
+} from '../../adapters/relay/connector.ts';
+import { type RunningRelay, type StartRelayConfig, startRelay } from '../../deploy/relay/server.ts';
+import { newSecret, pairing, smallApp } from './fixtures.ts';
+import { deleteKeys, quiet, REDIS_URL, redisClient, uniquePrefix, until } from './helpers.ts';
+
+/**
+ * Real sockets, real Redis: relays on port 0 sharing one key prefix, connectors, and cleanup
+ * that stops every connector and relay and deletes the prefix's keys.
+ */
+export function e2eWorld() {
+  const prefix = uniquePrefix();
+  const relays: RunningRelay[] = [];
+  const connectors: RelayConnector[] = [];
+  const extra: (() => Promise<void>)[] = [];
+  let admin: Redis | null = null;
+
+  return {
+    prefix,
+    /** A relay on 127.0.0.1:0 (Redis at REDIS_URL under this world's prefix unless overridden). */
+    async relay(config: StartRelayConfig = {}) {
+      const r = await startRelay(
+        {
+          host: '127.0.0.1',
+          port: 0,
+          redisUrl: REDIS_URL,
+          redisPrefix: prefix,
+          logLevel: 'silent',
+          shutdownGraceMs: 200,
+          ...config,
+          limits: { pullWaitMs: 1_000, ...config.limits },
+        },
+        { logger: quiet },
+      );
+      relays.push(r);
+      return r;
+    },
+    /** A started connector for `smallApp` (or `handle`) with real pairing. */
+    server(relayUrl: string, over: Partial<RelayConnectorOptions> = {}) {
+      const app = smallApp();
+      const pair = pairing();
+      const serverId = over.serverId ?? `srv-${crypto.randomUUID().slice(0, 8)}`;
+      const connector = relayConnector({
+        relayUrl,
+        serverId,
+        secret: newSecret(),
+        handle: app.handle,
+        redeemPairCode: pair.redeemPairCode,
+        pairCodeHash: pair.pairCodeHash,
+        logger: quiet,
+        backoff: { minMs: 20, maxMs: 200 },
+        ...over,
+      });
+      connectors.push(connector);
+      connector.start();
+      const online = () =>
+        until('the connector to be online', () => connector.status().state === 'online', 10_000);
+      return { app, pair, serverId, connector, online };
+    },
+    /** Runs `fn` at cleanup. */
+    defer(fn: () => Promise<void>) {
+      extra.push(fn);
+    },
+    async cleanup() {
+      for (const c of connectors.splice(0)) await c.stop();
+      for (const r of relays.splice(0)) await r.stop();
+      for (const fn of extra.splice(0).reverse()) await fn();
+      admin ??= await redisClient();
+      await deleteKeys(admin, prefix);
+      await admin.quit();
+      admin = null;
+    },
+  };
+}
+
+/** fetch + JSON (null when the body is not JSON). */
+export async function call(url: string, init: RequestInit = {}) {
+  const res = await fetch(url, init);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  let json: any = null;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {}
+  return { status: res.status, headers: res.headers, json, bytes };
+}
+
+/** POST a JSON body. */
+export const postJson = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  call(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });

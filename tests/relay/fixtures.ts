@@ -1,0 +1,107 @@
+import { Hono } from 'hono';
+import { createApp } from '../../adapters/http/app.ts';
+import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
+import { createNoteService } from '../../core/notes.ts';
+import { quiet, sha256 } from './helpers.ts';
+
+const randomPart = (bytes = 32) =>
+  btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(bytes))))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+
+/** A fresh relay secret. */
+export const newSecret = () => randomPart(32);
+
+/**
+ * A real pairing-code redeemer like the server's: one current code, single use, a lifetime,
+ * rotated after each successful redeem; minted keys are remembered so a handler can check them.
+ */
+export function pairing(opts: { lifetimeMs?: number; now?: () => number } = {}) {
+  const now = opts.now ?? Date.now;
+  const lifetime = opts.lifetimeMs ?? 15 * 60_000;
+  let code = randomPart(12);
+  let issuedAt = now();
+  const keys = new Set<string>();
+  return {
+    keys,
+    /** The code a setup payload would show now. */
+    code: () => code,
+    pairCodeHash: async () => sha256(code),
+    async redeemPairCode(given: string): Promise<{ apiKey: string } | null> {
+      if (given !== code || now() - issuedAt > lifetime) return null;
+      code = randomPart(12);
+      issuedAt = now();
+      const apiKey = `quire_sk_${randomPart(32)}`;
+      keys.add(apiKey);
+      return { apiKey };
+    },
+    /** Makes the current code older than its lifetime. */
+    age() {
+      issuedAt = -Infinity;
+    },
+  };
+}
+
+/** A small server app exercising what a relay must carry; counts calls per path. */
+export function smallApp() {
+  const calls = new Map<string, number>();
+  const app = new Hono();
+  app.use(async (c, next) => {
+    calls.set(c.req.path, (calls.get(c.req.path) ?? 0) + 1);
+    await next();
+  });
+  app.get('/api/v1/n/:n', (c) => c.json({ n: Number(c.req.param('n')) }));
+  app.all('/api/v1/echo/*', async (c) => {
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    return c.body(body, 200, {
+      'x-method': c.req.method,
+      'x-path': new URL(c.req.url).pathname + new URL(c.req.url).search,
+      'x-seen-headers': [...c.req.raw.headers.keys()].sort().join(','),
+      'x-forwarded-prefix-seen': c.req.header('x-forwarded-prefix') ?? '',
+      'content-type': 'application/octet-stream',
+    });
+  });
+  app.get('/api/v1/cookies', (c) => {
+    c.header('set-cookie', 'a=1; Path=/; HttpOnly', { append: true });
+    c.header('set-cookie', 'b=2; Path=/; Expires=Wed, 21 Oct 2099 07:28:00 GMT', { append: true });
+    c.header('connection', 'x-secret-hop');
+    c.header('x-secret-hop', 'dropped');
+    return c.json({ ok: true });
+  });
+  app.get('/api/v1/binary', (c) =>
+    c.body(
+      Uint8Array.from({ length: 256 }, (_, i) => i),
+      200,
+      { 'content-type': 'application/octet-stream' },
+    ),
+  );
+  app.get('/api/v1/slow', async (c) => {
+    await new Promise((r) => setTimeout(r, Number(c.req.query('ms') ?? 100)));
+    return c.json({ slow: true });
+  });
+  app.get('/api/v1/boom', () => {
+    throw new Error('boom');
+  });
+  app.onError((_err, c) =>
+    c.json({ success: false, error: { code: 'INTERNAL_ERROR', message: 'boom' } }, 500),
+  );
+  return { app, calls, handle: async (req: Request) => app.fetch(req) };
+}
+
+/** The real note server app over an in-memory vault, behind an X-Service-Key check. */
+export async function noteServer(keys: Set<string>) {
+  const clock = { now: () => Date.now() };
+  const notes = createNoteService({ store: memoryNoteStore({ clock }), clock, logger: quiet });
+  await notes.load();
+  const app = createApp({ notes, version: '0.0.0-test', clock, logger: quiet });
+  return async (req: Request): Promise<Response> => {
+    const key = req.headers.get('x-service-key');
+    if (!key || !keys.has(key))
+      return Response.json(
+        { success: false, error: { code: 'UNAUTHORIZED', message: 'key needed' } },
+        { status: 401 },
+      );
+    return app.fetch(req);
+  };
+}

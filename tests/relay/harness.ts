@@ -1,0 +1,56 @@
+import { createRelayApp } from '../../relay/app.ts';
+import { memoryRelayQueue } from '../../relay/memory-queue.ts';
+import type { RelayQueue } from '../../relay/ports.ts';
+import type { RelayLimits } from '../../relay/types.ts';
+import { quiet } from './helpers.ts';
+
+export const PUBLIC = 'https://relay.test';
+
+/** A relay app over a memory queue (or `queue`), called without a socket via `app.request`. */
+export function relayHarness(opts: { limits?: Partial<RelayLimits>; queue?: RelayQueue } = {}) {
+  const inner = opts.queue ?? memoryRelayQueue();
+  let enqueued = 0;
+  const queue: RelayQueue = {
+    ...inner,
+    async enqueue(...args) {
+      const ok = await inner.enqueue(...args);
+      if (ok) enqueued += 1;
+      return ok;
+    },
+  };
+  const app = createRelayApp({
+    queue,
+    publicBaseUrl: `${PUBLIC}/`,
+    logger: quiet,
+    limits: opts.limits,
+    clientAddress: (c) => c.req.header('x-test-client') ?? '203.0.113.1',
+  });
+  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body instanceof Uint8Array) init.body = body as Uint8Array<ArrayBuffer>;
+    else if (typeof body === 'string') init.body = body;
+    else if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] = 'application/json';
+    }
+    const res = await app.request(path, init);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    let json: any = null;
+    try {
+      json = JSON.parse(new TextDecoder().decode(bytes));
+    } catch {}
+    return { status: res.status, headers: res.headers, json, bytes };
+  }
+  return {
+    app,
+    queue: inner,
+    /** Requests accepted into the queue so far. */
+    enqueued: () => enqueued,
+    call,
+    post: (path: string, body: unknown, headers?: Record<string, string>) =>
+      call('POST', path, body, headers),
+    /** A fetch for the connector that reaches this app in-process. */
+    fetch: (url: string, init: RequestInit) => app.request(url, init),
+    close: () => inner.close(),
+  };
+}

@@ -1,0 +1,57 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '../../core/ports.ts';
+
+/** The real Redis the relay tests use. */
+export const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+
+export const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A key prefix no other test shares. */
+export function uniquePrefix(): string {
+  return `qtest:relay:${crypto.randomUUID()}:`;
+}
+
+/** A connected ioredis client (fails the test when Redis is not there). */
+export async function redisClient(url = REDIS_URL): Promise<Redis> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  client.on('error', () => {});
+  await client.connect();
+  return client;
+}
+
+/** Deletes every key under `prefix`. */
+export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await client.del(...keys);
+  } while (cursor !== '0');
+}
+
+/** Polls `check` until it returns a truthy value; fails after `ms`. The only way these tests wait. */
+export async function until<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  ms = 5_000,
+  every = 10,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
+/** Resolves once `deadline` (epoch ms) has passed: a condition, not a fixed sleep. */
+export function pastDeadline(deadline: number): Promise<boolean> {
+  return until('the deadline to pass', () => Date.now() > deadline + 5, 10_000, 5);
+}
+
+/** SHA-256 hex. */
+export async function sha256(text: string): Promise<string> {
+  const d = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, e2eWorld } from './e2e-harness.ts';
+import { until } from './helpers.ts';
+
+let world: ReturnType<typeof e2eWorld>;
+afterEach(async () => {
+  await world.cleanup();
+});
+
+/** A port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
+/** A throwaway redis-server on `port` (no persistence), ready when the promise resolves. */
+async function redisServer(port: number) {
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  await until(
+    'redis-server to accept connections',
+    () => out.includes('Ready to accept connections'),
+    10_000,
+  );
+  return {
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+}
+
+describe('relay connector resilience', () => {
+  it('resumes on its own after the relay restarts (memory queue: the relay forgot it)', async () => {
+    world = e2eWorld();
+    const w = world;
+    const first = await w.relay({ redisUrl: null });
+    const srv = w.server(first.url);
+    await srv.online();
+    const path = `/r/${srv.serverId}/api/v1/n/1`;
+    expect((await call(`${first.url}${path}`)).json.n).toBe(1);
+    await first.stop();
+    await until('the connector to notice', () => srv.connector.status().state === 'offline');
+    const second = await w.relay({ redisUrl: null, port: first.port });
+    await until(
+      'requests to flow again',
+      async () => (await call(`${second.url}${path}`)).json?.n === 1,
+      15_000,
+    );
+    expect(srv.connector.status().state).toBe('online');
+    expect(srv.connector.status().reconnects).toBeGreaterThanOrEqual(1);
+  });
+
+  it('rides out a Redis outage and resumes on its own once Redis is back', async () => {
+    world = e2eWorld();
+    const w = world;
+    const port = await freePort();
+    let redis = await redisServer(port);
+    w.defer(() => redis.kill());
+    const redisUrl = `redis://127.0.0.1:${port}`;
+    const relay = await w.relay({ redisUrl });
+    const srv = w.server(relay.url);
+    await srv.online();
+    const url = `${relay.url}/r/${srv.serverId}/api/v1/n/7`;
+    expect((await call(url)).json.n).toBe(7);
+
+    await redis.kill();
+    const during = await call(url);
+    expect([during.status, during.json.error.code]).toEqual([503, 'NOT_READY']);
+    expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await call(`${relay.url}/api/v1/health`)).json.data).toMatchObject({
+      status: 'degraded',
+      queue: { backend: 'redis', reachable: false },
+    });
+    await until('the connector to notice', () => srv.connector.status().state === 'offline');
+
+    // Back empty (no persistence): the connector must register again by itself.
+    redis = await redisServer(port);
+    await until('requests to flow again', async () => (await call(url)).json?.n === 7, 15_000);
+    expect((await call(`${relay.url}/api/v1/health`)).json.data.queue.reachable).toBe(true);
+    expect(srv.connector.status().state).toBe('online');
+  });
+});
