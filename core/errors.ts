@@ -31,12 +31,15 @@ export type ErrorCode =
 export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly details?: unknown;
+  /** Seconds the caller should wait before retrying (answered as `Retry-After`). */
+  readonly retryAfter?: number;
 
-  constructor(code: ErrorCode, message: string, details?: unknown) {
+  constructor(code: ErrorCode, message: string, details?: unknown, retryAfter?: number) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
     this.details = details;
+    if (retryAfter !== undefined) this.retryAfter = Math.max(1, Math.ceil(retryAfter));
   }
 }
 

@@ -2,12 +2,9 @@ import { setMaxListeners } from 'node:events';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { requestId } from 'hono/request-id';
-import { errorBody, errorResponse, ok, STATUS } from '../adapters/http/envelope.ts';
-import { isDomainError } from '../core/errors.ts';
-import { retryAfterOf } from './errors.ts';
+import { errorBody, errorHandler, ok, STATUS } from '../adapters/http/envelope.ts';
 import { pairRoutes } from './routes/pair.ts';
 import { proxyRoutes } from './routes/proxy.ts';
 import { serverRoutes } from './routes/server.ts';
@@ -115,24 +112,7 @@ export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
   app.route('/r', proxyRoutes(ctx));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
-  app.onError((err, c) => {
-    if (isDomainError(err)) {
-      const retry = retryAfterOf(err);
-      return errorResponse(c, err, retry === undefined ? undefined : { 'retry-after': String(retry) });
-    }
-    if (err instanceof HTTPException) {
-      const code = err.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_ERROR';
-      return c.json(errorBody(code, err.message || 'The request was refused.'), err.status);
-    }
-    ctx.logger.error('unhandled error', {
-      requestId: c.get('requestId'),
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    });
-    return c.json(
-      errorBody('INTERNAL_ERROR', 'Something went wrong in the relay; the request id is in X-Request-Id.'),
-      500,
-    );
-  });
+  app.onError(errorHandler(ctx.logger, 'relay'));
   return app;
 }
 

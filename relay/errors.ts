@@ -6,11 +6,5 @@ export function retryLater(
   message: string,
   seconds: number,
 ): DomainError {
-  return Object.assign(new DomainError(code, message), { retryAfter: Math.max(1, Math.ceil(seconds)) });
-}
-
-/** The Retry-After seconds attached by `retryLater`, if any. */
-export function retryAfterOf(err: unknown): number | undefined {
-  const s = (err as { retryAfter?: unknown } | null)?.retryAfter;
-  return typeof s === 'number' ? s : undefined;
+  return new DomainError(code, message, undefined, seconds);
 }

@@ -1,12 +1,10 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { requestId } from 'hono/request-id';
-import { type DomainError, isDomainError } from '../../core/errors.ts';
 import { clientAddress } from './client.ts';
 import { corsMiddleware } from './cors.ts';
-import { errorBody, errorResponse, STATUS } from './envelope.ts';
+import { errorBody, errorHandler, STATUS } from './envelope.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { foldersRoutes } from './routes/folders.ts';
@@ -100,27 +98,6 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/search', searchRoutes(deps.notes));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
-  app.onError((err, c) => {
-    if (isDomainError(err)) {
-      const headers: Record<string, string> = {};
-      if (err.code === 'NOT_READY') headers['retry-after'] = '2';
-      const retry = (err.details as { retryAfter?: number } | undefined)?.retryAfter;
-      if (err.code === 'RATE_LIMITED' && retry) headers['retry-after'] = String(retry);
-      return errorResponse(c, err as DomainError, headers);
-    }
-    if (err instanceof HTTPException) {
-      const code =
-        err.status === 413 ? 'PAYLOAD_TOO_LARGE' : err.status === 401 ? 'UNAUTHORIZED' : 'VALIDATION_ERROR';
-      return c.json(errorBody(code, err.message || 'The request was refused.'), err.status);
-    }
-    deps.logger.error('unhandled error', {
-      requestId: c.get('requestId'),
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    });
-    return c.json(
-      errorBody('INTERNAL_ERROR', 'Something went wrong on the server; the request id is in X-Request-Id.'),
-      500,
-    );
-  });
+  app.onError(errorHandler(deps.logger, 'server'));
   return app;
 }

@@ -1,7 +1,9 @@
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import * as v from 'valibot';
-import { DomainError, type ErrorCode } from '../../core/errors.ts';
+import { DomainError, type ErrorCode, isDomainError } from '../../core/errors.ts';
+import type { Logger } from '../../core/ports.ts';
 
 /** The one map from error code to HTTP status. */
 export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -44,6 +46,33 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown) {
 /** Answers a DomainError in the envelope with its mapped status. */
 export function errorResponse(c: Context, err: DomainError, headers?: Record<string, string>): Response {
   return c.json(errorBody(err.code, err.message, err.details), STATUS[err.code], headers);
+}
+
+/**
+ * The one `onError` handler of every Hono app here: DomainErrors in the envelope with their
+ * status (and `Retry-After`), Hono's HTTP exceptions mapped, anything else logged with the
+ * request id and answered 500 with no internals.
+ */
+export function errorHandler(logger: Logger, where: string) {
+  return (err: Error, c: Context): Response => {
+    if (isDomainError(err)) {
+      const retry = err.retryAfter;
+      return errorResponse(c, err, retry === undefined ? undefined : { 'retry-after': String(retry) });
+    }
+    if (err instanceof HTTPException) {
+      const code =
+        err.status === 413 ? 'PAYLOAD_TOO_LARGE' : err.status === 401 ? 'UNAUTHORIZED' : 'VALIDATION_ERROR';
+      return c.json(errorBody(code, err.message || 'The request was refused.'), err.status);
+    }
+    logger.error('unhandled error', {
+      requestId: c.get('requestId'),
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    });
+    return c.json(
+      errorBody('INTERNAL_ERROR', `Something went wrong in the ${where}; the request id is in X-Request-Id.`),
+      500,
+    );
+  };
 }
 
 /** The success envelope. */

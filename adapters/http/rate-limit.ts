@@ -1,12 +1,16 @@
-import type { Context } from 'hono';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../../core/errors.ts';
 import type { RateLimits } from './types.ts';
 
-/** Thrown as a DomainError with the seconds to wait in `details.retryAfter`. */
+/** A RATE_LIMITED error carrying the seconds to wait. */
 function limited(res: RateLimiterRes, what: string): DomainError {
   const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-  return new DomainError('RATE_LIMITED', `Too many ${what}; try again in ${retryAfter} s.`, { retryAfter });
+  return new DomainError(
+    'RATE_LIMITED',
+    `Too many ${what}; try again in ${retryAfter} s.`,
+    undefined,
+    retryAfter,
+  );
 }
 
 /** Per-client limits on authentication (rate-limiter-flexible, in memory). */
@@ -39,9 +43,3 @@ export function createRateLimiter(limits: RateLimits | false | undefined) {
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
-
-/** Headers for a RATE_LIMITED error. */
-export function retryAfterHeader(c: Context, details: unknown): void {
-  const s = (details as { retryAfter?: number } | undefined)?.retryAfter;
-  if (s) c.header('Retry-After', String(s));
-}

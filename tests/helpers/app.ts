@@ -16,13 +16,28 @@ export async function makeApp(store: NoteStore, opts: { maxBodyBytes?: number } 
   const notes = createNoteService({ store, clock, state: memoryStateStore(), logger: silentLogger });
   await notes.load();
   const app = createApp({ notes, version: '0.0.0-test', clock, logger: silentLogger, ...opts });
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const init: RequestInit = { method, headers: { ...headers } };
-    if (body !== undefined) {
-      init.body = typeof body === 'string' ? body : JSON.stringify(body);
-      (init.headers as Record<string, string>)['content-type'] = 'application/json';
+  const send = requester(app);
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    send(method, path, { body, headers });
+  return { app, notes, call };
+}
+
+/** Calls `app` in-process; JSON bodies in and out (a string body is sent as it is). */
+export function requester(app: {
+  request: (url: string, init: RequestInit) => Response | Promise<Response>;
+}) {
+  return async (
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+      headers['content-type'] = 'application/json';
     }
-    const res = await app.request(path, init);
+    const res = await app.request(`http://127.0.0.1:3000${path}`, { method, headers, body });
     const text = await res.text();
     let json: any = null;
     try {
@@ -32,7 +47,6 @@ export async function makeApp(store: NoteStore, opts: { maxBodyBytes?: number } 
     }
     return { status: res.status, headers: res.headers, json, text };
   };
-  return { app, notes, call };
 }
 
 /** An app over an in-memory vault seeded with `files`. */

@@ -8,7 +8,7 @@ import { createAuthService } from '../../core/auth/service.ts';
 import { createNoteService } from '../../core/notes.ts';
 import type { Logger, StateStore } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
-import { silentLogger } from './app.ts';
+import { requester, silentLogger } from './app.ts';
 
 export const JWT_SECRET = 'test-secret-test-secret-test-secret-!!';
 
@@ -64,27 +64,7 @@ export async function authApp(opts: AuthAppOptions = {}) {
     trustProxy: opts.trustProxy ?? false,
     socketAddress: () => '10.0.0.1',
   });
-  const call = async (
-    method: string,
-    path: string,
-    init: { body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const headers: Record<string, string> = { ...init.headers };
-    let body: string | undefined;
-    if (init.body !== undefined) {
-      body = JSON.stringify(init.body);
-      headers['content-type'] = 'application/json';
-    }
-    const res = await app.request(`http://127.0.0.1:3000${path}`, { method, headers, body });
-    const text = await res.text();
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: res.status, headers: res.headers, json, text };
-  };
+  const call = requester(app);
   const firstKey = service.firstKeyPlain()!;
   return { app, call, service, state, notes, firstKey, key: (k: string) => ({ 'x-service-key': k }) };
 }
