@@ -14,7 +14,7 @@ import { renderNote } from './vault-note.ts';
 import { planVault } from './vault-plan.ts';
 
 /** Bump when the generated text changes, so cached vaults are regenerated. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 
 /** What was generated; stored next to the vault as `<dir>.json`. */
 export interface VaultManifest {

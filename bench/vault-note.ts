@@ -127,7 +127,9 @@ export function renderNote(plan: VaultPlan, index: number, seed: number): string
     for (const b of s.blocks) {
       if (b.list) {
         const task = rng.chance(0.3);
-        out.push(`${b.parts.map((p) => `- ${task ? `[${rng.chance(0.5) ? 'x' : ' '}] ` : ''}${p}`).join('\n')}\n`);
+        out.push(
+          `${b.parts.map((p) => `- ${task ? `[${rng.chance(0.5) ? 'x' : ' '}] ` : ''}${p}`).join('\n')}\n`,
+        );
       } else out.push(`${b.parts.join(' ')}\n`);
     }
     for (const e of s.extra) out.push(`${e}\n`);

@@ -1,4 +1,13 @@
-import { capital, createRng, HEADINGS, NAME_WORDS, type Rng, TOPICS, UNICODE_NAMES } from './vault-text.ts';
+import {
+  capital,
+  createRng,
+  HEADINGS,
+  NAME_WORDS,
+  type Rng,
+  TOPICS,
+  UNICODE_NAMES,
+  WORDS,
+} from './vault-text.ts';
 
 /** One note of a planned vault. */
 export interface PlannedNote {
@@ -33,17 +42,24 @@ const dateStem = (rng: Rng): string => {
   return `${rng.int(2019, 2024)}-${m}-${d}`;
 };
 
+/**
+ * A file name. Most are unique across the vault, as in real vaults; about 2% are the
+ * per-folder names that many folders share (Index, README, ...), which makes links by
+ * name ambiguous and exercises resolution by path.
+ */
+const NAME_TAIL = WORDS.filter((w) => w.length >= 5 && !w.includes("'"));
+
 const noteStem = (rng: Rng, folder: string): string => {
   const r = rng.next();
-  if (r < 0.01) return rng.pick(UNICODE_NAMES);
-  if (r < 0.04) return rng.pick(['Index', 'Overview', 'README', 'Inbox']);
-  if (r < 0.14 || /^(Journal|Meetings)\b/.test(folder)) {
+  if (r < 0.01) return `${rng.pick(UNICODE_NAMES)} ${rng.pick(NAME_TAIL)}`;
+  if (r < 0.03) return rng.pick(['Index', 'Overview', 'README', 'Inbox']);
+  if (r < 0.13 || /^(Journal|Meetings)\b/.test(folder)) {
     return `${dateStem(rng)} ${rng.pick(NAME_WORDS)}`;
   }
-  const n = rng.int(1, 3);
   const words = [rng.pick(NAME_WORDS)];
-  for (let i = 1; i < n; i++) words.push(rng.pick(NAME_WORDS).toLowerCase());
-  return rng.chance(0.1) ? `${words.join(' ')} ${rng.int(2, 99)}` : words.join(' ');
+  const n = rng.int(2, 4);
+  for (let i = 1; i < n; i++) words.push(rng.pick(NAME_TAIL));
+  return words.join(' ');
 };
 
 /** Adds ` 2`, ` 3`, ... until `name` is not in `taken` (case-insensitively), then takes it. */

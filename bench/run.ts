@@ -1,0 +1,138 @@
+/**
+ * `npm run bench`: generates vaults (once, under .bench-vaults/), measures indexing, restart,
+ * HTTP reads and writes against a bare node:http ceiling, prints a markdown report and appends
+ * it to BENCHMARKS.md.
+ *
+ * Env: BENCH_SIZES (default 1000,10000), BENCH_DURATION (s, default 10), BENCH_WARMUP (s, 2),
+ * BENCH_CONNECTIONS (32), BENCH_COLD_RUNS (3 up to 10,000 notes, else 1), BENCH_WARM_RUNS (3),
+ * BENCH_UPDATES (200), BENCH_SEED (42), BENCH_SETTLE_MS (2000), BENCH_OUT (file, or - for none).
+ */
+import { rmSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { killAllChildren, startChild } from './children.ts';
+import { type LoadResult, type LoadSettings, runLoad } from './load.ts';
+import { appendResults, machineInfo, renderReport, targets } from './report.ts';
+import { measureSize, type SizeResult } from './suite.ts';
+
+const env = process.env;
+const int = (name: string, def: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return n;
+};
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const root = join(repo, '.bench-vaults');
+const runDir = join(root, `run-${process.pid}`);
+const sizes = (env.BENCH_SIZES ?? '1000,10000')
+  .split(',')
+  .map((s) => Number(s.trim().replace(/_/g, '')))
+  .filter((n) => Number.isInteger(n) && n > 0);
+const load: LoadSettings = {
+  connections: int('BENCH_CONNECTIONS', 32),
+  duration: int('BENCH_DURATION', 10),
+  warmup: int('BENCH_WARMUP', 2),
+};
+const warmRuns = Math.max(1, int('BENCH_WARM_RUNS', 3));
+const updates = Math.max(1, int('BENCH_UPDATES', 200));
+const seed = int('BENCH_SEED', 42);
+const out = env.BENCH_OUT ?? join(repo, 'BENCHMARKS.md');
+const coldRunsFor = (notes: number) => Math.max(1, int('BENCH_COLD_RUNS', notes <= 10_000 ? 3 : 1));
+const log = (line: string) => process.stdout.write(`[bench] ${line}\n`);
+
+const cleanup = () => {
+  killAllChildren();
+  rmSync(runDir, { recursive: true, force: true });
+};
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    log(`${sig}: stopping children and removing ${runDir}`);
+    cleanup();
+    process.exit(130);
+  });
+}
+
+async function measureCeiling(): Promise<LoadResult[]> {
+  const child = startChild(fileURLToPath(new URL('./ceiling-child.ts', import.meta.url)), {});
+  try {
+    const { url } = await child.waitFor<{ type: string; url: string }>('ready', 60_000);
+    const cpu = async () => (await child.ask<{ type: string; cpuUs: number }>({ type: 'mem' }, 'mem')).cpuUs;
+    const out: LoadResult[] = [];
+    for (const connections of [load.connections, 1]) {
+      const label = `bare node:http (ceiling)${connections === 1 ? ', 1 connection' : ''}`;
+      const r = await runLoad(label, { url, paths: ['/'] }, { ...load, connections }, cpu);
+      log(`${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`);
+      out.push(r);
+    }
+    return out;
+  } finally {
+    await child.stop();
+  }
+}
+
+async function main(): Promise<number> {
+  if (sizes.length === 0) throw new Error('BENCH_SIZES names no vault size');
+  await mkdir(runDir, { recursive: true });
+  const command = `${Object.entries(env)
+    .filter(([k]) => k.startsWith('BENCH_'))
+    .map(([k, v]) => `${k}=${v} `)
+    .join('')}npm run bench`;
+  const info = machineInfo({ command, load, coldRuns: coldRunsFor(Math.min(...sizes)), warmRuns, updates });
+  log(`${info.nproc} CPUs, ${info.cpu}, node ${info.node}; sizes ${sizes.join(', ')}`);
+  const [ceiling, ceiling1] = await measureCeiling();
+  const results: SizeResult[] = [];
+  const notes: string[] = [];
+  for (const notesCount of sizes) {
+    log(`--- ${notesCount} notes`);
+    try {
+      results.push(
+        await measureSize({
+          root,
+          runDir,
+          notes: notesCount,
+          seed,
+          load,
+          coldRuns: coldRunsFor(notesCount),
+          warmRuns,
+          updates,
+          settleMs: int('BENCH_SETTLE_MS', 2000),
+          log,
+        }),
+      );
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      log(`${notesCount} notes failed: ${msg}`);
+      notes.push(`${notesCount} notes: the run failed: ${msg.split('\n')[0]}`);
+    }
+  }
+  if (sizes.some((n) => coldRunsFor(n) !== info.coldRuns)) {
+    notes.push(`Cold index runs per size: ${sizes.map((n) => `${n}: ${coldRunsFor(n)}`).join(', ')}.`);
+  }
+  if (results.length === 0) return 1;
+  info.loadavg.push(loadavg()[0] ?? 0);
+  const section = renderReport(info, [ceiling!, ceiling1!], results, notes);
+  process.stdout.write(`\n${section}\n`);
+  for (const [t, v, ok] of targets(results, ceiling!)) {
+    log(`${ok === null ? 'n/a' : ok ? 'MET    ' : 'NOT MET'}  ${t}: ${v}`);
+  }
+  if (out !== '-') {
+    await appendResults(resolve(out), section);
+    log(`appended to ${out}`);
+  }
+  return notes.some((n) => n.includes('failed')) ? 1 : 0;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (err) {
+  log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+} finally {
+  cleanup();
+}
+process.exit(code);
