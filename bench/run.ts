@@ -7,6 +7,7 @@
  * BENCH_CONNECTIONS (32), BENCH_COLD_RUNS (3 up to 10,000 notes, else 1), BENCH_WARM_RUNS (3),
  * BENCH_UPDATES (200), BENCH_SEED (42), BENCH_SETTLE_MS (2000), BENCH_OUT (file, or - for none).
  */
+
 import { rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -14,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAllChildren, startChild } from './children.ts';
 import { type LoadResult, type LoadSettings, runLoad } from './load.ts';
+import { type RelayBenchResult, relayBench } from './relay-throughput.ts';
 import { appendResults, machineInfo, renderReport, targets } from './report.ts';
 import { measureSize, type SizeResult } from './suite.ts';
 
@@ -75,6 +77,24 @@ async function measureCeiling(): Promise<LoadResult[]> {
   }
 }
 
+/** The relay table: each target against direct, measured in the same run. */
+function renderRelay(rows: RelayBenchResult[]): string {
+  const base = rows[0]!;
+  const lines = [
+    'Relay (issue 4 target: through-relay req/s >= 40% of direct, < 3 ms added at p50); 32 connections:',
+    '',
+    '| target | req/s | of direct | p50 ms | p99 ms | added p50 ms | non-2xx |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const share = Math.round((r.rps / base.rps) * 100);
+    lines.push(
+      `| ${r.label} | ${r.rps.toLocaleString('en-US')} | ${share}% | ${r.p50} | ${r.p99} | ${(r.p50 - base.p50).toFixed(1)} | ${r.non2xx} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 async function main(): Promise<number> {
   if (sizes.length === 0) throw new Error('BENCH_SIZES names no vault size');
   await mkdir(runDir, { recursive: true });
@@ -115,7 +135,11 @@ async function main(): Promise<number> {
   }
   if (results.length === 0) return 1;
   info.loadavg.push(loadavg()[0] ?? 0);
-  const section = renderReport(info, [ceiling!, ceiling1!], results, notes);
+  let section = renderReport(info, [ceiling!, ceiling1!], results, notes);
+  if (env.BENCH_RELAY !== '0') {
+    log('--- relay: GET /api/v1/notes/:path direct and through the relay');
+    section += `\n${renderRelay(await relayBench(int('BENCH_DURATION', 10)))}`;
+  }
   process.stdout.write(`\n${section}\n`);
   for (const [t, v, ok] of targets(results, ceiling!)) {
     log(`${ok === null ? 'n/a' : ok ? 'MET    ' : 'NOT MET'}  ${t}: ${v}`);
