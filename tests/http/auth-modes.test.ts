@@ -69,6 +69,27 @@ describe('jwt mode', () => {
     expect((await call('POST', '/api/v1/auth/token', { headers: key('quire_sk_nope') })).status).toBe(401);
   });
 
+  it('answers 401 on every protected route with a bad or an expired token', async () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const { app, call, firstKey, key } = await authApp({
+      mode: 'jwt',
+      now: () => now,
+      jwt: { ttlSeconds: 60 },
+    });
+    const tok = (await call('POST', '/api/v1/auth/token', { headers: key(firstKey) })).json.data.token;
+    now += 120_000;
+    const routes = routesOf(app).filter(
+      (r) => !isPublicRoute(r.method, r.path) && !/\/auth\/(link|token)$/.test(r.path),
+    );
+    expect(routes.length).toBeGreaterThan(10);
+    for (const r of routes) {
+      for (const bearer of [tok, 'garbage']) {
+        const res = await call(r.method, r.path, { headers: { authorization: `Bearer ${bearer}` } });
+        expect([r, res.status]).toEqual([r, 401]);
+      }
+    }
+  });
+
   it('refuses missing, forged, expired, not-yet-valid and wrong-audience tokens', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const s = Math.floor(now / 1000);
