@@ -168,6 +168,31 @@ export function createLinkGraph() {
       return changed;
     },
 
+    /**
+     * Adds many notes that are not in the graph yet, in one pass: every path is known before any
+     * link resolves, so nothing needs re-resolving.
+     */
+    load(notes: readonly (readonly [string, readonly LinkRef[]])[]): void {
+      for (const [path] of notes) {
+        if (sources.has(path)) continue;
+        addTo(byStem, linkKey(path), path);
+        byLowerPath.set(lower(path), path);
+        sources.set(path, { links: [], keys: new Set() });
+      }
+      const ignored = new Set<string>();
+      for (const [path, links] of notes) {
+        const src: Source = { links: [], keys: new Set() };
+        for (const l of distinctLinks(links)) {
+          src.links.push({ ...l, path: resolve(path, l) });
+          src.keys.add(linkKey(l.target));
+        }
+        for (const k of src.keys) addTo(refsByKey, k, path);
+        sources.set(path, src);
+        attach(path, src, ignored);
+        ignored.clear();
+      }
+    },
+
     /** Removes a note; links to it re-resolve (to another note of that name, or to null). */
     remove(path: string): Set<string> {
       const changed = new Set<string>();

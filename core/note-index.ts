@@ -122,6 +122,18 @@ export function createNoteIndex(serializedSearch?: string | null) {
       return forget(graph.set(entry.path, entry.links)) as Set<string>;
     },
 
+    /** Adds many new entries at once (a vault being loaded); the search index is fed separately. */
+    putMany(list: readonly IndexEntry[]): void {
+      for (const e of list) {
+        entries.set(e.path, e);
+        addFolders(e.path);
+      }
+      sorted = null;
+      summaries.clear();
+      generation++;
+      graph.load(list.map((e) => [e.path, e.links] as const));
+    },
+
     /** Removes an entry. Returns the paths whose links or backlinks changed. */
     remove(path: string): Set<string> {
       if (!entries.delete(path)) return new Set();

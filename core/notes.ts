@@ -11,7 +11,7 @@ import {
   parseIndexCache,
   toEntry,
 } from './note-index.ts';
-import { basename, validateFolderPath, validateNotePath } from './paths.ts';
+import { basename, stem, validateFolderPath, validateNotePath } from './paths.ts';
 import type { Clock, FileInfo, Logger, NoteStore, StateStore, StoreChange } from './ports.ts';
 import { makeSnippet, type SearchHit } from './search.ts';
 
@@ -242,6 +242,8 @@ export function createNoteService(deps: NoteServiceDeps) {
         for (const p of cache?.entries.keys() ?? []) if (!present.has(p)) index.search.remove(p);
         for (const folder of await store.listFolders()) index.addFolder(folder);
         const BATCH = 64;
+        // Entries go into the index together at the end: the link graph resolves in one pass.
+        const loaded: IndexEntry[] = [];
         for (let i = 0; i < files.length; i += BATCH) {
           const batch = files.slice(i, i + BATCH);
           const toParse: { info: FileInfo; bytes: Uint8Array; firstSeen: number }[] = [];
@@ -253,7 +255,7 @@ export function createNoteService(deps: NoteServiceDeps) {
               cached.mtimeMs === info.mtimeMs &&
               index.search.has(info.path)
             ) {
-              index.put(cached);
+              loaded.push(cached);
             } else
               toParse.push({
                 info,
@@ -270,12 +272,20 @@ export function createNoteService(deps: NoteServiceDeps) {
           const analyses = await analyzeBatch(texts);
           for (const [j, t] of toParse.entries()) {
             const a = analyses[j]!;
-            index.put(toEntry(t.info.path, t.info, await sha256Hex(t.bytes), a, t.firstSeen), a.text);
+            const entry = toEntry(t.info.path, t.info, await sha256Hex(t.bytes), a, t.firstSeen);
+            index.search.put({
+              path: entry.path,
+              title: entry.titleExplicit ?? stem(entry.path),
+              tags: entry.tags.join(' '),
+              text: a.text,
+            });
+            loaded.push(entry);
           }
           if (toParse.length) dirty = true;
           status.done = Math.min(files.length, i + BATCH);
           onProgress?.(status.done, files.length);
         }
+        index.putMany(loaded);
         if (cache && cache.entries.size !== files.length) dirty = true;
         status = { state: 'ready', done: files.length, total: files.length };
       });

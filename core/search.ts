@@ -42,7 +42,7 @@ interface Serialized {
  */
 export function createSearchIndex(serialized?: string | null) {
   const postings = new Map<string, number[]>();
-  const docs = new Map<number, { path: string; len: number; terms: string[] }>();
+  const docs = new Map<number, { path: string; len: number }>();
   const ids = new Map<string, number>();
   let nextId = 0;
   let totalLen = 0;
@@ -57,17 +57,9 @@ export function createSearchIndex(serialized?: string | null) {
   if (serialized) {
     try {
       const data = JSON.parse(serialized) as Serialized;
-      const termsOf = new Map<number, string[]>();
-      for (const [term, list] of Object.entries(data.terms)) {
-        postings.set(term, list);
-        for (let i = 0; i < list.length; i += 2) {
-          const t = termsOf.get(list[i]!);
-          if (t) t.push(term);
-          else termsOf.set(list[i]!, [term]);
-        }
-      }
+      for (const [term, list] of Object.entries(data.terms)) postings.set(term, list);
       for (const [id, path, len] of data.docs) {
-        docs.set(id, { path, len, terms: termsOf.get(id) ?? [] });
+        docs.set(id, { path, len });
         ids.set(path, id);
         totalLen += len;
         nextId = Math.max(nextId, id + 1);
@@ -80,24 +72,32 @@ export function createSearchIndex(serialized?: string | null) {
     }
   }
 
+  // Removal is lazy: a removed or replaced note's id becomes a tombstone, skipped by queries and
+  // swept out of the posting lists in one pass once there are many (so a change costs only the
+  // note's own words, never a scan of every list it appears in).
+  const tombstones = new Set<number>();
+  const compact = () => {
+    if (!tombstones.size) return;
+    for (const [term, list] of postings) {
+      let w = 0;
+      for (let r = 0; r < list.length; r += 2) {
+        if (tombstones.has(list[r]!)) continue;
+        list[w++] = list[r]!;
+        list[w++] = list[r + 1]!;
+      }
+      if (w === 0) postings.delete(term);
+      else list.length = w;
+    }
+    tombstones.clear();
+  };
   const remove = (path: string) => {
     const id = ids.get(path);
     if (id === undefined) return;
-    const doc = docs.get(id)!;
-    for (const term of doc.terms) {
-      const list = postings.get(term);
-      if (!list) continue;
-      for (let i = 0; i < list.length; i += 2) {
-        if (list[i] === id) {
-          list.splice(i, 2);
-          break;
-        }
-      }
-      if (list.length === 0) postings.delete(term);
-    }
-    totalLen -= doc.len;
+    totalLen -= docs.get(id)?.len ?? 0;
     docs.delete(id);
     ids.delete(path);
+    tombstones.add(id);
+    if (tombstones.size > Math.max(1000, docs.size / 4)) compact();
   };
 
   /** Terms of the index matching query term `q`: itself, and as a prefix when `prefix`. */
@@ -125,7 +125,7 @@ export function createSearchIndex(serialized?: string | null) {
         }
       }
       const id = nextId++;
-      docs.set(id, { path: doc.path, len, terms: [...tfs.keys()] });
+      docs.set(id, { path: doc.path, len });
       ids.set(doc.path, id);
       totalLen += len;
       addPostings(id, tfs);
@@ -150,6 +150,7 @@ export function createSearchIndex(serialized?: string | null) {
           const penalty = term === qt ? 1 : 0.5;
           for (let i = 0; i < list.length; i += 2) {
             const id = list[i]!;
+            if (tombstones.has(id)) continue;
             const tf = list[i + 1]!;
             const len = docs.get(id)?.len ?? avg;
             const part = penalty * idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg)));
@@ -175,6 +176,7 @@ export function createSearchIndex(serialized?: string | null) {
         }));
     },
     serialize(): string {
+      compact();
       const data: Serialized = {
         docs: [...docs].map(([id, d]) => [id, d.path, d.len]),
         terms: Object.fromEntries(postings),
