@@ -29,9 +29,13 @@ process.on('exit', killAllChildren);
 const TSX = import.meta.resolve('tsx');
 
 /** Starts `script` (a .ts file) under tsx with `env` added, and an IPC channel. */
-export function startChild(script: string, env: Record<string, string>): BenchChild {
+export function startChild(
+  script: string,
+  env: Record<string, string>,
+  nodeFlags: string[] = [],
+): BenchChild {
   const proc = fork(script, [], {
-    execArgv: ['--import', TSX],
+    execArgv: [...nodeFlags, '--import', TSX],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

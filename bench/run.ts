@@ -13,11 +13,13 @@ import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { killAllChildren, startChild } from './children.ts';
-import { type LoadResult, type LoadSettings, runLoad } from './load.ts';
+import { startCeiling } from './ceiling.ts';
+import { killAllChildren } from './children.ts';
+import type { LoadSettings } from './load.ts';
 import { type RelayBenchResult, relayBench } from './relay-throughput.ts';
 import { appendResults, machineInfo, renderReport, targets } from './report.ts';
-import { measureSize, type SizeResult } from './suite.ts';
+import type { SizeResult } from './results.ts';
+import { measureSize } from './suite.ts';
 
 const env = process.env;
 const int = (name: string, def: number): number => {
@@ -47,6 +49,7 @@ const out = env.BENCH_OUT ?? join(repo, 'BENCHMARKS.md');
 const coldRunsFor = (notes: number) => Math.max(1, int('BENCH_COLD_RUNS', notes <= 10_000 ? 3 : 1));
 const log = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 
+let stopCeiling = async () => {};
 const cleanup = () => {
   killAllChildren();
   rmSync(runDir, { recursive: true, force: true });
@@ -57,24 +60,6 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     cleanup();
     process.exit(130);
   });
-}
-
-async function measureCeiling(): Promise<LoadResult[]> {
-  const child = startChild(fileURLToPath(new URL('./ceiling-child.ts', import.meta.url)), {});
-  try {
-    const { url } = await child.waitFor<{ type: string; url: string }>('ready', 60_000);
-    const cpu = async () => (await child.ask<{ type: string; cpuUs: number }>({ type: 'mem' }, 'mem')).cpuUs;
-    const out: LoadResult[] = [];
-    for (const connections of [load.connections, 1]) {
-      const label = `bare node:http (ceiling)${connections === 1 ? ', 1 connection' : ''}`;
-      const r = await runLoad(label, { url, paths: ['/'] }, { ...load, connections }, cpu);
-      log(`${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`);
-      out.push(r);
-    }
-    return out;
-  } finally {
-    await child.stop();
-  }
 }
 
 /** The relay table: each target against direct, measured in the same run. */
@@ -104,7 +89,8 @@ async function main(): Promise<number> {
     .join('')}npm run bench`;
   const info = machineInfo({ command, load, coldRuns: coldRunsFor(Math.min(...sizes)), warmRuns, updates });
   log(`${info.nproc} CPUs, ${info.cpu}, node ${info.node}; sizes ${sizes.join(', ')}`);
-  const [ceiling, ceiling1] = await measureCeiling();
+  const ceilingServer = await startCeiling(load, log);
+  stopCeiling = () => ceilingServer.stop();
   const results: SizeResult[] = [];
   const notes: string[] = [];
   for (const notesCount of sizes) {
@@ -121,6 +107,7 @@ async function main(): Promise<number> {
           warmRuns,
           updates,
           settleMs: int('BENCH_SETTLE_MS', 2000),
+          ceiling: () => ceilingServer.measure(),
           log,
         }),
       );
@@ -135,13 +122,14 @@ async function main(): Promise<number> {
   }
   if (results.length === 0) return 1;
   info.loadavg.push(loadavg()[0] ?? 0);
-  let section = renderReport(info, [ceiling!, ceiling1!], results, notes);
+  await stopCeiling();
+  let section = renderReport(info, results, notes);
   if (env.BENCH_RELAY !== '0') {
     log('--- relay: GET /api/v1/notes/:path direct and through the relay');
     section += `\n${renderRelay(await relayBench(int('BENCH_DURATION', 10)))}`;
   }
   process.stdout.write(`\n${section}\n`);
-  for (const [t, v, ok] of targets(results, ceiling!)) {
+  for (const [t, v, ok] of targets(results)) {
     log(`${ok === null ? 'n/a' : ok ? 'MET    ' : 'NOT MET'}  ${t}: ${v}`);
   }
   if (out !== '-') {

@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { type BenchChild, type ChildMessage, startChild } from './children.ts';
 import { ensureVault } from './generate-vault.ts';
 import { type LoadResult, type LoadSettings, median, runLoad } from './load.ts';
+import type { InprocResult, SizeResult } from './results.ts';
 import { measureRoutes } from './routes.ts';
-import { httpUpdates, listAfterWrite, planUpdates, type Timing, whileWriting } from './update.ts';
+import { httpUpdates, listAfterWrite, planUpdates, whileWriting } from './update.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const SERVER = here('./server-child.ts');
@@ -23,6 +24,8 @@ export interface SizeOptions {
   warmRuns: number;
   updates: number;
   settleMs: number;
+  /** Measures the ceiling server; called right before the routes, for ratios from one moment. */
+  ceiling: () => Promise<LoadResult[]>;
   log: (line: string) => void;
 }
 
@@ -36,44 +39,6 @@ type Ready = ChildMessage & {
   cacheBytes: number;
 };
 type Mem = ChildMessage & { rss: number; maxRss: number; cpuUs: number };
-
-/** Result of the in-process child (see inproc-child.ts). */
-export type InprocResult = ChildMessage & {
-  parseAllMs: number;
-  heapAfterLoad: number;
-  saveCacheMs: number;
-  loadMs: number;
-  update: Timing;
-  parse: Timing;
-  listRebuild: Timing;
-};
-
-/** Everything measured for one vault size; times in ms, sizes in bytes. */
-export interface SizeResult {
-  notes: number;
-  vaultBytes: number;
-  folders: number;
-  cold: {
-    readyMs: number;
-    cpuMs: number;
-    wallMs: number;
-    runs: number[];
-    rss: number;
-    maxRss: number;
-    cacheBytes: number;
-  };
-  warm: { readyMs: number; cpuMs: number; wallMs: number; runs: number[]; rss: number };
-  idleRss: number;
-  loads: LoadResult[];
-  listBytes: number;
-  noteBytes: number;
-  put: Timing;
-  listAfterWrite: Timing;
-  stopMs: number;
-  endRss: number;
-  endMaxRss: number;
-  inproc: InprocResult;
-}
 
 const SERVER_TIMEOUT = 20 * 60_000;
 
@@ -131,6 +96,7 @@ export async function measureSize(o: SizeOptions): Promise<SizeResult> {
     const idle = await server!.ask<Mem>({ type: 'mem' }, 'mem');
 
     const cpuUs = async () => (await server!.ask<Mem>({ type: 'mem' }, 'mem')).cpuUs;
+    const ceiling = await o.ceiling();
     const routes = await measureRoutes({
       base,
       notePaths: vault.manifest.paths,
@@ -155,11 +121,15 @@ export async function measureSize(o: SizeOptions): Promise<SizeResult> {
     const end = await server!.ask<Mem>({ type: 'mem' }, 'mem');
     const stopMs = await stop();
 
-    const probeChild = startChild(INPROC, {
-      VAULT_DIR: vault.dir,
-      SEED: String(o.seed),
-      UPDATES: String(o.updates),
-    });
+    const probeChild = startChild(
+      INPROC,
+      {
+        VAULT_DIR: vault.dir,
+        SEED: String(o.seed),
+        UPDATES: String(o.updates),
+      },
+      ['--expose-gc'],
+    );
     const inproc = await probeChild.waitFor<InprocResult>('result', SERVER_TIMEOUT);
     await probeChild.stop();
     o.log(`in-process update(): median ${inproc.update.median.toFixed(2)} ms`);
@@ -185,6 +155,7 @@ export async function measureSize(o: SizeOptions): Promise<SizeResult> {
         rss: warms.at(-1)!.rss,
       },
       idleRss: idle.rss,
+      ceiling,
       ...routes,
       put,
       listAfterWrite: law,
