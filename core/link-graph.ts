@@ -137,6 +137,25 @@ export function createLinkGraph() {
     }
   };
 
+  /** Makes `path` known as a link target (no links of its own yet). */
+  const addPath = (path: string) => {
+    addTo(byStem, linkKey(path), path);
+    byLowerPath.set(lower(path), path);
+    sources.set(path, { links: [], keys: new Set() });
+  };
+
+  /** Resolves and records the outgoing links of a known `path` (its old ones already detached). */
+  const setLinks = (path: string, links: readonly LinkRef[], changed: Set<string>) => {
+    const src: Source = { links: [], keys: new Set() };
+    for (const l of distinctLinks(links)) {
+      src.links.push({ ...l, path: resolve(path, l) });
+      src.keys.add(linkKey(l.target));
+    }
+    for (const k of src.keys) addTo(refsByKey, k, path);
+    sources.set(path, src);
+    attach(path, src, changed);
+  };
+
   return {
     /** Resolution of one link as if written in `from`. */
     resolve,
@@ -152,19 +171,10 @@ export function createLinkGraph() {
         detach(path, old, changed);
         for (const k of old.keys) removeFrom(refsByKey, k, path);
       } else {
-        addTo(byStem, linkKey(path), path);
-        byLowerPath.set(lower(path), path);
-        sources.set(path, { links: [], keys: new Set() });
+        addPath(path);
         reresolve(linkKey(path), changed);
       }
-      const src: Source = { links: [], keys: new Set() };
-      for (const l of distinctLinks(links)) {
-        src.links.push({ ...l, path: resolve(path, l) });
-        src.keys.add(linkKey(l.target));
-      }
-      for (const k of src.keys) addTo(refsByKey, k, path);
-      sources.set(path, src);
-      attach(path, src, changed);
+      setLinks(path, links, changed);
       return changed;
     },
 
@@ -173,22 +183,10 @@ export function createLinkGraph() {
      * link resolves, so nothing needs re-resolving.
      */
     load(notes: readonly (readonly [string, readonly LinkRef[]])[]): void {
-      for (const [path] of notes) {
-        if (sources.has(path)) continue;
-        addTo(byStem, linkKey(path), path);
-        byLowerPath.set(lower(path), path);
-        sources.set(path, { links: [], keys: new Set() });
-      }
+      for (const [path] of notes) if (!sources.has(path)) addPath(path);
       const ignored = new Set<string>();
       for (const [path, links] of notes) {
-        const src: Source = { links: [], keys: new Set() };
-        for (const l of distinctLinks(links)) {
-          src.links.push({ ...l, path: resolve(path, l) });
-          src.keys.add(linkKey(l.target));
-        }
-        for (const k of src.keys) addTo(refsByKey, k, path);
-        sources.set(path, src);
-        attach(path, src, ignored);
+        setLinks(path, links, ignored);
         ignored.clear();
       }
     },

@@ -2,9 +2,9 @@ import { setMaxListeners } from 'node:events';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { methodNotAllowed } from 'hono/method-not-allowed';
 import { requestId } from 'hono/request-id';
 import { errorBody, errorHandler, ok, STATUS } from '../adapters/http/envelope.ts';
+import { accessLog, methodNotAllowedEnvelope } from '../adapters/http/middleware.ts';
 import { pairRoutes } from './routes/pair.ts';
 import { proxyRoutes } from './routes/proxy.ts';
 import { serverRoutes } from './routes/server.ts';
@@ -67,29 +67,14 @@ export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
   });
   app.use('/api/v1/pair/*', openCors);
   app.use('/api/v1/health', openCors);
-  app.use(async (c, next) => {
-    const started = performance.now();
-    await next();
-    // Only the route shape: proxied paths may name a user's notes.
-    const path = c.req.path.startsWith('/r/') ? '/r/:serverId/*' : c.req.path;
-    const level = QUIET.has(path) && c.res.status < 400 ? 'debug' : 'info';
-    ctx.logger[level]('request', {
-      requestId: c.get('requestId'),
-      method: c.req.method,
-      path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
-  });
   app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (c, methods) =>
-        c.json(errorBody('METHOD_NOT_ALLOWED', `Use one of: ${methods.join(', ')}.`), 405, {
-          Allow: methods.join(', '),
-        }),
+    accessLog(ctx.logger, {
+      // Only the route shape: proxied paths may name a user's notes.
+      path: (p) => (p.startsWith('/r/') ? '/r/:serverId/*' : p),
+      quiet: (p, status) => QUIET.has(p) && status < 400,
     }),
   );
+  app.use(methodNotAllowedEnvelope(app));
   const respondLimit = tooLarge(ctx.maxRespondBytes);
   const smallLimit = tooLarge(64 * 1024);
   app.use('/api/*', (c, next) =>

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { methodNotAllowed } from 'hono/method-not-allowed';
 import { requestId } from 'hono/request-id';
 import { clientAddress } from './client.ts';
 import { corsMiddleware } from './cors.ts';
 import { errorBody, errorHandler, STATUS } from './envelope.ts';
+import { accessLog, methodNotAllowedEnvelope } from './middleware.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { foldersRoutes } from './routes/folders.ts';
@@ -42,26 +42,8 @@ export function createApp(deps: AppDeps) {
     // Only browsers send Origin; everyone else skips the CORS work (it halves throughput).
     app.use('/api/*', (c, next) => (c.req.header('origin') ? withCors(c, next) : next()));
   }
-  app.use(async (c, next) => {
-    const started = performance.now();
-    await next();
-    deps.logger.info('request', {
-      requestId: c.get('requestId'),
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
-  });
-  app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (c, methods) =>
-        c.json(errorBody('METHOD_NOT_ALLOWED', `Use one of: ${methods.join(', ')}.`), 405, {
-          Allow: methods.join(', '),
-        }),
-    }),
-  );
+  app.use(accessLog(deps.logger));
+  app.use(methodNotAllowedEnvelope(app));
   const limitBody = bodyLimit({
     maxSize: maxBody,
     onError: (c) =>
