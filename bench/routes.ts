@@ -3,6 +3,9 @@ import { runNativeLoad } from './native-load.ts';
 import { probe } from './update.ts';
 import { createRng } from './vault-text.ts';
 
+/** The allowed web-client origin the server is started with (CORS_ORIGINS). */
+export const BROWSER_ORIGIN = 'http://localhost:5173';
+
 /** What the route load tests found, plus the sizes of the answers. */
 export interface RoutesResult {
   loads: LoadResult[];
@@ -50,6 +53,13 @@ export async function measureRoutes(opts: {
   };
   await load('GET note (all notes, round robin)', { url: base, paths: noteUrls });
   await load('GET note (100 hot notes)', { url: base, paths: noteUrls.slice(0, 100) });
+  // A browser (the web client) sends Origin, which switches the CORS middleware on.
+  const origin = { origin: BROWSER_ORIGIN };
+  await load('GET note (100 hot notes), browser Origin', {
+    url: base,
+    paths: noteUrls.slice(0, 100),
+    headers: origin,
+  });
   // Megabytes per answer: autocannon's JavaScript HTTP parser would be the bottleneck.
   for (const connections of [opts.load.connections, 1]) {
     const label = `GET /notes${connections === 1 ? ', 1 connection' : ''} (node:http client)`;

@@ -5,7 +5,8 @@
  *
  * Env: BENCH_SIZES (default 1000,10000), BENCH_DURATION (s, default 10), BENCH_WARMUP (s, 2),
  * BENCH_CONNECTIONS (32), BENCH_COLD_RUNS (3 up to 10,000 notes, else 1), BENCH_WARM_RUNS (3),
- * BENCH_UPDATES (200), BENCH_SEED (42), BENCH_SETTLE_MS (2000), BENCH_OUT (file, or - for none).
+ * BENCH_UPDATES (200), BENCH_SEED (42), BENCH_SETTLE_MS (2000), BENCH_OUT (file, or - for none),
+ * BENCH_RELAY (0 skips the relay figures).
  */
 
 import { rmSync } from 'node:fs';

@@ -6,7 +6,7 @@ import { type BenchChild, type ChildMessage, startChild } from './children.ts';
 import { ensureVault } from './generate-vault.ts';
 import { type LoadResult, type LoadSettings, median, runLoad } from './load.ts';
 import type { InprocResult, SizeResult } from './results.ts';
-import { measureRoutes } from './routes.ts';
+import { BROWSER_ORIGIN, measureRoutes } from './routes.ts';
 import { httpUpdates, listAfterWrite, planUpdates, whileWriting } from './update.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
@@ -61,6 +61,7 @@ export async function measureSize(o: SizeOptions): Promise<SizeResult> {
       // The note routes are measured without the cost of authentication (loopback only).
       SERVICE_AUTH_MODE: 'none',
       RATE_LIMIT: '0',
+      CORS_ORIGINS: BROWSER_ORIGIN,
     });
     const ready = await server.waitFor<Ready>('ready', SERVER_TIMEOUT);
     return { ...ready, wallMs: performance.now() - t };
