@@ -1,10 +1,9 @@
 import { setMaxListeners } from 'node:events';
-import { Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
-import { errorBody, errorHandler, ok, STATUS } from '../adapters/http/envelope.ts';
-import { accessLog, methodNotAllowedEnvelope } from '../adapters/http/middleware.ts';
+import { errorBody, errorHandler, ok } from '../adapters/http/envelope.ts';
+import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from '../adapters/http/middleware.ts';
 import { pairRoutes } from './routes/pair.ts';
 import { proxyRoutes } from './routes/proxy.ts';
 import { serverRoutes } from './routes/server.ts';
@@ -43,18 +42,7 @@ export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
   setMaxListeners(0, ctx.closing);
   const startedAt = ctx.clock.now();
   const app = new Hono<RelayEnv>();
-  const tooLarge = (max: number): MiddlewareHandler => {
-    const limit = bodyLimit({
-      maxSize: max,
-      onError: (c) =>
-        c.json(
-          errorBody('PAYLOAD_TOO_LARGE', `The request body is larger than ${max} bytes.`),
-          STATUS.PAYLOAD_TOO_LARGE,
-        ),
-    });
-    // GET and HEAD carry no body: skip the check, which would build a full Request on Node.
-    return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next));
-  };
+  const tooLarge = bodyLimitEnvelope;
 
   app.use(requestId({ limitLength: 64 }));
   // Browser clients call these directly (pairing from the /link page). No credentials are

@@ -1,10 +1,9 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { clientAddress } from './client.ts';
 import { corsMiddleware } from './cors.ts';
-import { errorBody, errorHandler, STATUS } from './envelope.ts';
-import { accessLog, methodNotAllowedEnvelope } from './middleware.ts';
+import { errorBody, errorHandler } from './envelope.ts';
+import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from './middleware.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { foldersRoutes } from './routes/folders.ts';
@@ -44,18 +43,7 @@ export function createApp(deps: AppDeps) {
   }
   app.use(accessLog(deps.logger));
   app.use(methodNotAllowedEnvelope(app));
-  const limitBody = bodyLimit({
-    maxSize: maxBody,
-    onError: (c) =>
-      c.json(
-        errorBody('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBody} bytes.`),
-        STATUS.PAYLOAD_TOO_LARGE,
-      ),
-  });
-  // GET and HEAD carry no body; skipping them keeps the runtime's lightweight request object.
-  app.use('/api/*', (c, next) =>
-    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next),
-  );
+  app.use('/api/*', bodyLimitEnvelope(maxBody));
   const limiter = createRateLimiter(deps.rateLimits);
   app.use('/api/*', async (c, next) => {
     const authn = deps.authenticator;

@@ -1,7 +1,8 @@
 import type { Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Logger } from '../../core/ports.ts';
-import { errorBody } from './envelope.ts';
+import { errorBody, STATUS } from './envelope.ts';
 
 /** One log line per request (method, path without query, status, ms, request id); never a secret. */
 export function accessLog(
@@ -33,4 +34,18 @@ export function methodNotAllowedEnvelope(app: Hono<any>): MiddlewareHandler {
         Allow: methods.join(', '),
       }),
   });
+}
+
+/** 413 PAYLOAD_TOO_LARGE in the envelope above `max` bytes; GET and HEAD skip the check. */
+export function bodyLimitEnvelope(max: number): MiddlewareHandler {
+  const limit = bodyLimit({
+    maxSize: max,
+    onError: (c) =>
+      c.json(
+        errorBody('PAYLOAD_TOO_LARGE', `The request body is larger than ${max} bytes.`),
+        STATUS.PAYLOAD_TOO_LARGE,
+      ),
+  });
+  // GET and HEAD carry no body; skipping them keeps the runtime's lightweight request object.
+  return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next));
 }
