@@ -1,0 +1,89 @@
+/**
+ * The agent's shapes, shared by the agent, the channels that feed it, and the plugins that
+ * contribute tools to it. Framework-free: tools are described by valibot schemas.
+ */
+import type * as v from 'valibot';
+
+/** Where a chat message came from. Public channels (telegram, whatsapp) get no write tools by default. */
+export type ChannelKind = 'telegram' | 'whatsapp' | 'web';
+
+/** One thing the agent actually did while answering (every tool it ran). */
+export interface AgentAction {
+  /** The tool's name, e.g. `search_notes`, `create_note`. */
+  type: string;
+  /** One human sentence: what it did. */
+  summary: string;
+  /** The note it concerned, when there is one. */
+  path?: string;
+}
+
+/** A note the answer drew on or points at. */
+export interface RelatedNote {
+  path: string;
+  title: string;
+}
+
+/** One earlier turn of a conversation (channels keep these per conversation). */
+export interface ChatTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** What `POST /api/v1/agent/chat` carries, plus what channels add. */
+export interface ChatInput {
+  message: string;
+  /** Puts this note into the context. */
+  notePath?: string;
+  channel?: ChannelKind;
+  /** Earlier turns, oldest first. */
+  history?: ChatTurn[];
+  /**
+   * Whether tools that change notes may run. Default: allowed for direct calls and `web`,
+   * refused for `telegram` and `whatsapp`.
+   */
+  allowWrite?: boolean;
+  /** Aborts the chat (client gone, shutdown). */
+  signal?: AbortSignal;
+}
+
+/** The chat reply (decisions.md section 6). */
+export interface ChatReply {
+  reply: string;
+  actions: AgentAction[];
+  relatedNotes: RelatedNote[];
+  provider: string;
+  model: string;
+  /** ISO 8601 UTC with milliseconds. */
+  createdAt: string;
+}
+
+/** What a tool run gives back: the output for the model, and the record of what it did. */
+export interface ToolOutcome {
+  /** JSON-serializable result handed to the model (or rendered by the local provider). */
+  output: unknown;
+  action: AgentAction;
+  /** Notes this run touched or found, for `relatedNotes`. */
+  related?: RelatedNote[];
+}
+
+/** What a tool is told about the chat it runs in. */
+export interface ToolContext {
+  channel?: ChannelKind;
+  signal?: AbortSignal;
+}
+
+/** A tool the agent can call. Implemented once in the core (or contributed by a plugin). */
+export interface AgentTool<S extends v.GenericSchema = v.GenericSchema> {
+  /** snake_case, unique among the tools of one chat. */
+  name: string;
+  /** What it does, for the model. */
+  description: string;
+  /** Schema of its arguments (an object schema). */
+  input: S;
+  /** True when it changes notes or state (refused when writes are off). */
+  write: boolean;
+  run(args: v.InferOutput<S>, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/** Extra tools asked for on every chat, so plugins can come and go without a restart. */
+export type ToolSource = () => AgentTool[];
