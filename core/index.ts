@@ -1,4 +1,24 @@
 /** Quire's core: framework-free, runtime-free. */
+export {
+  type Agent,
+  type AgentDeps,
+  type AgentStatus,
+  createAgent,
+  localProvider,
+  noteTools,
+  writesAllowed,
+} from './agent/agent.ts';
+export type {
+  AgentMessage,
+  LlmProvider,
+  StepRequest,
+  StepResult,
+  ToolCall,
+  ToolResult,
+  ToolSpec,
+} from './agent/provider.ts';
+export { ChatBody } from './agent/schemas.ts';
+export type * from './agent/types.ts';
 export { sha256Hex } from './crypto.ts';
 export { DomainError, type ErrorCode, isDomainError } from './errors.ts';
 export { createLinkGraph, type LinkGraph, type LinkRef, type ResolvedLink } from './link-graph.ts';

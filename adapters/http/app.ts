@@ -5,6 +5,7 @@ import { corsMiddleware } from './cors.ts';
 import { errorBody, errorHandler } from './envelope.ts';
 import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from './middleware.ts';
 import { createRateLimiter } from './rate-limit.ts';
+import { agentRoutes } from './routes/agent.ts';
 import { authRoutes } from './routes/auth.ts';
 import { foldersRoutes } from './routes/folders.ts';
 import { notesRoutes } from './routes/notes.ts';
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/notes', notesRoutes(deps.notes, instance));
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
   app.route('/api/v1/search', searchRoutes(deps.notes));
+  if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError(errorHandler(deps.logger, 'server'));

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { Agent } from '../../core/agent/agent.ts';
 import type { Jwt } from '../../core/auth/jwt.ts';
 import type { AuthService } from '../../core/auth/service.ts';
 import type { NoteService } from '../../core/notes.ts';
@@ -57,4 +58,6 @@ export interface AppDeps {
   maxBodyBytes?: number;
   /** Identifies this process in list ETags (default: random). */
   instanceId?: string;
+  /** The agent; absent means the agent routes are not mounted. */
+  agent?: Agent;
 }

@@ -37,19 +37,24 @@ describe('the core stays framework- and platform-free', () => {
 
   it('pins the public exports of core/index.ts', () => {
     expect(Object.keys(core).sort()).toEqual([
+      'ChatBody',
       'CreateNoteBody',
       'DomainError',
       'MoveNoteBody',
       'UpdateNoteBody',
       'analyzeMarkdown',
+      'createAgent',
       'createLinkGraph',
       'createNoteService',
       'ifMatchHolds',
       'isDomainError',
+      'localProvider',
+      'noteTools',
       'sha256Hex',
       'splitFrontmatter',
       'validateFolderPath',
       'validateNotePath',
+      'writesAllowed',
     ]);
   });
 });

@@ -1,0 +1,17 @@
+import * as v from 'valibot';
+
+/** Longest chat message accepted, in characters. */
+export const MAX_MESSAGE_CHARS = 20_000;
+
+/** Body of `POST /api/v1/agent/chat`. */
+export const ChatBody = v.object({
+  message: v.pipe(
+    v.string('message must be a string.'),
+    v.minLength(1, 'message must not be empty.'),
+    v.maxLength(MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters.`),
+  ),
+  notePath: v.optional(v.pipe(v.string('notePath must be a string.'), v.maxLength(1024))),
+  channel: v.optional(
+    v.picklist(['telegram', 'whatsapp', 'web'], 'channel must be one of telegram, whatsapp, web.'),
+  ),
+});

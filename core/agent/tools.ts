@@ -1,0 +1,193 @@
+/**
+ * The agent's core tools, implemented once over the note service: search, read, create,
+ * append, list a folder, backlinks. Every provider (local or LLM) calls these same tools.
+ */
+import * as v from 'valibot';
+import { DomainError } from '../errors.ts';
+import type { NoteService } from '../notes.ts';
+import { stem } from '../paths.ts';
+import type { AgentTool, RelatedNote } from './types.ts';
+
+/** Most characters of a note body handed to the model by `read_note`. */
+export const READ_LIMIT = 12_000;
+
+const pathField = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(1024));
+
+/** Turns what a model or a person calls a note (path, path without `.md`, title) into its path. */
+export function resolveNote(notes: NoteService, ref: string): string {
+  const raw = ref
+    .trim()
+    .replace(/^\[\[|\]\]$/g, '')
+    .replace(/^\/+/, '');
+  const items = notes.list().items;
+  const byPath = new Map(items.map((n) => [n.path, n]));
+  for (const p of [raw, `${raw}.md`]) if (byPath.has(p)) return p;
+  const want = raw.replace(/\.md$/i, '').toLowerCase();
+  const match =
+    items.find((n) => n.title.toLowerCase() === want) ??
+    items.find((n) => stem(n.path).toLowerCase() === want) ??
+    items.find((n) => n.path.toLowerCase() === `${want}.md`);
+  if (!match) throw new DomainError('NOTE_NOT_FOUND', `No note called "${ref}".`);
+  return match.path;
+}
+
+/** Headings of a markdown body, outside code fences. */
+export function headingsOf(body: string): string[] {
+  const out: string[] = [];
+  let fenced = false;
+  for (const line of body.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced) {
+      const m = /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line);
+      if (m) out.push(`${m[1]} ${m[2]}`);
+    }
+  }
+  return out;
+}
+
+const tool = <S extends v.GenericSchema>(t: AgentTool<S>): AgentTool => t as unknown as AgentTool;
+
+/** The six core tools over `notes` (read tools first, then the write tools). */
+export function noteTools(notes: NoteService): AgentTool[] {
+  const rel = (path: string): RelatedNote => {
+    const n = notes.list().items.find((i) => i.path === path);
+    return { path, title: n?.title ?? stem(path) };
+  };
+  return [
+    tool({
+      name: 'search_notes',
+      description:
+        'Full-text search over the notes (title, tags, body). Give a query, a tag, or both. Returns paths, titles, snippets.',
+      input: v.object({
+        query: v.optional(v.pipe(v.string(), v.maxLength(500))),
+        tag: v.optional(v.pipe(v.string(), v.maxLength(200))),
+        limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20))),
+      }),
+      write: false,
+      async run({ query, tag, limit = 8 }) {
+        const t = tag?.trim().replace(/^#/, '').toLowerCase();
+        const q = query?.trim();
+        if (!q && !t) throw new DomainError('VALIDATION_ERROR', 'Give a query or a tag.');
+        let results: { path: string; title: string; snippet: string; tags: string[] }[];
+        if (q) {
+          const hits = await notes.search(q, t ? 100 : limit);
+          results = hits
+            .filter((h) => !t || h.tags.some((x) => x.toLowerCase() === t))
+            .slice(0, limit)
+            .map(({ path, title, snippet, tags }) => ({ path, title, snippet, tags }));
+        } else {
+          results = notes
+            .list()
+            .items.filter((n) => n.tags.some((x) => x.toLowerCase() === t))
+            .slice(0, limit)
+            .map(({ path, title, tags }) => ({ path, title, snippet: '', tags }));
+        }
+        const what = [q && `"${q}"`, t && `tag #${t}`].filter(Boolean).join(' with ');
+        return {
+          output: { results },
+          action: { type: 'search_notes', summary: `Searched ${what}: ${results.length} found.` },
+          related: results.map(({ path, title }) => ({ path, title })),
+        };
+      },
+    }),
+    tool({
+      name: 'read_note',
+      description: 'Reads one note by path or title: title, tags, headings, links, backlinks and its text.',
+      input: v.object({ path: pathField }),
+      write: false,
+      async run({ path: ref }) {
+        const note = await notes.get(resolveNote(notes, ref));
+        const truncated = note.content.length > READ_LIMIT;
+        return {
+          output: {
+            path: note.path,
+            title: note.title,
+            tags: note.tags,
+            headings: headingsOf(note.content),
+            links: [...new Set(note.links.map((l) => l.path ?? l.target))],
+            backlinks: note.backlinks.map((b) => b.path),
+            wordCount: note.wordCount,
+            updatedAt: note.updatedAt,
+            content: truncated ? note.content.slice(0, READ_LIMIT) : note.content,
+            truncated,
+          },
+          action: { type: 'read_note', summary: `Read "${note.title}".`, path: note.path },
+          related: [{ path: note.path, title: note.title }],
+        };
+      },
+    }),
+    tool({
+      name: 'list_folder',
+      description: 'Lists the notes and sub-folders of a folder ("" is the vault root).',
+      input: v.object({ path: v.optional(v.pipe(v.string(), v.maxLength(1024))) }),
+      write: false,
+      async run({ path = '' }) {
+        const folder = path.trim().replace(/^\/+|\/+$/g, '');
+        const tree = notes.tree(folder);
+        const entries = tree.children.map((c) =>
+          c.type === 'note'
+            ? { type: 'note' as const, path: c.path, title: c.title }
+            : { type: 'folder' as const, path: c.path, noteCount: c.noteCount },
+        );
+        const where = folder === '' ? 'the vault root' : `"${folder}"`;
+        return {
+          output: { folder, noteCount: tree.noteCount, entries },
+          action: { type: 'list_folder', summary: `Listed ${where}: ${entries.length} entries.` },
+          related: entries.flatMap((e) => (e.type === 'note' ? [{ path: e.path, title: e.title }] : [])),
+        };
+      },
+    }),
+    tool({
+      name: 'backlinks',
+      description: 'The notes that link to a note (given by path or title).',
+      input: v.object({ path: pathField }),
+      write: false,
+      async run({ path: ref }) {
+        const note = await notes.get(resolveNote(notes, ref));
+        const backlinks = note.backlinks.filter((b) => b.path !== note.path);
+        return {
+          output: { path: note.path, title: note.title, backlinks },
+          action: {
+            type: 'backlinks',
+            summary: `Found ${backlinks.length} note${backlinks.length === 1 ? '' : 's'} linking to "${note.title}".`,
+            path: note.path,
+          },
+          related: [{ path: note.path, title: note.title }, ...backlinks],
+        };
+      },
+    }),
+    tool({
+      name: 'create_note',
+      description:
+        'Creates a new note. path is vault-relative and ends in .md (e.g. "ideas/garden.md"); content is markdown.',
+      input: v.object({ path: pathField, content: v.pipe(v.string(), v.maxLength(200_000)) }),
+      write: true,
+      async run({ path, content }) {
+        const target = /\.md$/i.test(path) ? path : `${path}.md`;
+        const note = await notes.create(target, content);
+        return {
+          output: { created: note.path, title: note.title },
+          action: { type: 'create_note', summary: `Created "${note.title}".`, path: note.path },
+          related: [rel(note.path)],
+        };
+      },
+    }),
+    tool({
+      name: 'append_to_note',
+      description: 'Appends markdown text to the end of an existing note (given by path or title).',
+      input: v.object({ path: pathField, text: v.pipe(v.string(), v.minLength(1), v.maxLength(100_000)) }),
+      write: true,
+      async run({ path: ref, text }) {
+        const path = resolveNote(notes, ref);
+        const cur = await notes.get(path);
+        const sep = cur.content === '' || cur.content.endsWith('\n') ? '' : '\n';
+        const note = await notes.update(path, { content: `${cur.content}${sep}${text}\n` }, cur.checksum);
+        return {
+          output: { appended: note.path, title: note.title, wordCount: note.wordCount },
+          action: { type: 'append_to_note', summary: `Appended to "${note.title}".`, path: note.path },
+          related: [rel(note.path)],
+        };
+      },
+    }),
+  ];
+}
