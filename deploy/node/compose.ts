@@ -1,6 +1,9 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { createApp } from '../../adapters/http/app.ts';
+import { createProvider } from '../../adapters/llm/index.ts';
+import { createAgent } from '../../core/agent/agent.ts';
+import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
 import { createAuthService } from '../../core/auth/service.ts';
@@ -28,6 +31,10 @@ export async function composeApp(opts: {
   logger: Logger;
   version: string;
   relayStatus?: () => unknown;
+  /** Tools plugins contribute to the agent. */
+  agentTools?: ToolSource;
+  /** The agent's HTTP client (default: global fetch). */
+  fetch?: typeof globalThis.fetch;
 }) {
   const { config, notes, state, clock, logger } = opts;
   const service = createAuthService({
@@ -55,8 +62,19 @@ export async function composeApp(opts: {
     testClientUrl: config.testClientUrl,
     localDevUiUrl: config.localDevUiUrl,
   };
+  const agent = createAgent({
+    notes,
+    clock,
+    logger,
+    provider: createProvider({ ...config.agent, fetch: opts.fetch }),
+    enabled: config.agent.enabled,
+    extraTools: opts.agentTools,
+    maxSteps: config.agent.maxSteps,
+    timeoutMs: config.agent.timeoutMs,
+  });
   const app = createApp({
     notes,
+    agent,
     version: opts.version,
     clock,
     logger,
@@ -79,5 +97,5 @@ export async function composeApp(opts: {
     runtime: { name: 'node', version: process.version },
     maxBodyBytes: config.maxBodyBytes,
   });
-  return { app, auth: service, setupConfig };
+  return { app, auth: service, setupConfig, agent };
 }

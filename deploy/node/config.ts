@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { LogLevel } from '../../adapters/node/logger.ts';
 import type { AuthMode } from '../../core/auth/authenticator.ts';
+import { type AgentConfig, loadAgentConfig } from './agent-config.ts';
 import { bool, ConfigError, type Env, int, isLoopback, oneOf, str, url } from './env.ts';
 
 export { ConfigError };
@@ -31,6 +32,8 @@ export interface ServerConfig {
   pairCodeTtlSeconds: number;
   /** How often the whole vault is compared with the index, in seconds. */
   reconcileSeconds: number;
+  /** AGENT_*: the agent's provider and limits. */
+  agent: AgentConfig;
 }
 
 /** Reads and validates the environment; throws ConfigError on the first bad value. */
@@ -115,5 +118,6 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
       : false,
     pairCodeTtlSeconds: int(env, 'PAIRING_CODE_TTL_SECONDS', 900, 30, 86_400),
     reconcileSeconds: int(env, 'RECONCILE_SECONDS', 300, 5, 86_400),
+    agent: loadAgentConfig(env),
   };
 }

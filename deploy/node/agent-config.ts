@@ -1,0 +1,50 @@
+import { bool, ConfigError, type Env, int, oneOf, str, url } from './env.ts';
+
+/** The agent's settings from AGENT_* (README "The agent"). */
+export interface AgentConfig {
+  enabled: boolean;
+  provider: 'local' | 'openai' | 'anthropic';
+  /** Empty for `local` (it has its own name). */
+  model: string;
+  /** Null means the provider's public address. */
+  baseURL: string | null;
+  /** Never logged or answered. */
+  apiKey: string | null;
+  timeoutMs: number;
+  maxSteps: number;
+}
+
+/** Default model of the `anthropic` provider when AGENT_MODEL is not set. */
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
+
+/** Reads and validates AGENT_*; throws ConfigError naming the variable. */
+export function loadAgentConfig(env: Env): AgentConfig {
+  const provider = oneOf(env, 'AGENT_PROVIDER', ['local', 'openai', 'anthropic'] as const, 'local');
+  const model = str(env, 'AGENT_MODEL') ?? '';
+  const baseURL = url(env, 'AGENT_BASE_URL') ?? null;
+  const apiKey = str(env, 'AGENT_API_KEY') ?? null;
+  if (provider === 'openai') {
+    if (!model) {
+      throw new ConfigError(
+        'AGENT_PROVIDER=openai needs AGENT_MODEL (e.g. gpt-4o-mini, or llama3.1 for Ollama).',
+      );
+    }
+    if (!baseURL && !apiKey) {
+      throw new ConfigError(
+        'AGENT_PROVIDER=openai without AGENT_BASE_URL talks to api.openai.com and needs AGENT_API_KEY; for Ollama set AGENT_BASE_URL=http://localhost:11434/v1.',
+      );
+    }
+  }
+  if (provider === 'anthropic' && !apiKey) {
+    throw new ConfigError('AGENT_PROVIDER=anthropic needs AGENT_API_KEY.');
+  }
+  return {
+    enabled: bool(env, 'AGENT_ENABLED', true),
+    provider,
+    model: provider === 'anthropic' ? model || DEFAULT_ANTHROPIC_MODEL : provider === 'local' ? '' : model,
+    baseURL,
+    apiKey,
+    timeoutMs: int(env, 'AGENT_TIMEOUT_MS', 60_000, 1_000, 600_000),
+    maxSteps: int(env, 'AGENT_MAX_STEPS', 8, 1, 32),
+  };
+}

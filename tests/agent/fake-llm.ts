@@ -1,0 +1,109 @@
+/**
+ * Real HTTP servers on loopback that speak the OpenAI chat-completions and Anthropic Messages
+ * wire formats, scripted per test. They record every request (path, headers, JSON body).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Recorded {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+/** What the script answers: a status and JSON body, or `hang` to never answer. */
+export type Answer = { status?: number; body: unknown } | 'hang';
+
+/** Starts a scripted server; `answer` gets each request and the ones before it. */
+export async function startFakeLlm(answer: (req: Recorded, all: Recorded[]) => Answer | Promise<Answer>) {
+  const requests: Recorded[] = [];
+  const hanging = new Set<ServerResponse>();
+  const server = createServer(async (req, res) => {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    const rec: Recorded = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      body: raw ? JSON.parse(raw) : null,
+    };
+    requests.push(rec);
+    const a = await answer(rec, requests);
+    if (a === 'hang') {
+      hanging.add(res);
+      return;
+    }
+    res.writeHead(a.status ?? 200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(a.body));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    /** Only the model calls (not the reachability probes). */
+    calls: () => requests.filter((r) => r.method === 'POST'),
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+let seq = 0;
+
+/** An OpenAI chat.completion answer: tool calls, or a final text. */
+export function openaiAnswer(o: { text?: string; calls?: { name: string; args: unknown }[] }): Answer {
+  const calls = o.calls ?? [];
+  return {
+    body: {
+      id: `chatcmpl-${++seq}`,
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: 'fake-model',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: o.text ?? null,
+            ...(calls.length
+              ? {
+                  tool_calls: calls.map((c, i) => ({
+                    id: `call_${seq}_${i}`,
+                    type: 'function',
+                    function: { name: c.name, arguments: JSON.stringify(c.args) },
+                  })),
+                }
+              : {}),
+          },
+          finish_reason: calls.length ? 'tool_calls' : 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    },
+  };
+}
+
+/** An Anthropic Messages answer: tool_use blocks, or a final text. */
+export function anthropicAnswer(o: { text?: string; calls?: { name: string; args: unknown }[] }): Answer {
+  const calls = o.calls ?? [];
+  seq++;
+  return {
+    body: {
+      id: `msg_${seq}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-fake',
+      content: [
+        ...(o.text ? [{ type: 'text', text: o.text }] : []),
+        ...calls.map((c, i) => ({ type: 'tool_use', id: `toolu_${seq}_${i}`, name: c.name, input: c.args })),
+      ],
+      stop_reason: calls.length ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 5 },
+    },
+  };
+}
