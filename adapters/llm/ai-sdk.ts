@@ -4,7 +4,13 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { generateText, jsonSchema, type LanguageModel, type ModelMessage, type ToolSet, tool } from 'ai';
-import type { AgentMessage, LlmProvider, StepRequest, StepResult, ToolSpec } from '../../core/agent/provider.ts';
+import type {
+  AgentMessage,
+  LlmProvider,
+  StepRequest,
+  StepResult,
+  ToolSpec,
+} from '../../core/agent/provider.ts';
 import { providerError } from './errors.ts';
 
 /** The transcript as AI SDK model messages. */

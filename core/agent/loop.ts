@@ -69,7 +69,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutput> {
     if (timedOut) {
       throw new DomainError(
         'AGENT_PROVIDER_ERROR',
-        `The ${provider.name} provider did not finish within ${Math.round(timeoutMs / 1000)} s; check that the model (${provider.model}) is loaded and fast enough, or raise AGENT_TIMEOUT_MS.`,
+        `The ${provider.name} provider did not finish within ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`}; check that the model (${provider.model}) is loaded and fast enough, or raise AGENT_TIMEOUT_MS.`,
       );
     }
     if (input.signal?.aborted) throw new DomainError('AGENT_PROVIDER_ERROR', 'The chat was cancelled.');

@@ -15,8 +15,57 @@ export interface Recorded {
 /** What the script answers: a status and JSON body, or `hang` to never answer. */
 export type Answer = { status?: number; body: unknown } | 'hang';
 
+/**
+ * What the real APIs refuse with 400: a tool result that answers no earlier tool call, a
+ * request without the fields they require. Null when the request is well formed.
+ */
+export function wireProblem(dialect: 'openai' | 'anthropic', req: Recorded): string | null {
+  const b = req.body;
+  if (req.method !== 'POST') return null;
+  if (!b || typeof b.model !== 'string' || !Array.isArray(b.messages))
+    return 'model and messages are required';
+  const seen = new Set<string>();
+  if (dialect === 'openai') {
+    if (!req.path.endsWith('/chat/completions')) return `unknown path ${req.path}`;
+    for (const t of b.tools ?? []) {
+      if (
+        t.type !== 'function' ||
+        typeof t.function?.name !== 'string' ||
+        t.function.parameters?.type !== 'object'
+      )
+        return 'tools[].function needs a name and object parameters';
+    }
+    for (const m of b.messages) {
+      for (const c of m.tool_calls ?? []) seen.add(c.id);
+      if (m.role === 'tool' && !seen.has(m.tool_call_id))
+        return `tool_call_id ${m.tool_call_id} answers no tool call`;
+    }
+    return null;
+  }
+  if (!req.path.endsWith('/messages')) return `unknown path ${req.path}`;
+  if (typeof b.max_tokens !== 'number') return 'max_tokens is required';
+  if (!req.headers['x-api-key'] || !req.headers['anthropic-version'])
+    return 'x-api-key and anthropic-version are required';
+  for (const t of b.tools ?? []) {
+    if (typeof t.name !== 'string' || t.input_schema?.type !== 'object')
+      return 'tools[] need a name and an object input_schema';
+  }
+  for (const m of b.messages) {
+    if (!['user', 'assistant'].includes(m.role)) return `bad role ${m.role}`;
+    for (const part of Array.isArray(m.content) ? m.content : []) {
+      if (part.type === 'tool_use') seen.add(part.id);
+      if (part.type === 'tool_result' && !seen.has(part.tool_use_id))
+        return `tool_use_id ${part.tool_use_id} answers no tool_use`;
+    }
+  }
+  return null;
+}
+
 /** Starts a scripted server; `answer` gets each request and the ones before it. */
-export async function startFakeLlm(answer: (req: Recorded, all: Recorded[]) => Answer | Promise<Answer>) {
+export async function startFakeLlm(
+  dialect: 'openai' | 'anthropic',
+  answer: (req: Recorded, all: Recorded[]) => Answer | Promise<Answer>,
+) {
   const requests: Recorded[] = [];
   const hanging = new Set<ServerResponse>();
   const server = createServer(async (req, res) => {
@@ -29,7 +78,10 @@ export async function startFakeLlm(answer: (req: Recorded, all: Recorded[]) => A
       body: raw ? JSON.parse(raw) : null,
     };
     requests.push(rec);
-    const a = await answer(rec, requests);
+    const problem = wireProblem(dialect, rec);
+    const a: Answer = problem
+      ? { status: 400, body: { error: { type: 'invalid_request_error', message: problem } } }
+      : await answer(rec, requests);
     if (a === 'hang') {
       hanging.add(res);
       return;
