@@ -81,6 +81,7 @@ function hitsAnswer(hits: Hit[], what: string): string {
 function answer(plan: LocalPlan, results: ToolResult[]): string {
   const r = results[0]!;
   const e = err(r);
+  // biome-ignore lint/suspicious/noExplicitAny: the outputs are the core tools' own shapes (tools.ts).
   const o = r.output as Record<string, any>;
   switch (plan.kind) {
     case 'create':

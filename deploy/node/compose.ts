@@ -72,6 +72,12 @@ export async function composeApp(opts: {
     maxSteps: config.agent.maxSteps,
     timeoutMs: config.agent.timeoutMs,
   });
+  logger.info('agent', {
+    enabled: config.agent.enabled,
+    provider: config.agent.provider,
+    model: config.agent.model || 'quire-local-rules',
+    baseURL: config.agent.baseURL,
+  });
   const app = createApp({
     notes,
     agent,
