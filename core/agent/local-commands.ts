@@ -93,7 +93,15 @@ function titleAndText(rest: string): { title: string; text: string } {
 
 /** Reads a message as one plan. `notePath` is the note the user pointed at, if any. */
 export function planFor(message: string, notePath?: string): LocalPlan {
-  const msg = message.trim();
+  const plan = readPlan(message.trim(), notePath);
+  // "this", "it", "this note" mean the note the user is looking at.
+  if (notePath && 'note' in plan && /^(?:this|it|this note|the note|here)$/i.test(plan.note)) {
+    return { ...plan, note: notePath };
+  }
+  return plan;
+}
+
+function readPlan(msg: string, notePath?: string): LocalPlan {
   let m = CREATE.exec(msg);
   if (m) {
     const { title, text } = titleAndText(m[1]!.trim());

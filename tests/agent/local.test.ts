@@ -81,6 +81,17 @@ describe('the local provider', () => {
     expect((await notes.get('inbox.md')).content).toBe('# Inbox\n\n- first idea\nsecond idea\n');
   });
 
+  it('reads "this" as the notePath note', async () => {
+    const { agent, notes } = await localAgent();
+    const r = await agent.chat({ message: 'append to this: - third idea', notePath: 'inbox.md' });
+    expect(r.actions).toEqual([
+      { type: 'append_to_note', summary: 'Appended to "Inbox".', path: 'inbox.md' },
+    ]);
+    expect((await notes.get('inbox.md')).content).toBe('# Inbox\n\n- first idea\n- third idea\n');
+    const b = await agent.chat({ message: 'show backlinks of this note', notePath: 'garden/compost.md' });
+    expect(b.reply).toContain('1 note links to "Compost"');
+  });
+
   it('finds notes by tag', async () => {
     const { agent } = await localAgent();
     const r = await agent.chat({ message: 'find notes tagged #garden' });
