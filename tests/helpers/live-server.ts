@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import type { Logger } from '../../core/ports.ts';
+import { loadConfig } from '../../deploy/node/config.ts';
+import { startServer } from '../../deploy/node/server.ts';
+import { tempDir, waitFor } from './app.ts';
+
+/** A logger that keeps every line as JSON text, to check that nothing secret was logged. */
+export function capturingLogger() {
+  const lines: string[] = [];
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
+    lines.push(JSON.stringify({ level, msg, ...fields }));
+  };
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { logger, lines };
+}
+
+/**
+ * The real Node server (deploy/node) on 127.0.0.1 port 0 with its data in a temp dir; in relay
+ * pairing mode with the embedded relay on port 0, waited on until it is online.
+ */
+export async function liveServer(env: Record<string, string> = {}) {
+  const tmp = await tempDir('quire-live-');
+  const { logger, lines } = capturingLogger();
+  const config = loadConfig({
+    PORT: '0',
+    RELAY_PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: join(tmp.dir, 'data'),
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
+  const server = await startServer(config, { logger });
+  await server.ready;
+  const setup = async () => {
+    const res = await fetch(`${server.url}/api/v1/system/setup`);
+    return ((await res.json()) as any).data;
+  };
+  const first = await setup();
+  if (first.pairing.mode === 'relay') {
+    await waitFor(async () => {
+      const res = await fetch(`${server.url}/api/v1/system/info`, {
+        headers: { 'x-service-key': first.apiKey },
+      });
+      return ((await res.json()) as any).data.relay.state === 'online';
+    }, 15_000);
+  }
+  return {
+    url: server.url,
+    relayUrl: first.pairing.relayUrl as string | null,
+    firstKey: first.apiKey as string,
+    vaultDir: config.vaultDir,
+    logs: lines,
+    setup,
+    async stop() {
+      await server.stop();
+      await tmp.cleanup();
+    },
+  };
+}
+
+export type LiveServer = Awaited<ReturnType<typeof liveServer>>;
