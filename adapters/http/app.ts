@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import { clientAddress } from './client.ts';
+import { clientRoutes } from './client-ui.ts';
 import { corsMiddleware } from './cors.ts';
 import { errorBody, errorHandler } from './envelope.ts';
 import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from './middleware.ts';
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
   app.route('/api/v1/search', searchRoutes(deps.notes));
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));
+  if (deps.client) app.route('/', clientRoutes(deps.client));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError(errorHandler(deps.logger, 'server'));

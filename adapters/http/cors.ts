@@ -5,9 +5,10 @@ import { cors } from 'hono/cors';
  * `http://localhost`, and there is never a wildcard. No cookies are used, so no credentials.
  */
 export function corsMiddleware(origins: readonly string[]) {
-  const allowed = new Set(origins.map((o) => o.replace(/\/+$/, '')));
+  // Read live: a root adds its own origin once it is listening (it serves the client UI).
+  const allowed = (origin: string) => origins.some((o) => o === origin || o.replace(/\/+$/, '') === origin);
   return cors({
-    origin: (origin) => (allowed.has(origin) ? origin : null),
+    origin: (origin) => (allowed(origin) ? origin : null),
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
     allowHeaders: [
       'X-Service-Key',

@@ -5,6 +5,7 @@ import type { AuthService } from '../../core/auth/service.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
+import type { ClientUiDeps } from './client-ui.ts';
 
 /** Variables set on the Hono context by the app's middleware. */
 export type AppEnv = {
@@ -44,7 +45,10 @@ export interface AppDeps {
   /** Checks protected routes; absent means every route is open (tests, embedding). */
   authenticator?: Authenticator;
   setup?: SetupDeps;
-  /** Exact-match allowlist of browser origins; absent or empty means no CORS headers. */
+  /**
+   * Exact-match allowlist of browser origins; absent or empty means no CORS headers. Read on
+   * every request, so a root may add its own origin once it knows its port.
+   */
   corsOrigins?: string[];
   /** Absent or false: no rate limiting. */
   rateLimits?: RateLimits | false;
@@ -60,4 +64,6 @@ export interface AppDeps {
   instanceId?: string;
   /** The agent; absent means the agent routes are not mounted. */
   agent?: Agent;
+  /** The built client UI, served at `/link`, `/workspace` and `/assets/*`; absent means not served. */
+  client?: ClientUiDeps;
 }

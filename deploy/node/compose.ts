@@ -1,7 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { createApp } from '../../adapters/http/app.ts';
 import { createProvider } from '../../adapters/llm/index.ts';
+import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { createAgent } from '../../core/agent/agent.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
@@ -11,6 +13,7 @@ import type { NoteService } from '../../core/notes.ts';
 import type { Clock, Logger, StateStore } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ServerConfig } from './config.ts';
+import { isLoopback } from './env.ts';
 
 /** The relay address clients are told to use: RELAY_URL, the public base, or the embedded relay. */
 export function publicRelayUrl(config: ServerConfig): string | null {
@@ -20,6 +23,24 @@ export function publicRelayUrl(config: ServerConfig): string | null {
   const host = config.publicUrl ? new URL(config.publicUrl).hostname : config.host;
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${shown}:${config.relayPort}`;
+}
+
+/** The built client UI this server serves at /link and /workspace. */
+export const CLIENT_DIST_DIR = fileURLToPath(new URL('../../client-link/dist', import.meta.url));
+
+/**
+ * The origins the server's own pages are loaded from once it listens on `port` (PUBLIC_URL, the
+ * listening address, and `localhost` for a loopback host): the client UI it serves calls the
+ * relay's /r/<serverId> address cross-origin, so CORS must allow them.
+ */
+export function selfOrigins(config: ServerConfig, port: number): string[] {
+  const out = new Set<string>();
+  if (config.publicUrl) out.add(new URL(config.publicUrl).origin);
+  const wildcard = config.host === '0.0.0.0' || config.host === '::';
+  const host = wildcard ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  out.add(`http://${host}:${port}`);
+  if (wildcard || isLoopback(config.host)) out.add(`http://localhost:${port}`);
+  return [...out];
 }
 
 /** Builds auth and the HTTP app from the config (the Node root's wiring, without sockets). */
@@ -102,6 +123,7 @@ export async function composeApp(opts: {
     },
     runtime: { name: 'node', version: process.version },
     maxBodyBytes: config.maxBodyBytes,
+    client: { assets: fsClientAssets(CLIENT_DIST_DIR), relayUrl: () => setupConfig.relayUrl },
   });
   return { app, auth: service, setupConfig, agent };
 }

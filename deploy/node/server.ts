@@ -11,7 +11,7 @@ import { analyzeMarkdown } from '../../core/markdown.ts';
 import { createNoteService } from '../../core/notes.ts';
 import type { Logger } from '../../core/ports.ts';
 import { type RunningRelay, startRelay } from '../relay/server.ts';
-import { composeApp } from './compose.ts';
+import { composeApp, selfOrigins } from './compose.ts';
 import type { ServerConfig } from './config.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -58,6 +58,7 @@ export async function startServer(
   });
   const port = (server.address() as AddressInfo).port;
   setupConfig.port = port;
+  for (const o of selfOrigins(config, port)) if (!config.corsOrigins.includes(o)) config.corsOrigins.push(o);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info('listening', { url, vault: config.vaultDir, version: pkg.version, authMode: config.authMode });
 

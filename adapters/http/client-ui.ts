@@ -1,0 +1,99 @@
+import { Hono } from 'hono';
+import { errorBody } from './envelope.ts';
+import type { AppEnv } from './types.ts';
+
+/** Where the built client UI (client-link/dist) comes from; runtime-specific. */
+export interface ClientAssets {
+  /** Bytes of `name` (`index.html`, `favicon.svg`, `assets/<hashed file>`); null when absent. */
+  get(name: string): Promise<Uint8Array | null>;
+}
+
+export interface ClientUiDeps {
+  assets: ClientAssets;
+  /** The relay this server pairs through, written into the page for links that name none. */
+  relayUrl?: () => string | null;
+}
+
+/**
+ * Scripts and styles only from this origin (no inline script), calls to any http(s) server (the
+ * page links to servers and relays you name), no framing, no referrer.
+ */
+export const CLIENT_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: https:",
+  "connect-src 'self' http: https:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': CLIENT_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
+
+const TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  woff2: 'font/woff2',
+  map: 'application/json; charset=utf-8',
+};
+const ASSET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.([a-z0-9]+)$/;
+const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** `GET /link`, `/workspace`, `/` and the hashed assets of the built client. */
+export function clientRoutes(deps: ClientUiDeps) {
+  const app = new Hono<AppEnv>();
+
+  const page = async () => {
+    const bytes = await deps.assets.get('index.html');
+    if (!bytes) {
+      return new Response(
+        JSON.stringify(errorBody('NOT_READY', 'The client UI is not built: run "npm run build:client".')),
+        { status: 503, headers: { 'content-type': 'application/json', ...SECURITY_HEADERS } },
+      );
+    }
+    const relay = deps.relayUrl?.() ?? '';
+    const html = new TextDecoder()
+      .decode(bytes)
+      .replace(
+        '<meta name="quire-relay-url" content="" />',
+        `<meta name="quire-relay-url" content="${attr(relay)}" />`,
+      );
+    return new Response(html, {
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-cache',
+        ...SECURITY_HEADERS,
+      },
+    });
+  };
+  for (const path of ['/', '/link', '/link/', '/workspace', '/workspace/']) app.get(path, page);
+
+  const file = async (dir: string, name: string, cache: string) => {
+    const type = TYPES[name.match(ASSET_NAME)?.[1] ?? ''];
+    const bytes = type && !name.includes('..') ? await deps.assets.get(`${dir}${name}`) : null;
+    if (!type || !bytes) {
+      return new Response(JSON.stringify(errorBody('NOT_FOUND', 'No such file.')), {
+        status: 404,
+        headers: { 'content-type': 'application/json', ...SECURITY_HEADERS },
+      });
+    }
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: { 'content-type': type, 'cache-control': cache, ...SECURITY_HEADERS },
+    });
+  };
+  app.get('/favicon.svg', () => file('', 'favicon.svg', 'public, max-age=86400'));
+  // Vite names every asset by its content hash, so it can be cached for good.
+  app.get('/assets/:name', (c) =>
+    file('assets/', c.req.param('name'), 'public, max-age=31536000, immutable'),
+  );
+  return app;
+}
