@@ -1,0 +1,10 @@
+import './styles.css';
+import { profileStore } from './flow/profiles.ts';
+import { renderLinkPage } from './ui/link-page.ts';
+import { renderWorkspace } from './ui/workspace.ts';
+
+const root = document.getElementById('app')!;
+const path = location.pathname.replace(/\/+$/, '') || '/';
+if (path === '/link') renderLinkPage(root);
+else if (path === '/workspace') renderWorkspace(root);
+else location.replace(profileStore(localStorage).active() ? '/workspace' : '/link');

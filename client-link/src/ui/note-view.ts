@@ -1,0 +1,130 @@
+import { ApiFailure } from '../flow/api.ts';
+import type { Note } from '../flow/workspace-api.ts';
+import { h, mount } from './dom.ts';
+import { renderNote } from './markdown.ts';
+import { describe, type Workspace } from './workspace.ts';
+
+/** One note: rendered body, tags, backlinks; edit (with If-Match), move and delete. */
+export function noteView(ws: Workspace, note: Note): HTMLElement {
+  const root = h('article', { 'data-testid': 'note', 'data-path': note.path });
+  const body = h('div', { class: 'markdown', 'data-testid': 'note-body' });
+  // micromark output: raw HTML in the note is escaped, unsafe URLs are dropped.
+  body.innerHTML = renderNote(note);
+  const show = () =>
+    mount(
+      root,
+      h('h1', {}, note.title),
+      h(
+        'p',
+        { class: 'meta' },
+        `${note.path} · ${note.wordCount} words · updated ${new Date(note.updatedAt).toLocaleString()}`,
+      ),
+      note.tags.length
+        ? h(
+            'p',
+            { class: 'tags', 'data-testid': 'tags' },
+            ...note.tags.map((t) => h('span', { class: 'tag' }, `#${t}`)),
+          )
+        : null,
+      h(
+        'p',
+        { class: 'actions' },
+        h('button', { type: 'button', 'data-testid': 'edit', onclick: edit }, 'Edit'),
+        h('button', { type: 'button', 'data-testid': 'move', onclick: move }, 'Move'),
+        h('button', { type: 'button', 'data-testid': 'delete', onclick: remove }, 'Delete'),
+      ),
+      body,
+      h('h2', {}, 'Backlinks'),
+      note.backlinks.length
+        ? h(
+            'ul',
+            { 'data-testid': 'backlinks' },
+            ...note.backlinks.map((b) =>
+              h('li', {}, h('a', { href: `#note=${encodeURIComponent(b.path)}` }, b.title)),
+            ),
+          )
+        : h('p', { class: 'hint' }, 'No note links here yet.'),
+    );
+
+  function edit() {
+    const area = h('textarea', { rows: '20', 'data-testid': 'editor' });
+    area.value = note.content;
+    const problem = h('div', { class: 'alert', role: 'alert', hidden: true, 'data-testid': 'conflict' });
+    const form = h(
+      'form',
+      { class: 'editor' },
+      h('h1', {}, `Editing ${note.title}`),
+      area,
+      problem,
+      h('button', { type: 'submit', 'data-testid': 'save' }, 'Save'),
+      h('button', { type: 'button', onclick: show }, 'Cancel'),
+    );
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      try {
+        const saved = await ws.api.update(note.path, area.value, note.checksum);
+        ws.say(`Saved ${saved.path}.`);
+        await ws.refresh();
+        await ws.open(saved.path);
+      } catch (err) {
+        problem.hidden = false;
+        if (err instanceof ApiFailure && err.status === 412) {
+          // Never overwrite: keep the person's text and let them decide.
+          mount(
+            problem,
+            'This note changed on the server since you opened it, so your version was not saved. Your text is still here: copy what you need, then ',
+            h(
+              'button',
+              { type: 'button', onclick: () => void ws.open(note.path) },
+              'load the server version',
+            ),
+            '.',
+          );
+        } else mount(problem, describe(err, ws.profile.apiKey));
+      }
+    });
+    mount(root, form);
+  }
+
+  function move() {
+    const to = h('input', { name: 'to', 'data-testid': 'move-to' });
+    to.value = note.path;
+    const form = h(
+      'form',
+      { class: 'editor' },
+      h('h2', {}, `Move ${note.path}`),
+      to,
+      h('p', { class: 'hint' }, 'Links in other notes are updated.'),
+      h('button', { type: 'submit', 'data-testid': 'move-save' }, 'Move'),
+      h('button', { type: 'button', onclick: show }, 'Cancel'),
+    );
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      try {
+        const moved = await ws.api.move(note.path, to.value.trim(), note.checksum);
+        ws.say(`Moved to ${moved.path}.`);
+        await ws.refresh();
+        await ws.open(moved.path);
+      } catch (err) {
+        ws.say(describe(err, ws.profile.apiKey), 'error');
+      }
+    });
+    mount(root, form);
+  }
+
+  async function remove() {
+    if (!confirm(`Delete ${note.path} for good?`)) return;
+    try {
+      await ws.api.remove(note.path, note.checksum);
+      ws.say(`Deleted ${note.path}.`);
+      history.replaceState(null, '', '/workspace');
+      mount(root, h('p', { class: 'hint' }, `${note.path} was deleted.`));
+      await ws.refresh();
+    } catch (err) {
+      ws.say(describe(err, ws.profile.apiKey), 'error');
+    }
+  }
+
+  show();
+  return root;
+}

@@ -1,0 +1,253 @@
+import { ApiFailure } from '../flow/api.ts';
+import { type Profile, profileStore } from '../flow/profiles.ts';
+import { redact } from '../flow/redact.ts';
+import { type FolderNode, type WorkspaceApi, workspaceApi } from '../flow/workspace-api.ts';
+import { chatPanel } from './chat.ts';
+import { h, mount } from './dom.ts';
+import { noteView } from './note-view.ts';
+
+/** Shared by the workspace's panels. */
+export interface Workspace {
+  api: WorkspaceApi;
+  profile: Profile;
+  /** Opens a note in the main panel. */
+  open(path: string): Promise<void>;
+  /** Reloads the tree and the list (after a write). */
+  refresh(): Promise<void>;
+  /** Shows a message in the status line. */
+  say(text: string, kind?: 'info' | 'error'): void;
+  /** Shows the new-note form. */
+  newNote(): void;
+}
+
+/** A failure as one sentence, keys redacted. */
+export function describe(err: unknown, key?: string): string {
+  const msg = err instanceof ApiFailure ? err.message : 'Something went wrong.';
+  return redact(msg, [key]);
+}
+
+/** The /workspace page for the active profile; without one, a pointer to /link. */
+export function renderWorkspace(root: HTMLElement): void {
+  const profiles = profileStore(localStorage);
+  const active = profiles.active();
+  if (!active) {
+    mount(
+      root,
+      h(
+        'main',
+        { class: 'empty' },
+        h('h1', {}, 'No server linked yet'),
+        h('p', {}, 'Open a connect link from your server’s setup page, or '),
+        h('a', { href: '/link', 'data-testid': 'go-link' }, 'enter a server by hand'),
+      ),
+    );
+    return;
+  }
+  const profile: Profile = active;
+  const api = workspaceApi(profile);
+  const status = h('p', { class: 'status', 'data-testid': 'status', role: 'status' });
+  const side = h('nav', { class: 'side', 'data-testid': 'tree' });
+  const list = h('ul', { class: 'note-list', 'data-testid': 'note-list' });
+  const mainPanel = h(
+    'section',
+    { class: 'note', 'data-testid': 'note-panel' },
+    h('p', { class: 'hint' }, 'Pick a note, search, or create one.'),
+  );
+  const results = h('ul', { class: 'results', 'data-testid': 'search-results' });
+
+  const ws: Workspace = {
+    api,
+    profile,
+    async open(path) {
+      const hash = `#note=${encodeURIComponent(path)}`;
+      if (location.hash === hash) await showFromHash();
+      else location.hash = hash;
+    },
+    async refresh() {
+      try {
+        const [tree, notes] = await Promise.all([api.tree(), api.listNotes()]);
+        mount(side, treeView(tree, ws));
+        mount(
+          list,
+          ...notes.map((n) =>
+            h(
+              'li',
+              {},
+              h('a', { href: `#note=${encodeURIComponent(n.path)}`, 'data-path': n.path }, n.title),
+              h('small', {}, ` ${n.path}`),
+            ),
+          ),
+        );
+      } catch (err) {
+        ws.say(`Could not load your notes: ${describe(err, profile.apiKey)}`, 'error');
+      }
+    },
+    say(text, kind = 'info') {
+      status.textContent = text;
+      status.dataset.kind = kind;
+    },
+    newNote() {
+      mount(mainPanel, newNoteForm(ws));
+    },
+  };
+
+  async function showFromHash() {
+    const m = location.hash.match(/^#note=(.+)$/);
+    if (!m) return;
+    const path = decodeURIComponent(m[1]!);
+    mount(mainPanel, h('p', { class: 'hint' }, 'Loading…'));
+    try {
+      mount(mainPanel, noteView(ws, await api.read(path)));
+    } catch (err) {
+      mount(mainPanel, h('p', { class: 'alert', role: 'alert' }, describe(err, profile.apiKey)));
+    }
+  }
+  window.addEventListener('hashchange', () => void showFromHash());
+  // A link to the note already in the address bar changes no hash: open it all the same.
+  root.addEventListener('click', (e) => {
+    const a = (e.target as Element).closest?.('a[href^="#note="]');
+    if (!a) return;
+    e.preventDefault();
+    void ws.open(decodeURIComponent(a.getAttribute('href')!.slice('#note='.length)));
+  });
+
+  const search = h('input', {
+    type: 'search',
+    placeholder: 'Search notes',
+    'data-testid': 'search',
+    'aria-label': 'Search notes',
+  });
+  const searchForm = h('form', { class: 'search' }, search);
+  searchForm.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const q = search.value.trim();
+    if (!q) return mount(results);
+    try {
+      const hits = await api.search(q);
+      mount(
+        results,
+        ...(hits.length
+          ? hits.map((hit) =>
+              h(
+                'li',
+                {},
+                h('a', { href: `#note=${encodeURIComponent(hit.path)}` }, hit.title),
+                h('p', {}, hit.snippet),
+              ),
+            )
+          : [h('li', { class: 'hint' }, `Nothing found for “${q}”.`)]),
+      );
+    } catch (err) {
+      ws.say(describe(err, profile.apiKey), 'error');
+    }
+  });
+
+  mount(
+    root,
+    h(
+      'div',
+      { class: 'workspace' },
+      h(
+        'header',
+        {},
+        h('strong', { class: 'brand' }, 'Quire'),
+        profileSwitcher(profile),
+        searchForm,
+        h('button', { type: 'button', 'data-testid': 'new-note', onclick: () => ws.newNote() }, 'New note'),
+      ),
+      h('aside', {}, h('h2', {}, 'Folders'), side, h('h2', {}, 'All notes'), list),
+      h('main', {}, status, results, mainPanel),
+      chatPanel(ws, () => location.hash.match(/^#note=(.+)$/)?.[1]),
+    ),
+  );
+  void ws.refresh().then(showFromHash);
+}
+
+function treeView(node: FolderNode, ws: Workspace): HTMLElement {
+  const ul = h('ul', {});
+  for (const child of node.children) {
+    if (child.type === 'folder') {
+      ul.append(
+        h(
+          'li',
+          { class: 'folder' },
+          h(
+            'details',
+            { open: true },
+            h('summary', {}, `${child.name} (${child.noteCount})`),
+            treeView(child, ws),
+          ),
+        ),
+      );
+    } else {
+      ul.append(
+        h(
+          'li',
+          {},
+          h('a', { href: `#note=${encodeURIComponent(child.path)}`, 'data-path': child.path }, child.title),
+        ),
+      );
+    }
+  }
+  return ul;
+}
+
+function profileSwitcher(active: Profile): HTMLElement {
+  const store = profileStore(localStorage);
+  const select = h('select', { 'data-testid': 'profiles', 'aria-label': 'Server' });
+  for (const p of store.list()) {
+    const opt = h('option', { value: p.id }, p.name);
+    opt.selected = p.id === active.id;
+    select.append(opt);
+  }
+  select.addEventListener('change', () => {
+    store.activate(select.value);
+    location.assign('/workspace');
+  });
+  const forget = h(
+    'button',
+    {
+      type: 'button',
+      'data-testid': 'forget',
+      onclick: () => {
+        if (!confirm(`Forget ${active.name} on this device? Its key is removed from this browser.`)) return;
+        store.forget(active.id);
+        location.assign(store.active() ? '/workspace' : '/link');
+      },
+    },
+    'Forget',
+  );
+  return h('span', { class: 'profiles' }, select, forget, h('a', { href: '/link' }, 'Link another'));
+}
+
+function newNoteForm(ws: Workspace): HTMLElement {
+  const path = h('input', {
+    name: 'path',
+    placeholder: 'folder/name.md',
+    required: true,
+    'data-testid': 'new-path',
+  });
+  const content = h('textarea', { name: 'content', rows: '14', 'data-testid': 'new-content' });
+  const form = h(
+    'form',
+    { class: 'editor' },
+    h('h2', {}, 'New note'),
+    path,
+    content,
+    h('button', { type: 'submit', 'data-testid': 'create' }, 'Create'),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    let p = path.value.trim();
+    if (p && !p.endsWith('.md')) p += '.md';
+    try {
+      const note = await ws.api.create(p, content.value);
+      ws.say(`Created ${note.path}.`);
+      await ws.refresh();
+      await ws.open(note.path);
+    } catch (err) {
+      ws.say(describe(err, ws.profile.apiKey), 'error');
+    }
+  });
+  return form;
+}
