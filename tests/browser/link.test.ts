@@ -183,6 +183,55 @@ describe('the /link page in Chromium', () => {
     await rec.context.close();
   });
 
+  it('keeps several profiles (one server direct and through the relay, by hand), switches and forgets', async () => {
+    const rec = await recordedPage(browser);
+    const { page } = rec;
+    page.on('dialog', (d) => void d.accept());
+    const mint = async (s: LiveServer) => {
+      const res = await fetch(`${s.url}/api/v1/auth/keys`, {
+        method: 'POST',
+        headers: { 'x-service-key': s.firstKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'browser' }),
+      });
+      return ((await res.json()) as any).data.apiKey as string;
+    };
+    const linkByHand = async (serverUrl: string, key: string) => {
+      await page.goto(`${relayed.url}/link`);
+      await expect
+        .poll(() => page.getByTestId('link-error').textContent())
+        .toMatch(/no server address and key/);
+      await page.locator('#manual-server-url').fill(serverUrl);
+      await page.locator('#manual-api-key').fill(key);
+      await page.getByRole('button', { name: 'Link' }).click();
+      await page.waitForURL(/\/workspace$/);
+    };
+    await linkByHand(relayed.url, await mint(relayed));
+    const viaRelay = `${relayed.relayUrl}/r/${(await relayed.setup()).serverId}`;
+    await linkByHand(viaRelay, await mint(relayed));
+
+    // The workspace works through the relay address: a note made here lands in that server's vault.
+    await page.getByTestId('new-note').click();
+    await page.getByTestId('new-path').fill('via-relay.md');
+    await page.getByTestId('new-content').fill('# Via relay\n');
+    await page.getByTestId('create').click();
+    await page.locator('article[data-path="via-relay.md"]').waitFor();
+    expect(await readFile(join(relayed.vaultDir, 'via-relay.md'), 'utf8')).toBe('# Via relay\n');
+
+    const select = page.getByTestId('profiles');
+    expect(await select.locator('option').count()).toBe(2);
+    expect((await storedProfiles(page)).active).toContain(viaRelay);
+    await select.selectOption({ index: 0 });
+    await page.waitForURL(/\/workspace$/);
+    await expect.poll(async () => (await storedProfiles(page)).active).toContain(`@${relayed.url}`);
+    await expect.poll(() => page.getByTestId('profiles').inputValue()).toContain(`@${relayed.url}`);
+    await page.getByTestId('forget').click();
+    await expect.poll(async () => (await storedProfiles(page)).profiles.length).toBe(1);
+    expect((await storedProfiles(page)).profiles[0].serverUrl).toBe(viaRelay);
+    await page.getByTestId('note-list').waitFor({ state: 'attached' });
+    await expect.poll(() => page.getByTestId('note-list').textContent()).toContain('Via relay');
+    await rec.context.close();
+  }, 60_000);
+
   it('ends a spent pairing code on the manual form', async () => {
     expect(relayLink).not.toBe('');
     const rec = await expectManualForm(relayLink, /expired or already used/, '');
