@@ -1,12 +1,10 @@
 import { mkdir, readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES_KEY } from '../../client-link/src/flow/profiles.ts';
 import { waitFor } from '../helpers/app.ts';
-import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { closedPortUrl, type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
 
 let browser: Browser;
@@ -53,14 +51,6 @@ async function expectLinked(page: Page, server: LiveServer, rec: Awaited<ReturnT
     expect(r.referer ?? '').not.toMatch(/apiKey|relayCode/);
   }
   return stored.profiles[0];
-}
-
-async function closedPort() {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return `http://127.0.0.1:${port}`;
 }
 
 describe('the /link page in Chromium', () => {
@@ -241,7 +231,7 @@ describe('the /link page in Chromium', () => {
   });
 
   it('ends an unreachable server on the manual form', async () => {
-    const gone = await closedPort();
+    const gone = await closedPortUrl();
     const rec = await expectManualForm(
       `${direct.url}/link?serverUrl=${encodeURIComponent(gone)}&apiKey=${direct.firstKey}`,
       /Could not reach 127\.0\.0\.1/,

@@ -9,7 +9,7 @@ import {
   STEPS,
 } from '../../client-link/src/flow/link-flow.ts';
 import { profileStore } from '../../client-link/src/flow/profiles.ts';
-import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { closedPortUrl, type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { memoryStorage } from './storage.ts';
 
 let relayed: LiveServer;
@@ -22,14 +22,6 @@ async function oddServer(handler: Parameters<typeof createServer>[1]) {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   extraServers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function closedPort() {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((r) => server.close(r));
-  return `http://127.0.0.1:${port}`;
 }
 
 beforeAll(async () => {
@@ -143,7 +135,7 @@ describe('the link flow against a real server and relay', () => {
   });
 
   it('reports an unreachable server and an unreachable relay', async () => {
-    const gone = await closedPort();
+    const gone = await closedPortUrl();
     const s = failure(
       await runLinkFlow(harness(`http://c.test/link?serverUrl=${gone}&apiKey=${direct.firstKey}`).deps),
     );
@@ -212,7 +204,7 @@ describe('the link flow against a real server and relay', () => {
   });
 
   it('uses the default relay when a relay link names none', async () => {
-    const gone = await closedPort();
+    const gone = await closedPortUrl();
     const h = harness('http://c.test/link?relayCode=7KQ2M-XW9PA');
     h.deps.defaultRelayUrl = gone;
     expect(failure(await runLinkFlow(h.deps)).code).toBe('RELAY_UNREACHABLE');

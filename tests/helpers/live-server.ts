@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from '../../core/ports.ts';
 import { loadConfig } from '../../deploy/node/config.ts';
@@ -59,3 +61,12 @@ export async function liveServer(env: Record<string, string> = {}) {
 }
 
 export type LiveServer = Awaited<ReturnType<typeof liveServer>>;
+
+/** The address of a loopback port that nothing listens on (bound, then closed). */
+export async function closedPortUrl(): Promise<string> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return `http://127.0.0.1:${port}`;
+}

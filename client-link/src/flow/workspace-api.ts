@@ -1,42 +1,16 @@
 /** The workspace's calls to the active profile's server (direct or through the relay path). */
+import type { ChatReply } from '../../../core/agent/types.ts';
+import type { NoteSummary } from '../../../core/note-index.ts';
+import type { FolderNode, Note } from '../../../core/notes.ts';
+import type { SearchHit } from '../../../core/search.ts';
 import { type Answer, callJson } from './api.ts';
 import type { Profile } from './profiles.ts';
 
-export interface NoteSummary {
-  path: string;
-  title: string;
-  tags: string[];
-  backlinks: { path: string; title: string }[];
-  links: { target: string; path: string | null }[];
-  wordCount: number;
-  updatedAt: string;
-  checksum: string;
-}
-export interface Note extends NoteSummary {
-  content: string;
-  frontmatter: Record<string, unknown>;
-}
-export interface FolderNode {
-  name: string;
-  path: string;
-  type: 'folder';
-  noteCount: number;
-  children: (FolderNode | { name: string; path: string; type: 'note'; title: string })[];
-}
-export interface SearchHit {
-  path: string;
-  title: string;
-  snippet: string;
-  score: number;
-  tags: string[];
-}
-export interface ChatReply {
-  reply: string;
-  actions: { type: string; summary: string; path?: string }[];
-  relatedNotes: { path: string; title: string }[];
-  provider: string;
-  model: string;
-}
+// The server's own shapes (type-only imports: nothing of the core is bundled).
+export type { ChatReply } from '../../../core/agent/types.ts';
+export type { NoteSummary } from '../../../core/note-index.ts';
+export type { FolderNode, Note } from '../../../core/notes.ts';
+export type { SearchHit } from '../../../core/search.ts';
 
 /** A note path in a URL: slashes encoded too (the server decodes once). */
 export const encodePath = (path: string) => encodeURIComponent(path);
