@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Agent } from '../../core/agent/agent.ts';
 import type { Jwt } from '../../core/auth/jwt.ts';
 import type { AuthService } from '../../core/auth/service.ts';
+import type { ChannelService } from '../../core/channels/service.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
@@ -33,6 +34,8 @@ export interface RateLimits {
   failures: number;
   /** Length of the failure window in seconds. */
   failureWindowSeconds: number;
+  /** Calls to the public channel webhooks per minute (default 120). */
+  webhookPerMinute?: number;
 }
 
 /** Everything `createApp` needs. */
@@ -60,4 +63,6 @@ export interface AppDeps {
   instanceId?: string;
   /** The agent; absent means the agent routes are not mounted. */
   agent?: Agent;
+  /** The channels; absent means the channel routes are not mounted. */
+  channels?: ChannelService;
 }

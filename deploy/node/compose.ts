@@ -1,5 +1,6 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
+import { telegramSender, whatsappSender } from '../../adapters/channels/index.ts';
 import { createApp } from '../../adapters/http/app.ts';
 import { createProvider } from '../../adapters/llm/index.ts';
 import { createAgent } from '../../core/agent/agent.ts';
@@ -7,6 +8,8 @@ import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
 import { createAuthService } from '../../core/auth/service.ts';
+import { createChannelService } from '../../core/channels/service.ts';
+import { secureRandom } from '../../core/crypto.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { Clock, Logger, StateStore } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
@@ -33,7 +36,7 @@ export async function composeApp(opts: {
   relayStatus?: () => unknown;
   /** Tools plugins contribute to the agent. */
   agentTools?: ToolSource;
-  /** The agent's HTTP client (default: global fetch). */
+  /** The HTTP client of the agent and the channel providers (default: global fetch). */
   fetch?: typeof globalThis.fetch;
 }) {
   const { config, notes, state, clock, logger } = opts;
@@ -78,9 +81,22 @@ export async function composeApp(opts: {
     model: config.agent.model || 'quire-local-rules',
     baseURL: config.agent.baseURL,
   });
+  const channels = createChannelService({
+    state,
+    clock,
+    logger,
+    agent,
+    random: secureRandom,
+    senders: {
+      telegram: telegramSender({ fetch: opts.fetch, baseUrl: config.channels.telegramApiBaseUrl }),
+      whatsapp: whatsappSender({ fetch: opts.fetch, baseUrl: config.channels.whatsappApiBaseUrl }),
+    },
+  });
+  await channels.load();
   const app = createApp({
     notes,
     agent,
+    channels,
     version: opts.version,
     clock,
     logger,
@@ -103,5 +119,5 @@ export async function composeApp(opts: {
     runtime: { name: 'node', version: process.version },
     maxBodyBytes: config.maxBodyBytes,
   });
-  return { app, auth: service, setupConfig, agent };
+  return { app, auth: service, setupConfig, agent, channels };
 }
