@@ -7,12 +7,12 @@ import { type RandomBytes, toBase64Url, toHex } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
 import { createMutex } from '../mutex.ts';
 import type { Clock, Logger, StateStore } from '../ports.ts';
-import { PROVIDERS, type ProviderInfo, webhookPath } from './providers.ts';
+import { PROVIDERS, type ProviderInfo } from './providers.ts';
+import { channelView, credentialsOf, settingsOf } from './records.ts';
 import type { CreateChannelInput } from './schemas.ts';
 import { secretHash } from './signature.ts';
 import { channelStore } from './store.ts';
 import type {
-  ChannelCredentials,
   ChannelRecord,
   ChannelSender,
   ChannelView,
@@ -46,31 +46,7 @@ export interface CreatedChannel {
   webhookSecret: string;
 }
 
-/** The record as the API shows it. */
-export function channelView(r: ChannelRecord): ChannelView {
-  const c = r.credentials;
-  const secrets: Record<string, boolean> = { webhookSecret: true };
-  if (r.provider === 'telegram')
-    Object.assign(secrets, { botToken: !!c.botToken, secretToken: !!c.secretTokenHash });
-  if (r.provider === 'whatsapp')
-    Object.assign(secrets, {
-      accessToken: !!c.accessToken,
-      appSecret: !!c.appSecret,
-      verifyToken: !!c.verifyTokenHash,
-    });
-  return {
-    id: r.id,
-    provider: r.provider,
-    name: r.name,
-    enabled: r.enabled,
-    settings: { ...r.settings, allowedSenders: [...r.settings.allowedSenders] },
-    ...(r.provider === 'whatsapp' ? { phoneNumberId: c.phoneNumberId } : {}),
-    secrets,
-    webhookPath: webhookPath(r.provider),
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-  };
-}
+export { channelView } from './records.ts';
 
 /** Builds the channel service; call `load()` before use. */
 export function createChannelService(deps: ChannelServiceDeps) {
@@ -92,23 +68,6 @@ export function createChannelService(deps: ChannelServiceDeps) {
   const commit = async (next: ChannelRecord[]) => {
     await store.save(next);
     records = next;
-  };
-
-  const credentialsOf = async (input: CreateChannelInput): Promise<ChannelCredentials> => {
-    if (input.provider === 'telegram') {
-      const { botToken, secretToken } = input.credentials;
-      return { botToken, ...(secretToken ? { secretTokenHash: await secretHash(secretToken) } : {}) };
-    }
-    if (input.provider === 'whatsapp') {
-      const { accessToken, phoneNumberId, appSecret, verifyToken } = input.credentials;
-      return {
-        accessToken,
-        phoneNumberId,
-        ...(appSecret ? { appSecret } : {}),
-        ...(verifyToken ? { verifyTokenHash: await secretHash(verifyToken) } : {}),
-      };
-    }
-    return {};
   };
 
   return {
@@ -152,12 +111,7 @@ export function createChannelService(deps: ChannelServiceDeps) {
           enabled: input.enabled ?? true,
           webhookSecretHash,
           credentials: await credentialsOf(input),
-          settings: {
-            allowWrite: input.settings?.allowWrite ?? input.provider === 'web',
-            allowedSenders: input.provider === 'web' ? [] : (input.settings?.allowedSenders ?? []),
-            apiBaseUrl:
-              input.provider === 'web' ? null : (input.settings?.apiBaseUrl?.replace(/\/+$/, '') ?? null),
-          },
+          settings: settingsOf(input),
           createdAt: at,
           updatedAt: at,
         };

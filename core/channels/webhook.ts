@@ -5,7 +5,6 @@
  * time per conversation (`drain()` waits for them).
  */
 import type { Agent } from '../agent/agent.ts';
-import { constantTimeEqual } from '../crypto.ts';
 import { DomainError, isDomainError } from '../errors.ts';
 import type { Logger } from '../ports.ts';
 import { createConversations } from './conversations.ts';
@@ -17,29 +16,18 @@ import {
   WhatsAppNotification,
   whatsappMessages,
 } from './inbound.ts';
-import { hubSignatureValid, secretHash, secretMatches } from './signature.ts';
 import { splitReply } from './split.ts';
 import type { ChannelRecord, ChannelSender, InboundMessage, WebhookResult } from './types.ts';
+import {
+  checkProviderAuth,
+  type HandshakeRequest,
+  identifyChannel,
+  senderAllowed,
+  verifyHandshake,
+  type WebhookRequest,
+} from './verify.ts';
 
-/** A webhook delivery as the HTTP adapter read it. */
-export interface WebhookRequest {
-  /** X-Service-Channel-Secret, else the `secret` query parameter. */
-  secret?: string;
-  /** X-Telegram-Bot-Api-Secret-Token. */
-  telegramSecretToken?: string;
-  /** X-Hub-Signature-256. */
-  hubSignature?: string;
-  /** The raw body bytes (signatures are over these). */
-  body: Uint8Array;
-}
-
-/** WhatsApp's GET verification handshake, as the query carried it. */
-export interface HandshakeRequest {
-  secret?: string;
-  mode?: string;
-  verifyToken?: string;
-  challenge?: string;
-}
+export type { HandshakeRequest, WebhookRequest } from './verify.ts';
 
 /** Everything the webhook handler needs. */
 export interface WebhookDeps {
@@ -59,15 +47,6 @@ function apology(err: unknown): string {
   return 'Sorry, I could not answer that just now. Please try again later.';
 }
 
-/** True when one of `ids` is in `allowed` (empty: everyone). WhatsApp numbers compare by digits. */
-export function senderAllowed(provider: string, allowed: readonly string[], ids: readonly string[]): boolean {
-  if (allowed.length === 0) return true;
-  const norm = (s: string) =>
-    provider === 'whatsapp' ? s.replace(/\D/g, '') : s.startsWith('@') ? s.toLowerCase() : s.trim();
-  const set = new Set(allowed.map(norm).filter((s) => s !== ''));
-  return ids.some((id) => set.has(norm(id)));
-}
-
 /** Builds the webhook handler. */
 export function createWebhookHandler(deps: WebhookDeps) {
   const { agent, senders, logger } = deps;
@@ -77,23 +56,6 @@ export function createWebhookHandler(deps: WebhookDeps) {
   const stop = new AbortController();
   const drain = async () => {
     while (inflight.size) await Promise.all([...inflight]);
-  };
-
-  /** The channel of `provider` whose webhook secret is `secret`; 401 otherwise. */
-  const identify = async (provider: string, channels: readonly ChannelRecord[], secret?: string) => {
-    if (!secret) {
-      throw new DomainError(
-        'UNAUTHORIZED',
-        "Send the channel's webhook secret in X-Service-Channel-Secret or the secret query parameter.",
-      );
-    }
-    const hash = await secretHash(secret);
-    let found: ChannelRecord | undefined;
-    for (const ch of channels) {
-      if (ch.provider === provider && constantTimeEqual(hash, ch.webhookSecretHash)) found = ch;
-    }
-    if (!found) throw new DomainError('UNAUTHORIZED', `The webhook secret matches no ${provider} channel.`);
-    return found;
   };
 
   const answer = async (ch: ChannelRecord, m: InboundMessage, key: string) => {
@@ -156,15 +118,8 @@ export function createWebhookHandler(deps: WebhookDeps) {
       channels: readonly ChannelRecord[],
       req: WebhookRequest,
     ): Promise<WebhookResult> {
-      const ch = await identify(provider, channels, req.secret);
-      if (provider === 'telegram' && ch.credentials.secretTokenHash) {
-        if (!(await secretMatches(req.telegramSecretToken, ch.credentials.secretTokenHash)))
-          throw new DomainError('UNAUTHORIZED', 'X-Telegram-Bot-Api-Secret-Token is missing or wrong.');
-      }
-      if (provider === 'whatsapp' && ch.credentials.appSecret) {
-        if (!(await hubSignatureValid(ch.credentials.appSecret, req.body, req.hubSignature)))
-          throw new DomainError('UNAUTHORIZED', 'X-Hub-Signature-256 is missing or does not match the body.');
-      }
+      const ch = await identifyChannel(provider, channels, req.secret);
+      await checkProviderAuth(ch, req);
       let text: string;
       try {
         text = new TextDecoder('utf-8', { fatal: true }).decode(req.body);
@@ -211,31 +166,8 @@ export function createWebhookHandler(deps: WebhookDeps) {
       return result;
     },
 
-    /** WhatsApp's GET handshake: the challenge when the verify token is right; 400 / 401 / 403 otherwise. */
-    async handshake(channels: readonly ChannelRecord[], q: HandshakeRequest): Promise<string> {
-      if (q.mode !== 'subscribe')
-        throw new DomainError('VALIDATION_ERROR', 'hub.mode must be subscribe.', { field: 'hub.mode' });
-      if (!q.challenge || !/^[A-Za-z0-9._-]{1,256}$/.test(q.challenge))
-        throw new DomainError('VALIDATION_ERROR', 'hub.challenge must be 1-256 letters or digits.', {
-          field: 'hub.challenge',
-        });
-      if (!q.verifyToken)
-        throw new DomainError('VALIDATION_ERROR', 'hub.verify_token is required.', {
-          field: 'hub.verify_token',
-        });
-      const expected = (ch: ChannelRecord) => ch.credentials.verifyTokenHash ?? ch.webhookSecretHash;
-      const candidates = q.secret
-        ? [await identify('whatsapp', channels, q.secret)]
-        : channels.filter((ch) => ch.provider === 'whatsapp');
-      let ok = false;
-      for (const ch of candidates) if (await secretMatches(q.verifyToken, expected(ch))) ok = true;
-      if (!ok)
-        throw new DomainError(
-          'FORBIDDEN',
-          'hub.verify_token does not match the verify token of the channel.',
-        );
-      return q.challenge;
-    },
+    /** WhatsApp's GET handshake (see `verifyHandshake`). */
+    handshake: (channels: readonly ChannelRecord[], q: HandshakeRequest) => verifyHandshake(channels, q),
 
     /** Forgets the conversations of a removed channel. */
     forget(channelId: string): void {

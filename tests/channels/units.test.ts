@@ -5,7 +5,7 @@ import { createSeenSet } from '../../core/channels/dedupe.ts';
 import { hubSignatureValid } from '../../core/channels/signature.ts';
 import { splitReply } from '../../core/channels/split.ts';
 import { ChannelStateError } from '../../core/channels/store.ts';
-import { senderAllowed } from '../../core/channels/webhook.ts';
+import { senderAllowed } from '../../core/channels/verify.ts';
 import { channelHarness } from './harness.ts';
 
 describe('splitReply', () => {
