@@ -26,8 +26,8 @@ describe('the channel routes', () => {
     expect(tg.webhook).toMatchObject({
       method: 'POST',
       path: '/api/v1/channels/webhook/telegram',
-      url: 'http://127.0.0.1:3000/api/v1/channels/webhook/telegram?secret=%7Bsecret%7D',
-      relayUrl: `http://relay.test:8787/r/${h.serverId}/api/v1/channels/webhook/telegram?secret=%7Bsecret%7D`,
+      url: 'http://127.0.0.1:3000/api/v1/channels/webhook/telegram?secret={secret}',
+      relayUrl: `http://relay.test:8787/r/${h.serverId}/api/v1/channels/webhook/telegram?secret={secret}`,
     });
     const wa = r.json.data[1];
     expect(wa.fields.find((f: any) => f.name === 'credentials.phoneNumberId')).toMatchObject({

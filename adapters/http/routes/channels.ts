@@ -18,9 +18,9 @@ export function channelsRoutes(deps: AppDeps, channels: ChannelService, limiter:
   const app = new Hono<AppEnv>();
 
   /** Where the provider should deliver: on the server, and through the relay when there is one. */
-  const webhookUrls = (c: Context, path: string | null, secret: string) => {
+  const webhookUrls = (c: Context, path: string | null, secret: string, placeholder = false) => {
     if (!path) return null;
-    const query = `?secret=${encodeURIComponent(secret)}`;
+    const query = `?secret=${placeholder ? secret : encodeURIComponent(secret)}`;
     const relay = deps.setup?.config.pairingMode === 'relay' ? deps.setup.config.relayUrl : null;
     return {
       url: `${serverUrl(c, deps)}${path}${query}`,
@@ -72,7 +72,7 @@ export function channelsRoutes(deps: AppDeps, channels: ChannelService, limiter:
       c,
       channels.providers().map((p) => ({
         ...p,
-        webhook: p.webhook ? { ...p.webhook, ...webhookUrls(c, p.webhook.path, '{secret}') } : null,
+        webhook: p.webhook ? { ...p.webhook, ...webhookUrls(c, p.webhook.path, '{secret}', true) } : null,
       })),
     ),
   );
