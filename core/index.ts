@@ -19,6 +19,16 @@ export type {
 } from './agent/provider.ts';
 export { ChatBody } from './agent/schemas.ts';
 export type * from './agent/types.ts';
+export { PROVIDERS, type ProviderInfo } from './channels/providers.ts';
+export { CreateChannelBody, ToggleChannelBody, WebMessageBody } from './channels/schemas.ts';
+export {
+  type ChannelService,
+  type ChannelServiceDeps,
+  channelView,
+  createChannelService,
+} from './channels/service.ts';
+export { ChannelStateError } from './channels/store.ts';
+export type * from './channels/types.ts';
 export { sha256Hex } from './crypto.ts';
 export { DomainError, type ErrorCode, isDomainError } from './errors.ts';
 export { createLinkGraph, type LinkGraph, type LinkRef, type ResolvedLink } from './link-graph.ts';

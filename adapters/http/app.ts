@@ -8,6 +8,7 @@ import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from './middle
 import { createRateLimiter } from './rate-limit.ts';
 import { agentRoutes } from './routes/agent.ts';
 import { authRoutes } from './routes/auth.ts';
+import { channelsRoutes } from './routes/channels.ts';
 import { foldersRoutes } from './routes/folders.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { searchRoutes } from './routes/search.ts';
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
   app.route('/api/v1/search', searchRoutes(deps.notes));
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));
+  if (deps.channels) app.route('/api/v1/channels', channelsRoutes(deps, deps.channels, limiter));
   if (deps.client) app.route('/', clientRoutes(deps.client));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));

@@ -16,10 +16,16 @@ function limited(res: RateLimiterRes, what: string): DomainError {
 /** Per-client limits on authentication (rate-limiter-flexible, in memory). */
 export function createRateLimiter(limits: RateLimits | false | undefined) {
   if (!limits) {
-    return { auth: async () => {}, beforeAuth: async () => {}, failed: async () => {} };
+    return {
+      auth: async () => {},
+      beforeAuth: async () => {},
+      failed: async () => {},
+      webhook: async (_client: string) => {},
+    };
   }
   const auth = new RateLimiterMemory({ points: limits.authPerMinute, duration: 60 });
   const failures = new RateLimiterMemory({ points: limits.failures, duration: limits.failureWindowSeconds });
+  const webhook = new RateLimiterMemory({ points: limits.webhookPerMinute ?? 120, duration: 60 });
   return {
     /** Counts one call to an auth endpoint; throws RATE_LIMITED over the limit. */
     async auth(client: string): Promise<void> {
@@ -27,6 +33,15 @@ export function createRateLimiter(limits: RateLimits | false | undefined) {
         await auth.consume(client);
       } catch (err) {
         if (err instanceof RateLimiterRes) throw limited(err, 'authentication requests');
+        throw err;
+      }
+    },
+    /** Counts one call to a public channel webhook; throws RATE_LIMITED over the limit. */
+    async webhook(client: string): Promise<void> {
+      try {
+        await webhook.consume(client);
+      } catch (err) {
+        if (err instanceof RateLimiterRes) throw limited(err, 'webhook calls');
         throw err;
       }
     },

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Agent } from '../../core/agent/agent.ts';
 import type { Jwt } from '../../core/auth/jwt.ts';
 import type { AuthService } from '../../core/auth/service.ts';
+import type { ChannelService } from '../../core/channels/service.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
@@ -34,6 +35,8 @@ export interface RateLimits {
   failures: number;
   /** Length of the failure window in seconds. */
   failureWindowSeconds: number;
+  /** Calls to the public channel webhooks per minute (default 120). */
+  webhookPerMinute?: number;
 }
 
 /** Everything `createApp` needs. */
@@ -66,4 +69,6 @@ export interface AppDeps {
   agent?: Agent;
   /** The built client UI, served at `/link`, `/workspace` and `/assets/*`; absent means not served. */
   client?: ClientUiDeps;
+  /** The channels; absent means the channel routes are not mounted. */
+  channels?: ChannelService;
 }

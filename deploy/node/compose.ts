@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
+import { telegramSender, whatsappSender } from '../../adapters/channels/index.ts';
 import { createApp } from '../../adapters/http/app.ts';
 import { createProvider } from '../../adapters/llm/index.ts';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
@@ -9,6 +10,8 @@ import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
 import { createAuthService } from '../../core/auth/service.ts';
+import { createChannelService } from '../../core/channels/service.ts';
+import { secureRandom } from '../../core/crypto.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { Clock, Logger, StateStore } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
@@ -54,7 +57,7 @@ export async function composeApp(opts: {
   relayStatus?: () => unknown;
   /** Tools plugins contribute to the agent. */
   agentTools?: ToolSource;
-  /** The agent's HTTP client (default: global fetch). */
+  /** The HTTP client of the agent and the channel providers (default: global fetch). */
   fetch?: typeof globalThis.fetch;
 }) {
   const { config, notes, state, clock, logger } = opts;
@@ -99,9 +102,22 @@ export async function composeApp(opts: {
     model: config.agent.model || 'quire-local-rules',
     baseURL: config.agent.baseURL,
   });
+  const channels = createChannelService({
+    state,
+    clock,
+    logger,
+    agent,
+    random: secureRandom,
+    senders: {
+      telegram: telegramSender({ fetch: opts.fetch, baseUrl: config.channels.telegramApiBaseUrl }),
+      whatsapp: whatsappSender({ fetch: opts.fetch, baseUrl: config.channels.whatsappApiBaseUrl }),
+    },
+  });
+  await channels.load();
   const app = createApp({
     notes,
     agent,
+    channels,
     version: opts.version,
     clock,
     logger,
@@ -125,5 +141,5 @@ export async function composeApp(opts: {
     maxBodyBytes: config.maxBodyBytes,
     client: { assets: fsClientAssets(CLIENT_DIST_DIR), relayUrl: () => setupConfig.relayUrl },
   });
-  return { app, auth: service, setupConfig, agent };
+  return { app, auth: service, setupConfig, agent, channels };
 }

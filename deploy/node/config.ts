@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { LogLevel } from '../../adapters/node/logger.ts';
 import type { AuthMode } from '../../core/auth/authenticator.ts';
 import { type AgentConfig, loadAgentConfig } from './agent-config.ts';
+import { type ChannelsConfig, loadChannelsConfig } from './channels-config.ts';
 import { bool, ConfigError, type Env, int, isLoopback, oneOf, str, url } from './env.ts';
 
 export { ConfigError };
@@ -28,12 +29,16 @@ export interface ServerConfig {
   clientUrl: string | null;
   testClientUrl: string | null;
   localDevUiUrl: string;
-  rateLimits: { authPerMinute: number; failures: number; failureWindowSeconds: number } | false;
+  rateLimits:
+    | { authPerMinute: number; failures: number; failureWindowSeconds: number; webhookPerMinute: number }
+    | false;
   pairCodeTtlSeconds: number;
   /** How often the whole vault is compared with the index, in seconds. */
   reconcileSeconds: number;
   /** AGENT_*: the agent's provider and limits. */
   agent: AgentConfig;
+  /** TELEGRAM_API_BASE_URL, WHATSAPP_API_BASE_URL. */
+  channels: ChannelsConfig;
 }
 
 /** Reads and validates the environment; throws ConfigError on the first bad value. */
@@ -114,10 +119,12 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
           authPerMinute: int(env, 'RATE_LIMIT_AUTH_PER_MINUTE', 30, 1, 100_000),
           failures: int(env, 'RATE_LIMIT_FAILURES', 20, 1, 100_000),
           failureWindowSeconds: int(env, 'RATE_LIMIT_FAILURE_WINDOW_SECONDS', 600, 1, 86_400),
+          webhookPerMinute: int(env, 'RATE_LIMIT_WEBHOOK_PER_MINUTE', 120, 1, 100_000),
         }
       : false,
     pairCodeTtlSeconds: int(env, 'PAIRING_CODE_TTL_SECONDS', 900, 30, 86_400),
     reconcileSeconds: int(env, 'RECONCILE_SECONDS', 300, 5, 86_400),
     agent: loadAgentConfig(env),
+    channels: loadChannelsConfig(env),
   };
 }

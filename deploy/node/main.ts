@@ -1,10 +1,11 @@
 import { AuthStateError } from '../../core/auth/state.ts';
+import { ChannelStateError } from '../../core/channels/store.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './server.ts';
 
 /** One clear line and exit 1 for problems an operator must fix; anything else is a bug. */
 function fail(err: unknown): never {
-  if (err instanceof ConfigError || err instanceof AuthStateError) {
+  if (err instanceof ConfigError || err instanceof AuthStateError || err instanceof ChannelStateError) {
     process.stderr.write(`quire: ${err.message}\n`);
     process.exit(1);
   }

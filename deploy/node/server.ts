@@ -41,7 +41,7 @@ export async function startServer(
   const pool = analyzePool({ fallback: async (texts) => texts.map(analyzeMarkdown) });
   const notes = createNoteService({ store, state, clock, logger, analyze: pool.analyze });
   let relayStatus: () => unknown = () => ({ state: 'disabled' });
-  const { app, auth, setupConfig } = await composeApp({
+  const { app, auth, setupConfig, channels } = await composeApp({
     config,
     notes,
     state,
@@ -142,6 +142,7 @@ export async function startServer(
           (server as import('node:http').Server).closeIdleConnections?.();
         });
         await ready.catch(() => {});
+        await channels.close();
         await (await watching)?.();
         await notes.drain();
         await notes.saveCache();

@@ -37,13 +37,20 @@ describe('the core stays framework- and platform-free', () => {
 
   it('pins the public exports of core/index.ts', () => {
     expect(Object.keys(core).sort()).toEqual([
+      'ChannelStateError',
       'ChatBody',
+      'CreateChannelBody',
       'CreateNoteBody',
       'DomainError',
       'MoveNoteBody',
+      'PROVIDERS',
+      'ToggleChannelBody',
       'UpdateNoteBody',
+      'WebMessageBody',
       'analyzeMarkdown',
+      'channelView',
       'createAgent',
+      'createChannelService',
       'createLinkGraph',
       'createNoteService',
       'ifMatchHolds',

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
+import { BOT_TOKEN, channelHarness, scriptedProvider } from './harness.ts';
+
+describe('the web channel', () => {
+  it("answers a posted message synchronously with the agent's reply and keeps the conversation", async () => {
+    const h = await channelHarness();
+    const { id } = await h.create({ provider: 'web', name: 'Browser' });
+    const r = await h.call('POST', `/api/v1/channels/${id}/messages`, { message: 'compost' });
+    expect(r.status).toBe(200);
+    expect(r.json.data).toMatchObject({ channelId: id, provider: 'local' });
+    expect(r.json.data.reply).toContain('garden/compost.md');
+    expect(r.json.data.relatedNotes).toContainEqual({ path: 'garden/compost.md', title: 'Compost' });
+    const hist = await h.call('GET', `/api/v1/channels/${id}/messages`);
+    expect(hist.json.data).toEqual([
+      { role: 'user', content: 'compost', at: expect.any(String) },
+      { role: 'assistant', content: r.json.data.reply, at: r.json.data.createdAt },
+    ]);
+  });
+
+  it('hands the kept conversation to the agent, lets web channels write, and bounds what it keeps', async () => {
+    const script = scriptedProvider((req) => `reply ${req.messages.length}`);
+    const h = await channelHarness({ provider: script.provider });
+    const { id } = await h.create({ provider: 'web', name: 'Browser' });
+    for (let i = 1; i <= 30; i++) {
+      const r = await h.call('POST', `/api/v1/channels/${id}/messages`, { message: `m${i}` });
+      expect(r.status).toBe(200);
+    }
+    const second = script.requests[1]!;
+    expect(second.messages.slice(0, 2)).toEqual([
+      { role: 'user', content: 'm1' },
+      { role: 'assistant', content: 'reply 1' },
+    ]);
+    expect(second.tools.some((t) => t.write)).toBe(true);
+    const hist = (await h.call('GET', `/api/v1/channels/${id}/messages`)).json.data;
+    expect(hist).toHaveLength(50);
+    expect(hist.at(-2)).toMatchObject({ role: 'user', content: 'm30' });
+    expect(hist[0]).toMatchObject({ role: 'user', content: 'm6' });
+    const ro = await h.create({ provider: 'web', name: 'Read only', settings: { allowWrite: false } });
+    await h.call('POST', `/api/v1/channels/${ro.id}/messages`, { message: 'hello' });
+    expect(script.requests.at(-1)!.tools.some((t) => t.write)).toBe(false);
+  });
+
+  it('refuses messages to a disabled or non-web channel (409) and bad bodies (400)', async () => {
+    const h = await channelHarness();
+    const web = await h.create({ provider: 'web', name: 'Browser', enabled: false });
+    const off = await h.call('POST', `/api/v1/channels/${web.id}/messages`, { message: 'hi' });
+    expect(off.status).toBe(409);
+    expect(off.json.error.message).toContain('disabled');
+    const tg = await h.create({ provider: 'telegram', name: 'bot', credentials: { botToken: BOT_TOKEN } });
+    const wrong = await h.call('POST', `/api/v1/channels/${tg.id}/messages`, { message: 'hi' });
+    expect(wrong.status).toBe(409);
+    for (const body of [{}, { message: '' }, { message: 1 }, { message: 'x'.repeat(20_001) }]) {
+      const r = await h.call('POST', `/api/v1/channels/${web.id}/messages`, body);
+      expect(r.status).toBe(400);
+      expect(r.json.error.details.issues[0].field).toBe('message');
+    }
+  });
+
+  it('forgets the conversation with the channel, and keeps it across a restart', async () => {
+    const state = memoryStateStore();
+    const h = await channelHarness({ state });
+    const { id } = await h.create({ provider: 'web', name: 'Browser' });
+    await h.call('POST', `/api/v1/channels/${id}/messages`, { message: 'garden' });
+    const again = await channelHarness({ state });
+    expect((await again.call('GET', `/api/v1/channels/${id}/messages`)).json.data).toHaveLength(2);
+    await again.call('DELETE', `/api/v1/channels/${id}`);
+    expect(await state.get(`channel-history-${id}.json`)).toBeNull();
+  });
+});
