@@ -9,6 +9,7 @@ import { agentRoutes } from './routes/agent.ts';
 import { authRoutes } from './routes/auth.ts';
 import { foldersRoutes } from './routes/folders.ts';
 import { notesRoutes } from './routes/notes.ts';
+import { pluginsRoutes } from './routes/plugins.ts';
 import { searchRoutes } from './routes/search.ts';
 import { systemRoutes } from './routes/system.ts';
 import type { AppDeps, AppEnv } from './types.ts';
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
   app.route('/api/v1/search', searchRoutes(deps.notes));
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));
+  if (deps.plugins) app.route('/api/v1/plugins', pluginsRoutes(deps.plugins));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError(errorHandler(deps.logger, 'server'));

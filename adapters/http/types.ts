@@ -3,6 +3,7 @@ import type { Agent } from '../../core/agent/agent.ts';
 import type { Jwt } from '../../core/auth/jwt.ts';
 import type { AuthService } from '../../core/auth/service.ts';
 import type { NoteService } from '../../core/notes.ts';
+import type { PluginManager } from '../../core/plugins/manager.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 
@@ -60,4 +61,6 @@ export interface AppDeps {
   instanceId?: string;
   /** The agent; absent means the agent routes are not mounted. */
   agent?: Agent;
+  /** The plugin manager; absent means the plugin routes are not mounted. */
+  plugins?: PluginManager;
 }

@@ -2,12 +2,15 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { createApp } from '../../adapters/http/app.ts';
 import { createProvider } from '../../adapters/llm/index.ts';
+import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
 import { createAgent } from '../../core/agent/agent.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
 import { createAuthService } from '../../core/auth/service.ts';
 import type { NoteService } from '../../core/notes.ts';
+import { createPluginManager } from '../../core/plugins/manager.ts';
+import type { PluginDefinition } from '../../core/plugins/types.ts';
 import type { Clock, Logger, StateStore } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ServerConfig } from './config.ts';
@@ -35,6 +38,8 @@ export async function composeApp(opts: {
   agentTools?: ToolSource;
   /** The agent's HTTP client (default: global fetch). */
   fetch?: typeof globalThis.fetch;
+  /** Plugins registered in code, beside the built-ins. */
+  plugins?: readonly PluginDefinition[];
 }) {
   const { config, notes, state, clock, logger } = opts;
   const service = createAuthService({
@@ -62,13 +67,28 @@ export async function composeApp(opts: {
     testClientUrl: config.testClientUrl,
     localDevUiUrl: config.localDevUiUrl,
   };
+  const plugins = createPluginManager({
+    notes,
+    state,
+    clock,
+    logger,
+    fetch: opts.fetch,
+    resolveHost: nodeResolveHost,
+    version: opts.version,
+    plugins: opts.plugins,
+  });
+  await plugins.load();
+  logger.info('plugins', {
+    installed: plugins.list().map((p) => p.id),
+    enabled: plugins.list().flatMap((p) => (p.enabled ? [p.id] : [])),
+  });
   const agent = createAgent({
     notes,
     clock,
     logger,
     provider: createProvider({ ...config.agent, fetch: opts.fetch }),
     enabled: config.agent.enabled,
-    extraTools: opts.agentTools,
+    extraTools: () => [...(opts.agentTools?.() ?? []), ...plugins.tools()],
     maxSteps: config.agent.maxSteps,
     timeoutMs: config.agent.timeoutMs,
   });
@@ -81,6 +101,7 @@ export async function composeApp(opts: {
   const app = createApp({
     notes,
     agent,
+    plugins,
     version: opts.version,
     clock,
     logger,
@@ -103,5 +124,5 @@ export async function composeApp(opts: {
     runtime: { name: 'node', version: process.version },
     maxBodyBytes: config.maxBodyBytes,
   });
-  return { app, auth: service, setupConfig, agent };
+  return { app, auth: service, setupConfig, agent, plugins };
 }
