@@ -135,3 +135,15 @@ export function guardedFetch(
     return fetchImpl(url, { ...init, redirect: 'manual' });
   };
 }
+
+/** True for an absolute http or https URL. */
+export function isHttpUrl(url: string): boolean {
+  return URL.canParse(url) && /^https?:$/.test(new URL(url).protocol);
+}
+
+/** True when `url` names a private or loopback IP literal (checked at config time; names at call time). */
+export function isPrivateLiteralUrl(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const host = new URL(url).hostname;
+  return isIpLiteral(host) && isPrivateAddress(host);
+}

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 
 /** Body of `POST /api/v1/plugins/install`. */
 export const InstallPluginBody = v.strictObject({
-  id: v.pipe(v.string('id must be a string.'), v.minLength(1, 'id must not be empty.'), v.maxLength(200)),
+  id: v.pipe(v.string('id must be a string.'), v.minLength(1, 'id must not be empty.')),
   config: v.optional(v.record(v.string(), v.unknown(), 'config must be a JSON object.')),
   enabled: v.optional(v.boolean('enabled must be true or false.')),
 });

@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { toHex } from '../../crypto.ts';
 import type { NoteEvent } from '../../notes.ts';
 import { definePlugin } from '../define.ts';
-import { egressProblem, isIpLiteral, isPrivateAddress } from '../egress.ts';
+import { egressProblem, isHttpUrl, isPrivateLiteralUrl } from '../egress.ts';
 import { type AttemptResult, createDeliveryQueue, type DeliveryJob } from './delivery-queue.ts';
 import { generateWebhookSecret, isWebhookSecret, signWebhook } from './webhook-sign.ts';
 
@@ -17,7 +17,7 @@ const RECENT = 50;
 const Url = v.pipe(
   v.string(),
   v.url('Must be an absolute URL.'),
-  v.check((u) => /^https?:$/.test(new URL(u).protocol), 'Must be an http or https URL.'),
+  v.check(isHttpUrl, 'Must be an http or https URL.'),
 );
 
 const Config = v.pipe(
@@ -60,9 +60,7 @@ const Config = v.pipe(
   ),
   v.forward(
     v.check(
-      (c) =>
-        c.allowPrivateNetwork ||
-        !c.urls.some((u) => isIpLiteral(new URL(u).hostname) && isPrivateAddress(new URL(u).hostname)),
+      (c) => c.allowPrivateNetwork || !c.urls.some(isPrivateLiteralUrl),
       'A private or loopback address needs allowPrivateNetwork: true.',
     ),
     ['urls'],

@@ -5,14 +5,14 @@
 import * as v from 'valibot';
 import { DomainError, isDomainError } from '../../errors.ts';
 import { definePlugin } from '../define.ts';
-import { guardedFetch, isIpLiteral, isPrivateAddress } from '../egress.ts';
+import { guardedFetch, isHttpUrl, isPrivateLiteralUrl } from '../egress.ts';
 
 const Config = v.pipe(
   v.object({
     url: v.pipe(
       v.string('Give the search service\'s base URL in "url".'),
       v.url('Must be an absolute URL.'),
-      v.check((u) => /^https?:$/.test(new URL(u).protocol), 'Must be an http or https URL.'),
+      v.check(isHttpUrl, 'Must be an http or https URL.'),
       v.description('Base URL of a SearXNG-compatible service; /search?q=...&format=json is appended.'),
     ),
     apiKey: v.pipe(
@@ -29,9 +29,7 @@ const Config = v.pipe(
   }),
   v.forward(
     v.check(
-      (c) =>
-        c.allowPrivateNetwork ||
-        !(isIpLiteral(new URL(c.url).hostname) && isPrivateAddress(new URL(c.url).hostname)),
+      (c) => c.allowPrivateNetwork || !isPrivateLiteralUrl(c.url),
       'A private or loopback address needs allowPrivateNetwork: true.',
     ),
     ['url'],
