@@ -9,7 +9,7 @@ export {
 export { generateWebhookSecret, signWebhook } from './builtins/webhook-sign.ts';
 export { REDACTED } from './config.ts';
 export { definePlugin } from './define.ts';
-export { egressProblem, isPrivateAddress } from './egress.ts';
+export { guardedFetch, isPrivateAddress } from './egress.ts';
 export { createPluginManager, type PluginManager, type PluginManagerDeps } from './manager.ts';
 export type { PluginRecord } from './records.ts';
 export type { PluginError, PluginRuntime } from './runtime.ts';

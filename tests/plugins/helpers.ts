@@ -39,7 +39,15 @@ export async function pluginApp(
     await notes.load();
   }
   const state = fsStateStore({ dir: dataDir });
-  const plugins = createPluginManager({ resolveHost: nodeResolveHost, version: '1.2.3', ...opts, notes, state, clock, logger });
+  const plugins = createPluginManager({
+    resolveHost: nodeResolveHost,
+    version: '1.2.3',
+    ...opts,
+    notes,
+    state,
+    clock,
+    logger,
+  });
   await plugins.load();
   const agent = opts.agent?.(notes, plugins.tools);
   const app = createApp({ notes, plugins, agent, version: '1.2.3', clock, logger });

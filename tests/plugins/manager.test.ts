@@ -2,8 +2,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin } from '../../core/plugins/define.ts';
 import type { NoteEvent } from '../../core/notes.ts';
+import { definePlugin } from '../../core/plugins/define.ts';
 import { tempDir, waitFor } from '../helpers/app.ts';
 import { pluginApp, snapshot } from './helpers.ts';
 
@@ -90,20 +90,30 @@ describe('the plugin manager', () => {
       'recorder:code',
     ]);
     for (const p of cat) {
-      expect(p.configSchema).toMatchObject({ type: 'object', $schema: 'http://json-schema.org/draft-07/schema#' });
+      expect(p.configSchema).toMatchObject({
+        type: 'object',
+        $schema: 'http://json-schema.org/draft-07/schema#',
+      });
       expect(p).toMatchObject({ installed: false, enabled: false });
       expect(p.version).toMatch(/^\d+\.\d+\.\d+$/);
     }
     const byId = Object.fromEntries(cat.map((p: { id: string }) => [p.id, p]));
-    expect(byId['outbound-webhooks'].configSchema.properties.secret).toMatchObject({ type: 'string', writeOnly: true });
+    expect(byId['outbound-webhooks'].configSchema.properties.secret).toMatchObject({
+      type: 'string',
+      writeOnly: true,
+    });
     expect(byId['outbound-webhooks'].capabilities).toEqual(['hooks', 'network']);
     expect(byId['web-search'].configSchema.required).toEqual(['url']);
     expect(byId['web-search'].configSchema.properties.apiKey.writeOnly).toBe(true);
-    expect(byId['daily-notes'].configSchema.properties.pathPattern.default).toBe('daily/{{YYYY}}/{{YYYY-MM-DD}}.md');
+    expect(byId['daily-notes'].configSchema.properties.pathPattern.default).toBe(
+      'daily/{{YYYY}}/{{YYYY-MM-DD}}.md',
+    );
     expect(byId.recorder.configSchema.properties.label).toMatchObject({ type: 'string', maxLength: 20 });
 
     await t.call('POST', '/install', { id: 'recorder', enabled: true });
-    const after = (await t.call('GET', '/catalog')).json.data.find((p: { id: string }) => p.id === 'recorder');
+    const after = (await t.call('GET', '/catalog')).json.data.find(
+      (p: { id: string }) => p.id === 'recorder',
+    );
     expect(after).toMatchObject({ installed: true, enabled: true });
     const list = (await t.call('GET', '')).json.data;
     expect(list).toHaveLength(1);
@@ -255,7 +265,15 @@ describe('the plugin manager', () => {
     expect(unconfigured.status).toBe(400);
     expect(unconfigured.json.error.message).toContain('url');
     expect(unconfigured.json.error.details.issues[0].field).toBe('url');
-    expect((await t.call('POST', '/install', { id: 'daily-notes', enabled: true, config: { timeZone: 'Mars/Base' } })).status).toBe(400);
+    expect(
+      (
+        await t.call('POST', '/install', {
+          id: 'daily-notes',
+          enabled: true,
+          config: { timeZone: 'Mars/Base' },
+        })
+      ).status,
+    ).toBe(400);
     const notObject = await t.call('PUT', '/web-search/config', [1, 2]);
     expect(notObject.status).toBe(400);
     const flipped = await t.call('POST', '/install', { id: 'unlinked-mentions' });
@@ -266,7 +284,11 @@ describe('the plugin manager', () => {
 
   it('keeps state across a restart', async () => {
     const t = await setup({ plugins: [recorder] });
-    await t.call('POST', '/install', { id: 'daily-notes', config: { timeZone: 'Europe/Berlin' }, enabled: true });
+    await t.call('POST', '/install', {
+      id: 'daily-notes',
+      config: { timeZone: 'Europe/Berlin' },
+      enabled: true,
+    });
     await t.call('POST', '/install', { id: 'recorder', config: { label: 'kept' }, enabled: true });
     await t.call('POST', '/install', { id: 'unlinked-mentions' });
     const listed = (await t.call('GET', '')).json.data;
@@ -280,7 +302,12 @@ describe('the plugin manager', () => {
       'unlinked-mentions:disabled',
       'recorder:active',
     ]);
-    expect(again.plugins.tools().map((x) => x.name).sort()).toEqual(['count_events', 'open_todays_note']);
+    expect(
+      again.plugins
+        .tools()
+        .map((x) => x.name)
+        .sort(),
+    ).toEqual(['count_events', 'open_todays_note']);
   });
 
   it('a damaged plugins.json stops nothing else and is never overwritten', async () => {
@@ -319,9 +346,7 @@ describe('the plugin manager', () => {
             },
           },
         ],
-        routes: [
-          { method: 'GET', path: '/x', description: 'x', input: v.object({}), run: async () => 'x' },
-        ],
+        routes: [{ method: 'GET', path: '/x', description: 'x', input: v.object({}), run: async () => 'x' }],
       }),
     });
     const t = await setup({ plugins: [sneaky] });
@@ -336,7 +361,14 @@ describe('the plugin manager', () => {
     expect(rt.contributions.routes).toEqual([]);
     expect(rt.lastError.message).toContain('without the "routes" capability');
     expect(t.plugins.egress()).toEqual([
-      { id: 'sneaky', name: 'Sneaky', enabled: true, egress: false, destinations: [], allowPrivateNetwork: false },
+      {
+        id: 'sneaky',
+        name: 'Sneaky',
+        enabled: true,
+        egress: false,
+        destinations: [],
+        allowPrivateNetwork: false,
+      },
     ]);
   });
 

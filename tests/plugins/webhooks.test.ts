@@ -51,7 +51,9 @@ describe('outbound-webhooks', () => {
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe('VALIDATION_ERROR');
     const fields = bad.json.error.details.issues.map((i: { field: string }) => i.field);
-    expect(fields).toEqual(expect.arrayContaining(['urls.0', 'urls.1', 'retryDelaysMs.0', 'timeoutMs', 'events.1']));
+    expect(fields).toEqual(
+      expect.arrayContaining(['urls.0', 'urls.1', 'retryDelaysMs.0', 'timeoutMs', 'events.1']),
+    );
     for (const f of ['urls.0', 'urls.1', 'retryDelaysMs.0', 'timeoutMs', 'events.1'])
       expect(bad.json.error.message).toContain(f);
     expect(await readFile(stateFile, 'utf8')).toBe(before);
@@ -97,13 +99,21 @@ describe('outbound-webhooks', () => {
       stats: { delivered: 1, retries: 1, failed: 0, queued: 0 },
     });
     expect(rt.stats.recent.map((d: { outcome: string }) => d.outcome)).toEqual(['delivered', 'retrying']);
-    expect(rt.stats.recent[0]).toMatchObject({ endpoint: t.receiver.url, status: 200, path: 'ideas/first.md' });
+    expect(rt.stats.recent[0]).toMatchObject({
+      endpoint: t.receiver.url,
+      status: 200,
+      path: 'ideas/first.md',
+    });
     expect(JSON.stringify(rt)).not.toContain('token=abc');
   });
 
   it('disable stops deliveries at once; enable resumes; remove deletes its state', async () => {
     const t = await setup(() => 200);
-    await t.call('POST', '/install', { id: 'outbound-webhooks', config: hookConfig(t.receiver.url), enabled: true });
+    await t.call('POST', '/install', {
+      id: 'outbound-webhooks',
+      config: hookConfig(t.receiver.url),
+      enabled: true,
+    });
     await t.createNote('a.md');
     await waitFor(() => t.paths().includes('a.md'));
 
@@ -135,14 +145,22 @@ describe('outbound-webhooks', () => {
     expect(again.json.data.config).toMatchObject({ urls: [], allowPrivateNetwork: false });
     const fresh = (await t.call('POST', '/outbound-webhooks/toggle', { enabled: true })).json.data;
     expect(fresh.enabled).toBe(true);
-    expect((await t.call('GET', '/runtime')).json.data.plugins[0].stats).toMatchObject({ delivered: 0, recent: [] });
+    expect((await t.call('GET', '/runtime')).json.data.plugins[0].stats).toMatchObject({
+      delivered: 0,
+      recent: [],
+    });
     expect(t.paths()).toEqual(['a.md', 'c.md']);
   });
 
   it('refuses loopback and private destinations unless allowPrivateNetwork is set', async () => {
     const t = await setup(() => 200);
     await t.call('POST', '/install', { id: 'outbound-webhooks' });
-    for (const url of ['http://127.0.0.1:9/x', 'http://[::1]:9/x', 'http://10.1.2.3/x', 'http://169.254.169.254/']) {
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'http://[::1]:9/x',
+      'http://10.1.2.3/x',
+      'http://169.254.169.254/',
+    ]) {
       const r = await t.call('PUT', '/outbound-webhooks/config', { urls: [url], secret: SECRET });
       expect(r.status).toBe(400);
       expect(r.json.error.details.issues[0]).toMatchObject({ field: 'urls' });
@@ -176,13 +194,20 @@ describe('outbound-webhooks', () => {
 
   it('keeps a secret that is omitted or sent back redacted, and never answers it', async () => {
     const t = await setup(() => 200);
-    const inst = await t.call('POST', '/install', { id: 'outbound-webhooks', config: hookConfig(t.receiver.url) });
+    const inst = await t.call('POST', '/install', {
+      id: 'outbound-webhooks',
+      config: hookConfig(t.receiver.url),
+    });
     expect(inst.json.data.generatedSecrets).toBeUndefined();
     const cfg = inst.json.data.config;
     expect(cfg.secret).toBe(REDACTED);
     const { secret: _s, ...withoutSecret } = cfg;
-    expect((await t.call('PUT', '/outbound-webhooks/config', { ...withoutSecret, events: ['created'] })).status).toBe(200);
-    expect((await t.call('PUT', '/outbound-webhooks/config', { ...cfg, events: ['created', 'deleted'] })).status).toBe(200);
+    expect(
+      (await t.call('PUT', '/outbound-webhooks/config', { ...withoutSecret, events: ['created'] })).status,
+    ).toBe(200);
+    expect(
+      (await t.call('PUT', '/outbound-webhooks/config', { ...cfg, events: ['created', 'deleted'] })).status,
+    ).toBe(200);
     await t.call('POST', '/outbound-webhooks/toggle', { enabled: true });
     await t.createNote('x.md');
     await t.send('PUT', '/api/v1/notes/x.md', { body: { content: 'not sent: updated is off' } });

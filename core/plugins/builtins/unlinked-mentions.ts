@@ -68,14 +68,15 @@ export async function findUnlinkedMentions(
   const linkedFrom = new Set(note.backlinks.map((b) => b.path));
   const linksTo = new Set(note.links.map((l) => l.path).filter((p): p is string => p !== null));
   const text = prose(note.content);
-  const lower = text.toLowerCase();
+  // A cheap first filter before the word-boundary regex (whitespace runs count as one space).
+  const flat = text.toLowerCase().replace(/\s+/g, ' ');
 
   // Outgoing: other notes' names written here, not linked.
   const outgoing: Mention[] = [];
   for (const other of items) {
     if (other.path === path || linksTo.has(other.path)) continue;
     for (const name of namesOf(other, opts.minTitleLength)) {
-      if (!lower.includes(name.toLowerCase())) continue;
+      if (!flat.includes(name.toLowerCase().replace(/\s+/g, ' '))) continue;
       const o = occurrences(text, name);
       if (o.count) {
         outgoing.push({ path: other.path, title: other.title, ...o });
