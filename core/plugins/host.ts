@@ -3,11 +3,13 @@
  * withheld or refused where the plugin did not declare the capability.
  */
 import { resolveNote } from '../agent/tools.ts';
+import { type RandomBytes, secureRandom } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
 import type { NoteService } from '../notes.ts';
-import type { Logger, StateStore } from '../ports.ts';
+import type { Clock, Logger, StateStore } from '../ports.ts';
+import { recordError, type Slot } from './runtime.ts';
 import { dataKey } from './state.ts';
-import type { PluginCapability, PluginData, PluginNotes } from './types.ts';
+import type { PluginCapability, PluginContext, PluginData, PluginNotes, ResolveHost } from './types.ts';
 
 const denied = (id: string, cap: PluginCapability): DomainError =>
   new DomainError('FORBIDDEN', `Plugin ${id} did not declare the "${cap}" capability.`);
@@ -67,4 +69,39 @@ export function pluginLogger(logger: Logger, id: string): Logger {
     (msg: string, fields?: Record<string, unknown>): void =>
       logger[level](msg, { plugin: id, ...fields });
   return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+}
+
+/** The ports of the plugin manager that plugins get a share of. */
+export interface HostPorts {
+  notes: NoteService;
+  state: StateStore;
+  clock: Clock;
+  logger: Logger;
+  fetch?: typeof globalThis.fetch;
+  random?: RandomBytes;
+  resolveHost?: ResolveHost;
+  version?: string;
+}
+
+/** What `activate` gets for the plugin in `slot` with its validated `config`. */
+export function pluginContext(
+  slot: Slot,
+  config: Record<string, unknown>,
+  host: HostPorts,
+): PluginContext<Record<string, unknown>> {
+  const { id, capabilities } = slot.def;
+  const fetchImpl = host.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  return {
+    id,
+    config,
+    notes: pluginNotes(host.notes, id, capabilities),
+    clock: host.clock,
+    logger: pluginLogger(host.logger, id),
+    fetch: pluginFetch(fetchImpl, id, capabilities),
+    random: host.random ?? secureRandom,
+    resolveHost: host.resolveHost,
+    data: pluginData(host.state, id),
+    version: host.version ?? '0.0.0',
+    reportError: (where, err) => recordError(slot, where, err, host.clock, host.logger),
+  };
 }

@@ -3,18 +3,18 @@
  * configure and remove, persisted as one atomically replaced document; live contributions
  * (tools, hooks, routes) that follow every change at once, with each plugin's errors isolated.
  */
-import * as v from 'valibot';
 import type { AgentTool } from '../agent/types.ts';
 import { type RandomBytes, secureRandom } from '../crypto.ts';
-import { DomainError, isDomainError } from '../errors.ts';
+import { DomainError } from '../errors.ts';
 import { createMutex } from '../mutex.ts';
 import type { NoteService } from '../notes.ts';
 import type { Clock, Logger, StateStore } from '../ports.ts';
 import { builtinPlugins } from './builtins/index.ts';
 import { checkConfig, configError, mergeSecrets } from './config.ts';
 import { isPluginIdShape } from './define.ts';
-import { pluginData, pluginFetch, pluginLogger, pluginNotes } from './host.ts';
+import { pluginContext } from './host.ts';
 import { catalogEntry, egressEntry, type PluginRecord, pluginRecord } from './records.ts';
+import { callPluginRoute } from './routes.ts';
 import {
   activate,
   deactivate,
@@ -60,7 +60,6 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 export function createPluginManager(deps: PluginManagerDeps) {
   const { notes, state, clock } = deps;
   const logger = deps.logger ?? silent;
-  const fetchImpl = deps.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const mutex = createMutex();
   const slots = new Map<string, Slot>();
   for (const [defs, source] of [
@@ -141,20 +140,7 @@ export function createPluginManager(deps: PluginManagerDeps) {
       );
       return;
     }
-    const { id, capabilities } = slot.def;
-    const ctx = {
-      id,
-      config: checked.config,
-      notes: pluginNotes(notes, id, capabilities),
-      clock,
-      logger: pluginLogger(logger, id),
-      fetch: pluginFetch(fetchImpl, id, capabilities),
-      random: deps.random ?? secureRandom,
-      resolveHost: deps.resolveHost,
-      data: pluginData(state, id),
-      version: deps.version ?? '0.0.0',
-      reportError: (where: string, err: unknown) => recordError(slot, where, err, clock, logger),
-    };
+    const ctx = pluginContext(slot, checked.config, { ...deps, logger });
     await activate(slot, ctx, clock, logger);
   };
 
@@ -272,41 +258,9 @@ export function createPluginManager(deps: PluginManagerDeps) {
     tools: (): AgentTool[] => [...slots.values()].flatMap((s) => s.tools),
 
     /** Runs plugin `id`'s route `method path` with the raw query or body, validated by the route. */
-    async callRoute(id: string, method: string, path: string, input: unknown, signal?: AbortSignal) {
+    callRoute(id: string, method: string, path: string, input: unknown, signal?: AbortSignal) {
       const { slot, rec } = installed(id);
-      const pid = slot.def.id;
-      if (!rec.enabled) {
-        throw new DomainError(
-          'CONFLICT',
-          `Plugin ${pid} is disabled; POST /api/v1/plugins/${pid}/toggle {"enabled": true}.`,
-        );
-      }
-      if (!slot.instance)
-        throw new DomainError('CONFLICT', `Plugin ${pid} is not running; see GET /api/v1/plugins/runtime.`);
-      const route = slot.routes.find((r) => r.method === method && r.path === path);
-      if (!route) {
-        const known = slot.routes.map((r) => `${r.method} ${r.path}`).join(', ') || 'none';
-        throw new DomainError(
-          'NOT_FOUND',
-          `Plugin ${pid} has no route ${method} ${path || '/'} (it has: ${known}).`,
-        );
-      }
-      const parsed = v.safeParse(route.input, input);
-      if (!parsed.success) {
-        const issues = parsed.issues.map((i) => ({
-          field: v.getDotPath(i) ?? '(input)',
-          message: i.message,
-        }));
-        throw new DomainError('VALIDATION_ERROR', `Invalid ${issues[0]!.field}: ${issues[0]!.message}`, {
-          issues,
-        });
-      }
-      try {
-        return await route.run(parsed.output, { signal });
-      } catch (err) {
-        if (!isDomainError(err)) recordError(slot, `route ${method} ${path}`, err, clock, logger);
-        throw err;
-      }
+      return callPluginRoute(slot, rec.enabled, { method, path, input, signal }, clock, logger);
     },
 
     /** Installed plugins and whether they send data out, and where (for the security audit). */
