@@ -104,7 +104,8 @@ export async function activate(
     return;
   }
   if (slot.generation !== generation) {
-    await inst.stop?.();
+    // Deactivated while it was starting: stop the late instance.
+    await Promise.resolve(inst.stop?.()).catch((err) => recordError(slot, 'stop', err, clock, logger));
     return;
   }
   const caps = slot.def.capabilities;
