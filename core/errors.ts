@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
   | 'AGENT_PROVIDER_ERROR'
+  | 'PLUGIN_ERROR'
   | 'SERVER_OFFLINE'
   | 'AGENT_DISABLED'
   | 'NOT_READY'

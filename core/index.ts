@@ -45,6 +45,7 @@ export {
   type NoteServiceDeps,
 } from './notes.ts';
 export { validateFolderPath, validateNotePath } from './paths.ts';
+export * from './plugins/index.ts';
 export type {
   Authenticator,
   Clock,

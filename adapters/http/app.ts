@@ -11,6 +11,7 @@ import { authRoutes } from './routes/auth.ts';
 import { channelsRoutes } from './routes/channels.ts';
 import { foldersRoutes } from './routes/folders.ts';
 import { notesRoutes } from './routes/notes.ts';
+import { pluginsRoutes } from './routes/plugins.ts';
 import { searchRoutes } from './routes/search.ts';
 import { systemRoutes } from './routes/system.ts';
 import type { AppDeps, AppEnv } from './types.ts';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/search', searchRoutes(deps.notes));
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));
   if (deps.channels) app.route('/api/v1/channels', channelsRoutes(deps, deps.channels, limiter));
+  if (deps.plugins) app.route('/api/v1/plugins', pluginsRoutes(deps.plugins));
   if (deps.client) app.route('/', clientRoutes(deps.client));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));

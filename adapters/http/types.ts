@@ -4,6 +4,7 @@ import type { Jwt } from '../../core/auth/jwt.ts';
 import type { AuthService } from '../../core/auth/service.ts';
 import type { ChannelService } from '../../core/channels/service.ts';
 import type { NoteService } from '../../core/notes.ts';
+import type { PluginManager } from '../../core/plugins/manager.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ClientUiDeps } from './client-ui.ts';
@@ -71,4 +72,6 @@ export interface AppDeps {
   client?: ClientUiDeps;
   /** The channels; absent means the channel routes are not mounted. */
   channels?: ChannelService;
+  /** The plugin manager; absent means the plugin routes are not mounted. */
+  plugins?: PluginManager;
 }

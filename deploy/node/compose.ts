@@ -5,6 +5,7 @@ import { telegramSender, whatsappSender } from '../../adapters/channels/index.ts
 import { createApp } from '../../adapters/http/app.ts';
 import { createProvider } from '../../adapters/llm/index.ts';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
+import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
 import { createAgent } from '../../core/agent/agent.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
@@ -13,6 +14,8 @@ import { createAuthService } from '../../core/auth/service.ts';
 import { createChannelService } from '../../core/channels/service.ts';
 import { secureRandom } from '../../core/crypto.ts';
 import type { NoteService } from '../../core/notes.ts';
+import { createPluginManager } from '../../core/plugins/manager.ts';
+import type { PluginDefinition } from '../../core/plugins/types.ts';
 import type { Clock, Logger, StateStore } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ServerConfig } from './config.ts';
@@ -59,6 +62,8 @@ export async function composeApp(opts: {
   agentTools?: ToolSource;
   /** The HTTP client of the agent and the channel providers (default: global fetch). */
   fetch?: typeof globalThis.fetch;
+  /** Plugins registered in code, beside the built-ins. */
+  plugins?: readonly PluginDefinition[];
 }) {
   const { config, notes, state, clock, logger } = opts;
   const service = createAuthService({
@@ -86,13 +91,28 @@ export async function composeApp(opts: {
     testClientUrl: config.testClientUrl,
     localDevUiUrl: config.localDevUiUrl,
   };
+  const plugins = createPluginManager({
+    notes,
+    state,
+    clock,
+    logger,
+    fetch: opts.fetch,
+    resolveHost: nodeResolveHost,
+    version: opts.version,
+    plugins: opts.plugins,
+  });
+  await plugins.load();
+  logger.info('plugins', {
+    installed: plugins.list().map((p) => p.id),
+    enabled: plugins.list().flatMap((p) => (p.enabled ? [p.id] : [])),
+  });
   const agent = createAgent({
     notes,
     clock,
     logger,
     provider: createProvider({ ...config.agent, fetch: opts.fetch }),
     enabled: config.agent.enabled,
-    extraTools: opts.agentTools,
+    extraTools: () => [...(opts.agentTools?.() ?? []), ...plugins.tools()],
     maxSteps: config.agent.maxSteps,
     timeoutMs: config.agent.timeoutMs,
   });
@@ -118,6 +138,7 @@ export async function composeApp(opts: {
     notes,
     agent,
     channels,
+    plugins,
     version: opts.version,
     clock,
     logger,
@@ -141,5 +162,5 @@ export async function composeApp(opts: {
     maxBodyBytes: config.maxBodyBytes,
     client: { assets: fsClientAssets(CLIENT_DIST_DIR), relayUrl: () => setupConfig.relayUrl },
   });
-  return { app, auth: service, setupConfig, agent, channels };
+  return { app, auth: service, setupConfig, agent, channels, plugins };
 }

@@ -41,7 +41,7 @@ export async function startServer(
   const pool = analyzePool({ fallback: async (texts) => texts.map(analyzeMarkdown) });
   const notes = createNoteService({ store, state, clock, logger, analyze: pool.analyze });
   let relayStatus: () => unknown = () => ({ state: 'disabled' });
-  const { app, auth, setupConfig, channels } = await composeApp({
+  const { app, auth, setupConfig, channels, plugins } = await composeApp({
     config,
     notes,
     state,
@@ -145,6 +145,7 @@ export async function startServer(
         await channels.close();
         await (await watching)?.();
         await notes.drain();
+        await plugins.stop();
         await notes.saveCache();
         await pool.close();
         await connector?.stop();
