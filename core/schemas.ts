@@ -1,4 +1,25 @@
 import * as v from 'valibot';
+import { DomainError } from './errors.ts';
+
+/**
+ * Parses `text` as JSON and checks it with `schema`: 400 INVALID_JSON, or VALIDATION_ERROR naming
+ * the first bad field (every issue in `details.issues`). The one body check of every adapter.
+ */
+export function parseBody<S extends v.GenericSchema>(schema: S, text: string): v.InferOutput<S> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new DomainError('INVALID_JSON', 'The request body is not valid JSON.');
+  }
+  const r = v.safeParse(schema, data);
+  if (!r.success) {
+    const issues = r.issues.map((i) => ({ field: v.getDotPath(i) ?? '(body)', message: i.message }));
+    const first = issues[0]!;
+    throw new DomainError('VALIDATION_ERROR', `Invalid ${first.field}: ${first.message}`, { issues });
+  }
+  return r.output;
+}
 
 const frontmatter = v.optional(v.record(v.string(), v.unknown(), 'frontmatter must be an object.'));
 

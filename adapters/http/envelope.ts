@@ -1,9 +1,10 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import * as v from 'valibot';
-import { DomainError, type ErrorCode, isDomainError } from '../../core/errors.ts';
+import type * as v from 'valibot';
+import { type DomainError, type ErrorCode, isDomainError } from '../../core/errors.ts';
 import type { Logger } from '../../core/ports.ts';
+import { parseBody } from '../../core/schemas.ts';
 
 /** The one map from error code to HTTP status. */
 export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -88,18 +89,5 @@ export function ok<T>(
 
 /** Reads the body as JSON and validates it with `schema`; 400 INVALID_JSON / VALIDATION_ERROR. */
 export async function readJson<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
-  const text = await c.req.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new DomainError('INVALID_JSON', 'The request body is not valid JSON.');
-  }
-  const result = v.safeParse(schema, body);
-  if (!result.success) {
-    const issues = result.issues.map((i) => ({ field: v.getDotPath(i) ?? '(body)', message: i.message }));
-    const first = issues[0]!;
-    throw new DomainError('VALIDATION_ERROR', `Invalid ${first.field}: ${first.message}`, { issues });
-  }
-  return result.output;
+  return parseBody(schema, await c.req.text());
 }

@@ -3,7 +3,6 @@
  * inbound messages. Bodies that are not the provider's shape are 400 with the field named.
  */
 import * as v from 'valibot';
-import { DomainError } from '../errors.ts';
 import type { InboundMessage } from './types.ts';
 
 const id = v.union([v.number(), v.string()], 'must be a number or a string.');
@@ -61,23 +60,6 @@ export const WhatsAppNotification = v.looseObject(
   },
   'The body must be a WhatsApp notification (an object with entry).',
 );
-
-/** Parses `text` as JSON and checks it with `schema`; 400 INVALID_JSON / VALIDATION_ERROR naming the field. */
-export function parseBody<S extends v.GenericSchema>(schema: S, text: string): v.InferOutput<S> {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new DomainError('INVALID_JSON', 'The request body is not valid JSON.');
-  }
-  const r = v.safeParse(schema, data);
-  if (!r.success) {
-    const issues = r.issues.map((i) => ({ field: v.getDotPath(i) ?? '(body)', message: i.message }));
-    const first = issues[0]!;
-    throw new DomainError('VALIDATION_ERROR', `Invalid ${first.field}: ${first.message}`, { issues });
-  }
-  return r.output;
-}
 
 const TELEGRAM_KINDS = ['photo', 'sticker', 'voice', 'video', 'video_note', 'document', 'audio', 'animation'];
 

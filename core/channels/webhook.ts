@@ -7,15 +7,10 @@
 import type { Agent } from '../agent/agent.ts';
 import { DomainError, isDomainError } from '../errors.ts';
 import type { Logger } from '../ports.ts';
+import { parseBody } from '../schemas.ts';
 import { createConversations } from './conversations.ts';
 import { createSeenSet } from './dedupe.ts';
-import {
-  parseBody,
-  TelegramUpdate,
-  telegramMessages,
-  WhatsAppNotification,
-  whatsappMessages,
-} from './inbound.ts';
+import { TelegramUpdate, telegramMessages, WhatsAppNotification, whatsappMessages } from './inbound.ts';
 import { splitReply } from './split.ts';
 import type { ChannelRecord, ChannelSender, InboundMessage, WebhookResult } from './types.ts';
 import {

@@ -3,15 +3,16 @@ import { checkConfig, configJsonSchema, redactConfig } from './config.ts';
 import type { Slot } from './runtime.ts';
 import type { StoredPlugin } from './state.ts';
 
+/** What a plugin record and a catalog entry both say of the definition. */
+function describePlugin({ def, source }: Slot) {
+  return { id: def.id, name: def.name, version: def.version, description: def.description, source };
+}
+
 /** An installed plugin (decisions.md section 6, plus `configured`); secrets redacted. */
 export function pluginRecord(slot: Slot, rec: StoredPlugin) {
-  const { def, source } = slot;
+  const { def } = slot;
   return {
-    id: def.id,
-    name: def.name,
-    version: def.version,
-    description: def.description,
-    source,
+    ...describePlugin(slot),
     enabled: rec.enabled,
     /** Whether the stored config passes the schema (it must, to enable). */
     configured: checkConfig(def, rec.config).ok,
@@ -28,13 +29,9 @@ export type PluginRecord = ReturnType<typeof pluginRecord>;
 
 /** One entry of `GET /plugins/catalog`. */
 export function catalogEntry(slot: Slot, rec: StoredPlugin | undefined) {
-  const { def, source } = slot;
+  const { def } = slot;
   return {
-    id: def.id,
-    name: def.name,
-    version: def.version,
-    description: def.description,
-    source,
+    ...describePlugin(slot),
     capabilities: [...def.capabilities],
     configSchema: configJsonSchema(def),
     installed: rec !== undefined,
