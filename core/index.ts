@@ -19,6 +19,7 @@ export type {
 } from './agent/provider.ts';
 export { ChatBody } from './agent/schemas.ts';
 export type * from './agent/types.ts';
+export { type Core, type CoreDeps, createCore } from './create-core.ts';
 export { sha256Hex } from './crypto.ts';
 export { DomainError, type ErrorCode, isDomainError } from './errors.ts';
 export { createLinkGraph, type LinkGraph, type LinkRef, type ResolvedLink } from './link-graph.ts';

@@ -1,29 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
-import { createApp } from '../../adapters/http/app.ts';
-import { createProvider } from '../../adapters/llm/index.ts';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
-import { createAgent } from '../../core/agent/agent.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
-import { createAuthenticator } from '../../core/auth/authenticator.ts';
-import { createJwt } from '../../core/auth/jwt.ts';
-import { createAuthService } from '../../core/auth/service.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { Clock, Logger, StateStore } from '../../core/ports.ts';
-import type { SetupConfig } from '../../core/setup.ts';
+import { composeApp as composeShared, publicRelayUrl } from '../shared/compose.ts';
 import type { ServerConfig } from './config.ts';
 import { isLoopback } from './env.ts';
 
-/** The relay address clients are told to use: RELAY_URL, the public base, or the embedded relay. */
-export function publicRelayUrl(config: ServerConfig): string | null {
-  if (config.pairingMode !== 'relay') return null;
-  if (config.relayUrl) return config.relayUrl;
-  if (config.relayPublicBaseUrl) return config.relayPublicBaseUrl;
-  const host = config.publicUrl ? new URL(config.publicUrl).hostname : config.host;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return `http://${shown}:${config.relayPort}`;
-}
+export { publicRelayUrl };
 
 /** The built client UI this server serves at /link and /workspace. */
 export const CLIENT_DIST_DIR = fileURLToPath(new URL('../../client-link/dist', import.meta.url));
@@ -43,8 +29,21 @@ export function selfOrigins(config: ServerConfig, port: number): string[] {
   return [...out];
 }
 
+/** The client's address on Node: the socket, or for relayed requests what the relay forwarded. */
+function nodeSocketAddress(c: Context): string | undefined {
+  // Requests from the relay connector have no socket; the relay put the client in X-Forwarded-For.
+  if ((c.env as { relayed?: boolean } | undefined)?.relayed) {
+    return c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() ?? 'relay';
+  }
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Builds auth and the HTTP app from the config (the Node root's wiring, without sockets). */
-export async function composeApp(opts: {
+export function composeApp(opts: {
   config: ServerConfig;
   notes: NoteService;
   state: StateStore;
@@ -57,73 +56,10 @@ export async function composeApp(opts: {
   /** The agent's HTTP client (default: global fetch). */
   fetch?: typeof globalThis.fetch;
 }) {
-  const { config, notes, state, clock, logger } = opts;
-  const service = createAuthService({
-    state,
-    clock,
-    logger,
-    pairCodeTtlMs: config.pairCodeTtlSeconds * 1000,
-  });
-  await service.init();
-  const jwt = config.jwt ? createJwt({ ...config.jwt, clock }) : null;
-  if (config.authMode === 'none') {
-    logger.warn(
-      'AUTHENTICATION IS OFF (SERVICE_AUTH_MODE=none): anyone who can reach this server can read and change every note. Development only.',
-    );
-  }
-  const setupConfig: SetupConfig = {
-    version: opts.version,
-    authMode: config.authMode,
-    pairingMode: config.pairingMode,
-    relayUrl: publicRelayUrl(config),
-    host: config.host,
-    port: config.port,
-    cors: config.corsOrigins,
-    clientUrl: config.clientUrl,
-    testClientUrl: config.testClientUrl,
-    localDevUiUrl: config.localDevUiUrl,
-  };
-  const agent = createAgent({
-    notes,
-    clock,
-    logger,
-    provider: createProvider({ ...config.agent, fetch: opts.fetch }),
-    enabled: config.agent.enabled,
-    extraTools: opts.agentTools,
-    maxSteps: config.agent.maxSteps,
-    timeoutMs: config.agent.timeoutMs,
-  });
-  logger.info('agent', {
-    enabled: config.agent.enabled,
-    provider: config.agent.provider,
-    model: config.agent.model || 'quire-local-rules',
-    baseURL: config.agent.baseURL,
-  });
-  const app = createApp({
-    notes,
-    agent,
-    version: opts.version,
-    clock,
-    logger,
-    authenticator: createAuthenticator({ mode: config.authMode, auth: service, jwt }),
-    setup: { service, jwt, config: setupConfig, publicUrl: config.publicUrl, relayStatus: opts.relayStatus },
-    corsOrigins: config.corsOrigins,
-    rateLimits: config.rateLimits,
-    trustProxy: config.trustProxy,
-    socketAddress: (c: Context) => {
-      // Requests from the relay connector have no socket; the relay put the client in X-Forwarded-For.
-      if ((c.env as { relayed?: boolean } | undefined)?.relayed) {
-        return c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() ?? 'relay';
-      }
-      try {
-        return getConnInfo(c).remote.address;
-      } catch {
-        return undefined;
-      }
-    },
+  return composeShared({
+    ...opts,
     runtime: { name: 'node', version: process.version },
-    maxBodyBytes: config.maxBodyBytes,
-    client: { assets: fsClientAssets(CLIENT_DIST_DIR), relayUrl: () => setupConfig.relayUrl },
+    socketAddress: nodeSocketAddress,
+    clientAssets: fsClientAssets(CLIENT_DIST_DIR),
   });
-  return { app, auth: service, setupConfig, agent };
 }

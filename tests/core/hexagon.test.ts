@@ -44,6 +44,7 @@ describe('the core stays framework- and platform-free', () => {
       'UpdateNoteBody',
       'analyzeMarkdown',
       'createAgent',
+      'createCore',
       'createLinkGraph',
       'createNoteService',
       'ifMatchHolds',

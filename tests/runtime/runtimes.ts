@@ -1,0 +1,176 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Miniflare } from 'miniflare';
+import { buildWorker } from '../../deploy/workerd/build.ts';
+import { tempDir } from '../helpers/app.ts';
+import { ROOT, runCommand, runTs } from '../helpers/child.ts';
+import type { RunningRuntime } from './contract.ts';
+
+const ARCH: Record<string, { bun: string; deno: string }> = {
+  'linux-x64': { bun: 'bun-linux-x64', deno: 'linux-x64-glibc' },
+  'linux-arm64': { bun: 'bun-linux-aarch64', deno: 'linux-arm64-glibc' },
+  'darwin-x64': { bun: 'bun-darwin-x64', deno: 'darwin-x64' },
+  'darwin-arm64': { bun: 'bun-darwin-aarch64', deno: 'darwin-arm64' },
+};
+
+/**
+ * The path of the bun or deno binary that `npm ci` put into node_modules. npm may or may not run
+ * the packages' install scripts: without them the binary stays in the platform package
+ * (`@oven/bun-linux-x64/bin/bun`, `@deno/linux-x64-glibc/deno`); with them it is moved or linked
+ * into the main package (`bun/bin/bun.exe`, `deno/deno`). Placeholders of a few bytes are skipped.
+ */
+export function runtimeBinary(name: 'bun' | 'deno'): string {
+  const platform = ARCH[`${process.platform}-${process.arch}`];
+  if (!platform) throw new Error(`no ${name} package for ${process.platform}-${process.arch}`);
+  const candidates =
+    name === 'bun'
+      ? [`node_modules/@oven/${platform.bun}/bin/bun`, 'node_modules/bun/bin/bun.exe']
+      : [`node_modules/@deno/${platform.deno}/deno`, 'node_modules/deno/deno'];
+  for (const c of candidates) {
+    const path = join(ROOT, c);
+    if (existsSync(path) && statSync(path).size > 1_000_000) return path;
+  }
+  throw new Error(
+    `${name} binary not found in node_modules (looked at ${candidates.join(', ')}); run npm ci`,
+  );
+}
+
+/** The version the npm package declares, which its binary must print. */
+export function packageVersion(pkg: string): string {
+  return JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+}
+
+/** Arguments of `deno run`: no lock file written, nothing fetched, the permissions the server needs. */
+export function denoArgs(entry: string, writable: string): string[] {
+  return [
+    'run',
+    '--no-lock',
+    '--cached-only',
+    '--no-prompt',
+    '--allow-net',
+    '--allow-env',
+    '--allow-sys',
+    '--allow-read',
+    `--allow-write=${writable}`,
+    entry,
+  ];
+}
+
+/** Starts a child-process runtime on a temp DATA_DIR; waits until it listens and has indexed. */
+async function startChild(
+  runtime: 'node' | 'bun' | 'deno',
+  launch: (env: Record<string, string>, dir: string) => ReturnType<typeof runCommand>,
+  extra: Partial<RunningRuntime> = {},
+): Promise<RunningRuntime> {
+  const tmp = await tempDir(`quire-${runtime}-`);
+  const vaultDir = join(tmp.dir, 'notes');
+  await mkdir(vaultDir, { recursive: true });
+  const env = { PORT: '0', DATA_DIR: tmp.dir, VAULT_DIR: vaultDir, LOG_LEVEL: 'info', NO_COLOR: '1' };
+  const p = launch(env, tmp.dir);
+  try {
+    const { url } = await p.waitForLog((l) => l.msg === 'listening', 30_000);
+    await p.waitForLog((l) => l.msg === 'index ready', 30_000);
+    return {
+      runtime,
+      url,
+      vaultDir,
+      clientUi: true,
+      embeddedRelay: `no embedded relay on ${runtime}: the relay connector runs on Node only (open-port pairing)`,
+      ...extra,
+      async stop() {
+        if (p.child.exitCode === null) p.child.kill('SIGTERM');
+        const code = await Promise.race([
+          p.exited,
+          new Promise((r) => setTimeout(() => r('timeout'), 10_000)),
+        ]);
+        await p.kill();
+        await tmp.cleanup();
+        if (code !== 0)
+          throw new Error(`${runtime} did not stop cleanly on SIGTERM (${code}):\n${p.out.stderr}`);
+      },
+    };
+  } catch (err) {
+    await p.kill();
+    await tmp.cleanup();
+    throw err;
+  }
+}
+
+/** `npm start`: the Node root, with its embedded relay. */
+export const startNode = () =>
+  startChild('node', (env) => runTs('deploy/node/main.ts', env), { embeddedRelay: true });
+
+/** `bun deploy/bun/main.ts`. */
+export const startBun = () =>
+  startChild('bun', (env) => runCommand(runtimeBinary('bun'), ['deploy/bun/main.ts'], env));
+
+/** `deno run ... deploy/deno/main.ts`. */
+export const startDeno = () =>
+  startChild('deno', (env, dir) =>
+    runCommand(runtimeBinary('deno'), denoArgs('deploy/deno/main.ts', dir), {
+      ...env,
+      DENO_NO_UPDATE_CHECK: '1',
+    }),
+  );
+
+/** The compatibility date and flags of deploy/workerd/wrangler.toml, so tests run what deploys. */
+export function wranglerCompat(): { compatibilityDate: string; compatibilityFlags: string[] } {
+  const toml = readFileSync(join(ROOT, 'deploy/workerd/wrangler.toml'), 'utf8');
+  const date = toml.match(/^compatibility_date\s*=\s*"([^"]+)"/m)?.[1];
+  const flags = toml.match(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m)?.[1];
+  if (!date) throw new Error('wrangler.toml has no compatibility_date');
+  return {
+    compatibilityDate: date,
+    compatibilityFlags: [...(flags ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
+  };
+}
+
+let bundle: Promise<string> | undefined;
+/** Builds deploy/workerd/worker.ts once per test process (esbuild; nothing is fetched). */
+export function workerBundle(): Promise<string> {
+  bundle ??= (async () => {
+    const dir = (await tempDir('quire-worker-')).dir;
+    await buildWorker(join(dir, 'worker.js'));
+    return dir;
+  })();
+  return bundle;
+}
+
+/**
+ * The Worker in workerd through Miniflare (local R2, KV and Durable Objects), persisted under
+ * `persistDir` so a second instance over the same folder is a restart.
+ */
+export async function startWorkerd(
+  opts: { persistDir?: string; vars?: Record<string, string> } = {},
+): Promise<RunningRuntime & { mf: Miniflare }> {
+  const dir = await workerBundle();
+  const own = opts.persistDir ? null : await tempDir('quire-workerd-');
+  const persist = opts.persistDir ?? own!.dir;
+  const mf = new Miniflare({
+    modulesRoot: dir,
+    modules: [{ type: 'ESModule', path: join(dir, 'worker.js') }],
+    ...wranglerCompat(),
+    r2Buckets: ['NOTES'],
+    kvNamespaces: ['STATE'],
+    durableObjects: { VAULT: 'QuireVault' },
+    r2Persist: join(persist, 'r2'),
+    kvPersist: join(persist, 'kv'),
+    durableObjectsPersist: join(persist, 'do'),
+    bindings: { LOG_LEVEL: 'warn', ...opts.vars },
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const url = (await mf.ready).origin;
+  return {
+    runtime: 'workerd',
+    url,
+    mf,
+    clientUi: 'the Worker does not serve the client UI: host client-link/dist as static assets',
+    embeddedRelay: 'no embedded relay on Workers: a Worker cannot hold the relay connection open',
+    async stop() {
+      await mf.dispose();
+      await own?.cleanup();
+    },
+  };
+}
