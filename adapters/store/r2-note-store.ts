@@ -39,7 +39,14 @@ const isNote = (key: string) => key.toLowerCase().endsWith('.md') && !isHidden(k
  * not atomic against a crash between the two (the note then exists twice), which is why the
  * Worker serializes every write through one Durable Object.
  */
-export function r2NoteStore(opts: { bucket: R2BucketLike; clock?: Clock; prefix?: string }): NoteStore {
+export function r2NoteStore(opts: {
+  bucket: R2BucketLike;
+  clock?: Clock;
+  /** Keys of this vault start with it (default none: the whole bucket). */
+  prefix?: string;
+  /** Objects per list call (R2's maximum, 1,000, by default). */
+  listPageSize?: number;
+}): NoteStore {
   const { bucket } = opts;
   const clock = opts.clock ?? { now: () => Date.now() };
   const prefix = opts.prefix ?? '';
@@ -67,7 +74,7 @@ export function r2NoteStore(opts: { bucket: R2BucketLike; clock?: Clock; prefix?
     const out: R2ObjectLike[] = [];
     let cursor: string | undefined;
     do {
-      const page = await bucket.list({ prefix, cursor, include: ['customMetadata'] });
+      const page = await bucket.list({ prefix, cursor, limit: opts.listPageSize, include: ['customMetadata'] });
       out.push(...page.objects);
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor);
