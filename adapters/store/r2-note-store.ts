@@ -74,7 +74,12 @@ export function r2NoteStore(opts: {
     const out: R2ObjectLike[] = [];
     let cursor: string | undefined;
     do {
-      const page = await bucket.list({ prefix, cursor, limit: opts.listPageSize, include: ['customMetadata'] });
+      const page = await bucket.list({
+        prefix,
+        cursor,
+        limit: opts.listPageSize,
+        include: ['customMetadata'],
+      });
       out.push(...page.objects);
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor);
