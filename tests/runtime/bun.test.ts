@@ -11,4 +11,4 @@ describe('bun from node_modules', () => {
   });
 });
 
-runRuntimeContract('Bun (Bun.serve)', startBun);
+runRuntimeContract('Bun (Bun.serve)', () => startBun());

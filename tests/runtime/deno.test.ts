@@ -10,4 +10,4 @@ describe('deno from node_modules', () => {
   });
 });
 
-runRuntimeContract('Deno (Deno.serve)', startDeno);
+runRuntimeContract('Deno (Deno.serve)', () => startDeno());

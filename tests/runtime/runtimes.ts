@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { buildWorker } from '../../deploy/workerd/build.ts';
@@ -57,20 +58,48 @@ export function denoArgs(entry: string, writable: string): string[] {
   ];
 }
 
+/** A port that was free a moment ago (for quiet starts, where no log line tells the port). */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** How a child runtime is started: `quiet` logs warnings only (benchmarks) and waits on health. */
+export interface StartOptions {
+  quiet?: boolean;
+  env?: Record<string, string>;
+}
+
 /** Starts a child-process runtime on a temp DATA_DIR; waits until it listens and has indexed. */
 async function startChild(
   runtime: 'node' | 'bun' | 'deno',
   launch: (env: Record<string, string>, dir: string) => ReturnType<typeof runCommand>,
+  opts: StartOptions,
   extra: Partial<RunningRuntime> = {},
 ): Promise<RunningRuntime> {
   const tmp = await tempDir(`quire-${runtime}-`);
   const vaultDir = join(tmp.dir, 'notes');
   await mkdir(vaultDir, { recursive: true });
-  const env = { PORT: '0', DATA_DIR: tmp.dir, VAULT_DIR: vaultDir, LOG_LEVEL: 'info', NO_COLOR: '1' };
+  const port = opts.quiet ? await freePort() : 0;
+  const env = {
+    PORT: String(port),
+    DATA_DIR: tmp.dir,
+    VAULT_DIR: vaultDir,
+    LOG_LEVEL: opts.quiet ? 'warn' : 'info',
+    NO_COLOR: '1',
+    ...opts.env,
+  };
   const p = launch(env, tmp.dir);
   try {
-    const { url } = await p.waitForLog((l) => l.msg === 'listening', 30_000);
-    await p.waitForLog((l) => l.msg === 'index ready', 30_000);
+    let url = `http://127.0.0.1:${port}`;
+    if (opts.quiet) await waitHealthy(url, p);
+    else {
+      url = (await p.waitForLog((l) => l.msg === 'listening', 30_000)).url;
+      await p.waitForLog((l) => l.msg === 'index ready', 30_000);
+    }
     return {
       runtime,
       url,
@@ -97,21 +126,40 @@ async function startChild(
   }
 }
 
+/** Polls health until the index is ready; fails early when the child dies. */
+async function waitHealthy(url: string, p: ReturnType<typeof runCommand>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (p.child.exitCode !== null) throw new Error(`exited: ${p.out.stderr}`);
+    const ok = await fetch(`${url}/api/v1/health`)
+      .then(async (r) => ((await r.json()) as { data?: { status?: string } }).data?.status === 'ok')
+      .catch(() => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`not healthy in time: ${p.out.stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** `npm start`: the Node root, with its embedded relay. */
-export const startNode = () =>
-  startChild('node', (env) => runTs('deploy/node/main.ts', env), { embeddedRelay: true });
+export const startNode = (opts: StartOptions = {}) =>
+  startChild('node', (env) => runTs('deploy/node/main.ts', env), opts, {
+    embeddedRelay: opts.env?.PAIRING_MODE === 'open-port' ? 'open-port pairing asked for' : true,
+  });
 
 /** `bun deploy/bun/main.ts`. */
-export const startBun = () =>
-  startChild('bun', (env) => runCommand(runtimeBinary('bun'), ['deploy/bun/main.ts'], env));
+export const startBun = (opts: StartOptions = {}) =>
+  startChild('bun', (env) => runCommand(runtimeBinary('bun'), ['deploy/bun/main.ts'], env), opts);
 
 /** `deno run ... deploy/deno/main.ts`. */
-export const startDeno = () =>
-  startChild('deno', (env, dir) =>
-    runCommand(runtimeBinary('deno'), denoArgs('deploy/deno/main.ts', dir), {
-      ...env,
-      DENO_NO_UPDATE_CHECK: '1',
-    }),
+export const startDeno = (opts: StartOptions = {}) =>
+  startChild(
+    'deno',
+    (env, dir) =>
+      runCommand(runtimeBinary('deno'), denoArgs('deploy/deno/main.ts', dir), {
+        ...env,
+        DENO_NO_UPDATE_CHECK: '1',
+      }),
+    opts,
   );
 
 /** The compatibility date and flags of deploy/workerd/wrangler.toml, so tests run what deploys. */
