@@ -4,6 +4,7 @@
  * this file names the bindings; README "Running on Bun, Deno and Workers" tells how to deploy.
  */
 import { jsonLogger } from '../../adapters/node/logger.ts';
+import pkg from '../../package.json' with { type: 'json' };
 import { type KvNamespaceLike, kvStateStore } from '../../adapters/store/kv-state-store.ts';
 import { type R2BucketLike, r2NoteStore } from '../../adapters/store/r2-note-store.ts';
 import { createCore } from '../../core/create-core.ts';
@@ -20,7 +21,6 @@ export interface Env {
 }
 type DurableState = { storage: { getAlarm(): Promise<number | null>; setAlarm(at: number): Promise<void> } };
 
-const VERSION = '0.1.0';
 
 /** Every request goes to the one vault object. */
 export default {
@@ -85,7 +85,7 @@ async function start(env: Env, first: URL) {
     state,
     clock,
     logger,
-    version: VERSION,
+    version: pkg.version,
     runtime: { name: 'workerd', version: 'workerd' },
     socketAddress: (c) => c.req.header('cf-connecting-ip'),
   });
