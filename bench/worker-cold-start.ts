@@ -5,17 +5,20 @@
  * `npx tsx bench/worker-cold-start.ts [notes...]` (default 200 1000); prints a markdown table.
  */
 import { rm } from 'node:fs/promises';
+import type { KvNamespaceLike } from '../adapters/store/kv-state-store.ts';
 import { tempDir } from '../tests/helpers/app.ts';
 import { startWorkerd } from '../tests/runtime/runtimes.ts';
 import { median } from './load.ts';
 
+const kvOf = async (rt: Awaited<ReturnType<typeof startWorkerd>>) =>
+  (await rt.mf.getKVNamespace('STATE')) as unknown as KvNamespaceLike;
 const sizes = process.argv.slice(2).map(Number).filter(Boolean);
 const RUNS = 3;
 
 async function firstRequestMs(persistDir: string, dropCache: boolean): Promise<number> {
   const rt = await startWorkerd({ persistDir });
   try {
-    if (dropCache) await (await rt.mf.getKVNamespace('STATE')).delete('quire:index-cache.json');
+    if (dropCache) await (await kvOf(rt)).delete('quire:index-cache.json');
     const t0 = performance.now();
     const res = await fetch(`${rt.url}/api/v1/health`);
     const ms = performance.now() - t0;
@@ -47,12 +50,15 @@ for (const n of sizes.length ? sizes : [200, 1000]) {
     );
   }
   // Let the alarm save the index cache after the last write.
-  const kv = await rt.mf.getKVNamespace('STATE');
+  const kv = await kvOf(rt);
   const deadline = Date.now() + 30_000;
-  while (!(await kv.get('quire:index-cache.json'))?.includes(`n${n - 1}.md`) && Date.now() < deadline) {
+  while (
+    !(await kv.get('quire:index-cache.json', 'text'))?.includes(`n${n - 1}.md`) &&
+    Date.now() < deadline
+  ) {
     await new Promise((r) => setTimeout(r, 100));
   }
-  const cacheBytes = (await kv.get('quire:index-cache.json'))?.length ?? 0;
+  const cacheBytes = (await kv.get('quire:index-cache.json', 'text'))?.length ?? 0;
   await rt.stop();
   const warm: number[] = [];
   for (let i = 0; i < RUNS; i++) warm.push(await firstRequestMs(tmp.dir, false));

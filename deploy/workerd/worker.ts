@@ -4,10 +4,10 @@
  * this file names the bindings; README "Running on Bun, Deno and Workers" tells how to deploy.
  */
 import { jsonLogger } from '../../adapters/node/logger.ts';
-import pkg from '../../package.json' with { type: 'json' };
 import { type KvNamespaceLike, kvStateStore } from '../../adapters/store/kv-state-store.ts';
 import { type R2BucketLike, r2NoteStore } from '../../adapters/store/r2-note-store.ts';
 import { createCore } from '../../core/create-core.ts';
+import pkg from '../../package.json' with { type: 'json' };
 import { ConfigError, loadConfig } from '../node/config.ts';
 import { int } from '../node/env.ts';
 import { composeApp } from '../shared/compose.ts';
@@ -20,7 +20,6 @@ export interface Env {
   [variable: string]: unknown;
 }
 type DurableState = { storage: { getAlarm(): Promise<number | null>; setAlarm(at: number): Promise<void> } };
-
 
 /** Every request goes to the one vault object. */
 export default {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ export interface RunningRuntime {
 }
 
 type Json = Record<string, any>;
+const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 /**
  * The HTTP surface that must hold on every runtime: setup, verify, link, notes CRUD with nested
@@ -70,7 +72,7 @@ export function runRuntimeContract(name: string, start: () => Promise<RunningRun
     it('health and system info name this runtime', async () => {
       const health = await call('GET', '/api/v1/health');
       expect(health.status).toBe(200);
-      expect(health.json.data).toMatchObject({ status: 'ok', index: { state: 'ready' } });
+      expect(health.json.data).toMatchObject({ status: 'ok', version: VERSION, index: { state: 'ready' } });
       const setup = (await call('GET', '/api/v1/system/setup')).json.data;
       key = firstKey = setup.apiKey;
       const info = await call('GET', '/api/v1/system/info');

@@ -1,61 +1,17 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
+import { denoArgs, runtimeBinary } from '../../deploy/shared/runtime-binary.ts';
 import { buildWorker } from '../../deploy/workerd/build.ts';
 import { tempDir } from '../helpers/app.ts';
 import { ROOT, runCommand, runTs } from '../helpers/child.ts';
 import type { RunningRuntime } from './contract.ts';
 
-const ARCH: Record<string, { bun: string; deno: string }> = {
-  'linux-x64': { bun: 'bun-linux-x64', deno: 'linux-x64-glibc' },
-  'linux-arm64': { bun: 'bun-linux-aarch64', deno: 'linux-arm64-glibc' },
-  'darwin-x64': { bun: 'bun-darwin-x64', deno: 'darwin-x64' },
-  'darwin-arm64': { bun: 'bun-darwin-aarch64', deno: 'darwin-arm64' },
-};
-
-/**
- * The path of the bun or deno binary that `npm ci` put into node_modules. npm may or may not run
- * the packages' install scripts: without them the binary stays in the platform package
- * (`@oven/bun-linux-x64/bin/bun`, `@deno/linux-x64-glibc/deno`); with them it is moved or linked
- * into the main package (`bun/bin/bun.exe`, `deno/deno`). Placeholders of a few bytes are skipped.
- */
-export function runtimeBinary(name: 'bun' | 'deno'): string {
-  const platform = ARCH[`${process.platform}-${process.arch}`];
-  if (!platform) throw new Error(`no ${name} package for ${process.platform}-${process.arch}`);
-  const candidates =
-    name === 'bun'
-      ? [`node_modules/@oven/${platform.bun}/bin/bun`, 'node_modules/bun/bin/bun.exe']
-      : [`node_modules/@deno/${platform.deno}/deno`, 'node_modules/deno/deno'];
-  for (const c of candidates) {
-    const path = join(ROOT, c);
-    if (existsSync(path) && statSync(path).size > 1_000_000) return path;
-  }
-  throw new Error(
-    `${name} binary not found in node_modules (looked at ${candidates.join(', ')}); run npm ci`,
-  );
-}
-
 /** The version the npm package declares, which its binary must print. */
 export function packageVersion(pkg: string): string {
   return JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
-}
-
-/** Arguments of `deno run`: no lock file written, nothing fetched, the permissions the server needs. */
-export function denoArgs(entry: string, writable: string): string[] {
-  return [
-    'run',
-    '--no-lock',
-    '--cached-only',
-    '--no-prompt',
-    '--allow-net',
-    '--allow-env',
-    '--allow-sys',
-    '--allow-read',
-    `--allow-write=${writable}`,
-    entry,
-  ];
 }
 
 /** A port that was free a moment ago (for quiet starts, where no log line tells the port). */
@@ -155,7 +111,7 @@ export const startDeno = (opts: StartOptions = {}) =>
   startChild(
     'deno',
     (env, dir) =>
-      runCommand(runtimeBinary('deno'), denoArgs('deploy/deno/main.ts', dir), {
+      runCommand(runtimeBinary('deno'), denoArgs('deploy/deno/main.ts', [dir]), {
         ...env,
         DENO_NO_UPDATE_CHECK: '1',
       }),
