@@ -6,6 +6,7 @@
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import { type KvNamespaceLike, kvStateStore } from '../../adapters/store/kv-state-store.ts';
 import { type R2BucketLike, r2NoteStore } from '../../adapters/store/r2-note-store.ts';
+import { AuthStateError } from '../../core/auth/state.ts';
 import { createCore } from '../../core/create-core.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { ConfigError, loadConfig } from '../node/config.ts';
@@ -42,11 +43,15 @@ export class QuireVault {
     try {
       quire = await this.#quire;
     } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      // A bad variable: every request says which, until the Worker is redeployed with a fix.
-      console.error(`quire: ${err.message}`);
-      const body = { success: false, error: { code: 'NOT_READY', message: `quire: ${err.message}` } };
-      return Response.json(body, { status: 503 });
+      // A bad variable or damaged credentials: every request says what, until an operator fixes it.
+      // Anything else (a storage hiccup) is retried by the next request.
+      const operator = err instanceof ConfigError || err instanceof AuthStateError;
+      if (!operator) this.#quire = undefined;
+      console.error(`quire: ${operator ? (err as Error).message : `start failed: ${String(err)}`}`);
+      const error = operator
+        ? { code: 'NOT_READY', message: `quire: ${(err as Error).message}` }
+        : { code: 'INTERNAL_ERROR', message: 'The server could not start; see the Worker logs.' };
+      return Response.json({ success: false, error }, { status: operator ? 503 : 500 });
     }
     const res = await quire.app.fetch(req);
     // The index cache is saved by an alarm shortly after a write: the object may be evicted any time.
@@ -85,7 +90,7 @@ async function start(env: Env, first: URL) {
     clock,
     logger,
     version: pkg.version,
-    runtime: { name: 'workerd', version: 'workerd' },
+    runtime: { name: 'workerd', version: globalThis.navigator?.userAgent ?? 'unknown' },
     socketAddress: (c) => c.req.header('cf-connecting-ip'),
   });
   setupConfig.port = Number(first.port || (first.protocol === 'https:' ? 443 : 80));

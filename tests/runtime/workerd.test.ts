@@ -6,7 +6,7 @@ import { startWorkerd } from './runtimes.ts';
 
 runRuntimeContract('workerd (Worker + R2 + KV + Durable Object, via Miniflare)', () => startWorkerd());
 
-describe('the Worker keeps its vault across restarts', () => {
+describe('the Worker beyond the contract', () => {
   it('notes, setup state and the index cache survive a restart of workerd', async () => {
     const tmp = await tempDir('quire-workerd-restart-');
     const vars = { INDEX_CACHE_SAVE_SECONDS: '0' };
@@ -64,6 +64,20 @@ describe('the Worker keeps its vault across restarts', () => {
       const body = (await res.json()) as any;
       expect(body.error.code).toBe('NOT_READY');
       expect(body.error.message).toMatch(/^quire: SERVICE_AUTH_MODE=none refuses/);
+    } finally {
+      await rt.stop();
+    }
+  });
+
+  it('damaged credentials in KV stop every request with one line, and are never replaced', async () => {
+    const rt = await startWorkerd();
+    try {
+      const kv = (await rt.mf.getKVNamespace('STATE')) as unknown as KvNamespaceLike;
+      await kv.put('quire:credentials.json', '{"v":1');
+      const res = await fetch(`${rt.url}/api/v1/system/setup`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as any).error.message).toMatch(/^quire: credentials\.json .*not valid JSON/);
+      expect(await kv.get('quire:credentials.json', 'text')).toBe('{"v":1');
     } finally {
       await rt.stop();
     }
