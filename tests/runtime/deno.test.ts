@@ -23,6 +23,7 @@ describe('the Deno root', () => {
       const p = runCommand(runtimeBinary('deno'), denoArgs('deploy/deno/main.ts', [tmpdir()]), {
         ...env,
         NO_COLOR: '1',
+        DENO_NO_UPDATE_CHECK: '1',
       });
       expect(await p.exited).toBe(1);
       expect(p.out.stderr.trim().split('\n')).toEqual([line]);
