@@ -6,7 +6,8 @@
  * Env: BENCH_SIZES (default 1000,10000), BENCH_DURATION (s, default 10), BENCH_WARMUP (s, 2),
  * BENCH_CONNECTIONS (32), BENCH_COLD_RUNS (3 up to 10,000 notes, else 1), BENCH_WARM_RUNS (3),
  * BENCH_UPDATES (200), BENCH_SEED (42), BENCH_SETTLE_MS (2000), BENCH_OUT (file, or - for none),
- * BENCH_RELAY (0 skips the relay figures).
+ * BENCH_RELAY (0 skips the relay figures), BENCH_RUNTIMES (0 skips the Node/Bun/Deno/workerd
+ * figures; BENCH_RUNTIME_SECONDS, default 3, and BENCH_RUNTIME_ROUNDS, default 3).
  */
 
 import { rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ import type { LoadSettings } from './load.ts';
 import { type RelayBenchResult, relayBench } from './relay-throughput.ts';
 import { appendResults, machineInfo, renderReport, targets } from './report.ts';
 import type { SizeResult } from './results.ts';
+import { renderRuntimes, runtimeBench } from './runtimes.ts';
 import { measureSize } from './suite.ts';
 
 const env = process.env;
@@ -128,6 +130,17 @@ async function main(): Promise<number> {
   if (env.BENCH_RELAY !== '0') {
     log('--- relay: GET /api/v1/notes/:path direct and through the relay');
     section += `\n${renderRelay(await relayBench(int('BENCH_DURATION', 10)))}`;
+  }
+  if (env.BENCH_RUNTIMES !== '0') {
+    log('--- runtimes: GET /api/v1/notes/:path on Node, Bun, Deno and workerd');
+    const seconds = int('BENCH_RUNTIME_SECONDS', 3);
+    const rows = await runtimeBench({
+      seconds,
+      rounds: Math.max(1, int('BENCH_RUNTIME_ROUNDS', 3)),
+      connections: load.connections,
+      log,
+    });
+    section += `\n${renderRuntimes(rows, seconds, load.connections)}`;
   }
   process.stdout.write(`\n${section}\n`);
   for (const [t, v, ok] of targets(results)) {

@@ -56,6 +56,7 @@ describe('the core stays framework- and platform-free', () => {
       'channelView',
       'createAgent',
       'createChannelService',
+      'createCore',
       'createLinkGraph',
       'createNoteService',
       'createPluginManager',

@@ -5,7 +5,12 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A child process running a TypeScript entry point of this repo, with its output collected. */
 export function runTs(entry: string, env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+  return runCommand(process.execPath, ['--import', 'tsx', entry], env);
+}
+
+/** A child process (any runtime binary) started in the repo root, with its output collected. */
+export function runCommand(command: string, args: string[], env: Record<string, string>) {
+  const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     // Free ports unless a test asks otherwise, so parallel runs never collide.
     env: { ...process.env, PORT: '0', RELAY_PORT: '0', ...env },

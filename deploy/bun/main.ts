@@ -1,0 +1,27 @@
+/** The Bun composition root: `bun deploy/bun/main.ts` (the same env variables as `npm start`). */
+import { composeFsServer, failStart } from '../shared/fs-server.ts';
+
+/** The part of Bun's API this root uses. */
+declare const Bun: {
+  version: string;
+  serve(opts: {
+    port: number;
+    hostname: string;
+    fetch(req: Request, server: BunServer): Response | Promise<Response>;
+  }): BunServer & { port: number; stop(closeActive?: boolean): Promise<void> };
+};
+type BunServer = { requestIP(req: Request): { address: string } | null };
+
+const quire = await composeFsServer(process.env, {
+  runtime: { name: 'bun', version: Bun.version },
+  socketAddress: (c) => (c.env as BunServer).requestIP(c.req.raw)?.address,
+}).catch((err) => failStart(err, process.exit));
+const server = Bun.serve({ port: quire.config.port, hostname: quire.config.host, fetch: quire.app.fetch });
+quire.listening(server.port);
+const stop = async () => {
+  await server.stop();
+  await quire.stop();
+  process.exit(0);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

@@ -1,0 +1,180 @@
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
+import { join } from 'node:path';
+import { Miniflare } from 'miniflare';
+import { denoArgs, runtimeBinary } from '../../deploy/shared/runtime-binary.ts';
+import { buildWorker } from '../../deploy/workerd/build.ts';
+import { tempDir } from '../helpers/app.ts';
+import { ROOT, runCommand, runTs } from '../helpers/child.ts';
+import type { RunningRuntime } from './contract.ts';
+
+/** The version the npm package declares, which its binary must print. */
+export function packageVersion(pkg: string): string {
+  return JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+}
+
+/** A port that was free a moment ago (for quiet starts, where no log line tells the port). */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** How a child runtime is started: `quiet` logs warnings only (benchmarks) and waits on health. */
+export interface StartOptions {
+  quiet?: boolean;
+  env?: Record<string, string>;
+}
+
+/** Starts a child-process runtime on a temp DATA_DIR; waits until it listens and has indexed. */
+async function startChild(
+  runtime: 'node' | 'bun' | 'deno',
+  launch: (env: Record<string, string>, dir: string) => ReturnType<typeof runCommand>,
+  opts: StartOptions,
+  extra: Partial<RunningRuntime> = {},
+): Promise<RunningRuntime> {
+  const tmp = await tempDir(`quire-${runtime}-`);
+  const vaultDir = join(tmp.dir, 'notes');
+  await mkdir(vaultDir, { recursive: true });
+  const port = opts.quiet ? await freePort() : 0;
+  const env = {
+    PORT: String(port),
+    DATA_DIR: tmp.dir,
+    VAULT_DIR: vaultDir,
+    LOG_LEVEL: opts.quiet ? 'warn' : 'info',
+    NO_COLOR: '1',
+    ...opts.env,
+  };
+  const p = launch(env, tmp.dir);
+  try {
+    let url = `http://127.0.0.1:${port}`;
+    if (opts.quiet) await waitHealthy(url, p);
+    else {
+      url = (await p.waitForLog((l) => l.msg === 'listening', 30_000)).url;
+      await p.waitForLog((l) => l.msg === 'index ready', 30_000);
+    }
+    return {
+      runtime,
+      url,
+      vaultDir,
+      clientUi: true,
+      embeddedRelay: `no embedded relay on ${runtime}: the relay connector runs on Node only (open-port pairing)`,
+      ...extra,
+      async stop() {
+        if (p.child.exitCode === null) p.child.kill('SIGTERM');
+        const code = await Promise.race([
+          p.exited,
+          new Promise((r) => setTimeout(() => r('timeout'), 10_000)),
+        ]);
+        await p.kill();
+        await tmp.cleanup();
+        if (code !== 0)
+          throw new Error(`${runtime} did not stop cleanly on SIGTERM (${code}):\n${p.out.stderr}`);
+      },
+    };
+  } catch (err) {
+    await p.kill();
+    await tmp.cleanup();
+    throw err;
+  }
+}
+
+/** Polls health until the index is ready; fails early when the child dies. */
+async function waitHealthy(url: string, p: ReturnType<typeof runCommand>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (p.child.exitCode !== null) throw new Error(`exited: ${p.out.stderr}`);
+    const ok = await fetch(`${url}/api/v1/health`)
+      .then(async (r) => ((await r.json()) as { data?: { status?: string } }).data?.status === 'ok')
+      .catch(() => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`not healthy in time: ${p.out.stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** `npm start`: the Node root, with its embedded relay. */
+export const startNode = (opts: StartOptions = {}) =>
+  startChild('node', (env) => runTs('deploy/node/main.ts', env), opts, {
+    embeddedRelay: opts.env?.PAIRING_MODE === 'open-port' ? 'open-port pairing asked for' : true,
+  });
+
+/** `bun deploy/bun/main.ts`. */
+export const startBun = (opts: StartOptions = {}) =>
+  startChild('bun', (env) => runCommand(runtimeBinary('bun'), ['deploy/bun/main.ts'], env), opts);
+
+/** `deno run ... deploy/deno/main.ts`. */
+export const startDeno = (opts: StartOptions = {}) =>
+  startChild(
+    'deno',
+    (env, dir) =>
+      runCommand(runtimeBinary('deno'), denoArgs('deploy/deno/main.ts', [dir]), {
+        ...env,
+        DENO_NO_UPDATE_CHECK: '1',
+      }),
+    opts,
+  );
+
+/** The compatibility date and flags of deploy/workerd/wrangler.toml, so tests run what deploys. */
+export function wranglerCompat(): { compatibilityDate: string; compatibilityFlags: string[] } {
+  const toml = readFileSync(join(ROOT, 'deploy/workerd/wrangler.toml'), 'utf8');
+  const date = toml.match(/^compatibility_date\s*=\s*"([^"]+)"/m)?.[1];
+  const flags = toml.match(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m)?.[1];
+  if (!date) throw new Error('wrangler.toml has no compatibility_date');
+  return {
+    compatibilityDate: date,
+    compatibilityFlags: [...(flags ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
+  };
+}
+
+let bundle: Promise<string> | undefined;
+/** Builds deploy/workerd/worker.ts once per test process (esbuild; nothing is fetched). */
+export function workerBundle(): Promise<string> {
+  bundle ??= (async () => {
+    const dir = (await tempDir('quire-worker-')).dir;
+    await buildWorker(join(dir, 'worker.js'));
+    return dir;
+  })();
+  return bundle;
+}
+
+/**
+ * The Worker in workerd through Miniflare (local R2, KV and Durable Objects), persisted under
+ * `persistDir` so a second instance over the same folder is a restart.
+ */
+export async function startWorkerd(
+  opts: { persistDir?: string; vars?: Record<string, string> } = {},
+): Promise<RunningRuntime & { mf: Miniflare }> {
+  const dir = await workerBundle();
+  const own = opts.persistDir ? null : await tempDir('quire-workerd-');
+  const persist = opts.persistDir ?? own!.dir;
+  const mf = new Miniflare({
+    modulesRoot: dir,
+    modules: [{ type: 'ESModule', path: join(dir, 'worker.js') }],
+    ...wranglerCompat(),
+    r2Buckets: ['NOTES'],
+    kvNamespaces: ['STATE'],
+    durableObjects: { VAULT: 'QuireVault' },
+    r2Persist: join(persist, 'r2'),
+    kvPersist: join(persist, 'kv'),
+    durableObjectsPersist: join(persist, 'do'),
+    bindings: { LOG_LEVEL: 'warn', ...opts.vars },
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const url = (await mf.ready).origin;
+  return {
+    runtime: 'workerd',
+    url,
+    mf,
+    clientUi: 'the Worker does not serve the client UI: host client-link/dist as static assets',
+    embeddedRelay: 'no embedded relay on Workers: a Worker cannot hold the relay connection open',
+    async stop() {
+      await mf.dispose();
+      await own?.cleanup();
+    },
+  };
+}
