@@ -10,7 +10,9 @@ import { authRoutes } from './routes/auth.ts';
 import { foldersRoutes } from './routes/folders.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { searchRoutes } from './routes/search.ts';
+import { securityRoutes } from './routes/security.ts';
 import { systemRoutes } from './routes/system.ts';
+import { secureHeaders } from './secure-headers.ts';
 import type { AppDeps, AppEnv } from './types.ts';
 
 /** Routes that check the key themselves (rate limited, and usable in every auth mode). */
@@ -37,6 +39,7 @@ export function createApp(deps: AppDeps) {
   const maxBody = deps.maxBodyBytes ?? 10 * 1024 * 1024;
 
   app.use(requestId({ limitLength: 64 }));
+  app.use(secureHeaders());
   if (deps.corsOrigins?.length) {
     const withCors = corsMiddleware(deps.corsOrigins);
     // Only browsers send Origin; everyone else skips the CORS work (it halves throughput).
@@ -68,6 +71,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
   app.route('/api/v1/search', searchRoutes(deps.notes));
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));
+  if (deps.security) app.route('/api/v1/security', securityRoutes(deps.security));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError(errorHandler(deps.logger, 'server'));

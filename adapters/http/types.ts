@@ -4,6 +4,7 @@ import type { Jwt } from '../../core/auth/jwt.ts';
 import type { AuthService } from '../../core/auth/service.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
+import type { SecurityService } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 
 /** Variables set on the Hono context by the app's middleware. */
@@ -60,4 +61,6 @@ export interface AppDeps {
   instanceId?: string;
   /** The agent; absent means the agent routes are not mounted. */
   agent?: Agent;
+  /** The security audit; absent means the security routes are not mounted. */
+  security?: SecurityService;
 }

@@ -2,6 +2,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { createApp } from '../../adapters/http/app.ts';
 import { createProvider } from '../../adapters/llm/index.ts';
+import { stateFileModes } from '../../adapters/node/state-file-modes.ts';
 import { createAgent } from '../../core/agent/agent.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
@@ -9,6 +10,7 @@ import { createJwt } from '../../core/auth/jwt.ts';
 import { createAuthService } from '../../core/auth/service.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { Clock, Logger, StateStore } from '../../core/ports.ts';
+import { createSecurityService, type SecurityDeps } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ServerConfig } from './config.ts';
 
@@ -35,6 +37,8 @@ export async function composeApp(opts: {
   agentTools?: ToolSource;
   /** The agent's HTTP client (default: global fetch). */
   fetch?: typeof globalThis.fetch;
+  /** What the security audit reads about channels and plugins (default: none). */
+  securitySources?: Pick<SecurityDeps, 'channels' | 'plugins'>;
 }) {
   const { config, notes, state, clock, logger } = opts;
   const service = createAuthService({
@@ -78,9 +82,39 @@ export async function composeApp(opts: {
     model: config.agent.model || 'quire-local-rules',
     baseURL: config.agent.baseURL,
   });
+  const security = createSecurityService({
+    clock,
+    auth: service,
+    stateFileModes: stateFileModes(config.dataDir),
+    ...opts.securitySources,
+    settings: () => ({
+      authMode: config.authMode,
+      host: config.host,
+      publicUrl: config.publicUrl,
+      tlsTerminatedByProxy: config.tlsTerminatedByProxy,
+      corsOrigins: config.corsOrigins,
+      rateLimits: config.rateLimits,
+      trustProxy: config.trustProxy,
+      pairing: {
+        mode: config.pairingMode,
+        relayUrl: setupConfig.relayUrl,
+        embeddedRelayHost: config.pairingMode === 'relay' && !config.relayUrl ? config.relayHost : null,
+        codeTtlSeconds: config.pairCodeTtlSeconds,
+      },
+      maxBodyBytes: config.maxBodyBytes,
+      policy: { keyMaxAgeDays: config.keyMaxAgeDays, deviceKeyIdleDays: config.deviceKeyIdleDays },
+      agent: {
+        enabled: config.agent.enabled,
+        provider: config.agent.provider,
+        baseUrl: config.agent.baseURL,
+      },
+      timeouts: config.timeouts,
+    }),
+  });
   const app = createApp({
     notes,
     agent,
+    security,
     version: opts.version,
     clock,
     logger,
@@ -103,5 +137,5 @@ export async function composeApp(opts: {
     runtime: { name: 'node', version: process.version },
     maxBodyBytes: config.maxBodyBytes,
   });
-  return { app, auth: service, setupConfig, agent };
+  return { app, auth: service, setupConfig, agent, security };
 }

@@ -37,6 +37,7 @@ describe('the core stays framework- and platform-free', () => {
 
   it('pins the public exports of core/index.ts', () => {
     expect(Object.keys(core).sort()).toEqual([
+      'CHECKS',
       'ChatBody',
       'CreateNoteBody',
       'DomainError',
@@ -46,10 +47,15 @@ describe('the core stays framework- and platform-free', () => {
       'createAgent',
       'createLinkGraph',
       'createNoteService',
+      'createSecurityService',
+      'gradeOf',
       'ifMatchHolds',
       'isDomainError',
       'localProvider',
       'noteTools',
+      'recommendationsOf',
+      'runAudit',
+      'scoreOf',
       'sha256Hex',
       'splitFrontmatter',
       'validateFolderPath',
