@@ -71,6 +71,8 @@ export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
     (c.req.path === '/api/v1/relay/respond' ? respondLimit : smallLimit)(c, next),
   );
   app.use('/r/*', tooLarge(limits.maxBodyBytes));
+  // Every other path is small too (404s included: nothing is read beyond the limit).
+  app.use((c, next) => (/^\/(api|r)\//.test(c.req.path) ? next() : smallLimit(c, next)));
 
   app.get('/api/v1/health', async (c) => {
     const reachable = await ctx.queue.ping();

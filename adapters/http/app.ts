@@ -47,7 +47,7 @@ export function createApp(deps: AppDeps) {
   }
   app.use(accessLog(deps.logger));
   app.use(methodNotAllowedEnvelope(app));
-  app.use('/api/*', bodyLimitEnvelope(maxBody));
+  app.use(bodyLimitEnvelope(maxBody));
   const limiter = createRateLimiter(deps.rateLimits);
   app.use('/api/*', async (c, next) => {
     const authn = deps.authenticator;

@@ -231,6 +231,10 @@ describe('security headers', () => {
       await s.call('POST', '/api/v1/notes', { headers: key, body: '{broken' }),
     ];
     expect(answers.map((a) => a.status)).toEqual([200, 401, 200, 404, 405, 413, 400]);
+    // The body limit holds on every path, routes of ours or not.
+    const big = await s.call('POST', '/not-an-api-route', { body: 'x'.repeat(5000) });
+    expect([big.status, big.json.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    answers.push(big);
     for (const a of answers) expectSecure(a.headers);
   });
 
@@ -246,7 +250,9 @@ describe('security headers', () => {
       await call('POST', '/api/v1/pair/exchange', { body: '{' }),
       await call('GET', '/r/srv_unknown/api/v1/notes'),
       await call('GET', '/nothing'),
+      await call('POST', '/nothing', { body: 'x'.repeat(70 * 1024) }),
     ];
+    expect(answers.at(-1)!.status).toBe(413);
     for (const a of answers) expectSecure(a.headers);
   });
 

@@ -74,7 +74,8 @@ function unchunk(text: string): string {
 export function parseResponse(bytes: Buffer): RawResponse {
   let raw = bytes.toString('latin1');
   // Skip interim answers (100 Continue) to the final one.
-  while (/^HTTP\/1\.[01] 1\d\d /.test(raw) && raw.includes('\r\n\r\n')) raw = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+  while (/^HTTP\/1\.[01] 1\d\d /.test(raw) && raw.includes('\r\n\r\n'))
+    raw = raw.slice(raw.indexOf('\r\n\r\n') + 4);
   const end = raw.indexOf('\r\n\r\n');
   const head = end < 0 ? raw : raw.slice(0, end);
   const [statusLine = '', ...headerLines] = head.split('\r\n');
