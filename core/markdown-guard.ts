@@ -5,12 +5,19 @@
  * the server. Such notes are indexed as plain text instead (docs/security.md has the numbers).
  */
 
-/** Largest note (in UTF-16 code units) given to the parser. */
-export const MAX_PARSE_CHARS = 512 * 1024;
+/**
+ * The parser's budget per note, in UTF-16 code units, where every line inside a list or block quote
+ * counts CONTAINER_LINE_COST more (micromark spends about that much on each container line).
+ */
+export const MAX_PARSE_CHARS = 256 * 1024;
+export const CONTAINER_LINE_COST = 64;
+/** Each markup character costs MARK_COST more, and a block's marks² / MARKS_COST_DIVISOR on top. */
+export const MARK_COST = 8;
+export const MARKS_COST_DIVISOR = 256;
 /** Deepest container nesting (block quotes, list items, indentation) of any line. */
 export const MAX_DEPTH = 64;
 /** Most lines in one block (no blank line between them). */
-export const MAX_BLOCK_LINES = 5_000;
+export const MAX_BLOCK_LINES = 3_000;
 /** Most markup characters (`* _ [ ] \` <`) in one block. */
 export const MAX_BLOCK_MARKS = 2_000;
 
@@ -36,7 +43,9 @@ function depthOf(prefix: string): number {
  * null when it is fine. Linear in the length of `raw`; fenced code is not counted.
  */
 export function parseComplexity(raw: string, start = 0): string | null {
-  if (raw.length > MAX_PARSE_CHARS) return `it is larger than ${MAX_PARSE_CHARS / 1024} KiB`;
+  const tooLarge = `it is larger than the parser's budget of ${MAX_PARSE_CHARS / 1024} KiB (list and quote lines, and emphasis or brackets, count extra)`;
+  let cost = raw.length;
+  if (cost > MAX_PARSE_CHARS) return tooLarge;
   let fence: string | null = null;
   let lines = 0;
   let marks = 0;
@@ -57,18 +66,28 @@ export function parseComplexity(raw: string, start = 0): string | null {
       fence = fenceRun;
       continue;
     }
-    if (depthOf(prefix) > MAX_DEPTH) return `it nests deeper than ${MAX_DEPTH} levels`;
+    const depth = depthOf(prefix);
+    if (depth > MAX_DEPTH) return `it nests deeper than ${MAX_DEPTH} levels`;
+    if (/[>*+\-.)]/.test(prefix)) {
+      cost += CONTAINER_LINE_COST;
+      if (cost > MAX_PARSE_CHARS) return tooLarge;
+    }
     if (BLANK.test(line)) {
+      cost += Math.floor((marks * marks) / MARKS_COST_DIVISOR);
+      if (cost > MAX_PARSE_CHARS) return tooLarge;
       lines = 0;
       marks = 0;
       continue;
     }
     lines += 1;
-    marks += line.match(MARKS)?.length ?? 0;
+    const found = line.match(MARKS)?.length ?? 0;
+    marks += found;
+    cost += found * MARK_COST;
+    if (cost > MAX_PARSE_CHARS) return tooLarge;
     if (lines > MAX_BLOCK_LINES)
       return `a block runs longer than ${MAX_BLOCK_LINES} lines without a blank line`;
     if (marks > MAX_BLOCK_MARKS)
       return `one block holds more than ${MAX_BLOCK_MARKS} markup characters (* _ [ ] \` <)`;
   }
-  return null;
+  return cost + Math.floor((marks * marks) / MARKS_COST_DIVISOR) > MAX_PARSE_CHARS ? tooLarge : null;
 }
