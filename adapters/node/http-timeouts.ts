@@ -1,5 +1,3 @@
-import type { Server } from 'node:http';
-
 /** Socket time-outs against slow clients, in ms. */
 export interface HttpTimeouts {
   /** Longest a client may take to send the request headers. */
@@ -21,11 +19,4 @@ export function timeoutServerOptions(t: HttpTimeouts) {
     keepAliveTimeout: t.keepAliveMs,
     connectionsCheckingInterval: Math.max(250, Math.min(1_000, Math.floor(t.headersMs / 2))),
   };
-}
-
-/** Applies `timeouts` to a listening server (for servers made without the options). */
-export function applyTimeouts(server: Server, t: HttpTimeouts): void {
-  server.headersTimeout = t.headersMs;
-  server.requestTimeout = t.requestMs;
-  server.keepAliveTimeout = t.keepAliveMs;
 }

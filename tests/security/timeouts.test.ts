@@ -40,13 +40,31 @@ async function server(env: Record<string, string>) {
 }
 
 describe('time-outs against slow clients', () => {
-  it('validates the variables', () => {
+  it('reads and validates the variables (server and relay)', () => {
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '10' })).toThrow(/HEADERS_TIMEOUT_MS/);
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '2000' })).toThrow(
       /HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS/,
     );
     expect(() => loadRelayConfig({ RELAY_REQUEST_TIMEOUT_MS: 'soon' })).toThrow(/RELAY_REQUEST_TIMEOUT_MS/);
     expect(loadConfig({}).timeouts).toEqual({ headersMs: 20_000, requestMs: 120_000, keepAliveMs: 5_000 });
+    const env = { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '3000' };
+    expect(loadConfig(env).timeouts).toEqual({ headersMs: 1000, requestMs: 2000, keepAliveMs: 3000 });
+    const relayEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [`RELAY_${k}`, v]));
+    expect(loadRelayConfig(relayEnv).timeouts).toEqual({
+      headersMs: 1000,
+      requestMs: 2000,
+      keepAliveMs: 3000,
+    });
+    expect(
+      loadConfig({ TLS_TERMINATED_BY_PROXY: '1', KEY_MAX_AGE_DAYS: '30', DEVICE_KEY_IDLE_DAYS: '7' }),
+    ).toMatchObject({
+      tlsTerminatedByProxy: true,
+      keyMaxAgeDays: 30,
+      deviceKeyIdleDays: 7,
+    });
+    expect(() => loadConfig({ KEY_MAX_AGE_DAYS: 'old' })).toThrow(/KEY_MAX_AGE_DAYS/);
+    expect(() => loadConfig({ DEVICE_KEY_IDLE_DAYS: '0' })).toThrow(/DEVICE_KEY_IDLE_DAYS/);
+    expect(() => loadConfig({ TLS_TERMINATED_BY_PROXY: 'maybe' })).toThrow(/TLS_TERMINATED_BY_PROXY/);
   });
 
   it('the server cuts off a client that never finishes its headers, or its body', async () => {
