@@ -60,3 +60,11 @@ export type {
 } from './ports.ts';
 export { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from './schemas.ts';
 export type { SearchHit } from './search.ts';
+export { CHECKS, gradeOf, recommendationsOf, runAudit, scoreOf } from './security/audit.ts';
+export {
+  createSecurityService,
+  type SecurityDeps,
+  type SecurityService,
+  type SecuritySettings,
+} from './security/service.ts';
+export type * from './security/types.ts';

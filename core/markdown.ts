@@ -2,7 +2,24 @@ import type { Nodes, Root } from 'mdast';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
-import { parseDocument } from 'yaml';
+import './micromark-linear.ts';
+import { parseComplexity } from './markdown-guard.ts';
+import {
+  FRONTMATTER,
+  frontmatterTags,
+  INLINE_TAG,
+  markdownLink,
+  normalizeTag,
+  parseFrontmatter,
+  parseWikiInner,
+  titleFrom,
+  uniqueTags,
+  validDate,
+  WIKILINK,
+  type Wiki,
+  WORD,
+} from './markdown-parts.ts';
+import { analyzePlain } from './markdown-plain.ts';
 
 /** How a link was written. */
 export type LinkKind = 'wikilink' | 'embed' | 'markdown';
@@ -39,104 +56,26 @@ export interface MarkdownAnalysis {
 
 /** The one markdown pipeline, built once. */
 const processor = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).freeze();
-
-const FRONTMATTER = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
-const WIKILINK = /(!?)\[\[([^[\]\n]+?)\]\]/g;
 const PLACEHOLDER = /\uE000(\d+)\uE001/g;
-const INLINE_TAG = /(^|[\s([{,;])#([\p{L}\p{N}_\-/]+)/gu;
-const WORD =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}'’_-]*[\p{L}\p{N}\p{M}])?/gu;
-const EXTERNAL = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
-
-interface Wiki {
-  occ: LinkOccurrence;
-  /** The link exactly as written. */
-  raw: string;
-  /** Text a reader sees: alias, else the target (with heading). */
-  display: string;
-}
-
-function parseWikiInner(inner: string, embed: boolean, start: number, end: number): Wiki {
-  let ref = inner;
-  let alias: string | undefined;
-  const bar = ref.indexOf('|');
-  if (bar >= 0) {
-    alias = ref.slice(bar + 1).trim();
-    ref = ref.slice(0, bar);
-  }
-  let heading: string | undefined;
-  const hash = ref.indexOf('#');
-  if (hash >= 0) {
-    heading = ref.slice(hash + 1).trim();
-    ref = ref.slice(0, hash);
-  }
-  const occ: LinkOccurrence = { target: ref.trim(), kind: embed ? 'embed' : 'wikilink', start, end };
-  if (heading) occ.heading = heading;
-  if (alias) occ.alias = alias;
-  return { occ, raw: '', display: alias || inner.replace(/\|.*$/, '').trim() };
-}
-
-function normalizeTag(raw: string): string | null {
-  const t = raw.trim().replace(/^#+/, '');
-  if (!t || /\s/.test(t) || /^[\d/_-]+$/.test(t)) return null;
-  return t;
-}
-
-function frontmatterTags(fm: Record<string, unknown>, warnings: string[]): string[] {
-  const out: string[] = [];
-  for (const key of ['tags', 'tag']) {
-    const v = fm[key];
-    if (v === undefined || v === null) continue;
-    const items: unknown[] = Array.isArray(v) ? v : typeof v === 'string' ? v.split(/[,\s]+/) : [v];
-    for (const item of items) {
-      if (typeof item === 'string' || typeof item === 'number') {
-        const s = String(item);
-        if (s.trim() === '') continue;
-        const t = normalizeTag(s);
-        if (t) out.push(t);
-        else warnings.push(`Frontmatter ${key} entry "${s}" is not a valid tag and was ignored.`);
-      } else warnings.push(`Frontmatter ${key} has an entry that is not text and was ignored.`);
-    }
-  }
-  return out;
-}
-
-function parseFrontmatter(yamlText: string, warnings: string[]): Record<string, unknown> {
-  try {
-    const doc = parseDocument(yamlText, { uniqueKeys: false, logLevel: 'silent' });
-    const problem = doc.errors[0];
-    if (problem) {
-      warnings.push(`Invalid YAML frontmatter was ignored: ${problem.message.split('\n')[0]}`);
-      return {};
-    }
-    for (const w of doc.warnings) warnings.push(`Frontmatter: ${w.message.split('\n')[0]}`);
-    const v: unknown = doc.toJS({ maxAliasCount: 100 });
-    if (v === null || v === undefined) return {};
-    if (typeof v !== 'object' || Array.isArray(v)) {
-      warnings.push('Frontmatter is not a key/value map and was ignored.');
-      return {};
-    }
-    return v as Record<string, unknown>;
-  } catch (err) {
-    const msg = err instanceof Error ? err.message.split('\n')[0] : 'unknown error';
-    warnings.push(`Invalid YAML frontmatter was ignored: ${msg}`);
-    return {};
-  }
-}
-
-function validDate(v: unknown): string | null {
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
-  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(v)) return null;
-  const d = new Date(v);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
-}
 
 /**
  * Analyzes one note's raw text. Never throws for any input: problems become warnings.
  * Wiki-links are lifted out before parsing (CommonMark has no syntax for them), and put back
- * only where the parser saw text, so `[[x]]` inside code is not a link.
+ * only where the parser saw text, so `[[x]]` inside code is not a link. Notes too large or too
+ * convoluted for the parser (its time grows faster than linearly on some shapes) are read by
+ * `analyzePlain` instead, with a warning saying why.
  */
 export function analyzeMarkdown(raw: string): MarkdownAnalysis {
+  const reason = parseComplexity(raw, FRONTMATTER.exec(raw)?.[0].length ?? 0);
+  if (reason) return analyzePlain(raw, [`This note is indexed as plain text: ${reason}.`]);
+  try {
+    return analyzeParsed(raw);
+  } catch {
+    return analyzePlain(raw, ['The markdown could not be parsed; the note is indexed as plain text.']);
+  }
+}
+
+function analyzeParsed(raw: string): MarkdownAnalysis {
   const warnings: string[] = [];
   const fmMatch = FRONTMATTER.exec(raw);
   const bodyStart = fmMatch ? fmMatch[0].length : 0;
@@ -156,31 +95,18 @@ export function analyzeMarkdown(raw: string): MarkdownAnalysis {
     return ph;
   });
   const toRaw = (offset: number): number => {
-    let d = 0;
-    for (const s of shifts) {
-      if (s.after > offset) break;
-      d = s.delta;
+    // The last shift at or before `offset` (binary search: notes may hold many links).
+    let lo = 0;
+    let hi = shifts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (shifts[mid]!.after <= offset) lo = mid + 1;
+      else hi = mid;
     }
-    return offset + d;
+    return offset + (lo > 0 ? shifts[lo - 1]!.delta : 0);
   };
 
-  let tree: Root;
-  try {
-    tree = processor.parse(raw.slice(0, bodyStart) + body);
-  } catch {
-    warnings.push('The markdown could not be parsed; only the file name is used.');
-    return {
-      frontmatter: {},
-      bodyStart,
-      title: null,
-      tags: [],
-      links: [],
-      wordCount: 0,
-      created: null,
-      warnings,
-      text: '',
-    };
-  }
+  const tree: Root = processor.parse(raw.slice(0, bodyStart) + body);
 
   let frontmatter: Record<string, unknown> = {};
   const first = tree.children[0];
@@ -248,26 +174,10 @@ export function analyzeMarkdown(raw: string): MarkdownAnalysis {
 
   const pendingRefs: { id: string; node: Nodes }[] = [];
   const pushMarkdownLink = (url: string, node: Nodes): void => {
-    if (!url || EXTERNAL.test(url) || url.startsWith('#')) return;
-    let target = url;
-    let heading: string | undefined;
-    const hash = target.indexOf('#');
-    if (hash >= 0) {
-      heading = target.slice(hash + 1);
-      target = target.slice(0, hash);
-    }
-    try {
-      target = decodeURIComponent(target);
-    } catch {
-      // keep as written when it is not valid percent-encoding
-    }
-    const last = target.slice(target.lastIndexOf('/') + 1);
-    if (last.includes('.') && !last.toLowerCase().endsWith('.md')) return; // an attachment, not a note
     const start = toRaw(node.position?.start.offset ?? 0);
     const end = toRaw(node.position?.end.offset ?? 0);
-    const occ: LinkOccurrence = { target, kind: 'markdown', start, end };
-    if (heading) occ.heading = heading;
-    links.push(occ);
+    const occ = markdownLink(url, start, end);
+    if (occ) links.push(occ);
   };
 
   const collectRefs = (node: Nodes): void => {
@@ -286,25 +196,11 @@ export function analyzeMarkdown(raw: string): MarkdownAnalysis {
 
   const text = textParts.join(' ');
   const wordCount = text.match(WORD)?.length ?? 0;
-  const fmTitle = frontmatter.title;
-  const title =
-    (typeof fmTitle === 'string' && fmTitle.trim()) ||
-    (typeof fmTitle === 'number' ? String(fmTitle) : null) ||
-    h1;
-
-  const seen = new Set<string>();
-  const uniqueTags = tags.filter((t) => {
-    const k = t.toLowerCase();
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-
   return {
     frontmatter,
     bodyStart,
-    title: title || null,
-    tags: uniqueTags,
+    title: titleFrom(frontmatter, h1),
+    tags: uniqueTags(tags),
     links,
     wordCount,
     created: validDate(frontmatter.created),

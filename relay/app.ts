@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { errorBody, errorHandler, ok } from '../adapters/http/envelope.ts';
 import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from '../adapters/http/middleware.ts';
+import { secureHeaders } from '../adapters/http/secure-headers.ts';
 import { pairRoutes } from './routes/pair.ts';
 import { proxyRoutes } from './routes/proxy.ts';
 import { serverRoutes } from './routes/server.ts';
@@ -45,6 +46,7 @@ export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
   const tooLarge = bodyLimitEnvelope;
 
   app.use(requestId({ limitLength: 64 }));
+  app.use(secureHeaders());
   // Browser clients call these directly (pairing from the /link page). No credentials are
   // involved (the code is in the body), so any origin may; proxied routes get the server's CORS.
   const openCors = cors({
@@ -69,6 +71,8 @@ export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
     (c.req.path === '/api/v1/relay/respond' ? respondLimit : smallLimit)(c, next),
   );
   app.use('/r/*', tooLarge(limits.maxBodyBytes));
+  // Every other path is small too (404s included: nothing is read beyond the limit).
+  app.use((c, next) => (/^\/(api|r)\//.test(c.req.path) ? next() : smallLimit(c, next)));
 
   app.get('/api/v1/health', async (c) => {
     const reachable = await ctx.queue.ping();

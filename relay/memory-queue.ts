@@ -1,3 +1,4 @@
+import { constantTimeEqual } from '../core/crypto.ts';
 import type { QueuedRequest, RelayQueue } from './ports.ts';
 import { createWaiters } from './waiters.ts';
 
@@ -63,7 +64,7 @@ export function memoryRelayQueue(opts: { now?: () => number } = {}): RelayQueue 
         owners.set(serverId, secretHash);
         return 'created';
       }
-      return cur === secretHash ? 'match' : 'mismatch';
+      return constantTimeEqual(cur, secretHash) ? 'match' : 'mismatch';
     },
     async owner(serverId) {
       return owners.get(serverId) ?? null;

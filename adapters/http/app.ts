@@ -13,7 +13,9 @@ import { foldersRoutes } from './routes/folders.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
 import { searchRoutes } from './routes/search.ts';
+import { securityRoutes } from './routes/security.ts';
 import { systemRoutes } from './routes/system.ts';
+import { secureHeaders } from './secure-headers.ts';
 import type { AppDeps, AppEnv } from './types.ts';
 
 /** Routes that check the key themselves (rate limited, and usable in every auth mode). */
@@ -40,6 +42,7 @@ export function createApp(deps: AppDeps) {
   const maxBody = deps.maxBodyBytes ?? 10 * 1024 * 1024;
 
   app.use(requestId({ limitLength: 64 }));
+  app.use(secureHeaders());
   if (deps.corsOrigins?.length) {
     const withCors = corsMiddleware(deps.corsOrigins);
     // Only browsers send Origin; everyone else skips the CORS work (it halves throughput).
@@ -47,7 +50,7 @@ export function createApp(deps: AppDeps) {
   }
   app.use(accessLog(deps.logger));
   app.use(methodNotAllowedEnvelope(app));
-  app.use('/api/*', bodyLimitEnvelope(maxBody));
+  app.use(bodyLimitEnvelope(maxBody));
   const limiter = createRateLimiter(deps.rateLimits);
   app.use('/api/*', async (c, next) => {
     const authn = deps.authenticator;
@@ -73,6 +76,7 @@ export function createApp(deps: AppDeps) {
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));
   if (deps.channels) app.route('/api/v1/channels', channelsRoutes(deps, deps.channels, limiter));
   if (deps.plugins) app.route('/api/v1/plugins', pluginsRoutes(deps.plugins));
+  if (deps.security) app.route('/api/v1/security', securityRoutes(deps.security));
   if (deps.client) app.route('/', clientRoutes(deps.client));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));

@@ -6,6 +6,7 @@ import type { ChannelService } from '../../core/channels/service.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { PluginManager } from '../../core/plugins/manager.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
+import type { SecurityService } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ClientUiDeps } from './client-ui.ts';
 
@@ -74,4 +75,6 @@ export interface AppDeps {
   channels?: ChannelService;
   /** The plugin manager; absent means the plugin routes are not mounted. */
   plugins?: PluginManager;
+  /** The security audit; absent means the security routes are not mounted. */
+  security?: SecurityService;
 }

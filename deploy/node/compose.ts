@@ -3,6 +3,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
+import { stateFileModes } from '../../adapters/node/state-file-modes.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import type { NoteService } from '../../core/notes.ts';
 import type { PluginDefinition } from '../../core/plugins/types.ts';
@@ -50,5 +51,7 @@ export function composeApp(opts: {
     socketAddress: nodeSocketAddress,
     clientAssets: fsClientAssets(CLIENT_DIST_DIR),
     resolveHost: nodeResolveHost,
+    stateFileModes: stateFileModes(opts.config.dataDir),
+    timeouts: opts.config.timeouts,
   });
 }

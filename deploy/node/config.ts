@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../adapters/node/http-timeouts.ts';
 import type { LogLevel } from '../../adapters/node/logger.ts';
 import type { AuthMode } from '../../core/auth/authenticator.ts';
 import { type AgentConfig, loadAgentConfig } from './agent-config.ts';
@@ -39,6 +40,27 @@ export interface ServerConfig {
   agent: AgentConfig;
   /** TELEGRAM_API_BASE_URL, WHATSAPP_API_BASE_URL. */
   channels: ChannelsConfig;
+  /** TLS_TERMINATED_BY_PROXY: a proxy in front of the server speaks HTTPS to clients. */
+  tlsTerminatedByProxy: boolean;
+  /** KEY_MAX_AGE_DAYS: the audit reports keys older than this. */
+  keyMaxAgeDays: number;
+  /** DEVICE_KEY_IDLE_DAYS: the audit reports device keys unused for longer than this. */
+  deviceKeyIdleDays: number;
+  /** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS (server and embedded relay). */
+  timeouts: HttpTimeouts;
+}
+
+/** The socket time-outs from the environment; headers must arrive before the whole request. */
+function loadTimeouts(env: Env): HttpTimeouts {
+  const d = DEFAULT_TIMEOUTS;
+  const t: HttpTimeouts = {
+    headersMs: int(env, `HEADERS_TIMEOUT_MS`, d.headersMs, 1_000, 600_000),
+    requestMs: int(env, `REQUEST_TIMEOUT_MS`, d.requestMs, 1_000, 3_600_000),
+    keepAliveMs: int(env, `KEEP_ALIVE_TIMEOUT_MS`, d.keepAliveMs, 1_000, 600_000),
+  };
+  if (t.headersMs > t.requestMs)
+    throw new ConfigError(`HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS.`);
+  return t;
 }
 
 /** Reads and validates the environment; throws ConfigError on the first bad value. */
@@ -126,5 +148,9 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
     reconcileSeconds: int(env, 'RECONCILE_SECONDS', 300, 5, 86_400),
     agent: loadAgentConfig(env),
     channels: loadChannelsConfig(env),
+    tlsTerminatedByProxy: bool(env, 'TLS_TERMINATED_BY_PROXY'),
+    keyMaxAgeDays: int(env, 'KEY_MAX_AGE_DAYS', 180, 1, 36_500),
+    deviceKeyIdleDays: int(env, 'DEVICE_KEY_IDLE_DAYS', 90, 1, 36_500),
+    timeouts: loadTimeouts(env),
   };
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { analyzePool } from '../../adapters/node/analyze-pool.ts';
+import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import { relayConnector } from '../../adapters/relay/connector.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
@@ -51,7 +52,12 @@ export async function startServer(
     relayStatus: () => relayStatus(),
   });
 
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
+  const server = serve({
+    fetch: app.fetch,
+    port: config.port,
+    hostname: config.host,
+    serverOptions: timeoutServerOptions(config.timeouts),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -74,6 +80,7 @@ export async function startServer(
           publicBaseUrl: config.relayPublicBaseUrl,
           redisUrl: null,
           logLevel: config.logLevel,
+          timeouts: config.timeouts,
         },
         { logger },
       );

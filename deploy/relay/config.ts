@@ -1,3 +1,4 @@
+import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../adapters/node/http-timeouts.ts';
 import type { LogLevel } from '../../adapters/node/logger.ts';
 import { DEFAULT_LIMITS, type RelayLimits } from '../../relay/types.ts';
 
@@ -18,6 +19,8 @@ export interface RelayConfig {
   /** How long stop() lets waiting clients finish before closing their connections, in ms. */
   shutdownGraceMs: number;
   limits: RelayLimits;
+  /** RELAY_HEADERS_TIMEOUT_MS, RELAY_REQUEST_TIMEOUT_MS, RELAY_KEEP_ALIVE_TIMEOUT_MS. */
+  timeouts: HttpTimeouts;
 }
 
 /** A bad environment value; the message is one line naming the variable. */
@@ -89,6 +92,13 @@ export function loadRelayConfig(env: NodeJS.ProcessEnv): RelayConfig {
     limits.offlineAfterMs = Math.max(limits.offlineAfterMs, limits.pullWaitMs + 15_000);
   if (limits.offlineAfterMs <= limits.pullWaitMs)
     throw new RelayConfigError('RELAY_OFFLINE_AFTER_MS must be longer than RELAY_PULL_WAIT_MS.');
+  const timeouts: HttpTimeouts = {
+    headersMs: int(env, 'RELAY_HEADERS_TIMEOUT_MS', DEFAULT_TIMEOUTS.headersMs, 1_000, 600_000),
+    requestMs: int(env, 'RELAY_REQUEST_TIMEOUT_MS', DEFAULT_TIMEOUTS.requestMs, 1_000, 3_600_000),
+    keepAliveMs: int(env, 'RELAY_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_TIMEOUTS.keepAliveMs, 1_000, 600_000),
+  };
+  if (timeouts.headersMs > timeouts.requestMs)
+    throw new RelayConfigError('RELAY_HEADERS_TIMEOUT_MS must not be longer than RELAY_REQUEST_TIMEOUT_MS.');
   return {
     host,
     port,
@@ -100,5 +110,6 @@ export function loadRelayConfig(env: NodeJS.ProcessEnv): RelayConfig {
     logLevel: logLevel as LogLevel,
     shutdownGraceMs: int(env, 'RELAY_SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
     limits,
+    timeouts,
   };
 }

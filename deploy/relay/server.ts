@@ -5,6 +5,7 @@ import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { Redis } from 'ioredis';
+import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import type { Logger } from '../../core/ports.ts';
 import { createRelayApp } from '../../relay/app.ts';
@@ -59,7 +60,12 @@ export async function startRelay(
   opts: { logger?: Logger; redis?: Redis } = {},
 ): Promise<RunningRelay> {
   const defaults = loadRelayConfig({});
-  const cfg: RelayConfig = { ...defaults, ...config, limits: { ...defaults.limits, ...config.limits } };
+  const cfg: RelayConfig = {
+    ...defaults,
+    ...config,
+    limits: { ...defaults.limits, ...config.limits },
+    timeouts: config.timeouts ?? defaults.timeouts,
+  };
   if (config.limits?.offlineAfterMs === undefined)
     cfg.limits.offlineAfterMs = Math.max(defaults.limits.offlineAfterMs, cfg.limits.pullWaitMs + 15_000);
   const logger = opts.logger ?? jsonLogger(cfg.logLevel);
@@ -93,6 +99,8 @@ export async function startRelay(
     fetch: (req, env) => (app ? app.fetch(req, env) : new Response(null, { status: 503 })),
     port: cfg.port,
     hostname: cfg.host,
+    // Slow clients (slowloris) are cut off; long polls are unaffected (their request is complete).
+    serverOptions: timeoutServerOptions(cfg.timeouts),
   }) as Server;
   try {
     await new Promise<void>((resolve, reject) => {

@@ -14,6 +14,7 @@ import type { NoteService } from '../../core/notes.ts';
 import { createPluginManager } from '../../core/plugins/manager.ts';
 import type { PluginDefinition } from '../../core/plugins/types.ts';
 import type { Clock, Logger, StateStore } from '../../core/ports.ts';
+import { createSecurityService, type SecurityDeps } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ServerConfig } from '../node/config.ts';
 import { isLoopback } from '../node/env.ts';
@@ -53,6 +54,10 @@ export interface RuntimeParts {
   clientAssets?: ClientAssets;
   /** DNS lookups for the plugins' egress check; absent means only names and literal IPs are checked. */
   resolveHost?: (hostname: string) => Promise<string[]>;
+  /** Permission bits of the state files, for the audit; absent where there are no files. */
+  stateFileModes?: SecurityDeps['stateFileModes'];
+  /** Socket time-outs the runtime enforces against slow clients (for the audit); absent: none. */
+  timeouts?: { headersMs: number; requestMs: number; keepAliveMs: number };
 }
 
 /**
@@ -145,11 +150,51 @@ export async function composeApp(
     },
   });
   await channels.load();
+  const security = createSecurityService({
+    clock,
+    auth: service,
+    stateFileModes: opts.stateFileModes,
+    channels: () =>
+      channels.list().map((c) => ({
+        id: c.id,
+        provider: c.provider,
+        enabled: c.enabled,
+        // A web channel has no public webhook: its messages come through protected routes.
+        signatureCheck:
+          c.provider === 'web' ||
+          (c.provider === 'telegram' ? c.secrets.secretToken : c.secrets.appSecret) === true,
+      })),
+    plugins: () => plugins.egress().map(({ id, enabled, egress }) => ({ id, enabled, egress })),
+    settings: () => ({
+      authMode: config.authMode,
+      host: config.host,
+      publicUrl: config.publicUrl,
+      tlsTerminatedByProxy: config.tlsTerminatedByProxy,
+      corsOrigins: config.corsOrigins,
+      rateLimits: config.rateLimits,
+      trustProxy: config.trustProxy,
+      pairing: {
+        mode: config.pairingMode,
+        relayUrl: setupConfig.relayUrl,
+        embeddedRelayHost: config.pairingMode === 'relay' && !config.relayUrl ? config.relayHost : null,
+        codeTtlSeconds: config.pairCodeTtlSeconds,
+      },
+      maxBodyBytes: config.maxBodyBytes,
+      policy: { keyMaxAgeDays: config.keyMaxAgeDays, deviceKeyIdleDays: config.deviceKeyIdleDays },
+      agent: {
+        enabled: config.agent.enabled,
+        provider: config.agent.provider,
+        baseUrl: config.agent.baseURL,
+      },
+      timeouts: opts.timeouts,
+    }),
+  });
   const app = createApp({
     notes,
     agent,
     channels,
     plugins,
+    security,
     version: opts.version,
     clock,
     logger,
@@ -165,5 +210,5 @@ export async function composeApp(
       ? { assets: opts.clientAssets, relayUrl: () => setupConfig.relayUrl }
       : undefined,
   });
-  return { app, auth: service, setupConfig, agent, channels, plugins };
+  return { app, auth: service, setupConfig, agent, channels, plugins, security };
 }

@@ -1,19 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import { ok, readJson } from '../../adapters/http/envelope.ts';
+import { constantTimeEqual } from '../../core/crypto.ts';
 import { DomainError } from '../../core/errors.ts';
 import { retryLater } from '../errors.ts';
 import { PullBody, RegisterBody, type RegisterData, RespondBody, UnregisterBody } from '../protocol.ts';
 import { linkSignals } from '../signals.ts';
 import type { RelayContext, RelayEnv } from '../types.ts';
-
-/** Equal strings, compared in time that does not depend on where they differ. */
-function sameHash(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
 
 /** The server-facing routes: register, unregister, pull, respond. */
 export function serverRoutes(ctx: RelayContext) {
@@ -31,7 +24,7 @@ export function serverRoutes(ctx: RelayContext) {
         'UNAUTHORIZED',
         'This serverId is not registered with the relay; register first.',
       );
-    if (!sameHash(pinned, digest(secret)))
+    if (!constantTimeEqual(pinned, digest(secret)))
       throw new DomainError('FORBIDDEN', 'This serverId is registered with a different secret.');
   }
 

@@ -37,6 +37,7 @@ describe('the core stays framework- and platform-free', () => {
 
   it('pins the public exports of core/index.ts', () => {
     expect(Object.keys(core).sort()).toEqual([
+      'CHECKS',
       'ChannelStateError',
       'ChatBody',
       'CreateChannelBody',
@@ -60,9 +61,11 @@ describe('the core stays framework- and platform-free', () => {
       'createLinkGraph',
       'createNoteService',
       'createPluginManager',
+      'createSecurityService',
       'dailyNotes',
       'definePlugin',
       'generateWebhookSecret',
+      'gradeOf',
       'guardedFetch',
       'ifMatchHolds',
       'isDomainError',
@@ -70,6 +73,9 @@ describe('the core stays framework- and platform-free', () => {
       'localProvider',
       'noteTools',
       'outboundWebhooks',
+      'recommendationsOf',
+      'runAudit',
+      'scoreOf',
       'sha256Hex',
       'signWebhook',
       'splitFrontmatter',

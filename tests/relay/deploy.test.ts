@@ -22,6 +22,7 @@ describe('relay config', () => {
       logLevel: 'info',
       shutdownGraceMs: 5_000,
       limits: DEFAULT_LIMITS,
+      timeouts: { headersMs: 20_000, requestMs: 120_000, keepAliveMs: 5_000 },
     });
   });
 
