@@ -44,10 +44,34 @@ const NAMED: Record<string, v.GenericSchema> = {
 
 const CONVERT = { target: 'draft-2020-12', errorMode: 'ignore' } as const;
 
-/** Rewrites `#/$defs/X` to `#/components/schemas/X` and drops the per-schema dialect and defs. */
+/**
+ * Rewrites `#/$defs/X` to `#/components/schemas/X`, drops the per-schema dialect and defs, and
+ * writes what readers handle best: `type: [T, "null"]` for a nullable T, no `propertyNames` of
+ * plain strings (JSON keys are strings).
+ */
 function tidy(schema: unknown): Json {
   const text = JSON.stringify(schema).replaceAll('"#/$defs/', '"#/components/schemas/');
-  const { $schema: _s, $defs: _d, ...rest } = JSON.parse(text) as Json;
+  const {
+    $schema: _s,
+    $defs: _d,
+    ...rest
+  } = JSON.parse(text, (_key, value) => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+    const { propertyNames, anyOf, ...other } = value as Json;
+    const out: Json = { ...other };
+    if (typeof out.const === 'string' || typeof out.const === 'boolean') out.type ??= typeof out.const;
+    if (out.additionalProperties && Object.keys(out.additionalProperties as Json).length === 0)
+      out.additionalProperties = true;
+    if (propertyNames && JSON.stringify(propertyNames) !== '{"type":"string"}')
+      out.propertyNames = propertyNames;
+    const variants = anyOf as Json[] | undefined;
+    const nullable =
+      variants?.length === 2 && variants[1]?.type === 'null' && Object.keys(variants[1]).length === 1;
+    if (nullable && typeof variants[0]?.type === 'string')
+      return { ...out, ...variants[0], type: [variants[0].type, 'null'] };
+    if (variants) out.anyOf = variants;
+    return out;
+  }) as Json;
   return rest;
 }
 

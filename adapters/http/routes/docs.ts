@@ -45,6 +45,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8" />
 <meta name="viewport" content="width=device-width, initial-scale=1" />
 <meta name="referrer" content="no-referrer" />
+<link rel="icon" href="data:," />
 <title>Quire API reference</title>
 </head>
 <body>
