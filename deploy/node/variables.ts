@@ -13,7 +13,7 @@ export type VariableSpec =
   | { kind: 'url' | 'text' | 'secret' | 'path' | 'origins'; def?: string; shown?: string };
 
 /** A documented variable: its group on the page, what it means, and how it is read. */
-export type Variable = VariableSpec & { group: string; meaning: string };
+export type Variable = VariableSpec & { group: string; meaning: string; accepts?: string };
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 

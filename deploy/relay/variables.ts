@@ -59,6 +59,7 @@ export const RELAY_VARIABLES = {
     kind: 'bool',
     def: false,
     shown: '`0`',
+    accepts: '`1`/`0` (`true`/`false`)',
     meaning:
       '`1`: take the client address from the last `X-Forwarded-For` hop (only behind a proxy you run).',
   },
