@@ -137,7 +137,8 @@ export const SERVER_VARIABLES = {
     group: 'Pairing and relay',
     kind: 'url',
     shown: '—',
-    meaning: 'The embedded relay as clients reach it (behind TLS, say).',
+    meaning:
+      "The relay as clients reach it: the embedded relay behind TLS, say, or `RELAY_URL`'s public address when the server reaches it internally (Compose).",
   },
   PAIRING_CODE_TTL_SECONDS: {
     group: 'Pairing and relay',
