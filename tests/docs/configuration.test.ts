@@ -46,8 +46,12 @@ describe('the configuration page', () => {
         .map((n) => `${n} (${f.slice(ROOT.length)})`),
     );
     expect(unknown).toEqual([]);
-    expect(variablesRead(join(ROOT, 'deploy/node/config.ts'))).toEqual(expect.arrayContaining(['PORT', 'JWT_SECRET']));
-    expect(variablesRead(join(ROOT, 'deploy/relay/config.ts'))).toEqual(expect.arrayContaining(['REDIS_URL', 'RELAY_QUEUE_KEY']));
+    expect(variablesRead(join(ROOT, 'deploy/node/config.ts'))).toEqual(
+      expect.arrayContaining(['PORT', 'JWT_SECRET']),
+    );
+    expect(variablesRead(join(ROOT, 'deploy/relay/config.ts'))).toEqual(
+      expect.arrayContaining(['REDIS_URL', 'RELAY_QUEUE_KEY']),
+    );
     for (const name of Object.keys(LIMIT_VARIABLES)) expect(Object.keys(RELAY_VARIABLES)).toContain(name);
   });
 
