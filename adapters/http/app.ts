@@ -9,6 +9,7 @@ import { createRateLimiter } from './rate-limit.ts';
 import { agentRoutes } from './routes/agent.ts';
 import { authRoutes } from './routes/auth.ts';
 import { channelsRoutes } from './routes/channels.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { foldersRoutes } from './routes/folders.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
@@ -28,6 +29,7 @@ const PUBLIC_ROUTES: [string, RegExp][] = [
   ['POST', /^\/api\/v1\/auth\/verify$/],
   ['POST', /^\/api\/v1\/channels\/webhook\/[^/]+$/],
   ['GET', /^\/api\/v1\/channels\/webhook\/[^/]+$/],
+  ['GET', /^\/api\/v1\/(openapi\.json|docs|docs\/api-reference\.js)$/],
 ];
 
 /** True for the routes that answer without credentials. */
@@ -69,6 +71,7 @@ export function createApp(deps: AppDeps) {
   });
 
   app.route('/api/v1', systemRoutes(deps));
+  app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
   app.route('/api/v1/notes', notesRoutes(deps.notes, instance));
   app.route('/api/v1/folders', foldersRoutes(deps.notes));

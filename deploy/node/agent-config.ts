@@ -1,4 +1,5 @@
-import { bool, ConfigError, type Env, int, oneOf, str, url } from './env.ts';
+import { ConfigError, type Env } from './env.ts';
+import { readBool, readEnum, readInt, readStr, readUrl } from './variables.ts';
 
 /** The agent's settings from AGENT_* (README "The agent"). */
 export interface AgentConfig {
@@ -19,10 +20,10 @@ export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
 
 /** Reads and validates AGENT_*; throws ConfigError naming the variable. */
 export function loadAgentConfig(env: Env): AgentConfig {
-  const provider = oneOf(env, 'AGENT_PROVIDER', ['local', 'openai', 'anthropic'] as const, 'local');
-  const model = str(env, 'AGENT_MODEL') ?? '';
-  const baseURL = url(env, 'AGENT_BASE_URL') ?? null;
-  const apiKey = str(env, 'AGENT_API_KEY') ?? null;
+  const provider = readEnum(env, 'AGENT_PROVIDER');
+  const model = readStr(env, 'AGENT_MODEL') ?? '';
+  const baseURL = readUrl(env, 'AGENT_BASE_URL') ?? null;
+  const apiKey = readStr(env, 'AGENT_API_KEY') ?? null;
   if (provider === 'openai') {
     if (!model) {
       throw new ConfigError(
@@ -39,12 +40,12 @@ export function loadAgentConfig(env: Env): AgentConfig {
     throw new ConfigError('AGENT_PROVIDER=anthropic needs AGENT_API_KEY.');
   }
   return {
-    enabled: bool(env, 'AGENT_ENABLED', true),
+    enabled: readBool(env, 'AGENT_ENABLED'),
     provider,
     model: provider === 'anthropic' ? model || DEFAULT_ANTHROPIC_MODEL : provider === 'local' ? '' : model,
     baseURL,
     apiKey,
-    timeoutMs: int(env, 'AGENT_TIMEOUT_MS', 60_000, 1_000, 600_000),
-    maxSteps: int(env, 'AGENT_MAX_STEPS', 8, 1, 32),
+    timeoutMs: readInt(env, 'AGENT_TIMEOUT_MS'),
+    maxSteps: readInt(env, 'AGENT_MAX_STEPS'),
   };
 }

@@ -1,4 +1,5 @@
-import { type Env, url } from './env.ts';
+import type { Env } from './env.ts';
+import { readUrl } from './variables.ts';
 
 /** The channels' provider API addresses (README "Channels"). */
 export interface ChannelsConfig {
@@ -11,7 +12,7 @@ export interface ChannelsConfig {
 /** Reads and validates the channel variables; throws ConfigError naming the variable. */
 export function loadChannelsConfig(env: Env): ChannelsConfig {
   return {
-    telegramApiBaseUrl: url(env, 'TELEGRAM_API_BASE_URL') ?? 'https://api.telegram.org',
-    whatsappApiBaseUrl: url(env, 'WHATSAPP_API_BASE_URL') ?? 'https://graph.facebook.com/v21.0',
+    telegramApiBaseUrl: readUrl(env, 'TELEGRAM_API_BASE_URL'),
+    whatsappApiBaseUrl: readUrl(env, 'WHATSAPP_API_BASE_URL'),
   };
 }

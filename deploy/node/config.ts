@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
-import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../adapters/node/http-timeouts.ts';
+import type { HttpTimeouts } from '../../adapters/node/http-timeouts.ts';
 import type { LogLevel } from '../../adapters/node/logger.ts';
 import type { AuthMode } from '../../core/auth/authenticator.ts';
 import { type AgentConfig, loadAgentConfig } from './agent-config.ts';
 import { type ChannelsConfig, loadChannelsConfig } from './channels-config.ts';
-import { bool, ConfigError, type Env, int, isLoopback, oneOf, str, url } from './env.ts';
+import { ConfigError, type Env, isLoopback, url } from './env.ts';
+import { readBool, readEnum, readInt, readStr, readUrl } from './variables.ts';
 
 export { ConfigError };
 
@@ -36,6 +37,8 @@ export interface ServerConfig {
   pairCodeTtlSeconds: number;
   /** How often the whole vault is compared with the index, in seconds. */
   reconcileSeconds: number;
+  /** Workers: seconds after a write until the index cache is saved. */
+  indexCacheSaveSeconds: number;
   /** AGENT_*: the agent's provider and limits. */
   agent: AgentConfig;
   /** TELEGRAM_API_BASE_URL, WHATSAPP_API_BASE_URL. */
@@ -50,39 +53,36 @@ export interface ServerConfig {
   timeouts: HttpTimeouts;
 }
 
-/** The socket time-outs from the environment; headers must arrive before the whole request. */
+/** The socket time-outs from the environment; headers can take at most as long as the whole request. */
 function loadTimeouts(env: Env): HttpTimeouts {
-  const d = DEFAULT_TIMEOUTS;
-  const t: HttpTimeouts = {
-    headersMs: int(env, `HEADERS_TIMEOUT_MS`, d.headersMs, 1_000, 600_000),
-    requestMs: int(env, `REQUEST_TIMEOUT_MS`, d.requestMs, 1_000, 3_600_000),
-    keepAliveMs: int(env, `KEEP_ALIVE_TIMEOUT_MS`, d.keepAliveMs, 1_000, 600_000),
+  const requestMs = readInt(env, 'REQUEST_TIMEOUT_MS');
+  return {
+    headersMs: Math.min(readInt(env, 'HEADERS_TIMEOUT_MS'), requestMs),
+    requestMs,
+    keepAliveMs: readInt(env, 'KEEP_ALIVE_TIMEOUT_MS'),
   };
-  if (t.headersMs > t.requestMs)
-    throw new ConfigError(`HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS.`);
-  return t;
 }
 
-/** Reads and validates the environment; throws ConfigError on the first bad value. */
+/** Reads and validates the environment (bounds and defaults from variables.ts); throws ConfigError on the first bad value. */
 export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
-  const port = int(env, 'PORT', 3000, 0, 65535);
-  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const port = readInt(env, 'PORT');
+  const host = readStr(env, 'HOST');
   if (/\s|\//.test(host)) throw new ConfigError(`HOST must be a host name or address, got "${env.HOST}".`);
-  const dataDir = resolve(cwd, str(env, 'DATA_DIR') ?? './data');
-  const vaultDir = resolve(cwd, str(env, 'VAULT_DIR') ?? `${dataDir}/notes`);
-  const logLevel = oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info');
-  const maxBodyBytes = int(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  const dataDir = resolve(cwd, readStr(env, 'DATA_DIR'));
+  const vaultDir = resolve(cwd, readStr(env, 'VAULT_DIR') ?? `${dataDir}/notes`);
+  const logLevel = readEnum(env, 'LOG_LEVEL');
+  const maxBodyBytes = readInt(env, 'MAX_BODY_BYTES');
 
-  const authMode = oneOf(env, 'SERVICE_AUTH_MODE', ['api-key', 'jwt', 'none'] as const, 'api-key');
-  if (authMode === 'none' && !isLoopback(host) && !bool(env, 'ALLOW_INSECURE_NO_AUTH')) {
+  const authMode = readEnum(env, 'SERVICE_AUTH_MODE');
+  if (authMode === 'none' && !isLoopback(host) && !readBool(env, 'ALLOW_INSECURE_NO_AUTH')) {
     throw new ConfigError(
       `SERVICE_AUTH_MODE=none refuses to listen on HOST=${host}: anyone could read your notes. Use a loopback HOST, or set ALLOW_INSECURE_NO_AUTH=1 if you really mean it.`,
     );
   }
   let jwt: ServerConfig['jwt'] = null;
   if (authMode === 'jwt') {
-    const secret = str(env, 'JWT_SECRET');
-    const jwksUrl = url(env, 'JWT_JWKS_URL');
+    const secret = readStr(env, 'JWT_SECRET');
+    const jwksUrl = readUrl(env, 'JWT_JWKS_URL');
     if (!secret && !jwksUrl)
       throw new ConfigError('SERVICE_AUTH_MODE=jwt needs JWT_SECRET (32+ characters) or JWT_JWKS_URL.');
     if (secret && secret.length < 32)
@@ -90,16 +90,16 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
     jwt = {
       ...(secret ? { secret } : {}),
       ...(jwksUrl ? { jwksUrl } : {}),
-      ...(str(env, 'JWT_ISSUER') ? { issuer: str(env, 'JWT_ISSUER') } : {}),
-      ...(str(env, 'JWT_AUDIENCE') ? { audience: str(env, 'JWT_AUDIENCE') } : {}),
-      ttlSeconds: int(env, 'JWT_TTL_SECONDS', 900, 30, 86_400),
+      ...(readStr(env, 'JWT_ISSUER') ? { issuer: readStr(env, 'JWT_ISSUER') } : {}),
+      ...(readStr(env, 'JWT_AUDIENCE') ? { audience: readStr(env, 'JWT_AUDIENCE') } : {}),
+      ttlSeconds: readInt(env, 'JWT_TTL_SECONDS'),
     };
   }
 
-  const clientUrl = url(env, 'CLIENT_URL') ?? null;
-  const testClientUrl = url(env, 'TEST_CLIENT_URL') ?? null;
-  const localDevUiUrl = url(env, 'LOCAL_DEV_UI_URL') ?? 'http://localhost:5173';
-  const corsRaw = str(env, 'CORS_ORIGINS');
+  const clientUrl = readUrl(env, 'CLIENT_URL') ?? null;
+  const testClientUrl = readUrl(env, 'TEST_CLIENT_URL') ?? null;
+  const localDevUiUrl = readUrl(env, 'LOCAL_DEV_UI_URL');
+  const corsRaw = readStr(env, 'CORS_ORIGINS');
   const corsOrigins = corsRaw
     ? corsRaw.split(',').map((o, i) => {
         const u = url({ [`CORS_ORIGINS[${i}]`]: o }, `CORS_ORIGINS[${i}]`)!;
@@ -115,7 +115,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
         ),
       ];
 
-  const rateLimitOn = bool(env, 'RATE_LIMIT', true);
+  const rateLimitOn = readBool(env, 'RATE_LIMIT');
   return {
     port,
     host,
@@ -125,32 +125,33 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
     maxBodyBytes,
     authMode,
     jwt,
-    pairingMode: oneOf(env, 'PAIRING_MODE', ['relay', 'open-port'] as const, 'relay'),
-    relayUrl: url(env, 'RELAY_URL') ?? null,
-    relayPort: int(env, 'RELAY_PORT', 8787, 0, 65535),
-    relayHost: str(env, 'RELAY_HOST') ?? host,
-    relayPublicBaseUrl: url(env, 'RELAY_PUBLIC_BASE_URL') ?? null,
-    publicUrl: url(env, 'PUBLIC_URL') ?? null,
-    trustProxy: bool(env, 'TRUST_PROXY'),
+    pairingMode: readEnum(env, 'PAIRING_MODE'),
+    relayUrl: readUrl(env, 'RELAY_URL') ?? null,
+    relayPort: readInt(env, 'RELAY_PORT'),
+    relayHost: readStr(env, 'RELAY_HOST') ?? host,
+    relayPublicBaseUrl: readUrl(env, 'RELAY_PUBLIC_BASE_URL') ?? null,
+    publicUrl: readUrl(env, 'PUBLIC_URL') ?? null,
+    trustProxy: readBool(env, 'TRUST_PROXY'),
     corsOrigins,
     clientUrl,
     testClientUrl,
     localDevUiUrl,
     rateLimits: rateLimitOn
       ? {
-          authPerMinute: int(env, 'RATE_LIMIT_AUTH_PER_MINUTE', 30, 1, 100_000),
-          failures: int(env, 'RATE_LIMIT_FAILURES', 20, 1, 100_000),
-          failureWindowSeconds: int(env, 'RATE_LIMIT_FAILURE_WINDOW_SECONDS', 600, 1, 86_400),
-          webhookPerMinute: int(env, 'RATE_LIMIT_WEBHOOK_PER_MINUTE', 120, 1, 100_000),
+          authPerMinute: readInt(env, 'RATE_LIMIT_AUTH_PER_MINUTE'),
+          failures: readInt(env, 'RATE_LIMIT_FAILURES'),
+          failureWindowSeconds: readInt(env, 'RATE_LIMIT_FAILURE_WINDOW_SECONDS'),
+          webhookPerMinute: readInt(env, 'RATE_LIMIT_WEBHOOK_PER_MINUTE'),
         }
       : false,
-    pairCodeTtlSeconds: int(env, 'PAIRING_CODE_TTL_SECONDS', 900, 30, 86_400),
-    reconcileSeconds: int(env, 'RECONCILE_SECONDS', 300, 5, 86_400),
+    pairCodeTtlSeconds: readInt(env, 'PAIRING_CODE_TTL_SECONDS'),
+    reconcileSeconds: readInt(env, 'RECONCILE_SECONDS'),
+    indexCacheSaveSeconds: readInt(env, 'INDEX_CACHE_SAVE_SECONDS'),
     agent: loadAgentConfig(env),
     channels: loadChannelsConfig(env),
-    tlsTerminatedByProxy: bool(env, 'TLS_TERMINATED_BY_PROXY'),
-    keyMaxAgeDays: int(env, 'KEY_MAX_AGE_DAYS', 180, 1, 36_500),
-    deviceKeyIdleDays: int(env, 'DEVICE_KEY_IDLE_DAYS', 90, 1, 36_500),
+    tlsTerminatedByProxy: readBool(env, 'TLS_TERMINATED_BY_PROXY'),
+    keyMaxAgeDays: readInt(env, 'KEY_MAX_AGE_DAYS'),
+    deviceKeyIdleDays: readInt(env, 'DEVICE_KEY_IDLE_DAYS'),
     timeouts: loadTimeouts(env),
   };
 }

@@ -1,6 +1,7 @@
-import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../adapters/node/http-timeouts.ts';
+import type { HttpTimeouts } from '../../adapters/node/http-timeouts.ts';
 import type { LogLevel } from '../../adapters/node/logger.ts';
 import { DEFAULT_LIMITS, type RelayLimits } from '../../relay/types.ts';
+import { RELAY_VARIABLES } from './variables.ts';
 
 /** The validated relay environment (decisions.md sections 1 and 7; docs/relay.md lists every variable). */
 export interface RelayConfig {
@@ -41,7 +42,12 @@ export const LIMIT_VARIABLES: Record<string, keyof RelayLimits> = {
   RELAY_NEW_SERVERS_PER_CLIENT_HOUR: 'newServersPerClientHour',
 };
 
-function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
+/** A whole number within the bounds variables.ts gives `name` (its default when unset). */
+function int(env: NodeJS.ProcessEnv, name: keyof typeof RELAY_VARIABLES, def?: number): number {
+  const spec = RELAY_VARIABLES[name];
+  if (spec.kind !== 'int') throw new Error(`${name} is not a number variable`);
+  const { min, max } = spec;
+  def ??= spec.def;
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return def;
   if (!/^\d+$/.test(raw.trim())) throw new RelayConfigError(`${name} must be a whole number, got "${raw}".`);
@@ -52,10 +58,10 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
 
 /** Reads and validates the relay's environment; throws RelayConfigError on the first bad value. */
 export function loadRelayConfig(env: NodeJS.ProcessEnv): RelayConfig {
-  const host = (env.RELAY_HOST ?? '0.0.0.0').trim();
+  const host = (env.RELAY_HOST ?? RELAY_VARIABLES.RELAY_HOST.def).trim();
   if (!host || /\s|\//.test(host))
     throw new RelayConfigError(`RELAY_HOST must be a host name or address, got "${env.RELAY_HOST}".`);
-  const port = int(env, 'RELAY_PORT', 8787, 0, 65535);
+  const port = int(env, 'RELAY_PORT');
   let publicBaseUrl: string | null = env.RELAY_PUBLIC_BASE_URL?.trim() || null;
   if (publicBaseUrl) {
     let u: URL | null = null;
@@ -87,28 +93,28 @@ export function loadRelayConfig(env: NodeJS.ProcessEnv): RelayConfig {
 
   const limits: RelayLimits = { ...DEFAULT_LIMITS };
   for (const [name, key] of Object.entries(LIMIT_VARIABLES))
-    limits[key] = int(env, name, limits[key], 1, 2 ** 31);
+    limits[key] = int(env, name as keyof typeof RELAY_VARIABLES, limits[key]);
   if (env.RELAY_OFFLINE_AFTER_MS === undefined || env.RELAY_OFFLINE_AFTER_MS === '')
     limits.offlineAfterMs = Math.max(limits.offlineAfterMs, limits.pullWaitMs + 15_000);
   if (limits.offlineAfterMs <= limits.pullWaitMs)
     throw new RelayConfigError('RELAY_OFFLINE_AFTER_MS must be longer than RELAY_PULL_WAIT_MS.');
+  // Headers can take at most as long as the whole request.
+  const requestMs = int(env, 'RELAY_REQUEST_TIMEOUT_MS');
   const timeouts: HttpTimeouts = {
-    headersMs: int(env, 'RELAY_HEADERS_TIMEOUT_MS', DEFAULT_TIMEOUTS.headersMs, 1_000, 600_000),
-    requestMs: int(env, 'RELAY_REQUEST_TIMEOUT_MS', DEFAULT_TIMEOUTS.requestMs, 1_000, 3_600_000),
-    keepAliveMs: int(env, 'RELAY_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_TIMEOUTS.keepAliveMs, 1_000, 600_000),
+    headersMs: Math.min(int(env, 'RELAY_HEADERS_TIMEOUT_MS'), requestMs),
+    requestMs,
+    keepAliveMs: int(env, 'RELAY_KEEP_ALIVE_TIMEOUT_MS'),
   };
-  if (timeouts.headersMs > timeouts.requestMs)
-    throw new RelayConfigError('RELAY_HEADERS_TIMEOUT_MS must not be longer than RELAY_REQUEST_TIMEOUT_MS.');
   return {
     host,
     port,
     publicBaseUrl,
     redisUrl,
-    redisPrefix: env.RELAY_REDIS_PREFIX?.trim() || 'quire:relay:',
+    redisPrefix: env.RELAY_REDIS_PREFIX?.trim() || RELAY_VARIABLES.RELAY_REDIS_PREFIX.def,
     queueKey,
     trustProxy: trust === '1' || trust === 'true',
     logLevel: logLevel as LogLevel,
-    shutdownGraceMs: int(env, 'RELAY_SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
+    shutdownGraceMs: int(env, 'RELAY_SHUTDOWN_GRACE_MS'),
     limits,
     timeouts,
   };

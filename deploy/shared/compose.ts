@@ -19,11 +19,15 @@ import type { SetupConfig } from '../../core/setup.ts';
 import type { ServerConfig } from '../node/config.ts';
 import { isLoopback } from '../node/env.ts';
 
-/** The relay address clients are told to use: RELAY_URL, the public base, or the embedded relay. */
+/**
+ * The relay address clients are told to use: the public base (the relay as clients reach it,
+ * also when the server reaches RELAY_URL at an internal address, as in deploy/compose.yaml),
+ * else RELAY_URL, else the embedded relay.
+ */
 export function publicRelayUrl(config: ServerConfig): string | null {
   if (config.pairingMode !== 'relay') return null;
-  if (config.relayUrl) return config.relayUrl;
   if (config.relayPublicBaseUrl) return config.relayPublicBaseUrl;
+  if (config.relayUrl) return config.relayUrl;
   const host = config.publicUrl ? new URL(config.publicUrl).hostname : config.host;
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${shown}:${config.relayPort}`;

@@ -10,7 +10,6 @@ import { AuthStateError } from '../../core/auth/state.ts';
 import { createCore } from '../../core/create-core.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { ConfigError, loadConfig } from '../node/config.ts';
-import { int } from '../node/env.ts';
 import { composeApp } from '../shared/compose.ts';
 
 /** The bindings and variables wrangler.toml gives the Worker. */
@@ -78,7 +77,7 @@ async function start(env: Env, first: URL) {
       'PAIRING_MODE must be open-port on Workers: the relay connector runs on Node only.',
     );
   }
-  const saveDelayMs = int(vars, 'INDEX_CACHE_SAVE_SECONDS', 10, 0, 3600) * 1000;
+  const saveDelayMs = config.indexCacheSaveSeconds * 1000;
   const logger = jsonLogger(config.logLevel, (line) => console.log(line.trimEnd()));
   const clock = { now: () => Date.now() };
   const state = kvStateStore({ kv: env.STATE });

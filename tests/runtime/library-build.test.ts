@@ -25,10 +25,18 @@ describe('the library surface', () => {
       await core.notes.create('hello.md', '# Hello\\nSee [[world]].');
       const app = createApp({ notes: core.notes, version: 'x', clock: { now: Date.now }, logger: { debug() {}, info() {}, warn() {}, error() {} } });
       const res = await app.request('/api/v1/notes/hello.md');
-      console.log(JSON.stringify((await res.json()).data.links));
+      const { createQuireClient, QuireApiError } = await import('quire/client');
+      const client = createQuireClient({ baseUrl: 'http://embedded', fetch: (url, init) => app.request(url, init) });
+      const listed = await client.notes.list();
+      const missing = await client.notes.get('nope.md').catch((e) => e instanceof QuireApiError && e.code);
+      console.log(JSON.stringify({ links: (await res.json()).data.links, listed: listed.map((n) => n.path), missing }));
     `;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
-    expect(JSON.parse(stdout)).toEqual([{ target: 'world', path: null, kind: 'wikilink' }]);
+    expect(JSON.parse(stdout)).toEqual({
+      links: [{ target: 'world', path: null, kind: 'wikilink' }],
+      listed: ['hello.md'],
+      missing: 'NOTE_NOT_FOUND',
+    });
   }, 60_000);
 
   it('README example: the core in a plain script', async () => {

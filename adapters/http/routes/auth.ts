@@ -6,7 +6,8 @@ import { ok, readJson } from '../envelope.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { AppDeps, AppEnv, SetupDeps } from '../types.ts';
 
-const KeyName = v.object({
+/** Body of `POST /api/v1/auth/keys`. */
+export const KeyName = v.object({
   name: v.pipe(
     v.string('name must be a string.'),
     v.trim(),

@@ -1,9 +1,9 @@
-/** The workspace's calls to the active profile's server (direct or through the relay path). */
-import type { ChatReply } from '../../../core/agent/types.ts';
-import type { NoteSummary } from '../../../core/note-index.ts';
-import type { FolderNode, Note } from '../../../core/notes.ts';
-import type { SearchHit } from '../../../core/search.ts';
-import { type Answer, callJson } from './api.ts';
+/**
+ * The workspace's calls to the active profile's server (direct or through the relay path),
+ * made with the typed client (sdk/) over the client's own transport (time-outs, ApiFailure).
+ */
+import { type ApiRequest, createQuireClient, queryString } from '../../../sdk/index.ts';
+import { callJson } from './api.ts';
 import type { Profile } from './profiles.ts';
 
 // The server's own shapes (type-only imports: nothing of the core is bundled).
@@ -17,38 +17,30 @@ export const encodePath = (path: string) => encodeURIComponent(path);
 
 /** The API of one profile's server. Every call carries the profile's key in `X-Service-Key`. */
 export function workspaceApi(profile: Profile, fetchFn: typeof fetch = (...a) => fetch(...a)) {
-  const base = `${profile.serverUrl}/api/v1`;
-  const call = <T>(method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
-    callJson<T>(fetchFn, `${base}${path}`, { method, body, headers, key: profile.apiKey });
-  const data = async <T>(p: Promise<Answer<T>>) => (await p).data;
+  const api = createQuireClient(
+    async <T>(req: ApiRequest) =>
+      (
+        await callJson<T>(fetchFn, `${profile.serverUrl}${req.path}${queryString(req.query)}`, {
+          method: req.method,
+          body: req.body,
+          headers: req.headers,
+          key: profile.apiKey,
+        })
+      ).data,
+  );
   return {
-    listNotes: () => data(call<NoteSummary[]>('GET', '/notes')),
-    tree: () => data(call<FolderNode>('GET', '/folders/tree')),
-    read: (path: string) => data(call<Note>('GET', `/notes/${encodePath(path)}`)),
-    create: (path: string, content: string) => data(call<Note>('POST', '/notes', { path, content })),
+    listNotes: () => api.notes.list(),
+    tree: () => api.folders.tree(),
+    read: (path: string) => api.notes.get(path),
+    create: (path: string, content: string) => api.notes.create({ path, content }),
     /** Saves only if the note still has `checksum` (412 PRECONDITION_FAILED otherwise). */
     update: (path: string, content: string, checksum: string) =>
-      data(call<Note>('PUT', `/notes/${encodePath(path)}`, { content }, { 'if-match': `"${checksum}"` })),
+      api.notes.update(path, { content }, checksum),
     move: (path: string, to: string, checksum: string) =>
-      data(
-        call<Note>(
-          'POST',
-          `/notes/${encodePath(path)}/move`,
-          { path: to, updateLinks: true },
-          {
-            'if-match': `"${checksum}"`,
-          },
-        ),
-      ),
-    remove: (path: string, checksum: string) =>
-      data(
-        call<{ deleted: string }>('DELETE', `/notes/${encodePath(path)}`, undefined, {
-          'if-match': `"${checksum}"`,
-        }),
-      ),
-    search: (q: string) => data(call<SearchHit[]>('GET', `/search?q=${encodeURIComponent(q)}&limit=30`)),
-    chat: (message: string, notePath?: string) =>
-      data(call<ChatReply>('POST', '/agent/chat', { message, notePath, channel: 'web' })),
+      api.notes.move(path, { path: to, updateLinks: true }, checksum),
+    remove: (path: string, checksum: string) => api.notes.remove(path, checksum),
+    search: (q: string) => api.search(q, 30),
+    chat: (message: string, notePath?: string) => api.agent.chat({ message, notePath, channel: 'web' }),
   };
 }
 

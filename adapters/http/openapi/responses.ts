@@ -1,0 +1,179 @@
+/**
+ * What the API answers, as valibot schemas: the `data` of each success envelope. They exist for
+ * the OpenAPI document and the typed client (tests/openapi checks real answers against them);
+ * request bodies come from the core's own schemas (`core/**\/schemas.ts`).
+ */
+import * as v from 'valibot';
+
+const isoDate = v.pipe(v.string(), v.isoTimestamp());
+
+/** One outgoing link of a note. */
+export const NoteLink = v.object({
+  target: v.string(),
+  path: v.nullable(v.string()),
+  kind: v.picklist(['wikilink', 'embed', 'markdown']),
+  heading: v.optional(v.string()),
+  alias: v.optional(v.string()),
+});
+
+const noteSummaryEntries = {
+  path: v.string(),
+  title: v.string(),
+  tags: v.array(v.string()),
+  links: v.array(NoteLink),
+  backlinks: v.array(v.object({ path: v.string(), title: v.string() })),
+  wordCount: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+  checksum: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+};
+
+/** An item of `GET /api/v1/notes`. */
+export const NoteSummary = v.object(noteSummaryEntries);
+
+/** A whole note: the summary, the body without frontmatter, the parsed frontmatter. */
+export const Note = v.object({
+  ...noteSummaryEntries,
+  content: v.string(),
+  frontmatter: v.record(v.string(), v.unknown()),
+  warnings: v.optional(v.array(v.string())),
+});
+
+/** The answer of a move: the note at its new path, and the notes whose links were rewritten. */
+export const MovedNote = v.object({ ...Note.entries, rewritten: v.array(v.string()) });
+
+/** A note in the folder tree. */
+export const TreeNote = v.object({
+  name: v.string(),
+  path: v.string(),
+  type: v.literal('note'),
+  title: v.string(),
+});
+
+/** A folder and everything below it. */
+export interface FolderNodeShape {
+  name: string;
+  path: string;
+  type: 'folder';
+  noteCount: number;
+  children: (FolderNodeShape | v.InferOutput<typeof TreeNote>)[];
+}
+
+/** The folder tree (recursive). */
+export const FolderNode: v.GenericSchema<FolderNodeShape> = v.object({
+  name: v.string(),
+  path: v.string(),
+  type: v.literal('folder'),
+  noteCount: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  children: v.array(v.union([v.lazy(() => FolderNode), TreeNote])),
+});
+
+/** One search hit. */
+export const SearchHit = v.object({
+  path: v.string(),
+  title: v.string(),
+  snippet: v.string(),
+  score: v.number(),
+  tags: v.array(v.string()),
+});
+
+/** `{deleted: path}` (notes) or `{deleted: id}` (channels). */
+export const Deleted = v.object({ deleted: v.string() });
+
+/** `GET /api/v1/health`. */
+export const Health = v.object({
+  status: v.picklist(['ok', 'starting']),
+  version: v.string(),
+  uptimeSeconds: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  notes: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  index: v.object({
+    state: v.string(),
+    done: v.pipe(v.number(), v.integer()),
+    total: v.pipe(v.number(), v.integer()),
+  }),
+});
+
+const url = v.pipe(v.string(), v.url());
+
+/** `GET /api/v1/system/setup` (service-interface.md, "Setup payload"). */
+export const SetupPayload = v.object({
+  serverId: v.string(),
+  apiKey: v.string(),
+  setupComplete: v.boolean(),
+  version: v.string(),
+  auth: v.object({ method: v.string(), header: v.literal('X-Service-Key'), note: v.string() }),
+  pairing: v.object({
+    mode: v.picklist(['relay', 'open-port']),
+    relayCode: v.nullable(v.string()),
+    relayUrl: v.nullable(url),
+  }),
+  server: v.object({
+    url,
+    port: v.pipe(v.number(), v.integer()),
+    host: v.string(),
+    cors: v.array(v.string()),
+  }),
+  links: v.object({
+    setupApi: url,
+    health: url,
+    apiBase: url,
+    directApiBase: url,
+    relayApiBase: v.nullable(url),
+    connect: v.object({
+      testHostedClient: url,
+      hostedClient: url,
+      localDevUi: v.optional(url),
+    }),
+  }),
+  instructions: v.optional(v.array(v.string())),
+});
+
+/** `GET /api/v1/system/info`. */
+export const SystemInfo = v.object({
+  version: v.string(),
+  runtime: v.object({ name: v.string(), version: v.string() }),
+  uptimeSeconds: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  notes: v.object({ count: v.number(), bytes: v.number(), index: v.string() }),
+  auth: v.object({ mode: v.picklist(['api-key', 'jwt', 'none']), setupComplete: v.boolean() }),
+  pairing: v.object({ mode: v.picklist(['relay', 'open-port']), relayUrl: v.nullable(v.string()) }),
+  relay: v.object({ state: v.string() }),
+});
+
+/** `POST /api/v1/auth/verify`. */
+export const Verified = v.object({
+  valid: v.literal(true),
+  serverId: v.string(),
+  setupComplete: v.boolean(),
+});
+
+/** `POST /api/v1/auth/link`. */
+export const Linked = v.object({ serverId: v.string(), setupComplete: v.literal(true), linkedAt: isoDate });
+
+/** `POST /api/v1/auth/token` (jwt mode). */
+export const IssuedToken = v.object({
+  token: v.string(),
+  tokenType: v.literal('Bearer'),
+  expiresAt: isoDate,
+});
+
+/** `POST /api/v1/auth/pair-code/rotate`. */
+export const PairCode = v.object({ relayCode: v.string(), expiresAt: isoDate });
+
+/** A key as listed: never the secret. */
+export const KeyInfo = v.object({
+  id: v.string(),
+  name: v.string(),
+  kind: v.picklist(['first', 'device']),
+  prefix: v.string(),
+  createdAt: isoDate,
+  lastUsedAt: v.nullable(isoDate),
+});
+
+/** A minted key: the listing plus the key itself, shown this once. */
+export const MintedKey = v.object({
+  ...KeyInfo.entries,
+  apiKey: v.pipe(v.string(), v.startsWith('quire_sk_')),
+});
+
+/** `DELETE /api/v1/auth/keys/:id`. */
+export const RevokedKey = v.object({ revoked: v.string() });

@@ -1,0 +1,94 @@
+/** What every CLI command shares: exit codes, usage errors, option parsing, the server's address. */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { Variable } from '../variables.ts';
+
+/** Exit codes scripts can trust (docs/cli.md). */
+export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
+
+/** A wrong command line: printed with the command's help hint, exit 2. */
+export class UsageError extends Error {}
+
+/** A problem the operator must fix: one line (or a few), exit 1. */
+export class CliProblem extends Error {}
+
+/** Where a command writes; tests and the real process both pass these. */
+export interface Io {
+  env: NodeJS.ProcessEnv;
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** True when stderr is a terminal (the progress bar redraws in place). */
+  tty: boolean;
+}
+
+/** A command: its help text and what it runs (resolving to the exit code). */
+export interface Command {
+  help: string;
+  run(args: string[], io: Io): Promise<number>;
+}
+
+/** Parses `args` strictly; unknown options and missing values are usage errors. */
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: O,
+  allowPositionals = false,
+) {
+  try {
+    return parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ''));
+  }
+}
+
+/** The variables the CLI itself reads (besides the server's and the relay's). */
+export const CLI_VARIABLES = {
+  QUIRE_URL: {
+    group: 'CLI',
+    kind: 'url',
+    shown: '`http://HOST:PORT`',
+    meaning: 'The server `quire setup`, `keys` and `doctor` talk to (`--url` overrides).',
+  },
+  QUIRE_API_KEY: {
+    group: 'CLI',
+    kind: 'secret',
+    shown: '—',
+    meaning: 'The key `quire keys` sends (a key, not a flag, so it stays out of `ps` and shell history).',
+  },
+} as const satisfies Record<string, Variable>;
+
+/** The server's URL: `--url`, QUIRE_URL, or HOST:PORT from the environment (loopback for 0.0.0.0). */
+export function serverUrlFrom(env: NodeJS.ProcessEnv, flag?: string): string {
+  const given = flag ?? env.QUIRE_URL?.trim();
+  if (given) {
+    try {
+      const u = new URL(given);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+      return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      throw new UsageError(`--url / QUIRE_URL must be an http(s) URL, got "${given}".`);
+    }
+  }
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${env.PORT?.trim() || '3000'}`;
+}
+
+/** A fetch that gives up after `ms`. */
+export function fetchWithin(ms: number): typeof fetch {
+  return (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(ms) });
+}
+
+/** Replaces the value of `apiKey=` in a link (open-port links carry the key until setup is complete). */
+export function redactLink(link: string): string {
+  try {
+    const u = new URL(link);
+    if (u.searchParams.has('apiKey')) u.searchParams.set('apiKey', '<hidden: --show-key>');
+    return u.toString();
+  } catch {
+    return link;
+  }
+}

@@ -1,0 +1,202 @@
+/** The checks of `quire doctor`: each says ok, warn or fail, and what to do about it. */
+import { constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Redis } from 'ioredis';
+import { AuthStateError, parseAuthState } from '../../../core/auth/state.ts';
+import { loadRelayConfig, RelayConfigError } from '../../relay/config.ts';
+import { CLIENT_DIST_DIR } from '../compose.ts';
+import type { ServerConfig } from '../config.ts';
+
+/** The outcome of one check. */
+export interface Check {
+  status: 'ok' | 'warn' | 'fail';
+  name: string;
+  detail: string;
+  /** What to do, for warn and fail. */
+  fix?: string;
+}
+
+const can = (path: string, mode: number) =>
+  access(path, mode).then(
+    () => true,
+    () => false,
+  );
+
+/** The closest folder of `path` that exists. */
+function existingParent(path: string): string {
+  let p = path;
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  return p;
+}
+
+/** A folder the server must read and write (DATA_DIR, VAULT_DIR). */
+export async function checkDir(name: string, variable: string, dir: string): Promise<Check> {
+  if (!existsSync(dir)) {
+    const parent = existingParent(dir);
+    return (await can(parent, constants.W_OK | constants.X_OK))
+      ? { status: 'ok', name, detail: `${dir} does not exist yet; the first start creates it` }
+      : {
+          status: 'fail',
+          name,
+          detail: `${dir} does not exist and ${parent} is not writable`,
+          fix: `create ${dir} for the user running quire, or set ${variable}`,
+        };
+  }
+  if (!statSync(dir).isDirectory())
+    return { status: 'fail', name, detail: `${dir} is not a folder`, fix: `point ${variable} at a folder` };
+  if (!(await can(dir, constants.R_OK | constants.W_OK | constants.X_OK)))
+    return {
+      status: 'fail',
+      name,
+      detail: `${dir} is not readable and writable by this user`,
+      fix: `chown or chmod ${dir}, or run quire as its owner`,
+    };
+  return { status: 'ok', name, detail: `${dir} is readable and writable` };
+}
+
+/** Server state files: private (0600), and credentials.json intact. */
+export function checkState(dataDir: string): Check[] {
+  const out: Check[] = [];
+  for (const file of ['credentials.json', 'channels.json', 'plugins.json']) {
+    const path = join(dataDir, file);
+    if (!existsSync(path)) continue;
+    const mode = statSync(path).mode & 0o777;
+    if (mode & 0o077)
+      out.push({
+        status: 'fail',
+        name: file,
+        detail: `${path} is readable by others (mode ${mode.toString(8)})`,
+        fix: `chmod 600 ${path}`,
+      });
+    if (file === 'credentials.json') {
+      try {
+        parseAuthState(readFileSync(path, 'utf8'), path);
+        if (!(mode & 0o077)) out.push({ status: 'ok', name: file, detail: `${path} is intact and private` });
+      } catch (err) {
+        if (!(err instanceof AuthStateError)) throw err;
+        out.push({
+          status: 'fail',
+          name: file,
+          detail: err.message,
+          fix: 'restore it from a backup, or delete it to start over (every key changes)',
+        });
+      }
+    }
+  }
+  if (out.length === 0)
+    out.push({ status: 'ok', name: 'state', detail: 'no server state yet (first start creates it)' });
+  return out;
+}
+
+/** The built client (npm start builds it; quire serve does not). */
+export function checkClient(): Check {
+  const missing = ['index.html', 'api-reference.js'].filter((f) => !existsSync(join(CLIENT_DIST_DIR, f)));
+  return missing.length === 0
+    ? { status: 'ok', name: 'client', detail: 'the web client and the API reference are built' }
+    : {
+        status: 'warn',
+        name: 'client',
+        detail: `not built (${missing.join(', ')} missing): /link, /workspace and /api/v1/docs answer 503`,
+        fix: 'npm run build:client (npm start does it for you)',
+      };
+}
+
+/** What answers at `url`: a Quire server or relay (its health), something else, or nothing. */
+async function probe(
+  url: string,
+): Promise<{ kind: 'free' } | { kind: 'quire'; what: string } | { kind: 'other'; status: number }> {
+  try {
+    const res = await fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(2_000) });
+    const body = (await res.json().catch(() => null)) as {
+      success?: boolean;
+      data?: { service?: string; version?: string; status?: string };
+    } | null;
+    if (body?.success === true && body.data?.version)
+      return {
+        kind: 'quire',
+        what: `${body.data.service ?? 'quire server'} ${body.data.version} (${body.data.status})`,
+      };
+    return { kind: 'other', status: res.status };
+  } catch {
+    return { kind: 'free' };
+  }
+}
+
+/** A listening address: free, or already ours (a running Quire), or taken by something else. */
+export async function checkPort(name: string, variable: string, host: string, port: number): Promise<Check> {
+  if (port === 0) return { status: 'ok', name, detail: `${variable}=0: a free port is picked at start` };
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const found = await probe(`http://${shown}:${port}`);
+  if (found.kind === 'free') return { status: 'ok', name, detail: `${shown}:${port} is free` };
+  if (found.kind === 'quire')
+    return { status: 'ok', name, detail: `${found.what} already answers at ${shown}:${port}` };
+  return {
+    status: 'fail',
+    name,
+    detail: `something else answers at ${shown}:${port} (status ${found.status})`,
+    fix: `stop it, or set ${variable} to another port`,
+  };
+}
+
+/** The relay the server pairs through. */
+export async function checkRelay(config: ServerConfig): Promise<Check> {
+  if (config.pairingMode !== 'relay')
+    return { status: 'ok', name: 'relay', detail: 'PAIRING_MODE=open-port: no relay' };
+  if (!config.relayUrl) return checkPort('relay', 'RELAY_PORT', config.relayHost, config.relayPort);
+  const found = await probe(config.relayUrl);
+  if (found.kind === 'quire')
+    return { status: 'ok', name: 'relay', detail: `${found.what} answers at ${config.relayUrl}` };
+  return {
+    status: 'fail',
+    name: 'relay',
+    detail:
+      found.kind === 'free'
+        ? `cannot reach the relay at ${config.relayUrl}`
+        : `${config.relayUrl} answers ${found.status}, not like a Quire relay`,
+    fix: 'start it (quire relay), or fix RELAY_URL (unset it to run the relay inside the server)',
+  };
+}
+
+/** The relay's own variables, and Redis when REDIS_URL is set. */
+export async function checkRelayConfigAndRedis(env: NodeJS.ProcessEnv): Promise<Check[]> {
+  let redisUrl: string | null;
+  try {
+    redisUrl = loadRelayConfig(env).redisUrl;
+  } catch (err) {
+    if (!(err instanceof RelayConfigError)) throw err;
+    return [
+      {
+        status: 'fail',
+        name: 'relay config',
+        detail: err.message,
+        fix: 'fix the variable named (docs/configuration.md)',
+      },
+    ];
+  }
+  if (!redisUrl) return [];
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 2_000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+    return [{ status: 'ok', name: 'redis', detail: `REDIS_URL answers PING` }];
+  } catch (err) {
+    return [
+      {
+        status: 'fail',
+        name: 'redis',
+        detail: `REDIS_URL does not answer (${(err as Error).message})`,
+        fix: 'start Redis, or fix REDIS_URL (unset: in-memory queue, one relay instance)',
+      },
+    ];
+  } finally {
+    redis.disconnect();
+  }
+}

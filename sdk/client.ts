@@ -1,0 +1,187 @@
+/**
+ * A small typed client of the Quire API, for other apps (`quire/client`), the web client and the
+ * tests. Its operations are the OpenAPI document's (tests/openapi checks every id, method and
+ * path against the document, and the answers against its schemas); the types are the schemas'.
+ * No runtime dependencies.
+ */
+import type * as v from 'valibot';
+import type * as S from '../adapters/http/openapi/operations-security.ts';
+import type * as R from '../adapters/http/openapi/responses.ts';
+import type * as F from '../adapters/http/openapi/responses-features.ts';
+import type { ChatBody } from '../core/agent/schemas.ts';
+import type { CreateChannelBody, WebMessageBody } from '../core/channels/schemas.ts';
+import type { InstallPluginBody } from '../core/plugins/schemas.ts';
+import type { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../core/schemas.ts';
+import { type ApiRequest, type FetchTransportOptions, fetchTransport, type Transport } from './transport.ts';
+
+type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+type In<S extends v.GenericSchema> = v.InferInput<S>;
+
+/** operationId → method and path template, exactly as in /api/v1/openapi.json. */
+export const CLIENT_OPERATIONS = {
+  health: ['GET', '/api/v1/health'],
+  setup: ['GET', '/api/v1/system/setup'],
+  systemInfo: ['GET', '/api/v1/system/info'],
+  verifyKey: ['POST', '/api/v1/auth/verify'],
+  link: ['POST', '/api/v1/auth/link'],
+  issueToken: ['POST', '/api/v1/auth/token'],
+  rotatePairCode: ['POST', '/api/v1/auth/pair-code/rotate'],
+  listKeys: ['GET', '/api/v1/auth/keys'],
+  mintKey: ['POST', '/api/v1/auth/keys'],
+  revokeKey: ['DELETE', '/api/v1/auth/keys/{id}'],
+  listNotes: ['GET', '/api/v1/notes'],
+  createNote: ['POST', '/api/v1/notes'],
+  getNote: ['GET', '/api/v1/notes/{path}'],
+  updateNote: ['PUT', '/api/v1/notes/{path}'],
+  deleteNote: ['DELETE', '/api/v1/notes/{path}'],
+  moveNote: ['POST', '/api/v1/notes/{path}/move'],
+  folderTree: ['GET', '/api/v1/folders/tree'],
+  folderSubtree: ['GET', '/api/v1/folders/tree/{path}'],
+  search: ['GET', '/api/v1/search'],
+  agentStatus: ['GET', '/api/v1/agent/status'],
+  chat: ['POST', '/api/v1/agent/chat'],
+  channelProviders: ['GET', '/api/v1/channels/providers'],
+  listChannels: ['GET', '/api/v1/channels'],
+  createChannel: ['POST', '/api/v1/channels'],
+  getChannel: ['GET', '/api/v1/channels/{id}'],
+  toggleChannel: ['POST', '/api/v1/channels/{id}/toggle'],
+  deleteChannel: ['DELETE', '/api/v1/channels/{id}'],
+  channelMessages: ['GET', '/api/v1/channels/{id}/messages'],
+  sendChannelMessage: ['POST', '/api/v1/channels/{id}/messages'],
+  listPlugins: ['GET', '/api/v1/plugins'],
+  pluginCatalog: ['GET', '/api/v1/plugins/catalog'],
+  pluginRuntime: ['GET', '/api/v1/plugins/runtime'],
+  installPlugin: ['POST', '/api/v1/plugins/install'],
+  getPlugin: ['GET', '/api/v1/plugins/{id}'],
+  togglePlugin: ['POST', '/api/v1/plugins/{id}/toggle'],
+  configurePlugin: ['PUT', '/api/v1/plugins/{id}/config'],
+  removePlugin: ['DELETE', '/api/v1/plugins/{id}'],
+  pluginRouteGet: ['GET', '/api/v1/plugins/{id}/{route}'],
+  pluginRoutePost: ['POST', '/api/v1/plugins/{id}/{route}'],
+  pluginRoutePut: ['PUT', '/api/v1/plugins/{id}/{route}'],
+  pluginRouteDelete: ['DELETE', '/api/v1/plugins/{id}/{route}'],
+  securityAudit: ['GET', '/api/v1/security/audit'],
+  securityConfig: ['GET', '/api/v1/security/config'],
+  securityRecommendations: ['GET', '/api/v1/security/recommendations'],
+} as const satisfies Record<string, readonly [ApiRequest['method'], string]>;
+
+export type OperationId = keyof typeof CLIENT_OPERATIONS;
+
+/** `If-Match` for a checksum (quoted as an ETag). */
+const ifMatch = (checksum?: string) => (checksum ? { 'if-match': `"${checksum}"` } : undefined);
+
+/** A client over `transport`, or over fetch with `{baseUrl, apiKey}`. */
+export function createQuireClient(transport: Transport | FetchTransportOptions) {
+  const send: Transport = typeof transport === 'function' ? transport : fetchTransport(transport);
+  const call = <T>(
+    id: OperationId,
+    params: Record<string, string> = {},
+    rest: Pick<ApiRequest, 'query' | 'body' | 'headers'> = {},
+  ): Promise<T> => {
+    const [method, template] = CLIENT_OPERATIONS[id];
+    const path = template.replace(/\{(\w+)\}/g, (_, name: string) =>
+      name === 'route'
+        ? params[name]!.split('/').map(encodeURIComponent).join('/')
+        : encodeURIComponent(params[name]!),
+    );
+    return send<T>({ operationId: id, method, path, ...rest });
+  };
+  return {
+    health: () => call<Out<typeof R.Health>>('health'),
+    setup: () => call<Out<typeof R.SetupPayload>>('setup'),
+    systemInfo: () => call<Out<typeof R.SystemInfo>>('systemInfo'),
+    auth: {
+      /** Checks the client's key (or `key`, sent in X-Service-Key). */
+      verify: (key?: string) =>
+        call<Out<typeof R.Verified>>(
+          'verifyKey',
+          {},
+          { headers: key ? { 'x-service-key': key } : undefined },
+        ),
+      link: () => call<Out<typeof R.Linked>>('link'),
+      token: () => call<Out<typeof R.IssuedToken>>('issueToken'),
+      rotatePairCode: () => call<Out<typeof R.PairCode>>('rotatePairCode'),
+      listKeys: () => call<Out<typeof R.KeyInfo>[]>('listKeys'),
+      mintKey: (name: string) => call<Out<typeof R.MintedKey>>('mintKey', {}, { body: { name } }),
+      revokeKey: (id: string) => call<Out<typeof R.RevokedKey>>('revokeKey', { id }),
+    },
+    notes: {
+      list: () => call<Out<typeof R.NoteSummary>[]>('listNotes'),
+      create: (body: In<typeof CreateNoteBody>) => call<Out<typeof R.Note>>('createNote', {}, { body }),
+      get: (path: string) => call<Out<typeof R.Note>>('getNote', { path }),
+      /** With `checksum`, saves only if the note still has it (412 otherwise). */
+      update: (path: string, body: In<typeof UpdateNoteBody>, checksum?: string) =>
+        call<Out<typeof R.Note>>('updateNote', { path }, { body, headers: ifMatch(checksum) }),
+      remove: (path: string, checksum?: string) =>
+        call<Out<typeof R.Deleted>>('deleteNote', { path }, { headers: ifMatch(checksum) }),
+      move: (path: string, body: In<typeof MoveNoteBody>, checksum?: string) =>
+        call<Out<typeof R.MovedNote>>('moveNote', { path }, { body, headers: ifMatch(checksum) }),
+    },
+    folders: {
+      /** The tree of the vault root, or of one folder. */
+      tree: (path?: string) =>
+        path ? call<R.FolderNodeShape>('folderSubtree', { path }) : call<R.FolderNodeShape>('folderTree'),
+    },
+    search: (q: string, limit?: number) =>
+      call<Out<typeof R.SearchHit>[]>('search', {}, { query: { q, limit } }),
+    agent: {
+      status: () => call<Out<typeof F.AgentStatus>>('agentStatus'),
+      chat: (body: In<typeof ChatBody>) => call<Out<typeof F.ChatReply>>('chat', {}, { body }),
+    },
+    channels: {
+      providers: () => call<Out<typeof F.ChannelProviderInfo>[]>('channelProviders'),
+      list: () => call<Out<typeof F.Channel>[]>('listChannels'),
+      create: (body: In<typeof CreateChannelBody>) =>
+        call<Out<typeof F.CreatedChannel>>('createChannel', {}, { body }),
+      get: (id: string) => call<Out<typeof F.Channel>>('getChannel', { id }),
+      /** Sets `enabled`, or flips the channel when it is left out. */
+      toggle: (id: string, enabled?: boolean) =>
+        call<Out<typeof F.Channel>>(
+          'toggleChannel',
+          { id },
+          { body: enabled === undefined ? undefined : { enabled } },
+        ),
+      remove: (id: string) => call<Out<typeof R.Deleted>>('deleteChannel', { id }),
+      messages: (id: string) => call<Out<typeof F.ConversationTurn>[]>('channelMessages', { id }),
+      send: (id: string, body: In<typeof WebMessageBody>) =>
+        call<Out<typeof F.WebMessageReply>>('sendChannelMessage', { id }, { body }),
+    },
+    plugins: {
+      list: () => call<Out<typeof F.Plugin>[]>('listPlugins'),
+      catalog: () => call<Out<typeof F.CatalogEntry>[]>('pluginCatalog'),
+      runtime: () => call<Out<typeof F.PluginRuntime>>('pluginRuntime'),
+      install: (body: In<typeof InstallPluginBody>) =>
+        call<Out<typeof F.Plugin>>('installPlugin', {}, { body }),
+      get: (id: string) => call<Out<typeof F.Plugin>>('getPlugin', { id }),
+      toggle: (id: string, enabled?: boolean) =>
+        call<Out<typeof F.Plugin>>(
+          'togglePlugin',
+          { id },
+          { body: enabled === undefined ? undefined : { enabled } },
+        ),
+      configure: (id: string, config: Record<string, unknown>) =>
+        call<Out<typeof F.Plugin>>('configurePlugin', { id }, { body: config }),
+      remove: (id: string) => call<Out<typeof F.RemovedPlugin>>('removePlugin', { id }),
+      /** Calls a route a plugin contributes: `route` is the part after `/plugins/<id>/`. */
+      route: <T = unknown>(
+        id: string,
+        method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+        route: string,
+        input?: Record<string, unknown>,
+      ) => {
+        const opId = `pluginRoute${method[0]}${method.slice(1).toLowerCase()}` as OperationId;
+        return method === 'GET'
+          ? call<T>(opId, { id, route }, { query: input as Record<string, string> })
+          : call<T>(opId, { id, route }, { body: method === 'DELETE' ? undefined : input });
+      },
+    },
+    security: {
+      audit: () => call<Out<typeof S.AuditReport>>('securityAudit'),
+      config: () => call<Out<typeof S.SecurityConfig>>('securityConfig'),
+      recommendations: () => call<Out<typeof S.Recommendations>>('securityRecommendations'),
+    },
+  };
+}
+
+/** The typed client. */
+export type QuireClient = ReturnType<typeof createQuireClient>;

@@ -1,0 +1,175 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CLI_VARIABLES } from '../../deploy/node/cli/common.ts';
+import { publicRelayUrl } from '../../deploy/node/compose.ts';
+import { loadConfig } from '../../deploy/node/config.ts';
+import { SERVER_VARIABLES } from '../../deploy/node/variables.ts';
+import { RELAY_VARIABLES } from '../../deploy/relay/variables.ts';
+import { ROOT } from '../helpers/child.ts';
+
+const run = promisify(execFile);
+const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
+const KNOWN = new Set([
+  ...Object.keys(SERVER_VARIABLES),
+  ...Object.keys(RELAY_VARIABLES),
+  ...Object.keys(CLI_VARIABLES),
+]);
+/** Variables the deploy files set for the container itself, not for Quire. */
+const CONTAINER_ONLY = new Set(['NODE_ENV', 'HEALTH_PORT']);
+const which = (bin: string) =>
+  ['/usr/bin', '/usr/local/bin', '/bin'].map((d) => join(d, bin)).find((p) => existsSync(p));
+
+/** The top-level folders the TypeScript reachable from `entry` lives in (relative imports, followed). */
+function foldersReached(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [join(ROOT, entry)];
+  while (todo.length) {
+    const file = todo.pop()!;
+    if (seen.has(file) || !existsSync(file)) continue;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+)'/g))
+      todo.push(join(dirname(file), m[1]!));
+  }
+  return new Set(
+    [...seen].map((f) =>
+      relative(ROOT, f)
+        .split('/')
+        .slice(0, f.includes('/deploy/') ? 2 : 1)
+        .join('/'),
+    ),
+  );
+}
+
+describe('deploy/Dockerfile', () => {
+  const text = read('deploy/Dockerfile');
+  const lines = text.split('\n');
+
+  it('passes dockerfilelint', () => {
+    const lint = createRequire(import.meta.url)('dockerfilelint') as {
+      run: (ctx: string, content: string) => unknown[];
+    };
+    expect(lint.run(join(ROOT, 'deploy'), text)).toEqual([]);
+  });
+
+  it('is multi-stage, builds the client, runs as a non-root user with a healthcheck and a /data volume', () => {
+    const stages = lines.filter((l) => l.startsWith('FROM '));
+    expect(stages.length).toBeGreaterThanOrEqual(3);
+    expect(stages.filter((l) => / AS \w+$/.test(l)).length).toBe(stages.length - 1);
+    const final = text.slice(text.lastIndexOf('\nFROM '));
+    expect(final).toMatch(/\nUSER node\n/);
+    expect(final).toMatch(/\nHEALTHCHECK .*\\\n\s+CMD \[.*\/api\/v1\/health/);
+    expect(final).toContain('VOLUME ["/data"]');
+    expect(final).toContain('DATA_DIR=/data');
+    expect(final).toContain('ENTRYPOINT ["node", "bin/quire.js"]');
+    expect(text).toMatch(/RUN npm run build:client/);
+    expect(text).toMatch(/npm ci --omit=dev/);
+  });
+
+  it('copies every folder the CLI and the server import, and only folders that exist', () => {
+    const copied = new Set(
+      lines.flatMap((l) => {
+        const m = /^COPY (?!--from)(\S+) \.\/\S+$/.exec(l);
+        return m && m[1] !== 'package.json' ? [m[1]!] : [];
+      }),
+    );
+    for (const dir of copied) expect(existsSync(join(ROOT, dir)), dir).toBe(true);
+    const needed = foldersReached('deploy/node/cli/main.ts');
+    for (const f of [
+      'deploy/node/cli/serve.ts',
+      'deploy/node/cli/relay.ts',
+      'deploy/node/cli/doctor.ts',
+      'deploy/node/cli/keys.ts',
+      'deploy/node/cli/index-cmd.ts',
+    ])
+      for (const d of foldersReached(f)) needed.add(d);
+    needed.add('bin');
+    expect([...needed].sort()).toEqual(
+      expect.arrayContaining(['adapters', 'core', 'deploy/node', 'deploy/relay', 'relay', 'sdk']),
+    );
+    expect([...needed].filter((d) => !copied.has(d))).toEqual([]);
+  });
+});
+
+describe('deploy/compose.yaml', () => {
+  const compose = parse(read('deploy/compose.yaml')) as {
+    services: Record<string, any>;
+    volumes: Record<string, unknown>;
+  };
+
+  it('runs the server, a relay and Redis, wired to each other, with health checks and volumes', () => {
+    const { server, relay, redis } = compose.services;
+    expect(Object.keys(compose.services).sort()).toEqual(['redis', 'relay', 'server']);
+    expect(server.command).toEqual(['serve']);
+    expect(relay.command).toEqual(['relay']);
+    expect(server.environment.RELAY_URL).toBe(`http://relay:${relay.environment.RELAY_PORT}`);
+    expect(relay.environment.REDIS_URL).toBe('redis://redis:6379');
+    expect(server.volumes).toContain('quire-data:/data');
+    expect(server.depends_on.relay.condition).toBe('service_healthy');
+    expect(relay.depends_on.redis.condition).toBe('service_healthy');
+    expect(redis.healthcheck.test).toEqual(['CMD', 'redis-cli', 'ping']);
+    expect(relay.environment.HEALTH_PORT).toBe(relay.environment.RELAY_PORT);
+    expect(Object.keys(compose.volumes).sort()).toEqual(['quire-data', 'redis-data']);
+  });
+
+  it('sets only variables Quire knows', () => {
+    const names = Object.values(compose.services).flatMap((s) => Object.keys(s.environment ?? {}));
+    expect(names.filter((n) => !KNOWN.has(n) && !CONTAINER_ONLY.has(n))).toEqual([]);
+  });
+
+  it('gives clients the relay public address while the server registers over the compose network', () => {
+    const env = compose.services.server.environment as Record<string, string>;
+    const config = loadConfig({
+      ...env,
+      PUBLIC_URL: 'http://localhost:3000',
+      RELAY_PUBLIC_BASE_URL: 'http://localhost:8787',
+    });
+    expect(config.relayUrl).toBe('http://relay:8787');
+    expect(publicRelayUrl(config)).toBe('http://localhost:8787');
+    expect(publicRelayUrl(loadConfig({ RELAY_URL: 'https://relay.example.com' }))).toBe(
+      'https://relay.example.com',
+    );
+  });
+
+  it.skipIf(!which('docker-compose'))(
+    'is a valid Compose file (docker-compose config; skipped: docker-compose is not installed)',
+    async () => {
+      const { stderr } = await run(which('docker-compose')!, ['-f', 'deploy/compose.yaml', 'config', '-q'], {
+        cwd: ROOT,
+      });
+      expect(stderr).toBe('');
+    },
+  );
+});
+
+describe('deploy/quire.service', () => {
+  const unit = read('deploy/quire.service');
+
+  it('runs quire serve as an unprivileged user, checked by quire doctor first, hardened', () => {
+    expect(unit).toMatch(/^User=quire$/m);
+    expect(unit).toMatch(/^ExecStartPre=\/usr\/bin\/env node bin\/quire\.js doctor$/m);
+    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/env node bin\/quire\.js serve$/m);
+    for (const d of [
+      'NoNewPrivileges=yes',
+      'ProtectSystem=strict',
+      'PrivateTmp=yes',
+      'UMask=0077',
+      'StateDirectory=quire',
+    ])
+      expect(unit).toContain(d);
+    const names = [...unit.matchAll(/^Environment=([A-Z_]+)=/gm)].map((m) => m[1]!);
+    expect(names.filter((n) => !KNOWN.has(n) && !CONTAINER_ONLY.has(n))).toEqual([]);
+  });
+
+  it.skipIf(!which('systemd-analyze'))(
+    'passes systemd-analyze verify (skipped: systemd-analyze is not installed)',
+    async () => {
+      const { stderr } = await run(which('systemd-analyze')!, ['verify', join(ROOT, 'deploy/quire.service')]);
+      expect(stderr).toBe('');
+    },
+  );
+});

@@ -1,0 +1,242 @@
+import { describe, expect, it } from 'vitest';
+import { createQuireClient, QuireApiError } from '../../sdk/index.ts';
+import { composedApp } from './compose.ts';
+import { answerChecker, documentedRoutes, matchTemplate } from './routes.ts';
+
+const BASE = 'http://127.0.0.1:3000';
+type Exchange = { method: string; path: string; status: number; body: unknown; headers: Headers };
+
+/** A composed app, and a fetch into it that records every exchange. */
+async function recorded(env: Record<string, string> = {}) {
+  const composed = await composedApp(
+    { 'garden/compost.md': '# Compost\nSee [[plan]]. #garden', 'plan.md': '# Plan' },
+    env,
+  );
+  const log: Exchange[] = [];
+  const fetchFn = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const res = await composed.app.request(String(input), init);
+    const url = new URL(String(input));
+    const text = await res.clone().text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    log.push({
+      method: init?.method ?? 'GET',
+      path: url.pathname,
+      status: res.status,
+      body,
+      headers: res.headers,
+    });
+    return res;
+  };
+  return { ...composed, log, fetchFn };
+}
+
+/** Runs `fn` and returns the QuireApiError it throws. */
+async function failure(fn: () => Promise<unknown>): Promise<QuireApiError> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof QuireApiError) return err;
+    throw err;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('real answers against the document', () => {
+  it('every operation, called through the typed client, answers what the document says', async () => {
+    const { app, auth, log, fetchFn } = await recorded();
+    const anon = createQuireClient({ baseUrl: BASE, fetch: fetchFn });
+    const firstKey = auth.firstKeyPlain()!;
+    const api = createQuireClient({ baseUrl: BASE, apiKey: firstKey, fetch: fetchFn });
+
+    await anon.health();
+    expect((await anon.setup()).apiKey).toBe(firstKey);
+    expect((await anon.auth.verify(firstKey)).valid).toBe(true);
+    expect((await failure(() => anon.notes.list())).code).toBe('UNAUTHORIZED');
+    expect((await failure(() => anon.auth.verify('quire_sk_wrong'))).status).toBe(401);
+    await api.systemInfo();
+    await api.auth.rotatePairCode();
+    const minted = await api.auth.mintKey('phone');
+    expect(minted.apiKey).toMatch(/^quire_sk_/);
+    expect((await api.auth.listKeys()).map((k) => k.name)).toContain('phone');
+    await api.auth.revokeKey(minted.id);
+    expect((await failure(() => api.auth.revokeKey('nope'))).status).toBe(404);
+    await api.auth.link();
+    expect((await failure(() => api.auth.token())).code).toBe('FORBIDDEN');
+
+    // Notes, folders, search.
+    expect((await api.notes.list()).map((n) => n.path)).toEqual(['garden/compost.md', 'plan.md']);
+    const created = await api.notes.create({
+      path: 'projects/q.md',
+      content: '# Q\nLinks [[plan]].',
+      frontmatter: { tags: ['x'] },
+    });
+    expect((await failure(() => api.notes.create({ path: 'plan.md', content: '' }))).code).toBe(
+      'NOTE_ALREADY_EXISTS',
+    );
+    expect((await failure(() => api.notes.create({ path: '../x.md', content: '' }))).code).toBe(
+      'INVALID_PATH',
+    );
+    expect((await failure(() => api.notes.create({ path: 1 } as never))).code).toBe('VALIDATION_ERROR');
+    const got = await api.notes.get('projects/q.md');
+    expect(got.checksum).toBe(created.checksum);
+    expect(
+      (await failure(() => api.notes.update('projects/q.md', { content: 'x' }, 'f'.repeat(64)))).status,
+    ).toBe(412);
+    const updated = await api.notes.update('projects/q.md', { content: '# Q2' }, got.checksum);
+    const moved = await api.notes.move(
+      'projects/q.md',
+      { path: 'projects/r.md', updateLinks: true },
+      updated.checksum,
+    );
+    expect(moved.path).toBe('projects/r.md');
+    expect((await api.folders.tree()).noteCount).toBe(3);
+    expect((await api.folders.tree('garden')).children).toHaveLength(1);
+    expect((await failure(() => api.folders.tree('nope'))).code).toBe('FOLDER_NOT_FOUND');
+    expect((await api.search('compost', 5))[0]?.path).toBe('garden/compost.md');
+    await api.notes.remove('projects/r.md');
+    expect((await failure(() => api.notes.get('projects/r.md'))).code).toBe('NOTE_NOT_FOUND');
+
+    // The agent (the local provider).
+    expect((await api.agent.status()).provider).toBe('local');
+    expect((await api.agent.chat({ message: 'What about compost?', channel: 'web' })).reply).toContain(
+      'Compost',
+    );
+
+    // Channels: a web conversation, a Telegram delivery, the WhatsApp handshake.
+    expect((await api.channels.providers()).map((p) => p.id)).toEqual(['telegram', 'whatsapp', 'web']);
+    const web = await api.channels.create({ provider: 'web', name: 'Browser' });
+    expect(
+      (await api.channels.send(web.channel.id, { message: 'find notes tagged #garden' })).channelId,
+    ).toBe(web.channel.id);
+    expect(await api.channels.messages(web.channel.id)).toHaveLength(2);
+    expect((await api.channels.toggle(web.channel.id)).enabled).toBe(false);
+    await api.channels.get(web.channel.id);
+    const tg = await api.channels.create({
+      provider: 'telegram',
+      name: 'Bot',
+      credentials: { botToken: '123456789:AAHabcdefghijklmnopqrstuvwxyz' },
+    });
+    const delivery = {
+      update_id: 7,
+      message: { message_id: 1, date: 0, chat: { id: 5, type: 'private' }, sticker: {} },
+    };
+    const hook = await fetchFn(`${BASE}/api/v1/channels/webhook/telegram?secret=${tg.webhookSecret}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(delivery),
+    });
+    expect(hook.status).toBe(200);
+    expect(
+      (await fetchFn(`${BASE}/api/v1/channels/webhook/telegram?secret=wrong`, { method: 'POST', body: '{}' }))
+        .status,
+    ).toBe(401);
+    const wa = await api.channels.create({
+      provider: 'whatsapp',
+      name: 'Number',
+      credentials: { accessToken: 'EAAGtoken', phoneNumberId: '1065', verifyToken: 'verify-me' },
+    });
+    const shake = await fetchFn(
+      `${BASE}/api/v1/channels/webhook/whatsapp?secret=${wa.webhookSecret}&hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=42`,
+    );
+    expect(await shake.text()).toBe('42');
+    expect((await api.channels.list()).length).toBe(3);
+    await api.channels.remove(tg.channel.id);
+
+    // Plugins, and the routes a plugin contributes.
+    expect((await api.plugins.catalog()).map((p) => p.id)).toContain('daily-notes');
+    const installed = await api.plugins.install({
+      id: 'daily-notes',
+      config: { timeZone: 'UTC' },
+      enabled: true,
+    });
+    expect(installed.enabled).toBe(true);
+    expect((await failure(() => api.plugins.install({ id: '..%2F..' }))).code).toBe('PLUGIN_NOT_FOUND');
+    await api.plugins.get('daily-notes');
+    await api.plugins.list();
+    await api.plugins.runtime();
+    expect(await api.plugins.route<{ exists: boolean }>('daily-notes', 'GET', 'today')).toMatchObject({
+      exists: false,
+    });
+    expect(await api.plugins.route<{ created: boolean }>('daily-notes', 'POST', 'today')).toMatchObject({
+      created: true,
+    });
+    expect((await failure(() => api.plugins.route('daily-notes', 'PUT', 'today', {}))).status).toBe(404);
+    expect((await failure(() => api.plugins.route('daily-notes', 'DELETE', 'today'))).status).toBe(404);
+    await api.plugins.configure('daily-notes', { timeZone: 'Europe/Berlin' });
+    expect((await api.plugins.toggle('daily-notes', false)).enabled).toBe(false);
+    await api.plugins.remove('daily-notes');
+
+    // The security audit, its configuration and recommendations.
+    const audit = await api.security.audit();
+    expect(audit.score).toBeGreaterThanOrEqual(0);
+    expect((await api.security.recommendations()).recommendations.length).toBe(audit.findings.length);
+    expect((await api.security.config()).auth.header).toBe('X-Service-Key');
+
+    // Pages, the document, retired routes, unknown methods.
+    for (const p of ['/api/v1/docs', '/api/v1/openapi.json', '/api/v1/agent/tools'])
+      await fetchFn(`${BASE}${p}`);
+    const keyed = { headers: { 'x-service-key': firstKey } };
+    expect((await fetchFn(`${BASE}/api/v1/agent/tools`, keyed)).status).toBe(410);
+    expect((await fetchFn(`${BASE}/api/v1/folders`, { method: 'POST', ...keyed })).status).toBe(410);
+    await fetchFn(`${BASE}/api/v1/docs/api-reference.js`);
+
+    const doc = (await (await app.request(`${BASE}/api/v1/openapi.json`)).json()) as any;
+    const check = answerChecker(doc);
+    const problems: string[] = [];
+    const covered = new Set<string>();
+    for (const x of log) {
+      const template = matchTemplate(doc, x.method, x.path);
+      if (!template) {
+        problems.push(`${x.method} ${x.path} matches no documented path`);
+        continue;
+      }
+      const problem = check(x.method, template, x.status, x.body);
+      if (problem) problems.push(problem);
+      if (x.status < 300 || x.status === 410 || x.status === 503) covered.add(`${x.method} ${template}`);
+    }
+    expect(problems).toEqual([]);
+    // Every documented operation was exercised (plugin PUT/DELETE routes: no built-in plugin has one).
+    expect(documentedRoutes(doc).filter((r) => !covered.has(r))).toEqual([
+      'DELETE /api/v1/plugins/{id}/{route}',
+      'POST /api/v1/auth/token',
+      'PUT /api/v1/plugins/{id}/{route}',
+    ]);
+  });
+
+  it('the checker refuses an answer the document does not allow', async () => {
+    const { app } = await composedApp();
+    const doc = (await (await app.request(`${BASE}/api/v1/openapi.json`)).json()) as any;
+    const check = answerChecker(doc);
+    const good = { success: true, data: { deleted: 'a.md' } };
+    expect(check('DELETE', '/api/v1/notes/{path}', 200, good)).toBeNull();
+    expect(
+      check('DELETE', '/api/v1/notes/{path}', 200, { success: true, data: { removed: 'a.md' } }),
+    ).toMatch(/deleted/);
+    expect(check('DELETE', '/api/v1/notes/{path}', 409, good)).toMatch(/does not document/);
+    expect(check('GET', '/api/v1/health', 200, { success: true, data: { status: 'great' } })).not.toBeNull();
+  });
+
+  it('jwt mode: the token answer matches the document', async () => {
+    const { auth, log, fetchFn, app } = await recorded({
+      SERVICE_AUTH_MODE: 'jwt',
+      JWT_SECRET: 'a-test-secret-that-is-long-enough-1234',
+    });
+    const api = createQuireClient({ baseUrl: BASE, apiKey: auth.firstKeyPlain()!, fetch: fetchFn });
+    const issued = await api.auth.token();
+    const withToken = createQuireClient({ baseUrl: BASE, token: issued.token, fetch: fetchFn });
+    expect((await withToken.notes.list()).length).toBe(2);
+    const doc = (await (await app.request(`${BASE}/api/v1/openapi.json`)).json()) as any;
+    const check = answerChecker(doc);
+    for (const x of log)
+      expect(check(x.method, matchTemplate(doc, x.method, x.path)!, x.status, x.body)).toBeNull();
+    expect(log.map((x) => `${x.method} ${x.path} ${x.status}`)).toEqual([
+      'POST /api/v1/auth/token 200',
+      'GET /api/v1/notes 200',
+    ]);
+  });
+});

@@ -1,0 +1,23 @@
+import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
+import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
+import { createNoteService } from '../../core/notes.ts';
+import { composeApp } from '../../deploy/node/compose.ts';
+import { loadConfig } from '../../deploy/node/config.ts';
+import { silentLogger } from '../helpers/app.ts';
+
+/** The Node root's whole app (auth, agent, channels, plugins, client, docs) over memory stores. */
+export async function composedApp(files: Record<string, string> = {}, env: Record<string, string> = {}) {
+  const clock = { now: () => Date.now() };
+  const notes = createNoteService({ store: memoryNoteStore({ files }), clock, logger: silentLogger });
+  await notes.load();
+  const config = loadConfig({ DATA_DIR: '/nonexistent-quire-test', RATE_LIMIT: '0', ...env });
+  const composed = await composeApp({
+    config,
+    notes,
+    state: memoryStateStore(),
+    clock,
+    logger: silentLogger,
+    version: '1.2.3',
+  });
+  return { ...composed, notes, config };
+}
