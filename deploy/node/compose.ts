@@ -4,12 +4,12 @@ import type { Context } from 'hono';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
 import { stateFileModes } from '../../adapters/node/state-file-modes.ts';
-import type { ToolSource } from '../../core/agent/types.ts';
-import type { NoteService } from '../../core/notes.ts';
-import type { PluginDefinition } from '../../core/plugins/types.ts';
-import type { Clock, Logger, StateStore } from '../../core/ports.ts';
-import { composeApp as composeShared, publicRelayUrl, selfOrigins } from '../shared/compose.ts';
-import type { ServerConfig } from './config.ts';
+import {
+  composeApp as composeShared,
+  publicRelayUrl,
+  type RuntimeParts,
+  selfOrigins,
+} from '../shared/compose.ts';
 
 export { publicRelayUrl, selfOrigins };
 
@@ -29,22 +29,11 @@ function nodeSocketAddress(c: Context): string | undefined {
   }
 }
 
+/** What the Node root passes to the shared composition (everything but the runtime's parts). */
+export type ComposeOptions = Omit<Parameters<typeof composeShared>[0], keyof RuntimeParts>;
+
 /** Builds auth and the HTTP app from the config (the Node root's wiring, without sockets). */
-export function composeApp(opts: {
-  config: ServerConfig;
-  notes: NoteService;
-  state: StateStore;
-  clock: Clock;
-  logger: Logger;
-  version: string;
-  relayStatus?: () => unknown;
-  /** Tools plugins contribute to the agent. */
-  agentTools?: ToolSource;
-  /** The HTTP client of the agent and the channel providers (default: global fetch). */
-  fetch?: typeof globalThis.fetch;
-  /** Plugins registered in code, beside the built-ins. */
-  plugins?: readonly PluginDefinition[];
-}) {
+export function composeApp(opts: ComposeOptions) {
   return composeShared({
     ...opts,
     runtime: { name: 'node', version: process.version },

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { ROOT } from '../helpers/child.ts';
+import { spawn } from 'node:child_process';
+import { ROOT, runCommand } from '../helpers/child.ts';
 
 /** The variables a test must not inherit from the machine (they would change what the CLI does). */
 const CLEAN = [
@@ -43,43 +43,6 @@ export function quire(args: string[], env: Record<string, string> = {}) {
 
 /** A long-running `quire serve` / `quire relay`: waits for a JSON log line, stops with a signal. */
 export function quireDaemon(args: string[], env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(process.execPath, ['bin/quire.js', ...args], {
-    cwd: ROOT,
-    env: cleanEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out = { stdout: '', stderr: '' };
-  child.stdout?.on('data', (d) => {
-    out.stdout += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out.stderr += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    out,
-    exited,
-    async waitForLog(msg: string, ms = 20_000): Promise<Record<string, any>> {
-      const deadline = Date.now() + ms;
-      for (;;) {
-        for (const l of out.stdout.split('\n'))
-          if (l.startsWith('{') && JSON.parse(l).msg === msg) return JSON.parse(l);
-        if (child.exitCode !== null) throw new Error(`quire exited ${child.exitCode}: ${out.stderr}`);
-        if (Date.now() > deadline)
-          throw new Error(`"${msg}" not logged in time:\n${out.stdout}\n${out.stderr}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
-    /** SIGTERM, then the exit code. */
-    async stop(): Promise<number | null> {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-    async kill() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await exited;
-      }
-    },
-  };
+  const p = runCommand(process.execPath, ['bin/quire.js', ...args], cleanEnv(env), cleanEnv({}));
+  return { ...p, waitForLog: (msg: string, ms = 20_000) => p.waitForLog((l) => l.msg === msg, ms) };
 }

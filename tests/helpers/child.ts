@@ -8,12 +8,20 @@ export function runTs(entry: string, env: Record<string, string>) {
   return runCommand(process.execPath, ['--import', 'tsx', entry], env);
 }
 
-/** A child process (any runtime binary) started in the repo root, with its output collected. */
-export function runCommand(command: string, args: string[], env: Record<string, string>) {
+/**
+ * A child process (any runtime binary) started in the repo root, with its output collected.
+ * `base` is the environment it starts from (default: this process's).
+ */
+export function runCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  base: Record<string, string | undefined> = process.env,
+) {
   const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     // Free ports unless a test asks otherwise, so parallel runs never collide.
-    env: { ...process.env, PORT: '0', RELAY_PORT: '0', ...env },
+    env: { ...base, PORT: '0', RELAY_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };
@@ -45,6 +53,11 @@ export function runCommand(command: string, args: string[], env: Record<string, 
           throw new Error(`log line not seen in time:\n${out.stdout}\n${out.stderr}`);
         await new Promise((r) => setTimeout(r, 25));
       }
+    },
+    /** SIGTERM, then the exit code. */
+    async stop(): Promise<number | null> {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
     },
     async kill() {
       if (child.exitCode === null && child.signalCode === null) {
