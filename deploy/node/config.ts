@@ -32,6 +32,8 @@ export interface ServerConfig {
   pairCodeTtlSeconds: number;
   /** How often the whole vault is compared with the index, in seconds. */
   reconcileSeconds: number;
+  /** SHUTDOWN_GRACE_MS: how long a stop lets requests in flight finish before cutting them. */
+  shutdownGraceMs: number;
   /** AGENT_*: the agent's provider and limits. */
   agent: AgentConfig;
 }
@@ -118,6 +120,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
       : false,
     pairCodeTtlSeconds: int(env, 'PAIRING_CODE_TTL_SECONDS', 900, 30, 86_400),
     reconcileSeconds: int(env, 'RECONCILE_SECONDS', 300, 5, 86_400),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     agent: loadAgentConfig(env),
   };
 }
