@@ -1,16 +1,37 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 
 /**
- * Graceful close of a node:http server. `server.close()` alone stops accepting connections
- * but keeps serving new requests on kept-alive ones, and waits for them for as long as clients
- * keep sending. Once `close` is called, `draining` is true (the caller answers new requests
- * with a refusal), every response closes its connection, idle connections are closed as soon
- * as they are idle, and whatever is still open after `graceMs` is cut.
+ * Graceful close of a node:http server. `server.close()` alone is not enough: it keeps serving
+ * new requests on kept-alive connections for as long as clients send them, and it drops
+ * connections that were accepted a moment ago but whose request has not arrived yet (their
+ * client sees a reset and cannot tell whether its request ran). Once `close` is called:
+ * `draining` is true (the caller answers new requests with a refusal), every response closes
+ * its connection, a connection is closed only after it has been idle for `idleMs` (time for a
+ * request already on its way to arrive and be refused properly), and whatever is still open
+ * after the grace is cut.
  */
-export function httpDrain(server: Server) {
+export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
+  const idleMs = opts.idleMs ?? 250;
   let draining = false;
   let closing: Promise<{ cut: boolean }> | undefined;
-  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+  const sockets = new Map<Socket, { busy: number; idleSince: number }>();
+  const open = new Set<ServerResponse>();
+  server.on('connection', (socket: Socket) => {
+    sockets.set(socket, { busy: 0, idleSince: Date.now() });
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const s = sockets.get(req.socket);
+    if (s) s.busy += 1;
+    open.add(res);
+    res.once('close', () => {
+      open.delete(res);
+      if (s) {
+        s.busy -= 1;
+        s.idleSince = Date.now();
+      }
+    });
     if (draining) res.shouldKeepAlive = false;
   });
   return {
@@ -22,16 +43,20 @@ export function httpDrain(server: Server) {
     close(graceMs: number): Promise<{ cut: boolean }> {
       closing ??= new Promise((resolve) => {
         draining = true;
-        let done = false;
+        for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
         const until = Date.now() + graceMs;
-        server.close(() => {
+        let done = false;
+        // net's close: stop listening without http's immediate drop of idle connections.
+        NetServer.prototype.close.call(server, () => {
           done = true;
           resolve({ cut: Date.now() > until });
         });
         const sweep = () => {
           if (done) return;
-          if (Date.now() > until) return server.closeAllConnections();
-          server.closeIdleConnections();
+          const now = Date.now();
+          for (const [socket, s] of sockets) {
+            if (now > until || (s.busy === 0 && now - s.idleSince >= idleMs)) socket.destroy();
+          }
           setTimeout(sweep, 20).unref();
         };
         sweep();

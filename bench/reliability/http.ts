@@ -7,7 +7,7 @@ import http from 'node:http';
 
 /** What one request ended in. */
 export type Outcome =
-  | { status: number; json: any; ms: number; error?: undefined }
+  | { status: number; json: any; ms: number; error?: undefined; sent?: undefined }
   | { status: 0; error: string; sent: boolean; ms: number; json?: undefined };
 
 /** Options of `httpClient`. */

@@ -159,12 +159,38 @@ export interface ServerProc extends Proc {
   url: string;
 }
 
-/** Starts `npm start`'s entry point with `env`; resolves once it listens and its index is ready. */
+/** Polls `url` until it answers 200 with `data.status === 'ok'`; fails when `p` ends or after `ms`. */
+async function healthy(p: Proc, url: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const ok = await fetch(url)
+      .then(async (r) => r.status === 200 && ((await r.json()) as any)?.data?.status === 'ok')
+      .catch(() => false);
+    if (ok) return;
+    if (!p.alive() || Date.now() > deadline) throw new Error(`${p.name} did not become healthy\n${p.tail()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const LOGS_REQUESTS = (env: Record<string, string>) =>
+  (env.LOG_LEVEL ?? 'info') === 'info' || env.LOG_LEVEL === 'debug';
+
+/**
+ * Starts `npm start`'s entry point with `env`; resolves once it listens and its index is ready.
+ * At LOG_LEVEL info the address comes from its log; quieter, it listens on a port picked here.
+ */
 export async function startServerProc(env: Record<string, string>, name = 'server'): Promise<ServerProc> {
-  const p = startTs(name, 'deploy/node/main.ts', { PORT: '0', RELAY_PORT: '0', LOG_LEVEL: 'info', ...env });
+  const logs = LOGS_REQUESTS(env);
+  const port = logs ? '0' : String(await freePort());
+  const p = startTs(name, 'deploy/node/main.ts', { PORT: port, RELAY_PORT: '0', LOG_LEVEL: 'info', ...env });
   try {
+    if (!logs) {
+      const url = `http://127.0.0.1:${port}`;
+      await healthy(p, `${url}/api/v1/health`, 120_000);
+      return Object.assign(p, { url });
+    }
     const { url } = await p.waitForLog((l) => l.msg === 'listening');
-    await p.waitForLog((l) => l.msg === 'index ready', 60_000);
+    await p.waitForLog((l) => l.msg === 'index ready', 120_000);
     return Object.assign(p, { url: url as string });
   } catch (err) {
     await p.kill();
@@ -172,7 +198,7 @@ export async function startServerProc(env: Record<string, string>, name = 'serve
   }
 }
 
-/** Starts `npm run relay`'s entry point on `port`; resolves once it listens. */
+/** Starts `npm run relay`'s entry point on `port`; resolves once it answers. */
 export async function startRelayProc(port: number, env: Record<string, string>, name = 'relay') {
   const p = startTs(name, 'deploy/relay/main.ts', {
     RELAY_HOST: '127.0.0.1',
@@ -180,9 +206,10 @@ export async function startRelayProc(port: number, env: Record<string, string>, 
     LOG_LEVEL: 'info',
     ...env,
   });
+  const url = `http://127.0.0.1:${port}`;
   try {
-    const { url } = await p.waitForLog((l) => l.msg === 'relay listening');
-    return Object.assign(p, { url: url as string });
+    await healthy(p, `${url}/api/v1/health`, 20_000);
+    return Object.assign(p, { url });
   } catch (err) {
     await p.kill();
     throw err;
