@@ -196,16 +196,17 @@ export async function notesCrash(opts: NotesCrashOptions): Promise<NotesCrashRes
         m.acked = onDisk;
         delete m.pending;
       }
-      for (const k of where.keys()) {
-        const [w, slot] = k.split(':').map(Number) as [number, number];
-        const a = model.get(pathOf(w, slot, false))?.acked ?? null;
-        const b = model.get(pathOf(w, slot, true))?.acked ?? null;
-        if (a !== null && b !== null)
-          result.violations.push(
-            `round ${round}: a cut move left both ${pathOf(w, slot, false)} and its copy`,
-          );
-        where.set(k, b !== null ? true : a !== null ? false : null);
-      }
+      for (let w = 0; w < workers; w++)
+        for (let slot = 0; slot < slots; slot++) {
+          const k = `${w}:${slot}`;
+          const a = model.get(pathOf(w, slot, false))?.acked ?? null;
+          const b = model.get(pathOf(w, slot, true))?.acked ?? null;
+          if (a !== null && b !== null)
+            result.violations.push(
+              `round ${round}: a cut move left both ${pathOf(w, slot, false)} and its copy`,
+            );
+          where.set(k, b !== null ? true : a !== null ? false : null);
+        }
       const list = await api('GET', '/notes');
       if (list.status !== 200) result.violations.push(`round ${round}: list answered ${list.status}`);
       else {
