@@ -164,7 +164,9 @@ export async function mixedLoad(opts: LoadOptions): Promise<RouteResult[]> {
         const k = `${op} ${out.status || out.error}`;
         answers[k] = (answers[k] ?? 0) + 1;
         latencies.push(out.ms);
-        (byOp[op] ??= []).push(out.ms);
+        const mine = byOp[op] ?? [];
+        mine.push(out.ms);
+        byOp[op] = mine;
         if (out.status !== EXPECT[op]) errors++;
       };
       const worker = async (c: number) => {
