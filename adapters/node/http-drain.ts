@@ -4,22 +4,26 @@ import { Server as NetServer, type Socket } from 'node:net';
 /**
  * Graceful close of a node:http server. `server.close()` alone is not enough: it keeps serving
  * new requests on kept-alive connections for as long as clients send them, and it drops
- * connections that were accepted a moment ago but whose request has not arrived yet (their
- * client sees a reset and cannot tell whether its request ran). Once `close` is called:
+ * connections that were accepted a moment ago but whose first request has not arrived yet
+ * (their client sees a reset and cannot tell whether its request ran). Once `close` is called:
  * `draining` is true (the caller answers new requests with a refusal), every response closes
- * its connection, a connection is closed only after it has been idle for `idleMs` (time for a
- * request already on its way to arrive and be refused properly), and whatever is still open
- * after the grace is cut.
+ * its connection, idle kept-alive connections are closed, a new connection gets `idleMs` for
+ * its first request to arrive (and be refused properly), and whatever is still open after the
+ * grace is cut. It resolves once every connection has really closed.
  */
 export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
   const idleMs = opts.idleMs ?? 250;
   let draining = false;
   let closing: Promise<{ cut: boolean }> | undefined;
-  const sockets = new Map<Socket, { busy: number; idleSince: number }>();
+  const sockets = new Map<Socket, { busy: number; served: number; since: number }>();
   const open = new Set<ServerResponse>();
+  let onEmpty = () => {};
   server.on('connection', (socket: Socket) => {
-    sockets.set(socket, { busy: 0, idleSince: Date.now() });
-    socket.once('close', () => sockets.delete(socket));
+    sockets.set(socket, { busy: 0, served: 0, since: Date.now() });
+    socket.once('close', () => {
+      sockets.delete(socket);
+      if (sockets.size === 0) onEmpty();
+    });
   });
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const s = sockets.get(req.socket);
@@ -29,7 +33,7 @@ export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
       open.delete(res);
       if (s) {
         s.busy -= 1;
-        s.idleSince = Date.now();
+        s.served += 1;
       }
     });
     if (draining) res.shouldKeepAlive = false;
@@ -45,17 +49,23 @@ export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
         draining = true;
         for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
         const until = Date.now() + graceMs;
-        let done = false;
-        // net's close: stop listening without http's immediate drop of idle connections.
+        let listening = true;
+        // One turn later: a client in this process sees the closes before the caller goes on.
+        const finish = () => {
+          if (!listening && sockets.size === 0) setImmediate(() => resolve({ cut: Date.now() > until }));
+        };
+        onEmpty = finish;
+        // net's close: stop listening without http's immediate drop of fresh connections.
         NetServer.prototype.close.call(server, () => {
-          done = true;
-          resolve({ cut: Date.now() > until });
+          listening = false;
+          finish();
         });
         const sweep = () => {
-          if (done) return;
+          if (!listening && sockets.size === 0) return;
           const now = Date.now();
           for (const [socket, s] of sockets) {
-            if (now > until || (s.busy === 0 && now - s.idleSince >= idleMs)) socket.destroy();
+            const idle = s.busy === 0 && (s.served > 0 || now - s.since >= idleMs);
+            if (now > until || idle) socket.destroy();
           }
           setTimeout(sweep, 20).unref();
         };
