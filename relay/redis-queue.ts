@@ -202,7 +202,8 @@ export function redisRelayQueue(opts: RedisRelayQueueOptions): RelayQueue {
       const res = await guard(client.multi().get(`${P}rl:${key}`).pttl(`${P}rl:${key}`).exec());
       const count = Number(res?.[0]?.[1] ?? 0);
       const ttl = Number(res?.[1]?.[1] ?? -2);
-      return count > 0 && ttl > 0 ? { count, resetInMs: ttl } : { count: 0, resetInMs: 0 };
+      // PTTL 0: under a millisecond left, but the key (and a hit on it) still counts in this window.
+      return count > 0 && ttl >= 0 ? { count, resetInMs: Math.max(1, ttl) } : { count: 0, resetInMs: 0 };
     },
     async ping() {
       if (client.status !== 'ready') return false;

@@ -54,8 +54,6 @@ export interface RelayFaultsResult {
 
 type Op = 'create' | 'read' | 'list' | 'delete';
 interface Sent {
-  /** The fault going on when it was sent ('' for none). */
-  phase: string;
   op: Op;
   path: string;
   content?: string;
@@ -117,7 +115,6 @@ export async function relayFaults(opts: RelayFaultsOptions): Promise<RelayFaults
     const base = `http://127.0.0.1:${portA}/r/${srv.serverId}/api/v1`;
 
     let stop = false;
-    let phase = '';
     const worker = async (w: number) => {
       const rng = createRng(subSeed(opts.seed, w));
       const mine: string[] = []; // acknowledged creates, not deleted or touched by a doubtful call since
@@ -125,7 +122,6 @@ export async function relayFaults(opts: RelayFaultsOptions): Promise<RelayFaults
       while (!stop) {
         const pick = rng.next();
         const start = performance.now();
-        const at = phase;
         let s: Sent;
         if (pick < 0.4 || mine.length === 0) {
           const path = `faults/w${w}/n${n++}.md`;
@@ -134,12 +130,11 @@ export async function relayFaults(opts: RelayFaultsOptions): Promise<RelayFaults
             headers: key,
             body: { path, content },
           });
-          s = { phase: at, op: 'create', path, content, start, out };
+          s = { op: 'create', path, content, start, out };
           if (out.status === 201) mine.push(path);
         } else if (pick < 0.7) {
           const path = mine[rng.int(0, mine.length - 1)]!;
           s = {
-            phase: at,
             op: 'read',
             path,
             start,
@@ -147,7 +142,6 @@ export async function relayFaults(opts: RelayFaultsOptions): Promise<RelayFaults
           };
         } else if (pick < 0.85) {
           s = {
-            phase: at,
             op: 'list',
             path: '',
             start,
@@ -156,7 +150,6 @@ export async function relayFaults(opts: RelayFaultsOptions): Promise<RelayFaults
         } else {
           const path = mine.splice(rng.int(0, mine.length - 1), 1)[0]!;
           s = {
-            phase: at,
             op: 'delete',
             path,
             start,
@@ -187,7 +180,6 @@ export async function relayFaults(opts: RelayFaultsOptions): Promise<RelayFaults
     const fault = async (name: string, breakIt: () => Promise<void>, mend: () => Promise<void>) => {
       await pause(settleMs);
       const began = performance.now();
-      phase = name;
       await breakIt();
       await pause(downMs);
       await mend();
@@ -197,7 +189,6 @@ export async function relayFaults(opts: RelayFaultsOptions): Promise<RelayFaults
       } catch (err) {
         violations.push(String(err instanceof Error ? err.message : err));
       }
-      phase = '';
       windows.push({ name, from: began, to: mended });
       const report = {
         fault: name,
@@ -272,10 +263,11 @@ export async function relayFaults(opts: RelayFaultsOptions): Promise<RelayFaults
       const notSent = s.out.status === 0 && !s.out.sent;
       // Closing a listening socket resets the connections still in the kernel's accept queue:
       // unread, so they never ran (checked below), but their clients cannot tell. Only then.
-      const reset = s.out.status === 0 && !!s.out.sent && s.phase === RESTART_A;
+      const during = windows.find((f) => s.start < f.to && (s.end ?? s.start) > f.from)?.name;
+      const reset = s.out.status === 0 && !!s.out.sent && during === RESTART_A;
       if (reset) resets.push(s);
       const allowed = ok || s.out.status === 503 || s.out.status === 504 || notSent || reset;
-      if (!allowed) violations.push(`${s.op} ${s.path}: ${l}${s.phase ? ` (during: ${s.phase})` : ''}`);
+      if (!allowed) violations.push(`${s.op} ${s.path}: ${l}${during ? ` (during: ${during})` : ''}`);
       if (s.op === 'delete' && !(s.out.status === 503 || notSent || reset)) deletedOrDoubtful.add(s.path);
     }
     for (const s of resets) {
