@@ -7,7 +7,8 @@
  * BENCH_CONNECTIONS (32), BENCH_COLD_RUNS (3 up to 10,000 notes, else 1), BENCH_WARM_RUNS (3),
  * BENCH_UPDATES (200), BENCH_SEED (42), BENCH_SETTLE_MS (2000), BENCH_OUT (file, or - for none),
  * BENCH_RELAY (0 skips the relay figures), BENCH_RUNTIMES (0 skips the Node/Bun/Deno/workerd
- * figures; BENCH_RUNTIME_SECONDS, default 3, and BENCH_RUNTIME_ROUNDS, default 3).
+ * figures; BENCH_RUNTIME_SECONDS, default 3, and BENCH_RUNTIME_ROUNDS, default 3), BENCH_RELIABILITY
+ * (0 skips the reliability long forms, `only` runs nothing else; see bench/reliability/run.ts).
  */
 
 import { rmSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { startCeiling } from './ceiling.ts';
 import { killAllChildren } from './children.ts';
 import type { LoadSettings } from './load.ts';
 import { type RelayBenchResult, relayBench } from './relay-throughput.ts';
+import { reliabilityBench } from './reliability/run.ts';
 import { appendResults, machineInfo, renderReport, targets } from './report.ts';
 import type { SizeResult } from './results.ts';
 import { renderRuntimes, runtimeBench } from './runtimes.ts';
@@ -83,7 +85,27 @@ function renderRelay(rows: RelayBenchResult[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The reliability long forms (bench/reliability/run.ts) as a section of their own. */
+async function reliability(command: string): Promise<string> {
+  const info = machineInfo({ command, load, coldRuns: 0, warmRuns: 0, updates: 0 });
+  const header = [
+    `Machine: ${info.nproc} CPUs (${info.cpu}), ${info.ramGiB} GiB, node ${info.node}; commit ${info.commit}; load average at start ${info.loadavg[0]?.toFixed(1)} (the machine is shared).`,
+    `Command: \`${command}\`.`,
+  ];
+  return reliabilityBench(header, (l) => log(`reliability: ${l}`));
+}
+
 async function main(): Promise<number> {
+  const command0 = `${Object.entries(env)
+    .filter(([k]) => k.startsWith('BENCH_') || k === 'RELIABILITY_SEED')
+    .map(([k, v]) => `${k}=${v} `)
+    .join('')}npm run bench`;
+  if (env.BENCH_RELIABILITY === 'only') {
+    const section = await reliability(command0);
+    process.stdout.write(`\n${section}\n`);
+    if (out !== '-') await appendResults(resolve(out), section);
+    return section.includes('Violations:') ? 1 : 0;
+  }
   if (sizes.length === 0) throw new Error('BENCH_SIZES names no vault size');
   await mkdir(runDir, { recursive: true });
   const command = `${Object.entries(env)
@@ -142,6 +164,7 @@ async function main(): Promise<number> {
     });
     section += `\n${renderRuntimes(rows, seconds, load.connections)}`;
   }
+  if (env.BENCH_RELIABILITY !== '0') section += `\n${await reliability(command0)}`;
   process.stdout.write(`\n${section}\n`);
   for (const [t, v, ok] of targets(results)) {
     log(`${ok === null ? 'n/a' : ok ? 'MET    ' : 'NOT MET'}  ${t}: ${v}`);

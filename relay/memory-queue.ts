@@ -72,13 +72,20 @@ export function memoryRelayQueue(opts: { now?: () => number } = {}): RelayQueue 
     async markOnline(serverId, ttlMs) {
       seen.set(serverId, now() + ttlMs);
     },
+    async refreshOnline(serverId, ttlMs) {
+      if ((seen.get(serverId) ?? 0) <= now()) return false;
+      seen.set(serverId, now() + ttlMs);
+      return true;
+    },
     async markOffline(serverId) {
       seen.delete(serverId);
+      pulls.wake(serverId);
     },
     async isOnline(serverId) {
       return (seen.get(serverId) ?? 0) > now();
     },
     async enqueue(serverId, req, maxLength) {
+      if ((seen.get(serverId) ?? 0) <= now()) return false;
       const q = queueOf(serverId);
       if (q.length >= maxLength) {
         const kept = q.filter((r) => alive(r.requestId));
@@ -109,9 +116,14 @@ export function memoryRelayQueue(opts: { now?: () => number } = {}): RelayQueue 
           out.push(r);
         }
         const left = until - now();
-        if (out.length || left <= 0 || aborted()) return out;
-        await pulls.wait(serverId, left, signal); // close() wakes every waiter
+        if (out.length || left <= 0 || aborted() || (seen.get(serverId) ?? 0) <= now()) return out;
+        await pulls.wait(serverId, left, signal); // close() and markOffline wake it
       }
+    },
+    async evict(serverId) {
+      const q = queues.get(serverId) ?? [];
+      queues.delete(serverId);
+      return q.filter((r) => alive(r.requestId) && live.get(r.requestId)?.answer === undefined);
     },
     async answer(serverId, requestId, payload) {
       const l = alive(requestId);

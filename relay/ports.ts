@@ -49,7 +49,13 @@ export interface RelayQueue {
 
   /** Records that `serverId` is reachable for the next `ttlMs` (replaces any earlier TTL). */
   markOnline(serverId: string, ttlMs: number): Promise<void>;
-  /** Forgets the presence of `serverId` at once (its pin stays). */
+  /**
+   * Extends the presence of `serverId` to the next `ttlMs` only if it is online now (atomic);
+   * false, changing nothing, when it is not (never registered, unregistered, or silent too long):
+   * only a register brings a server back, never a late pull.
+   */
+  refreshOnline(serverId: string, ttlMs: number): Promise<boolean>;
+  /** Forgets the presence of `serverId` at once (its pin stays); its waiting takes return. */
   markOffline(serverId: string): Promise<void>;
   /** True while the last `markOnline` TTL of `serverId` runs. */
   isOnline(serverId: string): Promise<boolean>;
@@ -57,17 +63,24 @@ export interface RelayQueue {
   /**
    * Appends `req` to the queue of `serverId` and binds its requestId to that serverId until
    * `req.deadline`, so only that server can answer it and only this queue instance's
-   * `awaitAnswer` receives the answer. Atomic. Returns false, storing nothing, when the queue
-   * already holds `maxLength` live requests (expired or cancelled ones do not count).
+   * `awaitAnswer` receives the answer. Atomic. Returns false, storing nothing, when the server
+   * is not online (so nothing is queued behind an unregister) or the queue already holds
+   * `maxLength` live requests (expired or cancelled ones do not count).
    */
   enqueue(serverId: string, req: QueuedRequest, maxLength: number): Promise<boolean>;
   /**
    * Removes and returns, oldest first, up to `max` live requests of `serverId`, waiting up to
    * `waitMs` for the first. Each request is handed out at most once across all instances
    * (at-most-once: a request is never executed twice). Requests past their deadline or
-   * cancelled are dropped here, never returned.
+   * cancelled are dropped here, never returned. Stops waiting (returning nothing) once the
+   * server is offline.
    */
   take(serverId: string, opts: TakeOptions): Promise<QueuedRequest[]>;
+  /**
+   * Removes and returns, oldest first, every live request queued for `serverId` (for example
+   * to answer them when the server leaves); none of them is handed out by `take` afterwards.
+   */
+  evict(serverId: string): Promise<QueuedRequest[]>;
 
   /**
    * Stores `payload` as the answer to `requestId` and wakes its waiter. Atomic; returns false

@@ -3,7 +3,7 @@ import type { Logger } from '../core/ports.ts';
 import { retryLater } from './errors.ts';
 import type { QueuedRequest, RelayQueue } from './ports.ts';
 import { SCRIPTS, type ScriptName } from './redis-scripts.ts';
-import { redisWakeups } from './redis-wakeups.ts';
+import { GONE, redisWakeups } from './redis-wakeups.ts';
 
 /** Options of `redisRelayQueue`. */
 export interface RedisRelayQueueOptions {
@@ -51,6 +51,21 @@ export function redisRelayQueue(opts: RedisRelayQueueOptions): RelayQueue {
     );
 
   const k = (sid: string, rest: string) => `${P}{${sid}}:${rest}`;
+  /** Pops up to `max` requests (TAKE); null when none and the server is offline. */
+  const pop = (sid: string, max: number, maxBytes: number) =>
+    run('quireRelayTake', [k(sid, 'q'), k(sid, 'seen')], [max, maxBytes, k(sid, 'req:')]) as Promise<
+      string[] | null
+    >;
+  /** TAKE's flat [id, deadline|payload, ...] as requests, those past their deadline dropped. */
+  const parse = (flat: string[]): QueuedRequest[] => {
+    const out: QueuedRequest[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const v = flat[i + 1]!;
+      const bar = v.indexOf('|');
+      out.push({ requestId: flat[i]!, deadline: Number(v.slice(0, bar)), payload: v.slice(bar + 1) });
+    }
+    return out.filter((r) => r.deadline > Date.now());
+  };
   const answerChannel = `${P}instance:${crypto.randomUUID()}`;
   const closing = new AbortController();
   const wake = redisWakeups(client, answerChannel, logger);
@@ -81,15 +96,27 @@ export function redisRelayQueue(opts: RedisRelayQueueOptions): RelayQueue {
     async markOnline(sid, ttlMs) {
       await guard(client.set(k(sid, 'seen'), '1', 'PX', Math.max(1, Math.ceil(ttlMs))));
     },
+    async refreshOnline(sid, ttlMs) {
+      return (
+        (await guard(client.set(k(sid, 'seen'), '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'XX'))) === 'OK'
+      );
+    },
     async markOffline(sid) {
       await guard(client.del(k(sid, 'seen')));
+      // Every instance ends the pulls of this server that wait there (see redisWakeups).
+      await guard(client.publish(k(sid, 'wake'), GONE));
     },
     async isOnline(sid) {
       return (await guard(client.exists(k(sid, 'seen')))) === 1;
     },
     async enqueue(sid, req, maxLength) {
       const ttl = Math.max(1, Math.ceil(req.deadline - Date.now()));
-      const keys = [k(sid, 'q'), k(sid, `req:${req.requestId}`), k(sid, `wait:${req.requestId}`)];
+      const keys = [
+        k(sid, 'q'),
+        k(sid, `req:${req.requestId}`),
+        k(sid, `wait:${req.requestId}`),
+        k(sid, 'seen'),
+      ];
       const args = [req.requestId, `${req.deadline}|${req.payload}`, ttl, maxLength, answerChannel];
       args.push(k(sid, 'req:'), ttl + 60_000, k(sid, 'wake'));
       return (await run('quireRelayEnqueue', keys, args)) === 1;
@@ -105,21 +132,15 @@ export function redisRelayQueue(opts: RedisRelayQueueOptions): RelayQueue {
           const cancel = new AbortController();
           // Listen before popping, so a request queued in between still wakes this pull.
           const woke = l ? wake.pulls.wait(channel, Math.min(left, pollMs), signal, cancel.signal) : null;
-          let flat: string[];
+          let flat: string[] | null;
           try {
-            flat = (await run('quireRelayTake', [k(sid, 'q')], [max, maxBytes, k(sid, 'req:')])) as string[];
+            flat = await pop(sid, max, maxBytes);
           } catch (err) {
             cancel.abort();
             throw err;
           }
-          const out: QueuedRequest[] = [];
-          for (let i = 0; i + 1 < flat.length; i += 2) {
-            const v = flat[i + 1]!;
-            const bar = v.indexOf('|');
-            out.push({ requestId: flat[i]!, deadline: Number(v.slice(0, bar)), payload: v.slice(bar + 1) });
-          }
-          const live = out.filter((r) => r.deadline > Date.now());
-          if (live.length || left <= 0 || closing.signal.aborted || signal?.aborted) {
+          const live = parse(flat ?? []);
+          if (live.length || flat === null || left <= 0 || closing.signal.aborted || signal?.aborted) {
             cancel.abort();
             return live;
           }
@@ -127,6 +148,14 @@ export function redisRelayQueue(opts: RedisRelayQueueOptions): RelayQueue {
         }
       } finally {
         l?.release();
+      }
+    },
+    async evict(sid) {
+      const out: QueuedRequest[] = [];
+      for (;;) {
+        const flat = (await pop(sid, 100, Number.MAX_SAFE_INTEGER)) ?? [];
+        out.push(...parse(flat));
+        if (flat.length < 200) return out;
       }
     },
     async answer(sid, requestId, payload) {
@@ -173,7 +202,8 @@ export function redisRelayQueue(opts: RedisRelayQueueOptions): RelayQueue {
       const res = await guard(client.multi().get(`${P}rl:${key}`).pttl(`${P}rl:${key}`).exec());
       const count = Number(res?.[0]?.[1] ?? 0);
       const ttl = Number(res?.[1]?.[1] ?? -2);
-      return count > 0 && ttl > 0 ? { count, resetInMs: ttl } : { count: 0, resetInMs: 0 };
+      // PTTL 0: under a millisecond left, but the key (and a hit on it) still counts in this window.
+      return count > 0 && ttl >= 0 ? { count, resetInMs: Math.max(1, ttl) } : { count: 0, resetInMs: 0 };
     },
     async ping() {
       if (client.status !== 'ready') return false;

@@ -17,14 +17,16 @@ if cur == ARGV[1] then return 'match' end
 return 'mismatch'`;
 
 /**
- * KEYS: list, req, wait. ARGV: requestId, payload, ttlMs, maxLength, answerChannel,
+ * KEYS: list, req, wait, seen. ARGV: requestId, payload, ttlMs, maxLength, answerChannel,
  * reqPrefix, listTtlMs, wakeChannel.
- * The list holds only request ids; the payload lives in its own key with a TTL ending at the
- * deadline, so Redis's single clock expires requests for every instance alike, and a
- * cancelled or expired id left in the list is skipped by TAKE. Stale ids are counted out of
- * the cap only when the list looks full (the O(n) sweep runs only then).
+ * Nothing is queued for a server that is not online (returns -1), so no request lands behind
+ * an unregister. The list holds only request ids; the payload lives in its own key with a TTL
+ * ending at the deadline, so Redis's single clock expires requests for every instance alike,
+ * and a cancelled or expired id left in the list is skipped by TAKE. Stale ids are counted out
+ * of the cap only when the list looks full (the O(n) sweep runs only then).
  */
 export const ENQUEUE = `
+if redis.call('EXISTS', KEYS[4]) == 0 then return -1 end
 local max = tonumber(ARGV[4])
 if redis.call('LLEN', KEYS[1]) >= max then
   local ids = redis.call('LRANGE', KEYS[1], 0, -1)
@@ -41,10 +43,11 @@ redis.call('PUBLISH', ARGV[8], '1')
 return 1`;
 
 /**
- * KEYS: list. ARGV: max, maxBytes, reqPrefix. Pops ids oldest first and returns
+ * KEYS: list, seen. ARGV: max, maxBytes, reqPrefix. Pops ids oldest first and returns
  * [id, payload, id, payload, ...] of those whose payload key still exists, deleting it: a
  * request is handed to exactly one taker (at-most-once). The first id that would exceed
- * maxBytes is pushed back to the head, untouched.
+ * maxBytes is pushed back to the head, untouched. Nothing popped and the server offline:
+ * nil (the waiting pull ends).
  */
 export const TAKE = `
 local out = {}
@@ -68,6 +71,7 @@ while n < max do
     out[#out + 1] = v
   end
 end
+if n == 0 and redis.call('EXISTS', KEYS[2]) == 0 then return false end
 return out`;
 
 /**
@@ -120,8 +124,8 @@ return n`;
 /** Every script with its number of declared keys, registered with `defineCommand`. */
 export const SCRIPTS = {
   quireRelayClaim: [CLAIM, 1],
-  quireRelayEnqueue: [ENQUEUE, 3],
-  quireRelayTake: [TAKE, 1],
+  quireRelayEnqueue: [ENQUEUE, 4],
+  quireRelayTake: [TAKE, 2],
   quireRelayAnswer: [ANSWER, 2],
   quireRelaySetPair: [SET_PAIR, 1],
   quireRelaySpendPair: [SPEND_PAIR, 2],

@@ -2,6 +2,9 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../core/ports.ts';
 import { createWaiters } from './waiters.ts';
 
+/** The message on a server's wake channel that ends every waiting pull (it unregistered). */
+export const GONE = 'gone';
+
 /**
  * One subscriber connection per relay instance, fanning Redis pub/sub messages out to local
  * waiters: `answerChannel` (this instance's own) wakes `answers` by requestId; any other
@@ -17,6 +20,8 @@ export function redisWakeups(client: Redis, answerChannel: string, logger?: Logg
   sub.on('error', (err: Error) => logger?.debug('relay subscriber error', { error: err.message }));
   sub.on('message', (channel: string, message: string) => {
     if (channel === answerChannel) answers.wake(message);
+    else if (message === GONE)
+      pulls.wake(channel); // the server left: end all its pulls
     else pulls.wakeOne(channel); // one message per queued request
   });
   const subscribed = sub.subscribe(answerChannel).catch(() => undefined);

@@ -54,8 +54,12 @@ export interface RelayConnectorStatus {
 export interface RelayConnector {
   /** Starts connecting in the background (idempotent); never throws. */
   start(): void;
-  /** Stops pulling, finishes and answers what is in flight, tells the relay it leaves. */
-  stop(): Promise<void>;
+  /**
+   * Tells the relay it leaves (from then on the relay answers 503 SERVER_OFFLINE, also to what
+   * is queued but not pulled), stops pulling, and finishes and answers what is in flight
+   * (at most `graceMs`, default 10 s).
+   */
+  stop(graceMs?: number): Promise<void>;
   status(): RelayConnectorStatus;
   /** Sends the current pairing-code hash to the relay now if it changed. */
   syncPairCode(): Promise<void>;
@@ -78,7 +82,9 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
   let reconnects = 0;
   let everOnline = false;
   let running = false;
+  // stopCtl ends sleeps and registrations at once; pullCtl cuts pulls, only after the relay knows we leave.
   let stopCtl = new AbortController();
+  let pullCtl = new AbortController();
   let loops: Promise<void>[] = [];
   let registration: Promise<RegisterData> | null = null;
   let registered: RegisterData | null = null;
@@ -156,8 +162,9 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
         const reg = await ensureRegistered();
         await syncPairCode();
         await executor.below(opts.maxInFlight ?? 64);
+        if (!running) break;
         const waitMs = Math.min(opts.waitMs ?? reg.limits.pullWaitMs, reg.limits.pullWaitMs);
-        const linked = linkSignals([stopCtl.signal], waitMs + 15_000);
+        const linked = linkSignals([pullCtl.signal], waitMs + 15_000);
         const data = await client.pull(reg.limits.maxBatch, waitMs, linked.signal).finally(linked.dispose);
         attempt = 0;
         succeeded();
@@ -186,19 +193,24 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
       if (running) return;
       running = true;
       stopCtl = new AbortController();
-      setMaxListeners(0, stopCtl.signal); // one listener per pull in flight
+      pullCtl = new AbortController();
+      setMaxListeners(0, pullCtl.signal); // one listener per pull in flight
       setState('connecting');
       loops = Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, () => loop());
     },
-    async stop() {
+    async stop(graceMs = 10_000) {
       if (!running) return;
       running = false;
       stopCtl.abort();
+      // Unregister first: the relay then queues nothing more for us, answers what waits 503 at
+      // once, and ends our pulls (a pull that took requests just before still brings them here).
+      if (registered) await client.unregister(AbortSignal.timeout(2_000)).catch(() => undefined);
+      await Promise.race([Promise.allSettled(loops), sleep(2_000)]);
+      pullCtl.abort();
       await Promise.allSettled(loops);
-      await executor.settle(10_000);
+      await executor.settle(graceMs);
       await responder.drain(5_000);
       responder.clear();
-      if (registered) await client.unregister(AbortSignal.timeout(2_000)).catch(() => undefined);
       registration = null;
       registered = null;
       setState('stopped');

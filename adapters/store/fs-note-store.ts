@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
 import { link, lstat, readdir, readFile, realpath, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { FileInfo, NoteStore, StoreChange } from '../../core/ports.ts';
@@ -15,14 +15,42 @@ import { watchVault } from './fs-watch.ts';
 const isNote = (name: string) => name.toLowerCase().endsWith('.md') && !name.startsWith('.');
 const code = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
 
+/** The move in progress (a dot-file: never listed, never watched), so a crash mid-move can be finished. */
+const MOVE_JOURNAL = '.quire-move.json';
+
 /**
- * The vault as a folder of `.md` files. Writes are atomic (temporary file + rename); nothing
+ * Finishes a move that a crash cut between its link and its unlink (both paths name the same
+ * file): the source goes, so the note is not left twice. Anything else just drops the journal.
+ */
+function finishCutMove(root: string): void {
+  const journal = join(root, MOVE_JOURNAL);
+  let move: { from?: unknown; to?: unknown };
+  try {
+    move = JSON.parse(readFileSync(journal, 'utf8'));
+  } catch (err) {
+    if (code(err) !== 'ENOENT') rmSync(journal, { force: true });
+    return;
+  }
+  if (typeof move.from === 'string' && typeof move.to === 'string') {
+    const src = join(root, move.from);
+    const dest = join(root, move.to);
+    const a = isInside(root, src) ? lstatSync(src, { throwIfNoEntry: false }) : undefined;
+    const b = isInside(root, dest) ? lstatSync(dest, { throwIfNoEntry: false }) : undefined;
+    if (a?.isFile() && b?.isFile() && a.ino === b.ino && a.dev === b.dev) unlinkSync(src);
+  }
+  rmSync(journal, { force: true });
+}
+
+/**
+ * The vault as a folder of `.md` files. Writes are atomic (temporary file + rename), a move
+ * cut by a crash is finished at the next start (never two copies); nothing
  * is read or written through a symlink that leaves the vault; dot-folders are skipped;
  * symlinked folders are not descended into (no cycles, no duplicates).
  */
 export function fsNoteStore(opts: { dir: string; watch?: boolean; debounceMs?: number }): NoteStore {
   mkdirSync(opts.dir, { recursive: true });
   const root = realpathSync(opts.dir);
+  finishCutMove(root);
   const toInfo = (path: string, st: { size: number; mtimeMs: number }): FileInfo => ({
     path,
     size: st.size,
@@ -99,9 +127,16 @@ export function fsNoteStore(opts: { dir: string; watch?: boolean; debounceMs?: n
       if (!src) throw new Error('fsNoteStore.move: source is missing');
       await ensureParents(root, to);
       const dest = join(root, to);
-      // link() refuses to replace an existing file, so a move never clobbers a note.
-      await link(src, dest);
-      await unlink(src);
+      // link() refuses to replace an existing file, so a move never clobbers a note. The journal
+      // lets the next start finish a move cut between link and unlink (moves are serialized).
+      const journal = join(root, MOVE_JOURNAL);
+      await writeAtomic(journal, new TextEncoder().encode(JSON.stringify({ from, to })));
+      try {
+        await link(src, dest);
+        await unlink(src);
+      } finally {
+        await rm(journal, { force: true });
+      }
       return toInfo(to, await stat(dest));
     },
     async remove(path) {

@@ -1,15 +1,20 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StateStore } from '../../core/ports.ts';
-import { writeAtomic } from './fs-safe.ts';
+import { TEMP_PREFIX, tempsInFlight, writeAtomic } from './fs-safe.ts';
 
 /**
  * Server state as files in `dir` (created with mode 0700), one file per key, written
- * atomically with mode 0600. Keys are plain file names.
+ * atomically with mode 0600. Keys are plain file names. Temporary files a crash left behind
+ * (the key itself still holds its previous value) are removed when the store is created.
  */
 export function fsStateStore(opts: { dir: string }): StateStore {
   mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+  for (const name of readdirSync(opts.dir)) {
+    const abs = join(opts.dir, name);
+    if (name.startsWith(TEMP_PREFIX) && !tempsInFlight.has(abs)) rmSync(abs, { force: true });
+  }
   const file = (key: string) => {
     if (!/^[a-z0-9][a-z0-9._-]*$/i.test(key)) throw new Error(`fsStateStore: bad key ${key}`);
     return join(opts.dir, key);

@@ -39,6 +39,8 @@ export interface ServerConfig {
   reconcileSeconds: number;
   /** Workers: seconds after a write until the index cache is saved. */
   indexCacheSaveSeconds: number;
+  /** SHUTDOWN_GRACE_MS: how long a stop lets requests in flight finish before cutting them. */
+  shutdownGraceMs: number;
   /** AGENT_*: the agent's provider and limits. */
   agent: AgentConfig;
   /** TELEGRAM_API_BASE_URL, WHATSAPP_API_BASE_URL. */
@@ -147,6 +149,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
     pairCodeTtlSeconds: readInt(env, 'PAIRING_CODE_TTL_SECONDS'),
     reconcileSeconds: readInt(env, 'RECONCILE_SECONDS'),
     indexCacheSaveSeconds: readInt(env, 'INDEX_CACHE_SAVE_SECONDS'),
+    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS'),
     agent: loadAgentConfig(env),
     channels: loadChannelsConfig(env),
     tlsTerminatedByProxy: readBool(env, 'TLS_TERMINATED_BY_PROXY'),

@@ -13,12 +13,19 @@ function fail(err: unknown): never {
 }
 
 let server: Awaited<ReturnType<typeof startServer>>;
+let config: ReturnType<typeof loadConfig>;
 try {
-  server = await startServer(loadConfig(process.env));
+  config = loadConfig(process.env);
+  server = await startServer(config);
 } catch (err) {
   fail(err);
 }
 const stop = (signal: string) => {
+  // A stop that cannot finish (a stuck disk, a hung handler) must still end the process.
+  setTimeout(() => {
+    process.stderr.write(`quire: shutdown took longer than SHUTDOWN_GRACE_MS + 10 s; exiting\n`);
+    process.exit(1);
+  }, config.shutdownGraceMs + 10_000).unref();
   server.stop(signal).then(
     () => process.exit(0),
     () => process.exit(1),

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { errorBody } from '../../adapters/http/envelope.ts';
 import { analyzePool } from '../../adapters/node/analyze-pool.ts';
+import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import { relayConnector } from '../../adapters/relay/connector.ts';
@@ -19,6 +22,13 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
   version: string;
 };
 
+/** The answer to a request that arrives while the server shuts down. */
+const shuttingDown = () =>
+  Response.json(errorBody('NOT_READY', 'The server is shutting down; retry in a moment.'), {
+    status: 503,
+    headers: { 'retry-after': '1' },
+  });
+
 /** A running note server. */
 export interface RunningServer {
   url: string;
@@ -26,7 +36,10 @@ export interface RunningServer {
   logger: Logger;
   /** Resolves once the vault is indexed. */
   ready: Promise<void>;
-  /** Stops accepting, lets in-flight requests and writes finish, saves the index cache. */
+  /**
+   * Refuses new requests (direct and relayed), lets those in flight finish (at most
+   * SHUTDOWN_GRACE_MS), then saves the index cache.
+   */
   stop(reason?: string): Promise<void>;
 }
 
@@ -52,12 +65,16 @@ export async function startServer(
     relayStatus: () => relayStatus(),
   });
 
+  // While shutting down, requests that were not in flight yet are refused (503, connection closed).
+  let draining = () => false;
   const server = serve({
-    fetch: app.fetch,
+    fetch: (req, env) => (draining() ? shuttingDown() : app.fetch(req, env)),
     port: config.port,
     hostname: config.host,
     serverOptions: timeoutServerOptions(config.timeouts),
-  });
+  }) as Server;
+  const drain = httpDrain(server);
+  draining = () => drain.draining;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -144,10 +161,13 @@ export async function startServer(
         logger.info('shutting down', { reason });
         clearInterval(saver);
         clearInterval(reconciler);
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          (server as import('node:http').Server).closeIdleConnections?.();
-        });
+        // New work stops at once on both doors (direct: 503 or refused; relay: 503 SERVER_OFFLINE,
+        // the connector unregisters first); what is in flight on either finishes within the grace.
+        const [closed] = await Promise.all([
+          drain.close(config.shutdownGraceMs),
+          connector?.stop(config.shutdownGraceMs),
+        ]);
+        if (closed.cut) logger.warn('connections still busy after the grace were closed', {});
         await ready.catch(() => {});
         await channels.close();
         await (await watching)?.();
@@ -155,7 +175,6 @@ export async function startServer(
         await plugins.stop();
         await notes.saveCache();
         await pool.close();
-        await connector?.stop();
         await relay?.stop();
         logger.info('stopped');
       })();

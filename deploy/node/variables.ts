@@ -78,6 +78,14 @@ export const SERVER_VARIABLES = {
     max: 3_600,
     meaning: 'Workers only: seconds after a write until the index cache is saved to KV.',
   },
+  SHUTDOWN_GRACE_MS: {
+    group: 'Server',
+    kind: 'int',
+    def: 10_000,
+    min: 0,
+    max: 600_000,
+    meaning: 'On SIGTERM: how long requests in flight may take to finish before they are cut.',
+  },
   SERVICE_AUTH_MODE: {
     group: 'Auth',
     kind: 'enum',

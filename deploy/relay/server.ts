@@ -5,6 +5,8 @@ import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { Redis } from 'ioredis';
+import { errorBody } from '../../adapters/http/envelope.ts';
+import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import type { Logger } from '../../core/ports.ts';
@@ -19,6 +21,8 @@ import { loadRelayConfig, type RelayConfig } from './config.ts';
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
+
+const SHUTTING_DOWN = errorBody('NOT_READY', 'The relay is shutting down; retry in a moment.');
 
 /** A running relay. */
 export interface RunningRelay {
@@ -95,13 +99,17 @@ export async function startRelay(
   const closing = new AbortController();
   // The app is made once the port is known: the public base defaults to the listening address.
   let app: ReturnType<typeof createRelayApp> | null = null;
+  let draining = () => false;
   const server = serve({
-    fetch: (req, env) => (app ? app.fetch(req, env) : new Response(null, { status: 503 })),
+    fetch: (req, env) =>
+      app && !draining() ? app.fetch(req, env) : Response.json(SHUTTING_DOWN, { status: 503 }),
     port: cfg.port,
     hostname: cfg.host,
     // Slow clients (slowloris) are cut off; long polls are unaffected (their request is complete).
     serverOptions: timeoutServerOptions(cfg.timeouts),
   }) as Server;
+  const drain = httpDrain(server);
+  draining = () => drain.draining;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
@@ -137,18 +145,8 @@ export async function startRelay(
     stop() {
       stopping ??= (async () => {
         closing.abort();
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        const until = Date.now() + cfg.shutdownGraceMs;
-        let done = false;
-        void closed.then(() => {
-          done = true;
-        });
-        while (!done && Date.now() < until) {
-          server.closeIdleConnections();
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        server.closeAllConnections();
-        await closed;
+        // New requests (pulls included) get 503 and their connection closed; waiting clients finish.
+        await drain.close(cfg.shutdownGraceMs);
         await queue.close();
         if (ownsRedis && redis) await redis.quit().catch(() => redis?.disconnect());
         logger.info('relay stopped', {});

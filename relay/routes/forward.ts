@@ -9,11 +9,49 @@ export type ItemDraft =
   | { kind: 'http'; method: string; path: string; headers: [string, string][]; body: string | null }
   | { kind: 'pair'; code: string };
 
+/** The answer the relay itself stores for a request whose server left before pulling it. */
+export const OFFLINE_ANSWER = JSON.stringify({ kind: 'offline' });
+
+const offline = () =>
+  new DomainError('SERVER_OFFLINE', 'That server is not connected to the relay right now; try again later.');
+
+/**
+ * Waits for the answer until `deadline`, riding out queue-store errors: once a request is
+ * queued it may run, so its client gets the answer or a 504, never a 503 that would wrongly
+ * say it did not run. Null on time-out or when `signal` aborts.
+ */
+async function answerBy(
+  ctx: RelayContext,
+  serverId: string,
+  requestId: string,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<string | null> {
+  for (;;) {
+    const left = deadline - ctx.clock.now();
+    if (left <= 0 || signal.aborted) return null;
+    try {
+      return await ctx.queue.awaitAnswer(serverId, requestId, left, signal);
+    } catch {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const t = setTimeout(done, Math.min(250, left));
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+}
+
 /**
  * Queues `draft` for `serverId` and waits for the answer until the deadline: 503 SERVER_OFFLINE
- * when the server is not connected, 503 NOT_READY when its queue is full, 504 RELAY_TIMEOUT
- * when no answer came in time (the request is then cancelled, so it is never handed out late).
- * Returns null only when the client went away.
+ * when the server is not connected (or leaves before pulling it), 503 NOT_READY when its queue
+ * is full, 504 RELAY_TIMEOUT when no answer came in time (the request is then cancelled, so it
+ * is never handed out late). A 503 means the server never saw the request; after a 504 it may
+ * have run once. Returns null only when the client went away.
  */
 export async function forward(
   ctx: RelayContext,
@@ -21,21 +59,18 @@ export async function forward(
   serverId: string,
   draft: ItemDraft,
 ): Promise<{ requestId: string; answer: RelayAnswer } | null> {
-  if (!(await ctx.queue.isOnline(serverId)))
-    throw new DomainError(
-      'SERVER_OFFLINE',
-      'That server is not connected to the relay right now; try again later.',
-    );
+  if (!(await ctx.queue.isOnline(serverId))) throw offline();
   const requestId = ctx.newId();
   const deadline = ctx.clock.now() + ctx.limits.answerTimeoutMs;
   const payload = await ctx.seal.seal(JSON.stringify({ ...draft, requestId, deadline }));
   if (!(await ctx.queue.enqueue(serverId, { requestId, deadline, payload }, ctx.limits.maxQueue))) {
+    if (!(await ctx.queue.isOnline(serverId))) throw offline(); // it left in between
     throw retryLater('NOT_READY', 'That server has too many requests waiting; retry shortly.', 1);
   }
   // Not ended by `ctx.closing`: a shutting-down instance still lets waiting clients finish.
   let text: string | null = null;
   try {
-    text = await ctx.queue.awaitAnswer(serverId, requestId, deadline - ctx.clock.now(), c.req.raw.signal);
+    text = await answerBy(ctx, serverId, requestId, deadline, c.req.raw.signal);
   } finally {
     if (text === null) await ctx.queue.cancel(serverId, requestId).catch(() => undefined);
   }
@@ -46,7 +81,8 @@ export async function forward(
       `The server did not answer within ${ctx.limits.answerTimeoutMs} ms; try again later.`,
     );
   }
-  const answer = JSON.parse(await ctx.seal.open(text)) as RelayAnswer;
+  const answer = JSON.parse(await ctx.seal.open(text)) as RelayAnswer | { kind: 'offline' };
+  if (answer.kind === 'offline') throw offline();
   if (answer.kind !== draft.kind)
     throw new Error(`server answered a ${draft.kind} item with a ${answer.kind} answer`);
   return { requestId, answer };

@@ -7,6 +7,7 @@ import { retryLater } from '../errors.ts';
 import { PullBody, RegisterBody, type RegisterData, RespondBody, UnregisterBody } from '../protocol.ts';
 import { linkSignals } from '../signals.ts';
 import type { RelayContext, RelayEnv } from '../types.ts';
+import { OFFLINE_ANSWER } from './forward.ts';
 
 /** The server-facing routes: register, unregister, pull, respond. */
 export function serverRoutes(ctx: RelayContext) {
@@ -69,7 +70,10 @@ export function serverRoutes(ctx: RelayContext) {
   app.post('/unregister', async (c) => {
     const body = await readJson(c, UnregisterBody);
     await prove(body.serverId, body.secret);
+    // From here on nothing is queued for it; what waits in its queue is answered 503 now.
     await queue.markOffline(body.serverId);
+    const gone = await ctx.seal.seal(OFFLINE_ANSWER);
+    for (const r of await queue.evict(body.serverId)) await queue.answer(body.serverId, r.requestId, gone);
     await queue.setPairCode(body.serverId, null, 1);
     ctx.logger.info('relay unregister', { serverId: body.serverId });
     return ok(c, { serverId: body.serverId, online: false });
@@ -78,7 +82,10 @@ export function serverRoutes(ctx: RelayContext) {
   app.post('/pull', async (c) => {
     const body = await readJson(c, PullBody);
     await prove(body.serverId, body.secret);
-    await queue.markOnline(body.serverId, limits.offlineAfterMs);
+    // A pull keeps a server online but never brings it back: after an unregister (or a long
+    // silence) only a register does, so a late pull cannot revive a server that is leaving.
+    if (!(await queue.refreshOnline(body.serverId, limits.offlineAfterMs)))
+      throw new DomainError('UNAUTHORIZED', 'This server is not connected to the relay; register again.');
     const linked = linkSignals([c.req.raw.signal, ctx.closing]);
     const taken = await queue
       .take(body.serverId, {

@@ -59,8 +59,54 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(await q.isOnline('srv-p')).toBe(false);
     });
 
+    it('refreshes presence only while online: a late pull cannot bring back a server that left', async () => {
+      const q = await open();
+      expect(await q.refreshOnline('srv-o', 10_000)).toBe(false);
+      expect(await q.isOnline('srv-o')).toBe(false);
+      await q.markOnline('srv-o', 300);
+      expect(await q.refreshOnline('srv-o', 10_000)).toBe(true);
+      await q.markOffline('srv-o');
+      expect(await q.refreshOnline('srv-o', 10_000)).toBe(false);
+      expect(await q.isOnline('srv-o')).toBe(false);
+    });
+
+    it('queues nothing for a server that is not online', async () => {
+      const q = await open();
+      expect(await q.enqueue('srv-n', req('never'), 10)).toBe(false);
+      await q.markOnline('srv-n', 60_000);
+      await q.markOffline('srv-n');
+      expect(await q.enqueue('srv-n', req('after'), 10)).toBe(false);
+      await q.markOnline('srv-n', 60_000);
+      expect((await take(q, 'srv-n')).map((r) => r.payload)).toEqual([]);
+    });
+
+    it('ends a waiting take at once when its server goes offline', async () => {
+      const q = await open();
+      await q.markOnline('srv-g', 60_000);
+      const started = Date.now();
+      const waiting = take(q, 'srv-g', { waitMs: 8_000 });
+      await until('the take to listen', () => fx.listening?.('srv-g') ?? true);
+      await q.markOffline('srv-g');
+      expect(await waiting).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
+    it('evicts every queued request at once; none is handed out afterwards, each can still be answered', async () => {
+      const q = await open();
+      await q.markOnline('srv-e', 60_000);
+      const reqs = ['e1', 'e2', 'e3'].map((p) => req(p));
+      for (const r of reqs) expect(await q.enqueue('srv-e', r, 10)).toBe(true);
+      const waiting = q.awaitAnswer('srv-e', reqs[1]!.requestId, 4_000);
+      expect((await q.evict('srv-e')).map((r) => r.payload)).toEqual(['e1', 'e2', 'e3']);
+      expect(await q.evict('srv-e')).toEqual([]);
+      expect(await take(q, 'srv-e')).toEqual([]);
+      expect(await q.answer('srv-e', reqs[1]!.requestId, 'gone')).toBe(true);
+      expect(await waiting).toBe('gone');
+    });
+
     it('hands out requests oldest first, bounded by max and maxBytes, payloads byte for byte', async () => {
       const q = await open();
+      await q.markOnline('srv-f', 60_000);
       const payloads = ['{"a":1}', 'x|y|z', 'ünïcødé ✓', 'p4', 'p5'];
       for (const p of payloads) expect(await q.enqueue('srv-f', req(p), 100)).toBe(true);
       expect((await take(q, 'srv-f', { max: 2 })).map((r) => r.payload)).toEqual(payloads.slice(0, 2));
@@ -75,6 +121,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
 
     it('wakes a waiting take when a request arrives, and ends it on abort', async () => {
       const q = await open();
+      await q.markOnline('srv-w', 60_000);
       const started = Date.now();
       const waiting = take(q, 'srv-w', { waitMs: 4_000 });
       await until('the take to listen', () => fx.listening?.('srv-w') ?? true);
@@ -90,6 +137,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
 
     it('hands each request to exactly one of many concurrent takers', async () => {
       const q = await open();
+      await q.markOnline('srv-c', 60_000);
       const takers = Array.from({ length: 4 }, () => take(q, 'srv-c', { max: 3, waitMs: 1_500 }));
       const ids: string[] = [];
       for (let i = 0; i < 12; i++) {
@@ -105,6 +153,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
 
     it('never hands out a request past its deadline or cancelled, and frees its queue slot', async () => {
       const q = await open();
+      await q.markOnline('srv-d', 60_000);
       const short = req('late', 400);
       expect(await q.enqueue('srv-d', short, 2)).toBe(true);
       const cancelled = req('cancelled');
@@ -120,6 +169,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
 
     it('delivers an answer once, only from the bound server, and wakes the waiter', async () => {
       const q = await open();
+      await q.markOnline('srv-r', 60_000);
       const r = req('ask');
       await q.enqueue('srv-r', r, 10);
       const started = Date.now();
@@ -134,6 +184,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
 
     it('gives up waiting for an answer after waitMs or on abort', async () => {
       const q = await open();
+      await q.markOnline('srv-t', 60_000);
       const r = req('silent');
       await q.enqueue('srv-t', r, 10);
       const started = Date.now();
@@ -180,6 +231,8 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
     it('pings, and close ends every wait at once', async () => {
       const q = await open();
       expect(await q.ping()).toBe(true);
+      await q.markOnline('srv-z', 60_000);
+      await q.markOnline('srv-empty', 60_000);
       const r = req('x');
       await q.enqueue('srv-z', r, 10);
       const started = Date.now();
@@ -195,6 +248,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       const b = fx.other;
       expect(await q.claim('srv-x', H1)).toBe('created');
       expect(await b.claim('srv-x', H2)).toBe('mismatch');
+      await q.markOnline('srv-x', 60_000);
       const r = req('cross');
       const pulled = b.take('srv-x', { max: 5, maxBytes: 1 << 20, waitMs: 3_000 });
       await q.enqueue('srv-x', r, 10);

@@ -252,6 +252,27 @@ describe('relay HTTP surface', () => {
     expect(other.status).toBe(403);
   });
 
+  it('on unregister answers what is queued 503 SERVER_OFFLINE at once, and a late pull cannot revive the server', async () => {
+    const h = harness({ answerTimeoutMs: 20_000 });
+    const secret = newSecret();
+    await h.post('/api/v1/relay/register', { serverId: 'srv-leave', secret });
+    const started = Date.now();
+    const queued = [
+      h.call('POST', '/r/srv-leave/api/v1/notes', '{}'),
+      h.call('GET', '/r/srv-leave/api/v1/notes'),
+    ];
+    await until('two queued requests', () => h.enqueued() === 2);
+    await h.post('/api/v1/relay/unregister', { serverId: 'srv-leave', secret });
+    for (const res of await Promise.all(queued))
+      expect([res.status, res.json.error.code]).toEqual([503, 'SERVER_OFFLINE']);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // A pull sent before the unregister and arriving after it: refused, the server stays offline.
+    const late = await h.post('/api/v1/relay/pull', { serverId: 'srv-leave', secret, waitMs: 0 });
+    expect([late.status, late.json.error.code]).toEqual([401, 'UNAUTHORIZED']);
+    expect((await h.call('GET', '/r/srv-leave/x')).json.error.code).toBe('SERVER_OFFLINE');
+    expect(h.enqueued()).toBe(2);
+  });
+
   it('limits body size (413) and queue length (503 with Retry-After)', async () => {
     const h = harness({ maxBodyBytes: 1024, maxQueue: 2, answerTimeoutMs: 1_000 });
     const secret = newSecret();

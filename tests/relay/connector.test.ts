@@ -190,4 +190,22 @@ describe('relay connector (in-process relay)', () => {
     const after = await h.call('GET', `/r/${serverId}/api/v1/n/1`);
     expect([after.status, after.json.error.code]).toEqual([503, 'SERVER_OFFLINE']);
   });
+
+  it('stop() tells the relay first: while in-flight work finishes, new requests get 503 at once', async () => {
+    const { h, serverId, connector, online } = setup({
+      limits: { answerTimeoutMs: 20_000, pullWaitMs: 5_000 },
+    });
+    await online();
+    const slow = h.call('GET', `/r/${serverId}/api/v1/slow?ms=600`);
+    await until('the slow request to be in flight', () => connector.status().inFlight > 0);
+    const stopping = connector.stop();
+    await until('the relay to know', async () => (await h.call('GET', `/r/${serverId}/x`)).status === 503);
+    const started = Date.now();
+    const refused = await h.call('GET', `/r/${serverId}/api/v1/n/2`);
+    expect([refused.status, refused.json.error.code]).toEqual([503, 'SERVER_OFFLINE']);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect((await slow).json).toEqual({ slow: true });
+    await stopping;
+    expect(connector.status().state).toBe('stopped');
+  });
 });

@@ -19,7 +19,9 @@ describe('server config', () => {
       host: '127.0.0.1',
       dataDir: '/srv/data',
       vaultDir: '/srv/data/notes',
+      shutdownGraceMs: 10_000,
     });
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0);
   });
 
   it.each([
@@ -28,6 +30,8 @@ describe('server config', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ HOST: 'a b' }, /HOST/],
     [{ MAX_BODY_BYTES: '-1' }, /MAX_BODY_BYTES/],
+    [{ SHUTDOWN_GRACE_MS: 'soon' }, /SHUTDOWN_GRACE_MS/],
+    [{ SHUTDOWN_GRACE_MS: '700000' }, /SHUTDOWN_GRACE_MS/],
   ])('refuses %j with a message naming the variable', (env, re) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(re);

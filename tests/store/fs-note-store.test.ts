@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -151,6 +151,30 @@ describe('fsNoteStore: temporary files and moves', () => {
     await expectDomainError(store.write('a.md/under-a-file.md', enc('x')), 'INVALID_PATH');
     expect(await tempFiles(vault)).toEqual([]);
     expect(await readFile(join(vault, 'a.md'), 'utf8')).toBe('v4');
+  });
+
+  it('finishes a move a crash cut between link and unlink, and leaves everything else alone', async () => {
+    const vault = await tempDir('quire-fs-');
+    await mkdir(join(vault, 'new'));
+    // The crash state: the target is linked, the source not yet removed, the journal still there.
+    await writeFile(join(vault, 'old.md'), 'moved note');
+    await link(join(vault, 'old.md'), join(vault, 'new', 'moved.md'));
+    await writeFile(join(vault, '.quire-move.json'), JSON.stringify({ from: 'old.md', to: 'new/moved.md' }));
+    await writeFile(join(vault, 'other.md'), 'other');
+    const store = fsNoteStore({ dir: vault, watch: false });
+    expect((await store.list()).map((i) => i.path).sort()).toEqual(['new/moved.md', 'other.md']);
+    expect(await readFile(join(vault, 'new', 'moved.md'), 'utf8')).toBe('moved note');
+    expect(await readdir(vault)).not.toContain('.quire-move.json');
+    // A journal whose link never happened, or that names two different files: nothing is removed.
+    await writeFile(
+      join(vault, '.quire-move.json'),
+      JSON.stringify({ from: 'other.md', to: 'new/moved.md' }),
+    );
+    fsNoteStore({ dir: vault, watch: false });
+    expect((await readdir(vault)).sort()).toEqual(['new', 'other.md']);
+    // A normal move leaves no journal behind.
+    await store.move('other.md', 'new/other.md');
+    expect((await readdir(vault)).sort()).toEqual(['new']);
   });
 });
 

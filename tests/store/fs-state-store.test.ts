@@ -99,6 +99,15 @@ describe('fsStateStore on disk', () => {
     expect((await readdir(dir)).filter((n) => n.startsWith(TEMP_PREFIX))).toEqual([]);
   });
 
+  it('removes the temporary files a crash left mid-write when it is created, keeping every key', async () => {
+    const dir = await tempDir();
+    await fsStateStore({ dir }).put('credentials.json', '{"v":1}');
+    await writeFile(join(dir, `${TEMP_PREFIX}0123456789ab`), '{"v":1,"half');
+    const state = fsStateStore({ dir });
+    expect(await readdir(dir)).toEqual(['credentials.json']);
+    expect(await state.get('credentials.json')).toBe('{"v":1}');
+  });
+
   it('rejects a bad key in get, put and remove, writing nothing', async () => {
     const base = await tempDir();
     const dir = join(base, 'state');

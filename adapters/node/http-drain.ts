@@ -1,0 +1,77 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
+
+/**
+ * Graceful close of a node:http server. `server.close()` alone is not enough: it keeps serving
+ * new requests on kept-alive connections for as long as clients send them, and it drops
+ * connections that were accepted a moment ago but whose first request has not arrived yet
+ * (their client sees a reset and cannot tell whether its request ran). Once `close` is called:
+ * `draining` is true (the caller answers new requests with a refusal), every response closes
+ * its connection, idle kept-alive connections are closed, a new connection gets `idleMs` for
+ * its first request to arrive (and be refused properly), and whatever is still open after the
+ * grace is cut. It resolves once every connection has really closed.
+ */
+export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
+  const idleMs = opts.idleMs ?? 250;
+  let draining = false;
+  let closing: Promise<{ cut: boolean }> | undefined;
+  const sockets = new Map<Socket, { busy: number; served: number; since: number }>();
+  const open = new Set<ServerResponse>();
+  let onEmpty = () => {};
+  server.on('connection', (socket: Socket) => {
+    sockets.set(socket, { busy: 0, served: 0, since: Date.now() });
+    socket.once('close', () => {
+      sockets.delete(socket);
+      if (sockets.size === 0) onEmpty();
+    });
+  });
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const s = sockets.get(req.socket);
+    if (s) s.busy += 1;
+    open.add(res);
+    res.once('close', () => {
+      open.delete(res);
+      if (s) {
+        s.busy -= 1;
+        s.served += 1;
+      }
+    });
+    if (draining) res.shouldKeepAlive = false;
+  });
+  return {
+    /** True once `close` was called: refuse new requests (they did not start before it). */
+    get draining() {
+      return draining;
+    },
+    /** Stops accepting and resolves once every connection is closed; `cut`: the grace ran out. */
+    close(graceMs: number): Promise<{ cut: boolean }> {
+      closing ??= new Promise((resolve) => {
+        draining = true;
+        for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
+        const until = Date.now() + graceMs;
+        let listening = true;
+        // One turn later: a client in this process sees the closes before the caller goes on.
+        const finish = () => {
+          if (!listening && sockets.size === 0) setImmediate(() => resolve({ cut: Date.now() > until }));
+        };
+        onEmpty = finish;
+        // net's close: stop listening without http's immediate drop of fresh connections.
+        NetServer.prototype.close.call(server, () => {
+          listening = false;
+          finish();
+        });
+        const sweep = () => {
+          if (!listening && sockets.size === 0) return;
+          const now = Date.now();
+          for (const [socket, s] of sockets) {
+            const idle = s.busy === 0 && (s.served > 0 || now - s.since >= idleMs);
+            if (now > until || idle) socket.destroy();
+          }
+          setTimeout(sweep, 20).unref();
+        };
+        sweep();
+      });
+      return closing;
+    },
+  };
+}

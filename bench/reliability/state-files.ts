@@ -1,0 +1,64 @@
+/**
+ * The server's state files (DATA_DIR/<key>, written through the StateStore port) and what
+ * "intact" means for each. `checkStateFiles` is generic over a list of keys, so every state
+ * file a feature adds (channels.json, plugins.json, ...) joins the kill test with one entry.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TEMP_PREFIX } from '../../adapters/store/fs-safe.ts';
+import { AUTH_STATE_KEY } from '../../core/auth/service.ts';
+import { parseAuthState } from '../../core/auth/state.ts';
+import { parseIndexCache } from '../../core/note-index.ts';
+
+/** One state file: its key and a parser that throws when the text is not a usable state. */
+export interface StateFileSpec {
+  key: string;
+  parse(text: string): void;
+}
+
+/** The state files of this branch: credentials and keys, and the index cache. */
+export const STATE_FILES: StateFileSpec[] = [
+  { key: AUTH_STATE_KEY, parse: (text) => void parseAuthState(text, AUTH_STATE_KEY) },
+  {
+    key: 'index-cache.json',
+    parse: (text) => {
+      if (!parseIndexCache(text)) throw new Error('index-cache.json does not parse as an index cache');
+    },
+  },
+];
+
+/** The temporary files in `dataDir` now (call it after a kill, before the restart). */
+export async function stateTempFiles(dataDir: string): Promise<string[]> {
+  return (await readdir(dataDir)).filter((name) => name.startsWith(TEMP_PREFIX));
+}
+
+/**
+ * Checks `dataDir` against `specs` after a restart: a file that existed before (`seen`) must
+ * still exist, every present one must parse, and none of the temporary files the crash left
+ * (`leftovers`, from `stateTempFiles`) may remain. Adds newly seen keys to `seen`. Returns one
+ * line per problem.
+ */
+export async function checkStateFiles(
+  dataDir: string,
+  specs: StateFileSpec[],
+  seen: Set<string>,
+  leftovers: string[],
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const spec of specs) {
+    const text = await readFile(join(dataDir, spec.key), 'utf8').catch(() => null);
+    if (text === null) {
+      if (seen.has(spec.key)) problems.push(`${spec.key} is missing`);
+      continue;
+    }
+    seen.add(spec.key);
+    try {
+      spec.parse(text);
+    } catch (err) {
+      problems.push(`${spec.key} is damaged: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const now = new Set(await stateTempFiles(dataDir));
+  for (const name of leftovers) if (now.has(name)) problems.push(`temporary file left in DATA_DIR: ${name}`);
+  return problems;
+}

@@ -1,0 +1,17 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { killAll } from '../../bench/reliability/procs.ts';
+import { runSeed } from '../../bench/reliability/rng.ts';
+import { stateCrash } from '../../bench/reliability/state-crash.ts';
+
+afterAll(killAll);
+
+describe('crash safety of state files', () => {
+  it('SIGKILL during state writes never leaves a missing or damaged state file, nor a new first key', async () => {
+    const seed = runSeed(20261124);
+    console.log(`state crash test: seed ${seed} (RELIABILITY_SEED=${seed} replays it)`);
+    const r = await stateCrash({ seed, killPoints: 10 });
+    expect(r.violations).toEqual([]);
+    expect(r.cut).toBeGreaterThan(0);
+    expect(r.keysChecked).toBeGreaterThan(0);
+  }, 180_000);
+});
