@@ -8,11 +8,12 @@
  * A was down counts as not sent), no create or delete ran twice, a 503 never ran, and every
  * acknowledged create is on disk.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { httpClient, type Outcome } from './http.ts';
+import { httpClient } from './http.ts';
 import { freePort, type Proc, startRedisProc, startRelayProc } from './procs.ts';
+import { type Answered, checkAnswers, label, type Sent } from './relay-faults-check.ts';
 import { createRng, subSeed } from './rng.ts';
 import { type KeyedServer, keyedServer, until } from './world.ts';
 
@@ -39,37 +40,13 @@ export interface FaultReport {
   outcomes: Record<string, number>;
 }
 
-/** What happened. */
-export interface RelayFaultsResult {
+/** What happened: the answers' accounting (see `checkAnswers`) plus the faults. */
+export interface RelayFaultsResult extends Answered {
   requests: number;
-  outcomes: Record<string, number>;
   faults: FaultReport[];
-  creates: { acknowledged: number; refused: number; timedOut: number; timedOutButDone: number };
-  /** Creates answered 504 that did run, by the fault going on when they were sent. */
-  timedOutButDoneBy: Record<string, number>;
-  /** Requests whose fresh connection was reset while relay A closed its port (each verified not run). */
-  resets: number;
-  violations: string[];
-}
-
-type Op = 'create' | 'read' | 'list' | 'delete';
-interface Sent {
-  op: Op;
-  path: string;
-  content?: string;
-  start: number;
-  end?: number;
-  out: Outcome;
 }
 
 const RESTART_A = "relay A (the clients') restarted gracefully (SIGTERM)";
-
-const label = (o: Outcome) =>
-  o.status === 0
-    ? o.error
-    : o.status >= 400
-      ? `${o.status} ${o.json?.error?.code ?? ''}`.trim()
-      : `${o.status}`;
 
 /** Runs the scenario once; see the file comment. */
 export async function relayFaults(opts: RelayFaultsOptions): Promise<RelayFaultsResult> {
@@ -251,62 +228,15 @@ export async function relayFaults(opts: RelayFaultsOptions): Promise<RelayFaults
       if (out.status !== 200) violations.push(`after the faults a request answered ${label(out)}`);
     }
 
-    const outcomes: Record<string, number> = {};
-    const creates = { acknowledged: 0, refused: 0, timedOut: 0, timedOutButDone: 0 };
-    const deletedOrDoubtful = new Set<string>();
-    const resets: Sent[] = [];
-    const timedOutButDoneBy: Record<string, number> = {};
-    for (const s of sent) {
-      const l = label(s.out);
-      outcomes[`${s.op} ${l}`] = (outcomes[`${s.op} ${l}`] ?? 0) + 1;
-      const ok = s.out.status >= 200 && s.out.status < 300;
-      const notSent = s.out.status === 0 && !s.out.sent;
-      // Closing a listening socket resets the connections still in the kernel's accept queue:
-      // unread, so they never ran (checked below), but their clients cannot tell. Only then.
-      const during = windows.find((f) => s.start < f.to && (s.end ?? s.start) > f.from)?.name;
-      const reset = s.out.status === 0 && !!s.out.sent && during === RESTART_A;
-      if (reset) resets.push(s);
-      const allowed = ok || s.out.status === 503 || s.out.status === 504 || notSent || reset;
-      if (!allowed) violations.push(`${s.op} ${s.path}: ${l}${during ? ` (during: ${during})` : ''}`);
-      if (s.op === 'delete' && !(s.out.status === 503 || notSent || reset)) deletedOrDoubtful.add(s.path);
-    }
-    for (const s of resets) {
-      const onDisk = await readFile(join(dataDir, 'notes', s.path), 'utf8').catch(() => null);
-      if (s.op === 'delete' && onDisk === null) violations.push(`delete ${s.path}: reset, yet it ran`);
-    }
-    for (const s of sent) {
-      if (s.op !== 'create') continue;
-      const onDisk = await readFile(join(dataDir, 'notes', s.path), 'utf8').catch(() => null);
-      if (s.out.status === 201) {
-        creates.acknowledged++;
-        if (!deletedOrDoubtful.has(s.path) && onDisk !== s.content)
-          violations.push(`create ${s.path}: 201 but not on disk`);
-      } else if (s.out.status === 504) {
-        creates.timedOut++;
-        if (onDisk !== null) {
-          creates.timedOutButDone++;
-          const w = windows.find((f) => s.start < f.to && (s.end ?? s.start) > f.from);
-          const at = w?.name ?? 'no fault';
-          timedOutButDoneBy[at] = (timedOutButDoneBy[at] ?? 0) + 1;
-        }
-      } else {
-        creates.refused++;
-        if (onDisk !== null) violations.push(`create ${s.path}: answered ${label(s.out)} but it ran`);
-      }
-    }
-    // Every path is created once and deleted at most once: a 409 or a 404 in the server's own log
-    // is a request that ran twice, whatever its client was told.
-    for (const k of ['POST 409', 'DELETE 404'])
-      if (serverLog[k]) violations.push(`the server ran ${serverLog[k]} request(s) twice (${k} in its log)`);
-    return {
-      requests: sent.length,
-      outcomes,
-      faults,
-      creates,
-      timedOutButDoneBy,
-      resets: resets.length,
-      violations,
-    };
+    const checked = await checkAnswers({
+      sent,
+      windows,
+      vault: join(dataDir, 'notes'),
+      serverLog,
+      resetFault: RESTART_A,
+    });
+    violations.push(...checked.violations);
+    return { requests: sent.length, faults, ...checked, violations };
   } finally {
     client.close();
     await srv?.server.kill();

@@ -42,7 +42,7 @@ export async function reliabilityBench(header: string[], log: (line: string) => 
     const nc = await notesCrash({
       seed,
       killPoints: kills,
-      log: (l) => (kills <= 20 || /\/\d*0:/.test(l) ? log(l) : undefined),
+      log: (l) => (kills <= 20 || /point \d*0\//.test(l) ? log(l) : undefined),
     });
     log(`reliability: state kill test, ${Math.ceil(kills / 2)} kill points`);
     const sc = await stateCrash({ seed, killPoints: Math.ceil(kills / 2) });

@@ -38,6 +38,8 @@ export interface StateCrashResult {
   keysChecked: number;
   /** Temporary files the kills left in DATA_DIR (each must be gone after the restart). */
   leftovers: number;
+  /** The state files found and checked at least once. */
+  filesChecked: string[];
   violations: string[];
 }
 
@@ -67,6 +69,7 @@ export async function stateCrash(opts: StateCrashOptions): Promise<StateCrashRes
     cut: 0,
     keysChecked: 0,
     leftovers: 0,
+    filesChecked: [],
     violations: [],
   };
   const client = httpClient({ keepAlive: true });
@@ -116,6 +119,24 @@ export async function stateCrash(opts: StateCrashOptions): Promise<StateCrashRes
           } else if (pick < 0.8) {
             const out = await api('POST', '/auth/pair-code/rotate');
             count(out);
+            if (out.status === 0) return;
+          } else if (pick < 0.88) {
+            // channels.json: create a web channel, or toggle or delete one.
+            const list = (await api('GET', '/channels')).json?.data ?? [];
+            const ch = list.length > 0 && wr.chance(0.5) ? list[wr.int(0, list.length - 1)] : null;
+            const out = ch
+              ? wr.chance(0.5)
+                ? await api('POST', `/channels/${ch.id}/toggle`)
+                : await api('DELETE', `/channels/${ch.id}`)
+              : await api('POST', '/channels', { provider: 'web', name: `r${round}-w${w}-${seq++}` });
+            count(out.status === 404 || out.status === 409 ? { ...out, status: 200 } : out);
+            if (out.status === 0) return;
+          } else if (pick < 0.93) {
+            // plugins.json: install daily-notes (409 once installed) or toggle it.
+            const out = wr.chance(0.5)
+              ? await api('POST', '/plugins/install', { id: 'daily-notes' })
+              : await api('POST', '/plugins/daily-notes/toggle', {});
+            count(out.status === 404 || out.status === 409 ? { ...out, status: 200 } : out);
             if (out.status === 0) return;
           } else {
             const path = `state-test/r${round}-w${w}-${seq++}.md`;
@@ -175,6 +196,7 @@ export async function stateCrash(opts: StateCrashOptions): Promise<StateCrashRes
       for (const k of keys)
         if (k.state === 'unknown') k.state = k.id && listed.has(k.id) && k.apiKey ? 'valid' : 'revoked';
     }
+    result.filesChecked = [...seen].sort();
     return result;
   } finally {
     client.close();

@@ -6,17 +6,27 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TEMP_PREFIX } from '../../adapters/store/fs-safe.ts';
+import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { AUTH_STATE_KEY } from '../../core/auth/service.ts';
 import { parseAuthState } from '../../core/auth/state.ts';
+import { CHANNELS_KEY, channelStore } from '../../core/channels/store.ts';
 import { parseIndexCache } from '../../core/note-index.ts';
+import { STATE_KEY as PLUGINS_KEY, parseState as parsePluginState } from '../../core/plugins/state.ts';
 
 /** One state file: its key and a parser that throws when the text is not a usable state. */
 export interface StateFileSpec {
   key: string;
-  parse(text: string): void;
+  parse(text: string): void | Promise<void>;
 }
 
-/** The state files of this branch: credentials and keys, and the index cache. */
+/** Reads `text` as channels.json the way the server does at start (throws when damaged). */
+async function parseChannels(text: string): Promise<void> {
+  const state = memoryStateStore();
+  await state.put(CHANNELS_KEY, text);
+  await channelStore(state).load();
+}
+
+/** The state files: credentials and keys, the index cache, channels and plugins. */
 export const STATE_FILES: StateFileSpec[] = [
   { key: AUTH_STATE_KEY, parse: (text) => void parseAuthState(text, AUTH_STATE_KEY) },
   {
@@ -25,6 +35,8 @@ export const STATE_FILES: StateFileSpec[] = [
       if (!parseIndexCache(text)) throw new Error('index-cache.json does not parse as an index cache');
     },
   },
+  { key: CHANNELS_KEY, parse: parseChannels },
+  { key: PLUGINS_KEY, parse: (text) => void parsePluginState(text) },
 ];
 
 /** The temporary files in `dataDir` now (call it after a kill, before the restart). */
@@ -53,7 +65,7 @@ export async function checkStateFiles(
     }
     seen.add(spec.key);
     try {
-      spec.parse(text);
+      await spec.parse(text);
     } catch (err) {
       problems.push(`${spec.key} is damaged: ${err instanceof Error ? err.message : String(err)}`);
     }

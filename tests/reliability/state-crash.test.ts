@@ -13,5 +13,6 @@ describe('crash safety of state files', () => {
     expect(r.violations).toEqual([]);
     expect(r.cut).toBeGreaterThan(0);
     expect(r.keysChecked).toBeGreaterThan(0);
+    expect(r.filesChecked).toEqual(['channels.json', 'credentials.json', 'index-cache.json', 'plugins.json']);
   }, 180_000);
 });
