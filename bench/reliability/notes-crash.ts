@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpClient, type Outcome } from './http.ts';
-import { type ServerProc, startServerProc } from './procs.ts';
+import { killDuringBurst, type ServerProc, startServerProc } from './procs.ts';
 import { createRng, type Rng, subSeed } from './rng.ts';
 import { compareIndex, tempFiles } from './verify.ts';
 
@@ -170,11 +170,14 @@ export async function notesCrash(opts: NotesCrashOptions): Promise<NotesCrashRes
 
       const killAfter = roundRng.int(killMin, killMax);
       const burst = Array.from({ length: workers }, (_, w) => writer(w));
-      const current = server;
-      await new Promise((r) => setTimeout(r, killAfter));
-      killed = true;
-      await current.kill();
-      await Promise.all(burst);
+      await killDuringBurst(
+        server,
+        killAfter,
+        () => {
+          killed = true;
+        },
+        burst,
+      );
       log(
         `kill point ${round + 1}/${opts.killPoints}: SIGKILL after ${killAfter} ms, ${result.ops} ops so far`,
       );

@@ -36,6 +36,17 @@ export interface Proc {
   rssKb(): number | null;
 }
 
+/**
+ * After `ms`, calls `stop` (the writers of `burst` see it and end their loops), SIGKILLs `proc`,
+ * and waits for every writer: the shape of every kill point.
+ */
+export async function killDuringBurst(proc: Proc, ms: number, stop: () => void, burst: Promise<unknown>[]) {
+  await new Promise((r) => setTimeout(r, ms));
+  stop();
+  await proc.kill();
+  await Promise.all(burst);
+}
+
 const live = new Set<Proc>();
 
 /** Kills every process started here that still runs, and waits for them. */

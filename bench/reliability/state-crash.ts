@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateVault } from '../generate-vault.ts';
 import { httpClient, type Outcome } from './http.ts';
-import { type ServerProc, startServerProc } from './procs.ts';
+import { killDuringBurst, type ServerProc, startServerProc } from './procs.ts';
 import { createRng, subSeed } from './rng.ts';
 import { checkStateFiles, STATE_FILES, type StateFileSpec, stateTempFiles } from './state-files.ts';
 
@@ -150,11 +150,14 @@ export async function stateCrash(opts: StateCrashOptions): Promise<StateCrashRes
       const early = rng.chance(0.5);
       const killAfter = early ? rng.int(0, 60) : rng.int(20, 400);
       const burst = early ? [] : Array.from({ length: workers }, (_, w) => writer(w));
-      const current = server;
-      await new Promise((r) => setTimeout(r, killAfter));
-      killed = true;
-      await current.kill();
-      await Promise.all(burst);
+      await killDuringBurst(
+        server,
+        killAfter,
+        () => {
+          killed = true;
+        },
+        burst,
+      );
       log(
         `kill point ${round + 1}/${opts.killPoints}: SIGKILL ${killAfter} ms ${early ? 'after ready' : 'into the burst'}`,
       );
