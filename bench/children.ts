@@ -1,4 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /** A message between the bench runner and one of its child processes. */
 export type ChildMessage = { type: string } & Record<string, unknown>;
@@ -137,4 +139,23 @@ export function memory(): { rss: number; heapUsed: number; external: number; max
 /** The child's side: exits when the runner goes away, so no child outlives a crashed run. */
 export function exitWithParent(): void {
   process.on('disconnect', () => process.exit(0));
+}
+
+/**
+ * Serves a bare node:http ceiling from a child: listens on 127.0.0.1 port 0, reports `ready` with
+ * its URL, answers `mem` with its memory, and on `stop` closes every connection and exits.
+ */
+export function serveCeiling(server: Server): void {
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo;
+    void report({ type: 'ready', url: `http://127.0.0.1:${port}` });
+  });
+  process.on('message', (m: { type?: string }) => {
+    if (m.type === 'mem') void report({ type: 'mem', ...memory() });
+    if (m.type === 'stop') {
+      server.close();
+      server.closeAllConnections();
+      void report({ type: 'stopped' }).then(() => process.exit(0));
+    }
+  });
 }

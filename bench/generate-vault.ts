@@ -107,3 +107,13 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await main();
+
+/** Reads a generated vault whole: its manifest (`<dir>.json`) and every note's text by path. */
+export async function readVaultFiles(
+  dir: string,
+): Promise<{ manifest: VaultManifest; files: Record<string, string> }> {
+  const manifest = JSON.parse(await readFile(`${dir}.json`, 'utf8')) as VaultManifest;
+  const files: Record<string, string> = {};
+  for (const p of manifest.paths) files[p] = await readFile(join(dir, p), 'utf8');
+  return { manifest, files };
+}

@@ -3,14 +3,12 @@
  * memoryNoteStore and createNoteService is driven directly. Env: VAULT_DIR (a generated vault
  * with its `<dir>.json` manifest), SEED, UPDATES. Reports `result` over IPC.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { memoryNoteStore } from '../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../adapters/store/memory-state-store.ts';
-import { analyzeMarkdown } from '../core/markdown.ts';
-import { createNoteService } from '../core/notes.ts';
+import { analyzeMarkdown } from '../core/notes/markdown/remark.ts';
+import { createNoteService } from '../core/notes/service.ts';
 import { exitWithParent, memory, report } from './children.ts';
-import type { VaultManifest } from './generate-vault.ts';
+import { readVaultFiles } from './generate-vault.ts';
 import { planUpdates, timing } from './update.ts';
 
 exitWithParent();
@@ -18,9 +16,7 @@ try {
   const dir = process.env.VAULT_DIR ?? '';
   const seed = Number(process.env.SEED ?? 42);
   const count = Number(process.env.UPDATES ?? 200);
-  const manifest = JSON.parse(await readFile(`${dir}.json`, 'utf8')) as VaultManifest;
-  const files: Record<string, string> = {};
-  for (const p of manifest.paths) files[p] = await readFile(join(dir, p), 'utf8');
+  const { manifest, files } = await readVaultFiles(dir);
 
   let t = performance.now();
   for (const p of manifest.paths) analyzeMarkdown(files[p]!);

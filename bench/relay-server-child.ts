@@ -7,8 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from '../adapters/http/app.ts';
 import { relayConnector } from '../adapters/relay/connector.ts';
+import { tunnelConnector } from '../adapters/relay/tunnel-connector.ts';
 import { memoryNoteStore } from '../adapters/store/memory-note-store.ts';
-import { createNoteService } from '../core/notes.ts';
+import { createIdentity, serverIdOf } from '../core/identity.ts';
+import { createNoteService } from '../core/notes/service.ts';
 import type { Logger } from '../core/ports.ts';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -19,16 +21,27 @@ const store = memoryNoteStore({
 });
 const notes = createNoteService({ store, clock, logger: quiet });
 await notes.load();
-const app = createApp({ notes, version: 'bench', clock, logger: quiet });
+const inner = createApp({ notes, version: 'bench', clock, logger: quiet });
+// A 10 MB answer for the large-body figure (same bytes direct and relayed).
+const BIG = new Uint8Array(10 * 1024 * 1024).fill(97);
+const app = {
+  fetch: (req: Request) =>
+    new URL(req.url).pathname.endsWith('/bench-big')
+      ? new Response(BIG, { headers: { 'content-type': 'application/octet-stream' } })
+      : inner.fetch(req),
+};
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
 await new Promise((r) => server.once('listening', r));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const relayUrl = process.env.RELAY_URL;
+const identity = await createIdentity();
+const serverId = (await serverIdOf(identity.publicKey)) as string;
 if (relayUrl) {
-  const connector = relayConnector({
+  const make = process.env.BENCH_TRANSPORT === 'poll' ? relayConnector : tunnelConnector;
+  const connector = make({
     relayUrl,
-    serverId: process.env.BENCH_SERVER_ID ?? 'bench-server',
-    secret: 'bench-secret-bench-secret-bench-secret',
+    serverId,
+    identity,
     handle: async (req) => app.fetch(req),
     redeemPairCode: async () => null,
     concurrency: Number(process.env.BENCH_PULLS ?? 4),
@@ -38,4 +51,4 @@ if (relayUrl) {
   while (connector.status().state !== 'online') await new Promise((r) => setTimeout(r, 20));
   process.once('SIGTERM', () => void connector.stop().then(() => process.exit(0)));
 } else process.once('SIGTERM', () => process.exit(0));
-process.stdout.write(`${JSON.stringify({ msg: 'bench server ready', url })}\n`);
+process.stdout.write(`${JSON.stringify({ msg: 'bench server ready', url, serverId })}\n`);

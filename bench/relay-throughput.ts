@@ -21,20 +21,30 @@ export interface RelayBenchResult {
   non2xx: number;
 }
 
-/** Runs a .ts entry under tsx; resolves with the first JSON log line matching `msg`. */
-async function child(entry: string, env: Record<string, string>, msg: string) {
+/** Runs a .ts entry under tsx; resolves with the first JSON log line matching `msg` (and the pid). */
+export async function startChild(entry: string, env: Record<string, string>, msg: string, keepLevel = false) {
+  return child(entry, env, msg, keepLevel);
+}
+
+async function child(entry: string, env: Record<string, string>, msg: string, keepLevel = false) {
   const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, ...(keepLevel ? {} : { LOG_LEVEL: 'info' }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   const line = await new Promise<Record<string, string>>((resolve, reject) => {
-    proc.stdout?.on('data', (d) => {
+    const onData = (d: Buffer) => {
       out += d;
       for (const l of out.split('\n'))
-        if (l.startsWith('{') && JSON.parse(l).msg === msg) resolve(JSON.parse(l));
-    });
+        if (l.startsWith('{') && JSON.parse(l).msg === msg) {
+          // From here on the output is drained unread: re-splitting a growing log costs this process CPU.
+          proc.stdout?.off('data', onData);
+          proc.stdout?.resume();
+          resolve(JSON.parse(l));
+        }
+    };
+    proc.stdout?.on('data', onData);
     proc.stderr?.on('data', (d) => {
       out += d;
     });
@@ -47,7 +57,7 @@ async function child(entry: string, env: Record<string, string>, msg: string) {
       proc.kill('SIGTERM');
       setTimeout(() => proc.kill('SIGKILL'), 5_000).unref();
     });
-  return { line, stop };
+  return { line, stop, pid: proc.pid as number };
 }
 
 async function measure(label: string, url: string, seconds: number): Promise<RelayBenchResult> {
@@ -86,14 +96,20 @@ export async function relayBench(seconds = 5): Promise<RelayBenchResult[]> {
   if (await redisAvailable(redisUrl)) backends.push(['relay (redis)', redisUrl]);
   for (const [label, url] of backends) {
     const prefix = `bench:relay:${crypto.randomUUID()}:`;
-    const env = { RELAY_HOST: '127.0.0.1', RELAY_PORT: '0', REDIS_URL: url, RELAY_REDIS_PREFIX: prefix };
+    const env = {
+      RELAY_HOST: '127.0.0.1',
+      RELAY_PORT: '0',
+      REDIS_URL: url,
+      RELAY_REDIS_PREFIX: prefix,
+      RELAY_QUEUE_KEY: 'bench-relay-queue-key-0123456789abcdef',
+    };
     const relay = await child('deploy/relay/main.ts', env, 'relay listening');
     const server = await child(
       'bench/relay-server-child.ts',
       { RELAY_URL: relay.line.url! },
       'bench server ready',
     );
-    results.push(await measure(label, `${relay.line.url}/r/bench-server${NOTE}`, seconds));
+    results.push(await measure(label, `${relay.line.url}/r/${server.line.serverId}${NOTE}`, seconds));
     await server.stop();
     await relay.stop();
     if (url) {

@@ -8,7 +8,13 @@
  * BENCH_UPDATES (200), BENCH_SEED (42), BENCH_SETTLE_MS (2000), BENCH_OUT (file, or - for none),
  * BENCH_RELAY (0 skips the relay figures), BENCH_RUNTIMES (0 skips the Node/Bun/Deno/workerd
  * figures; BENCH_RUNTIME_SECONDS, default 3, and BENCH_RUNTIME_ROUNDS, default 3), BENCH_RELIABILITY
- * (0 skips the reliability long forms, `only` runs nothing else; see bench/reliability/run.ts).
+ * (0 skips the reliability long forms, `only` runs nothing else; see bench/reliability/run.ts),
+ * BENCH_INDEX (0 skips the issue-17 index-at-scale figures, `only` runs nothing else; BENCH_INDEX_SIZES,
+ * default 1000,10000,50000; BENCH_INDEX_WRITES, default 300; BENCH_INDEX_COLD_RUNS, default 3 up to
+ * 10,000 notes, else 1; BENCH_INDEX_WARM_RUNS, default 3; see bench/index-scale.ts).
+ * BENCH_ONLY=http (only the wrk read-route shares of issue 18, bench/http-share.ts), BENCH_HTTP (0 skips them),
+ * BENCH_HTTP_NOTES (10000), BENCH_HTTP_SECONDS (5 per wrk run), BENCH_HTTP_ROUNDS (3 bare/route pairs per route).
+ * BENCH_FILES (0 skips the attachments figures, `only` runs nothing else; BENCH_FILES_UPLOAD_MIB, 256).
  */
 
 import { rmSync } from 'node:fs';
@@ -18,6 +24,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCeiling } from './ceiling.ts';
 import { killAllChildren } from './children.ts';
+import { filesBench } from './files.ts';
+import { httpShareBench } from './http-share.ts';
+import { indexScaleBench } from './index-scale.ts';
 import type { LoadSettings } from './load.ts';
 import { type RelayBenchResult, relayBench } from './relay-throughput.ts';
 import { reliabilityBench } from './reliability/run.ts';
@@ -95,19 +104,71 @@ async function reliability(command: string): Promise<string> {
   return reliabilityBench(header, (l) => log(`reliability: ${l}`));
 }
 
+/** The attachments figures (bench/files.ts) as a section of their own. */
+async function files(command: string): Promise<string> {
+  const info = machineInfo({ command, load, coldRuns: 0, warmRuns: 0, updates: 0 });
+  await mkdir(runDir, { recursive: true });
+  const header = [
+    `Machine: ${info.nproc} CPUs (${info.cpu}), ${info.ramGiB} GiB, node ${info.node}; commit ${info.commit}; ${info.date}; load average at start ${info.loadavg[0]?.toFixed(1)} (the machine is shared).`,
+    `Command: \`${command}\`.`,
+  ];
+  return filesBench({ runDir, load, uploadMiB: int('BENCH_FILES_UPLOAD_MIB', 256), header, log });
+}
+
 async function main(): Promise<number> {
   const command0 = `${Object.entries(env)
     .filter(([k]) => k.startsWith('BENCH_') || k === 'RELIABILITY_SEED')
     .map(([k, v]) => `${k}=${v} `)
     .join('')}npm run bench`;
+  if (env.BENCH_FILES === 'only') {
+    const section = await files(command0);
+    process.stdout.write(`\n${section}\n`);
+    if (out !== '-') await appendResults(resolve(out), section);
+    return 0;
+  }
   if (env.BENCH_RELIABILITY === 'only') {
     const section = await reliability(command0);
     process.stdout.write(`\n${section}\n`);
     if (out !== '-') await appendResults(resolve(out), section);
     return section.includes('Violations:') ? 1 : 0;
   }
+  // Issue 17: the note index at 1k/10k/50k against the read-and-hash floor (bench/index-scale.ts).
+  const indexScale = () =>
+    indexScaleBench({
+      root,
+      sizes: (env.BENCH_INDEX_SIZES ?? '1000,10000,50000').split(',').map((s) => Number(s.trim())),
+      seed,
+      writes: int('BENCH_INDEX_WRITES', 300),
+      coldRuns: env.BENCH_INDEX_COLD_RUNS ? int('BENCH_INDEX_COLD_RUNS', 1) : undefined,
+      warmRuns: int('BENCH_INDEX_WARM_RUNS', 3),
+      log: (l) => log(`index: ${l}`),
+    });
+  if (env.BENCH_INDEX === 'only') {
+    const section = `${command0}\n\n${await indexScale()}`;
+    process.stdout.write(`\n${section}\n`);
+    if (out !== '-') await appendResults(resolve(out), section);
+    return 0;
+  }
   if (sizes.length === 0) throw new Error('BENCH_SIZES names no vault size');
   await mkdir(runDir, { recursive: true });
+  const http = () =>
+    httpShareBench({
+      root,
+      runDir,
+      notes: int('BENCH_HTTP_NOTES', 10_000),
+      seconds: int('BENCH_HTTP_SECONDS', 5),
+      rounds: Math.max(1, int('BENCH_HTTP_ROUNDS', 3)),
+      connections: load.connections,
+      log: (l) => log(`http: ${l}`),
+    });
+  if (env.BENCH_ONLY === 'http') {
+    const info = machineInfo({ command: command0, load, coldRuns: 0, warmRuns: 0, updates: 0 });
+    const head = `## Read-route run (issue 18), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC\n\nMachine: ${info.nproc} CPUs (${info.cpu}), ${info.ramGiB} GiB, node ${info.node}; commit ${info.commit}; ${new Date().toISOString()}; load average at start ${info.loadavg[0]?.toFixed(1)} (the machine is shared).\nCommand: \`${command0}\`.\n\n`;
+    const section = head + (await http());
+    process.stdout.write(`\n${section}\n`);
+    if (out !== '-') await appendResults(resolve(out), section);
+    return 0;
+  }
   const command = `${Object.entries(env)
     .filter(([k]) => k.startsWith('BENCH_'))
     .map(([k, v]) => `${k}=${v} `)
@@ -164,6 +225,9 @@ async function main(): Promise<number> {
     });
     section += `\n${renderRuntimes(rows, seconds, load.connections)}`;
   }
+  if (env.BENCH_INDEX !== '0') section += `\n${await indexScale()}`;
+  if (env.BENCH_HTTP !== '0') section += `\n${await http()}`;
+  if (env.BENCH_FILES !== '0') section += `\n${await files(command0)}`;
   if (env.BENCH_RELIABILITY !== '0') section += `\n${await reliability(command0)}`;
   process.stdout.write(`\n${section}\n`);
   for (const [t, v, ok] of targets(results)) {

@@ -1,4 +1,4 @@
-import { splitFrontmatter } from '../core/markdown.ts';
+import { splitFrontmatter } from '../core/notes/markdown/remark.ts';
 import { median, percentile } from './load.ts';
 import { renderNote } from './vault-note.ts';
 import { planVault } from './vault-plan.ts';

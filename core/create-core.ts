@@ -2,7 +2,7 @@ import { type Agent, createAgent } from './agent/agent.ts';
 import { localProvider } from './agent/local-provider.ts';
 import type { LlmProvider } from './agent/provider.ts';
 import type { ToolSource } from './agent/types.ts';
-import { type BatchAnalyzer, createNoteService, type NoteService } from './notes.ts';
+import { type BatchAnalyzer, createNoteService, type NoteService } from './notes/service.ts';
 import type { Clock, Logger, NoteStore, StateStore } from './ports.ts';
 
 /** Everything `createCore` needs: a store and a clock; the rest has defaults. */

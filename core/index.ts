@@ -32,9 +32,15 @@ export type * from './channels/types.ts';
 export { type Core, type CoreDeps, createCore } from './create-core.ts';
 export { sha256Hex } from './crypto.ts';
 export { DomainError, type ErrorCode, isDomainError } from './errors.ts';
-export { createLinkGraph, type LinkGraph, type LinkRef, type ResolvedLink } from './link-graph.ts';
-export { analyzeMarkdown, type LinkOccurrence, type MarkdownAnalysis, splitFrontmatter } from './markdown.ts';
-export type { IndexEntry, NoteLink, NoteSummary } from './note-index.ts';
+export { createLinkGraph, type LinkGraph, type LinkRef, type ResolvedLink } from './notes/link-graph.ts';
+export {
+  analyzeMarkdown,
+  type LinkOccurrence,
+  type MarkdownAnalysis,
+  splitFrontmatter,
+} from './notes/markdown/remark.ts';
+export type { IndexEntry, NoteLink, NoteSummary } from './notes/note-index.ts';
+export type { SearchHit } from './notes/search.ts';
 export {
   type BatchAnalyzer,
   createNoteService,
@@ -44,7 +50,7 @@ export {
   type NoteEvent,
   type NoteService,
   type NoteServiceDeps,
-} from './notes.ts';
+} from './notes/service.ts';
 export { validateFolderPath, validateNotePath } from './paths.ts';
 export * from './plugins/index.ts';
 export type {
@@ -59,7 +65,6 @@ export type {
   StoreChange,
 } from './ports.ts';
 export { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from './schemas.ts';
-export type { SearchHit } from './search.ts';
 export { CHECKS, gradeOf, recommendationsOf, runAudit, scoreOf } from './security/audit.ts';
 export {
   createSecurityService,

@@ -100,3 +100,35 @@ export interface Authenticator {
    */
   authenticate(creds: RequestCredentials): Promise<Principal>;
 }
+
+/** One byte range of a file, both ends inclusive (`{start: 0, end: 0}` is the first byte). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Raw storage of the vault's attachments: every file that is not a note (images, PDFs, audio...).
+ * Kept apart from NoteStore so the note port stays narrow; paths are validated vault-relative
+ * paths that do not end in `.md`. Bodies are streams, so a large file is never held whole.
+ */
+export interface FileStore {
+  /** Size and mtime of the attachment at `path`; `null` when there is no such file (or it is a folder). */
+  stat(path: string): Promise<FileInfo | null>;
+  /** The bytes of `path` (only `range` when given, already checked against the size); `null` when absent. */
+  read(path: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
+  /**
+   * Streams `body` into `path`, replacing it atomically (old or new bytes, never a mix), creating
+   * parent folders. Rejects with PAYLOAD_TOO_LARGE as soon as more than `maxBytes` arrived, leaving
+   * nothing behind. Returns the file's info after the write; its mtime moves forward on a replace.
+   */
+  write(path: string, body: ReadableStream<Uint8Array>, maxBytes: number): Promise<FileInfo>;
+  /** Renames `from` to `to`, creating parent folders. Rejects, changing nothing, when `to` exists. */
+  move(from: string, to: string): Promise<FileInfo>;
+  /** Deletes the file. Returns false when there was no such file. */
+  remove(path: string): Promise<boolean>;
+  /** Every attachment in the vault (not `.md`), recursively; skips dot-folders and symlinks leaving the vault. */
+  list(): Promise<FileInfo[]>;
+  /** The text of `.obsidian/app.json` (Obsidian's settings, e.g. `attachmentFolderPath`); `null` when absent. */
+  obsidianAppConfig(): Promise<string | null>;
+}

@@ -2,9 +2,9 @@ import { setMaxListeners } from 'node:events';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
-import { errorBody, errorHandler, ok } from '../adapters/http/envelope.ts';
-import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from '../adapters/http/middleware.ts';
-import { secureHeaders } from '../adapters/http/secure-headers.ts';
+import { errorBody, errorHandler, ok } from '../adapters/http-kit/envelope.ts';
+import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from '../adapters/http-kit/middleware.ts';
+import { secureHeaders } from '../adapters/http-kit/secure-headers.ts';
 import { pairRoutes } from './routes/pair.ts';
 import { proxyRoutes } from './routes/proxy.ts';
 import { serverRoutes } from './routes/server.ts';
@@ -38,6 +38,7 @@ export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
     closing: deps.closing ?? new AbortController().signal,
     maxRespondBytes: maxRespondBytes(limits.maxBodyBytes),
     seal: deps.seal ?? plainSeal,
+    tunnels: deps.tunnels,
   };
   // Every waiting pull listens to it: no "possible leak" warning past ten.
   setMaxListeners(0, ctx.closing);

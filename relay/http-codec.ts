@@ -79,11 +79,15 @@ export function requestHeaders(headers: Headers, info: ForwardInfo): [string, st
 }
 
 /** The client's Response for a server's answer. */
-export function answerToResponse(answer: HttpAnswer, method: string, requestId: string): Response {
+export function answerToResponse(
+  answer: HttpAnswer & { bytes?: Uint8Array | null },
+  method: string,
+  requestId: string,
+): Response {
   const headers = new Headers();
   for (const [k, val] of endToEnd(answer.headers)) headers.append(k, val);
   headers.set('x-relay-request-id', requestId);
   const noBody = method === 'HEAD' || [204, 205, 304].includes(answer.status);
-  const bytes = noBody ? null : fromBase64(answer.body);
+  const bytes = noBody ? null : answer.bytes !== undefined ? answer.bytes : fromBase64(answer.body);
   return new Response(bytes as Uint8Array<ArrayBuffer> | null, { status: answer.status, headers });
 }

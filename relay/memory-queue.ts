@@ -66,6 +66,9 @@ export function memoryRelayQueue(opts: { now?: () => number } = {}): RelayQueue 
       }
       return constantTimeEqual(cur, secretHash) ? 'match' : 'mismatch';
     },
+    async setOwner(serverId, secretHash) {
+      owners.set(serverId, secretHash);
+    },
     async owner(serverId) {
       return owners.get(serverId) ?? null;
     },

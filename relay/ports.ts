@@ -44,6 +44,12 @@ export interface RelayQueue {
    * already pinned, `mismatch` when another one is.
    */
   claim(serverId: string, secretHash: string): Promise<ClaimResult>;
+  /**
+   * Makes `secretHash` the session secret hash of `serverId`, replacing any earlier one. Only
+   * called once the caller has proven possession of the serverId's identity key, so the last
+   * proven registration wins; no first-come pin is ever trusted.
+   */
+  setOwner(serverId: string, secretHash: string): Promise<void>;
   /** The pinned secret hash of `serverId`; `null` when it was never registered. */
   owner(serverId: string): Promise<string | null>;
 

@@ -4,6 +4,7 @@
  * pairs so repeated headers (Set-Cookie) survive. See docs/relay.md.
  */
 import * as v from 'valibot';
+import { WIRE_LIMITS } from './protocol/limits.ts';
 
 /** A serverId: 3 to 128 of A-Z a-z 0-9 _ -, starting with a letter or digit. */
 export const ServerId = v.pipe(
@@ -19,17 +20,41 @@ const HeaderName = v.pipe(v.string(), v.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, '
 const HeaderValue = v.pipe(
   v.string(),
   v.regex(/^[^\r\n\0]*$/, 'must not hold CR, LF or NUL'),
-  v.maxLength(16_384),
+  v.maxLength(WIRE_LIMITS.maxHeaderValueBytes),
 );
 /** Ordered header pairs; a name may repeat. */
-export const HeaderPairs = v.pipe(v.array(v.tuple([HeaderName, HeaderValue])), v.maxLength(256));
+export const HeaderPairs = v.pipe(
+  v.array(v.tuple([HeaderName, HeaderValue])),
+  v.maxLength(WIRE_LIMITS.maxHeaders),
+);
 /** Bytes as standard base64, or null for no body. */
 export const Base64Body = v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')));
 
-/** POST /api/v1/relay/register. `pairCodeHash`: absent keeps, null clears, a hash replaces. */
+/** A base64url Ed25519 public key (32 bytes). */
+export const PublicKey = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9_-]{43}$/, 'must be a base64url Ed25519 public key'),
+);
+
+/** The signed, timestamped, single-use statement of a register (core/identity.ts `registerStatement`). */
+export const RegisterProof = v.object({
+  /** The server's clock (epoch ms) when it signed; the relay accepts 2 minutes either way. */
+  at: v.pipe(v.number(), v.integer()),
+  nonce: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{16,64}$/, 'must be 16-64 base64url characters')),
+  signature: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{86}$/, 'must be a base64url Ed25519 signature')),
+});
+
+/**
+ * POST /api/v1/relay/register. `serverId` must be the one `publicKey` names, `proof` signed by
+ * its private key. `pairCodeHash`: absent keeps, null clears, a hash replaces. `publicKey` and
+ * `proof` are optional only so an old secret-only register gets a clear 403, not a 400.
+ */
 export const RegisterBody = v.object({
   serverId: ServerId,
+  /** The session secret pull, respond and unregister will prove (the relay keeps its SHA-256). */
   secret: Secret,
+  publicKey: v.optional(PublicKey),
+  proof: v.optional(RegisterProof),
   pairCodeHash: v.optional(v.nullable(CodeHash)),
 });
 

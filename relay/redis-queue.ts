@@ -92,6 +92,9 @@ export function redisRelayQueue(opts: RedisRelayQueueOptions): RelayQueue {
         | 'match'
         | 'mismatch';
     },
+    async setOwner(sid, secretHash) {
+      await guard(client.set(k(sid, 'owner'), secretHash));
+    },
     owner: (sid) => guard(client.get(k(sid, 'owner'))),
     async markOnline(sid, ttlMs) {
       await guard(client.set(k(sid, 'seen'), '1', 'PX', Math.max(1, Math.ceil(ttlMs))));

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Clock, Logger } from '../core/ports.ts';
 import type { RelayQueue } from './ports.ts';
 import type { PayloadSeal } from './seal.ts';
+import type { TunnelHub } from './tunnel-hub.ts';
 
 /** The relay's limits; every one configurable (deploy/relay/config.ts names the variables). */
 export interface RelayLimits {
@@ -27,6 +28,12 @@ export interface RelayLimits {
   pairFailureWindowMs: number;
   /** New serverIds one client address may register per hour (existing ones are not counted). */
   newServersPerClientHour: number;
+  /** Proxied requests (`/r/*`) one client address may send per rate window before 429. */
+  proxyPerClient: number;
+  /** Proxied requests one serverId may receive per rate window before 429. */
+  proxyPerServer: number;
+  /** Length of the proxied-request rate window, in ms (fixed, per relay instance). */
+  proxyWindowMs: number;
 }
 
 /** Defaults from decisions.md section 7. */
@@ -42,6 +49,9 @@ export const DEFAULT_LIMITS: RelayLimits = {
   pairFailuresPerServer: 20,
   pairFailureWindowMs: 15 * 60_000,
   newServersPerClientHour: 30,
+  proxyPerClient: 20_000,
+  proxyPerServer: 100_000,
+  proxyWindowMs: 10_000,
 };
 
 /** Everything `createRelayApp` needs. */
@@ -59,6 +69,8 @@ export interface RelayDeps {
   newId?: () => string;
   /** Wraps payloads on their way into the queue store (default: stored as they are). */
   seal?: PayloadSeal;
+  /** This instance's tunnels (deploy/relay binds WebSockets to it); without, long-poll only. */
+  tunnels?: TunnelHub;
 }
 
 /** Variables set on the Hono context by the relay's middleware. */
@@ -78,4 +90,5 @@ export interface RelayContext {
   /** Largest respond body: every answer body at its base64 size plus room for JSON. */
   maxRespondBytes: number;
   seal: PayloadSeal;
+  tunnels?: TunnelHub;
 }

@@ -5,11 +5,14 @@
  * No runtime dependencies.
  */
 import type * as v from 'valibot';
+import type * as FI from '../adapters/http/openapi/operations-files.ts';
+import type * as I from '../adapters/http/openapi/operations-integrations.ts';
 import type * as S from '../adapters/http/openapi/operations-security.ts';
 import type * as R from '../adapters/http/openapi/responses.ts';
 import type * as F from '../adapters/http/openapi/responses-features.ts';
 import type { ChatBody } from '../core/agent/schemas.ts';
 import type { CreateChannelBody, WebMessageBody } from '../core/channels/schemas.ts';
+import type { PatchNoteBody } from '../core/notes/schemas.ts';
 import type { InstallPluginBody } from '../core/plugins/schemas.ts';
 import type { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../core/schemas.ts';
 import { type ApiRequest, type FetchTransportOptions, fetchTransport, type Transport } from './transport.ts';
@@ -35,6 +38,14 @@ export const CLIENT_OPERATIONS = {
   updateNote: ['PUT', '/api/v1/notes/{path}'],
   deleteNote: ['DELETE', '/api/v1/notes/{path}'],
   moveNote: ['POST', '/api/v1/notes/{path}/move'],
+  attachmentPath: ['GET', '/api/v1/files/attachment-path'],
+  getFile: ['GET', '/api/v1/files/{path}'],
+  putFile: ['PUT', '/api/v1/files/{path}'],
+  deleteFile: ['DELETE', '/api/v1/files/{path}'],
+  moveFile: ['POST', '/api/v1/files/{path}/move'],
+  patchNote: ['PATCH', '/api/v1/notes/{path}'],
+  listTags: ['GET', '/api/v1/tags'],
+  events: ['GET', '/api/v1/events'],
   folderTree: ['GET', '/api/v1/folders/tree'],
   folderSubtree: ['GET', '/api/v1/folders/tree/{path}'],
   search: ['GET', '/api/v1/search'],
@@ -67,6 +78,13 @@ export const CLIENT_OPERATIONS = {
 
 export type OperationId = keyof typeof CLIENT_OPERATIONS;
 
+/** The cursor of the page after `path` (what the server's `page.nextCursor` holds). */
+export function pageCursor(path: string): string {
+  let bin = '';
+  for (const b of new TextEncoder().encode(path)) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
 /** `If-Match` for a checksum (quoted as an ETag). */
 const ifMatch = (checksum?: string) => (checksum ? { 'if-match': `"${checksum}"` } : undefined);
 
@@ -76,7 +94,7 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
   const call = <T>(
     id: OperationId,
     params: Record<string, string> = {},
-    rest: Pick<ApiRequest, 'query' | 'body' | 'headers'> = {},
+    rest: Pick<ApiRequest, 'query' | 'body' | 'headers' | 'rawBody' | 'rawResponse'> = {},
   ): Promise<T> => {
     const [method, template] = CLIENT_OPERATIONS[id];
     const path = template.replace(/\{(\w+)\}/g, (_, name: string) =>
@@ -107,6 +125,21 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
     },
     notes: {
       list: () => call<Out<typeof R.NoteSummary>[]>('listNotes'),
+      /**
+       * Beyond the spec: one page of summaries in path order, `fields` only (path is always kept,
+       * it makes the cursor). Pass the returned `nextCursor` for the next page; null after the last.
+       */
+      page: async <K extends keyof Out<typeof R.NoteSummary>>(
+        opts: { limit?: number; cursor?: string | null; fields?: readonly K[] } = {},
+      ) => {
+        const fields = opts.fields ? [...new Set(['path', ...opts.fields])].join(',') : undefined;
+        const query: Record<string, string | number | undefined> = { limit: opts.limit ?? 500, fields };
+        if (opts.cursor) query.cursor = opts.cursor;
+        const items = await call<Pick<Out<typeof R.NoteSummary>, K | 'path'>[]>('listNotes', {}, { query });
+        const last = items.at(-1);
+        const nextCursor = last && items.length === query.limit ? pageCursor(last.path) : null;
+        return { items, nextCursor };
+      },
       create: (body: In<typeof CreateNoteBody>) => call<Out<typeof R.Note>>('createNote', {}, { body }),
       get: (path: string) => call<Out<typeof R.Note>>('getNote', { path }),
       /** With `checksum`, saves only if the note still has it (412 otherwise). */
@@ -116,7 +149,69 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
         call<Out<typeof R.Deleted>>('deleteNote', { path }, { headers: ifMatch(checksum) }),
       move: (path: string, body: In<typeof MoveNoteBody>, checksum?: string) =>
         call<Out<typeof R.MovedNote>>('moveNote', { path }, { body, headers: ifMatch(checksum) }),
+      /** A section PATCH: append, prepend or replace at a heading, block, frontmatter key or the document. */
+      patch: (path: string, body: In<typeof PatchNoteBody>, checksum?: string) =>
+        call<Out<typeof R.Note>>('patchNote', { path }, { body, headers: ifMatch(checksum) }),
     },
+    files: {
+      /**
+       * The file's Response (bytes in its body; 206 for a `range` like `bytes=0-99`; 304 when
+       * `etag` still matches). Through the relay too; the key never goes into a URL.
+       */
+      get: (path: string, opts: { range?: string; etag?: string } = {}) =>
+        call<Response>(
+          'getFile',
+          { path },
+          {
+            rawResponse: true,
+            headers: {
+              ...(opts.range ? { range: opts.range } : {}),
+              ...(opts.etag ? { 'if-none-match': opts.etag } : {}),
+            },
+          },
+        ),
+      /** Uploads raw bytes; `ifMatch` an ETag, or `ifNoneMatch: '*'` to never replace a file. */
+      put: (
+        path: string,
+        bytes: Uint8Array | Blob | ReadableStream<Uint8Array>,
+        opts: { ifMatch?: string; ifNoneMatch?: string; contentType?: string } = {},
+      ) =>
+        call<Out<typeof FI.FileMeta>>(
+          'putFile',
+          { path },
+          {
+            rawBody: bytes,
+            headers: {
+              ...(opts.ifMatch ? { 'if-match': opts.ifMatch } : {}),
+              ...(opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {}),
+              ...(opts.contentType ? { 'content-type': opts.contentType } : {}),
+            },
+          },
+        ),
+      remove: (path: string, etag?: string) =>
+        call<Out<typeof FI.DeletedFile>>(
+          'deleteFile',
+          { path },
+          { headers: etag ? { 'if-match': etag } : undefined },
+        ),
+      move: (path: string, to: string, etag?: string) =>
+        call<Out<typeof FI.FileMeta>>(
+          'moveFile',
+          { path },
+          { body: { path: to }, headers: etag ? { 'if-match': etag } : undefined },
+        ),
+      /** Where a new attachment `name` of `note` goes (Obsidian's attachmentFolderPath), first free path. */
+      attachmentPath: (name: string, note?: string) =>
+        call<Out<typeof FI.AttachmentPath>>('attachmentPath', {}, { query: { name, note } }),
+    },
+    tags: () => call<Out<typeof I.TagCount>[]>('listTags'),
+    /** The change feed's long-poll form: events after `after`, waiting up to `wait` seconds (max 25). */
+    events: (after?: number, wait?: number) =>
+      call<Out<typeof I.FeedPage>>(
+        'events',
+        {},
+        { query: { after, wait }, headers: { accept: 'application/json' } },
+      ),
     folders: {
       /** The tree of the vault root, or of one folder. */
       tree: (path?: string) =>

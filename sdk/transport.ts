@@ -4,12 +4,16 @@
 export interface ApiRequest {
   /** The OpenAPI operationId (adapters/http/openapi/operations.ts). */
   operationId: string;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path from the server's root, e.g. `/api/v1/notes/a%2Fb.md`. */
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Raw bytes to send instead of a JSON body (file uploads). */
+  rawBody?: Uint8Array | Blob | ReadableStream<Uint8Array>;
+  /** Resolve with the Response itself (file downloads; 2xx and 304 only). */
+  rawResponse?: boolean;
 }
 
 /** Sends a request and resolves with the envelope's `data` (or rejects). */
@@ -57,16 +61,20 @@ export function fetchTransport(opts: FetchTransportOptions): Transport {
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers, ...req.headers };
     if (opts.apiKey) headers['x-service-key'] = opts.apiKey;
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    let body: string | undefined;
-    if (req.body !== undefined) {
+    let body: BodyInit | undefined;
+    if (req.rawBody !== undefined) {
+      headers['content-type'] ??= 'application/octet-stream';
+      body = req.rawBody as BodyInit;
+    } else if (req.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(req.body);
     }
-    const res = await fetchFn(`${base}${req.path}${queryString(req.query)}`, {
-      method: req.method,
-      headers,
-      body,
-    });
+    const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers, body };
+    if (req.rawBody instanceof ReadableStream) init.duplex = 'half';
+    const res = await fetchFn(`${base}${req.path}${queryString(req.query)}`, init);
+    if (req.rawResponse && ((res.status >= 200 && res.status < 300) || res.status === 304)) {
+      return res as T;
+    }
     const text = await res.text();
     let json: { success?: boolean; data?: T; error?: { code: string; message: string; details?: unknown } };
     try {

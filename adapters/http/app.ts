@@ -1,22 +1,25 @@
-import { Hono } from 'hono';
-import { requestId } from 'hono/request-id';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { errorBody, errorHandler } from '../http-kit/envelope.ts';
+import { bodyLimitEnvelope, methodNotAllowedEnvelope } from '../http-kit/middleware.ts';
 import { clientAddress } from './client.ts';
 import { clientRoutes } from './client-ui.ts';
-import { corsMiddleware } from './cors.ts';
-import { errorBody, errorHandler } from './envelope.ts';
-import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from './middleware.ts';
+import { requestFrame } from './frame.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { agentRoutes } from './routes/agent.ts';
 import { authRoutes } from './routes/auth.ts';
 import { channelsRoutes } from './routes/channels.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { eventsRoutes } from './routes/events.ts';
+import { filesRoutes, foldersWithFilesRoutes } from './routes/files.ts';
 import { foldersRoutes } from './routes/folders.ts';
+import { mcpRoutes } from './routes/mcp.ts';
+import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
 import { searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
 import { systemRoutes } from './routes/system.ts';
-import { secureHeaders } from './secure-headers.ts';
+import { tagsRoutes } from './routes/tags.ts';
 import type { AppDeps, AppEnv } from './types.ts';
 
 /** Routes that check the key themselves (rate limited, and usable in every auth mode). */
@@ -43,37 +46,52 @@ export function createApp(deps: AppDeps) {
   const instance = deps.instanceId ?? crypto.randomUUID().slice(0, 8);
   const maxBody = deps.maxBodyBytes ?? 10 * 1024 * 1024;
 
-  app.use(requestId({ limitLength: 64 }));
-  app.use(secureHeaders());
-  if (deps.corsOrigins?.length) {
-    const withCors = corsMiddleware(deps.corsOrigins);
-    // Only browsers send Origin; everyone else skips the CORS work (it halves throughput).
-    app.use('/api/*', (c, next) => (c.req.header('origin') ? withCors(c, next) : next()));
+  // Request id, security and CORS headers, access log: one middleware (adapters/http/frame.ts).
+  app.use(requestFrame({ logger: deps.logger, corsOrigins: deps.corsOrigins, stats: deps.frameStats }));
+  if (deps.compress === false) {
+    app.use((c, next) => {
+      c.set('compress', false);
+      return next();
+    });
   }
-  app.use(accessLog(deps.logger));
   app.use(methodNotAllowedEnvelope(app));
-  app.use(bodyLimitEnvelope(maxBody));
+  const bodyLimit = bodyLimitEnvelope(maxBody);
+  // Attachment uploads stream to disk under their own limit (MAX_FILE_BYTES), checked by the files route.
+  app.use((c, next) =>
+    deps.files && c.req.method === 'PUT' && c.req.path.startsWith('/api/v1/files/')
+      ? next()
+      : bodyLimit(c, next),
+  );
   const limiter = createRateLimiter(deps.rateLimits);
-  app.use('/api/*', async (c, next) => {
+  const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     const authn = deps.authenticator;
-    if (!authn || c.req.method === 'OPTIONS' || isPublicRoute(c.req.method, c.req.path)) return next();
+    if (!authn || isPublicRoute(c.req.method, c.req.path)) return next();
     if (c.req.method === 'POST' && SELF_AUTH_ROUTES.test(c.req.path)) return next();
-    const client = clientAddress(c, deps);
-    await limiter.beforeAuth(client);
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
     try {
       c.set('principal', await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer }));
     } catch (err) {
+      // Failures only: a valid key passes even from an address others have failed from (NAT).
+      const client = clientAddress(c, deps);
+      await limiter.beforeAuth(client);
       await limiter.failed(client);
       throw err;
     }
     return next();
-  });
+  };
+  app.use('/api/*', authenticate);
+  app.use('/mcp', authenticate);
 
   app.route('/api/v1', systemRoutes(deps));
   app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
-  app.route('/api/v1/notes', notesRoutes(deps.notes, instance));
+  app.route('/api/v1/notes', notesRoutes(deps.notes, instance, deps.noteCacheBytes));
+  app.route('/api/v1/notes', notePatchRoutes(deps.notes));
+  if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files));
+  if (deps.files) app.route('/api/v1/folders', foldersWithFilesRoutes(deps.notes, deps.files));
+  app.route('/api/v1/tags', tagsRoutes(deps.notes));
+  if (deps.feed) app.route('/api/v1/events', eventsRoutes(deps.feed, { heartbeatMs: deps.heartbeatMs }));
+  app.route('/mcp', mcpRoutes({ notes: deps.notes, version: deps.version, write: deps.mcpWrite ?? true }));
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
   app.route('/api/v1/search', searchRoutes(deps.notes));
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));

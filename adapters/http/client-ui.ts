@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { errorBody } from './envelope.ts';
+import { errorBody } from '../http-kit/envelope.ts';
 import type { AppEnv } from './types.ts';
 
 /** Where the built client UI (client-link/dist) comes from; runtime-specific. */
@@ -16,13 +16,16 @@ export interface ClientUiDeps {
 
 /**
  * Scripts and styles only from this origin (no inline script), calls to any http(s) server (the
- * page links to servers and relays you name), no framing, no referrer.
+ * page links to servers and relays you name), images only from this origin, data: and blob: (a
+ * note's remote images load only through its "Load remote images" action), no framing, no referrer.
  */
 export const CLIENT_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data: https:",
+  // blob: only for the vault's images and media, fetched with the key by the workspace.
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
   "connect-src 'self' http: https:",
   "object-src 'none'",
   "base-uri 'none'",

@@ -9,7 +9,7 @@ export function corsMiddleware(origins: readonly string[]) {
   const allowed = (origin: string) => origins.some((o) => o === origin || o.replace(/\/+$/, '') === origin);
   return cors({
     origin: (origin) => (allowed(origin) ? origin : null),
-    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowHeaders: [
       'X-Service-Key',
       'Authorization',
@@ -17,8 +17,11 @@ export function corsMiddleware(origins: readonly string[]) {
       'If-Match',
       'If-None-Match',
       'X-Request-Id',
+      'Range',
+      'If-Range',
+      'Last-Event-ID',
     ],
-    exposeHeaders: ['ETag', 'X-Request-Id', 'Retry-After'],
+    exposeHeaders: ['ETag', 'X-Request-Id', 'Retry-After', 'Content-Range', 'Content-Disposition'],
     maxAge: 600,
   });
 }

@@ -3,18 +3,25 @@ import type { Agent } from '../../core/agent/agent.ts';
 import type { Jwt } from '../../core/auth/jwt.ts';
 import type { AuthService } from '../../core/auth/service.ts';
 import type { ChannelService } from '../../core/channels/service.ts';
-import type { NoteService } from '../../core/notes.ts';
+import type { FileService } from '../../core/files/service.ts';
+import type { ChangeFeed } from '../../core/notes/change-feed.ts';
+import type { NoteService } from '../../core/notes/service.ts';
 import type { PluginManager } from '../../core/plugins/manager.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
 import type { SecurityService } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ClientUiDeps } from './client-ui.ts';
+import type { FrameStats } from './frame.ts';
 
 /** Variables set on the Hono context by the app's middleware. */
 export type AppEnv = {
   Variables: {
     requestId: string;
     principal?: Principal;
+    /** Security, request id and CORS headers of this request (adapters/http/frame.ts). */
+    baseHeaders?: Record<string, string>;
+    /** False: answers are never compressed here (AppDeps.compress). */
+    compress?: boolean;
   };
 };
 
@@ -77,4 +84,21 @@ export interface AppDeps {
   plugins?: PluginManager;
   /** The security audit; absent means the security routes are not mounted. */
   security?: SecurityService;
+  /** Budget of the encoded-note cache of `GET /notes/:path` in bytes (NOTE_CACHE_BYTES; default 64 MiB). */
+  noteCacheBytes?: number;
+  /**
+   * False where the platform compresses answers itself and would compress pre-compressed bytes
+   * again (workerd: a `Content-Encoding` header makes the runtime encode the body). Default true.
+   */
+  compress?: boolean;
+  /** Counts every request (for tests and benchmarks); absent: a private counter. */
+  frameStats?: FrameStats;
+  /** The vault's attachments; absent means `/api/v1/files` is not mounted and the tree lists notes only. */
+  files?: FileService;
+  /** The change feed; absent means `GET /api/v1/events` is not mounted. */
+  feed?: ChangeFeed;
+  /** Milliseconds between heartbeats on an event stream (default 15,000). */
+  heartbeatMs?: number;
+  /** The MCP endpoint lists and allows the write tools (MCP_WRITE; default true). */
+  mcpWrite?: boolean;
 }

@@ -3,8 +3,8 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { MarkdownAnalysis } from '../../core/markdown.ts';
-import type { BatchAnalyzer } from '../../core/notes.ts';
+import type { MarkdownAnalysis } from '../../core/notes/markdown/remark.ts';
+import type { BatchAnalyzer } from '../../core/notes/service.ts';
 
 /** URL of tsx's ESM register API (import.meta.resolve is missing under some test runners). */
 function tsxApi(): string {
@@ -13,11 +13,22 @@ function tsxApi(): string {
   return pathToFileURL(join(dirname(pkg), 'dist/esm/api/index.mjs')).href;
 }
 
+/** A batch with at least this many characters goes to a thread however few notes it holds. */
+const LARGE_CHARS = 128 * 1024;
+
 /**
- * Parses markdown on worker threads, so a cold index uses every core. Small batches
- * (one note being saved) are not worth a thread hop and are parsed by the caller's fallback.
+ * Parses markdown on worker threads. Small batches (one ordinary note being saved) are not worth
+ * a thread hop and are parsed by the caller's fallback; a large note (a batch of 128 Ki
+ * characters or more) goes to a thread, so its parse never stalls the event loop. Threads start
+ * on first use and stop after `idleMs` without work (default 2 s): no worker heap stays alive
+ * once indexing is over.
  */
-export function analyzePool(opts: { threads?: number; fallback: BatchAnalyzer; minBatch?: number }) {
+export function analyzePool(opts: {
+  threads?: number;
+  fallback: BatchAnalyzer;
+  minBatch?: number;
+  idleMs?: number;
+}) {
   const threads = Math.max(1, opts.threads ?? Math.min(4, availableParallelism()));
   const fromSource = import.meta.url.endsWith('.ts');
   const url = new URL(`./analyze-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
@@ -27,20 +38,32 @@ export function analyzePool(opts: { threads?: number; fallback: BatchAnalyzer; m
       `.then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`
     : null;
   let workers: Worker[] | null = null;
+  let idleTimer: ReturnType<typeof setTimeout> | null = null;
   let nextId = 0;
+  const stopIdle = () => {
+    const ws = workers ?? [];
+    workers = null;
+    for (const w of ws) void w.terminate();
+  };
   const pending = new Map<
     number,
     { resolve: (r: MarkdownAnalysis[]) => void; reject: (e: unknown) => void }
   >();
 
   const start = (): Worker[] => {
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = null;
     workers ??= Array.from({ length: threads }, () => {
       const w = bootstrap ? new Worker(bootstrap, { eval: true }) : new Worker(url);
       w.on('message', (m: { id: number; results: MarkdownAnalysis[] }) => {
         pending.get(m.id)?.resolve(m.results);
         pending.delete(m.id);
         // An idle pool must not keep the process alive; a busy one must.
-        if (pending.size === 0) for (const x of workers ?? []) x.unref();
+        if (pending.size === 0) {
+          for (const x of workers ?? []) x.unref();
+          idleTimer = setTimeout(stopIdle, opts.idleMs ?? 2000);
+          idleTimer.unref();
+        }
       });
       w.on('error', (err) => {
         for (const p of pending.values()) p.reject(err);
@@ -61,8 +84,11 @@ export function analyzePool(opts: { threads?: number; fallback: BatchAnalyzer; m
     });
 
   const analyze: BatchAnalyzer = async (texts) => {
-    if (texts.length < (opts.minBatch ?? 8)) return opts.fallback(texts);
-    const ws = start();
+    let chars = 0;
+    for (const t of texts) chars += t.length;
+    if (texts.length < (opts.minBatch ?? 8) && chars < LARGE_CHARS) return opts.fallback(texts);
+    const all = start();
+    const ws = all.slice(0, Math.min(all.length, texts.length));
     const size = Math.ceil(texts.length / ws.length);
     const parts = await Promise.all(
       ws.map((w, i) => {
@@ -77,6 +103,7 @@ export function analyzePool(opts: { threads?: number; fallback: BatchAnalyzer; m
     analyze,
     /** Stops the worker threads. */
     async close(): Promise<void> {
+      if (idleTimer) clearTimeout(idleTimer);
       const ws = workers ?? [];
       workers = null;
       await Promise.all(ws.map((w) => w.terminate()));

@@ -34,3 +34,19 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * Waits for `work` for at most `ms`; the timer is cleared as soon as `work` settles, so a
+ * finished wait leaves nothing that would hold the process open (SIGTERM exits at once).
+ */
+export async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  const ctl = new AbortController();
+  await Promise.race([
+    work.then(
+      () => undefined,
+      () => undefined,
+    ),
+    sleep(ms, ctl.signal),
+  ]);
+  ctl.abort();
+}

@@ -1,10 +1,12 @@
 import { setMaxListeners } from 'node:events';
+import type { StoredIdentity } from '../../core/identity.ts';
 import type { Logger } from '../../core/ports.ts';
 import type { RegisterData } from '../../relay/protocol.ts';
 import { linkSignals } from '../../relay/signals.ts';
-import { type BackoffOptions, backoffDelay, sleep } from './backoff.ts';
+import { type BackoffOptions, backoffDelay, sleep, within } from './backoff.ts';
+import { undecodableAnswer } from './execute.ts';
 import { createExecutor } from './executor.ts';
-import { type FetchLike, RelayCallError, relayClient } from './relay-client.ts';
+import { type FetchLike, type PulledBatch, RelayCallError, relayClient } from './relay-client.ts';
 import { createResponder } from './responder.ts';
 
 /** Options of `relayConnector`. */
@@ -12,8 +14,8 @@ export interface RelayConnectorOptions {
   /** Base URL of the relay, e.g. `https://relay.example.com`. */
   relayUrl: string;
   serverId: string;
-  /** This server's relay secret (random, at least 32 characters); the relay pins its hash. */
-  secret: string;
+  /** This server's identity key pair; `serverId` must be the id its public key names. */
+  identity: StoredIdentity;
   /** The server's app, called in-process for every relayed request (e.g. `app.fetch`). */
   handle: (req: Request) => Promise<Response>;
   /** Checks a pairing code (single use) and mints a device key; null refuses. */
@@ -105,6 +107,19 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
     },
   });
 
+  /** An item that does not decode fails alone: its client gets a 400 (or a refused pairing). */
+  function refuseItem(bad: PulledBatch['bad'][number]) {
+    logger.warn('relayed item does not decode; answered alone with an error', {
+      field: bad.reason,
+      requestId: bad.requestId,
+    });
+    if (!bad.requestId) return; // nothing to answer to: its client gets the relay's 504
+    const expiresAt = Date.now() + 30_000;
+    if (bad.kind === 'pair')
+      responder.push({ kind: 'pair', requestId: bad.requestId, apiKey: null }, expiresAt);
+    else responder.push(undecodableAnswer(bad.requestId), expiresAt);
+  }
+
   function setState(next: RelayConnectorStatus['state'], error?: string) {
     if (error !== undefined) lastError = error;
     if (next === state) return;
@@ -169,6 +184,7 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
         attempt = 0;
         succeeded();
         for (const item of data.items) executor.run(item, data.now);
+        for (const bad of data.bad) refuseItem(bad);
       } catch (err) {
         if (!running) break;
         const kind = err instanceof RelayCallError ? err.kind : 'unavailable';
@@ -205,7 +221,7 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
       // Unregister first: the relay then queues nothing more for us, answers what waits 503 at
       // once, and ends our pulls (a pull that took requests just before still brings them here).
       if (registered) await client.unregister(AbortSignal.timeout(2_000)).catch(() => undefined);
-      await Promise.race([Promise.allSettled(loops), sleep(2_000)]);
+      await within(Promise.allSettled(loops), 2_000);
       pullCtl.abort();
       await Promise.allSettled(loops);
       await executor.settle(graceMs);

@@ -1,4 +1,4 @@
-import { errorBody } from '../../adapters/http/envelope.ts';
+import { errorBody } from '../../adapters/http-kit/envelope.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import type { Logger } from '../../core/ports.ts';
 import { fromBase64, headerPairs, toBase64 } from '../../relay/http-codec.ts';
@@ -11,6 +11,10 @@ const errorAnswer = (requestId: string, status: number, code: ErrorCode, message
   headers: [['content-type', 'application/json; charset=utf-8']],
   body: toBase64(new TextEncoder().encode(JSON.stringify(errorBody(code, message)))),
 });
+
+/** The answer to a relayed item that does not decode: 400, for that request alone. */
+export const undecodableAnswer = (requestId: string): HttpAnswer =>
+  errorAnswer(requestId, 400, 'VALIDATION_ERROR', 'The relayed request could not be decoded by the server.');
 
 /**
  * Runs one proxied request against `handle` (the server's app, in-process) and encodes its

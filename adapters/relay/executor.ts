@@ -1,7 +1,7 @@
 import type { Logger } from '../../core/ports.ts';
 import type { RelayAnswer, RelayItem } from '../../relay/protocol.ts';
 import { linkSignals } from '../../relay/signals.ts';
-import { sleep } from './backoff.ts';
+import { within } from './backoff.ts';
 import { executeHttp, executePair } from './execute.ts';
 
 /**
@@ -53,7 +53,7 @@ export function createExecutor(opts: {
     },
     /** Resolves once nothing runs, or after `timeoutMs`. */
     async settle(timeoutMs: number) {
-      await Promise.race([Promise.allSettled([...inflight]), sleep(timeoutMs)]);
+      await within(Promise.allSettled([...inflight]), timeoutMs);
     },
   };
 }

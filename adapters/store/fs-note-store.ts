@@ -1,11 +1,12 @@
 import { lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
-import { link, lstat, readdir, readFile, realpath, rm, stat, unlink, utimes } from 'node:fs/promises';
+import { link, lstat, readdir, readFile, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { FileInfo, NoteStore, StoreChange } from '../../core/ports.ts';
 import {
   ensureParents,
   isInside,
   resolveInside,
+  statAfterReplace,
   TEMP_PREFIX,
   tempsInFlight,
   writeAtomic,
@@ -47,7 +48,17 @@ function finishCutMove(root: string): void {
  * is read or written through a symlink that leaves the vault; dot-folders are skipped;
  * symlinked folders are not descended into (no cycles, no duplicates).
  */
-export function fsNoteStore(opts: { dir: string; watch?: boolean; debounceMs?: number }): NoteStore {
+export function fsNoteStore(opts: {
+  dir: string;
+  watch?: boolean;
+  debounceMs?: number;
+  /**
+   * Default true: each write fsyncs the file and its folder before it returns (power-loss safe).
+   * False keeps the atomic rename (never a torn note) but may lose the last writes on power loss.
+   */
+  fsync?: boolean;
+}): NoteStore {
+  const durable = opts.fsync ?? true;
   mkdirSync(opts.dir, { recursive: true });
   const root = realpathSync(opts.dir);
   finishCutMove(root);
@@ -112,15 +123,11 @@ export function fsNoteStore(opts: { dir: string; watch?: boolean; debounceMs?: n
       const existing = await lstat(abs).catch(() => null);
       if (existing?.isSymbolicLink()) await resolveInside(root, path);
       const prev = existing?.isSymbolicLink() ? await stat(abs).catch(() => null) : existing;
-      await writeAtomic(abs, bytes);
-      const st = await stat(abs);
-      if (prev?.isFile() && st.mtimeMs <= prev.mtimeMs) {
-        // The file-system clock is coarse (a few ms): two quick writes could share an mtime, and
-        // readers detect changes by (size, mtimeMs). Keep mtime moving forward, like the memory store.
-        await utimes(abs, st.atime, (prev.mtimeMs + 1) / 1000);
-        return toInfo(path, await stat(abs));
-      }
-      return toInfo(path, st);
+      // A symlinked note (inside the vault) is written through to its target, so the link stays a link.
+      const target = prev && existing?.isSymbolicLink() ? await realpath(abs) : abs;
+      await writeAtomic(target, bytes, undefined, durable);
+      // Two quick writes could share an mtime: keep it moving forward, like the memory store.
+      return toInfo(path, await statAfterReplace(abs, prev));
     },
     async move(from, to) {
       const src = await resolveInside(root, from);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat, mkdir, open, realpath, rename, rm, stat, utimes } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { DomainError } from '../../core/errors.ts';
 
@@ -37,7 +38,11 @@ export async function ensureParents(root: string, rel: string): Promise<void> {
     try {
       const st = await lstat(cur);
       if (st.isSymbolicLink()) {
-        const real = await realpath(cur);
+        const real = await realpath(cur).catch((e: unknown) => {
+          if (code(e) === 'ENOENT' || code(e) === 'ELOOP')
+            throw new DomainError('INVALID_PATH', `"${part}" is a broken symlink, not a folder.`);
+          throw e;
+        });
         if (!isInside(root, real))
           throw new DomainError('INVALID_PATH', 'That path leads outside the vault.');
       } else if (!st.isDirectory()) {
@@ -59,17 +64,38 @@ export const TEMP_PREFIX = '.quire-tmp-';
 export const tempsInFlight = new Set<string>();
 
 /**
+ * fsyncs a folder, so a rename in it survives a power loss. Some platforms (Windows) and file
+ * systems refuse to open or sync a directory: that is not an error there.
+ */
+export async function syncFolder(dir: string): Promise<void> {
+  const fh = await open(dir, 'r').catch(() => null);
+  if (!fh) return;
+  try {
+    await fh.sync();
+  } catch {
+    // EINVAL/EISDIR/EPERM: the platform cannot sync a directory handle.
+  } finally {
+    await fh.close().catch(() => {});
+  }
+}
+
+/**
  * Writes `bytes` to `abs` atomically: a temporary file in the same folder, flushed to disk,
  * then renamed over the target. Readers see the old or the new content, never a mix.
  */
-export async function writeAtomic(abs: string, bytes: Uint8Array, mode?: number): Promise<void> {
+export async function writeAtomic(
+  abs: string,
+  bytes: Uint8Array,
+  mode?: number,
+  durable = true,
+): Promise<void> {
   const tmp = join(dirname(abs), `${TEMP_PREFIX}${randomBytes(6).toString('hex')}`);
   tempsInFlight.add(tmp);
   try {
     const fh = await open(tmp, 'wx', mode ?? 0o644);
     try {
       await fh.writeFile(bytes);
-      await fh.sync();
+      if (durable) await fh.sync();
     } catch (err) {
       await fh.close().catch(() => {});
       await rm(tmp, { force: true });
@@ -82,7 +108,20 @@ export async function writeAtomic(abs: string, bytes: Uint8Array, mode?: number)
       await rm(tmp, { force: true });
       throw err;
     }
+    if (durable) await syncFolder(dirname(abs));
   } finally {
     tempsInFlight.delete(tmp);
   }
+}
+
+/**
+ * The stat of `abs` after it replaced `prev`, with its mtime moved past the old one when the
+ * file-system clock (coarse, a few ms) gave both the same: readers detect changes by size and
+ * mtime (and files derive their ETag from them), so a replace must never keep the old mtime.
+ */
+export async function statAfterReplace(abs: string, prev: Stats | null | undefined): Promise<Stats> {
+  const st = await stat(abs);
+  if (!prev?.isFile() || st.mtimeMs > prev.mtimeMs) return st;
+  await utimes(abs, st.atime, (prev.mtimeMs + 1) / 1000);
+  return stat(abs);
 }

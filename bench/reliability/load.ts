@@ -110,6 +110,7 @@ export async function mixedLoad(opts: LoadOptions): Promise<RouteResult[]> {
       await mkdir(join(root, 'redis'));
       redis = await startRedisProc(port, join(root, 'redis'));
       relayEnv.REDIS_URL = `redis://127.0.0.1:${port}`;
+      relayEnv.RELAY_QUEUE_KEY = 'reliability-load-queue-key-0123456789abcdef';
     }
     relay = await startRelayProc(await freePort(), relayEnv);
     const srv = await keyedServer(dataDir, {

@@ -10,7 +10,7 @@ import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { AUTH_STATE_KEY } from '../../core/auth/service.ts';
 import { parseAuthState } from '../../core/auth/state.ts';
 import { CHANNELS_KEY, channelStore } from '../../core/channels/store.ts';
-import { parseIndexCache } from '../../core/note-index.ts';
+import { parseIndexCache } from '../../core/notes/note-index.ts';
 import { STATE_KEY as PLUGINS_KEY, parseState as parsePluginState } from '../../core/plugins/state.ts';
 
 /** One state file: its key and a parser that throws when the text is not a usable state. */

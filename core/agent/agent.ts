@@ -3,7 +3,7 @@
  * bounded tool loop (steps and time). Providers are adapters; `localProvider` is the offline one.
  */
 import { DomainError, isDomainError } from '../errors.ts';
-import type { NoteService } from '../notes.ts';
+import type { NoteService } from '../notes/service.ts';
 import { validateNotePath } from '../paths.ts';
 import type { Clock, Logger } from '../ports.ts';
 import { runLoop } from './loop.ts';

@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { DomainError } from '../errors.ts';
-import type { NoteService } from '../notes.ts';
+import type { NoteService } from '../notes/service.ts';
 import { stem } from '../paths.ts';
 import type { AgentTool, RelatedNote } from './types.ts';
 
@@ -179,9 +179,11 @@ export function noteTools(notes: NoteService): AgentTool[] {
       write: true,
       async run({ path: ref, text }) {
         const path = resolveNote(notes, ref);
-        const cur = await notes.get(path);
-        const sep = cur.content === '' || cur.content.endsWith('\n') ? '' : '\n';
-        const note = await notes.update(path, { content: `${cur.content}${sep}${text}\n` }, cur.checksum);
+        const note = await notes.patch(path, {
+          operation: 'append',
+          target: { type: 'document' },
+          content: text,
+        });
         return {
           output: { appended: note.path, title: note.title, wordCount: note.wordCount },
           action: { type: 'append_to_note', summary: `Appended to "${note.title}".`, path: note.path },

@@ -3,6 +3,8 @@ import type { Authenticator, Principal } from '../ports.ts';
 import type { Jwt } from './jwt.ts';
 import type { AuthService } from './service.ts';
 
+const VERIFIED_TTL_MS = 30_000;
+
 /** The three modes of SERVICE_AUTH_MODE. */
 export type AuthMode = 'api-key' | 'jwt' | 'none';
 
@@ -11,9 +13,16 @@ export function createAuthenticator(opts: {
   mode: AuthMode;
   auth: AuthService;
   jwt?: Jwt | null;
+  /** Milliseconds since the epoch, for the verified-key cache (default Date.now). */
+  now?: () => number;
 }): Authenticator {
   const { mode, auth, jwt } = opts;
   if (mode === 'jwt' && !jwt) throw new Error('jwt mode needs a JWT verifier');
+  const now = opts.now ?? Date.now;
+  // Keys verified recently, so a request does not hash its key again: only valid keys enter,
+  // at most 256, each for 30 s (then verifyKey runs again and records lastUsedAt), and any
+  // change of the credentials (revoke, mint, rotate) empties it at once.
+  const verified = new Map<string, { id: string; at: number; generation: number }>();
   return {
     async authenticate(creds): Promise<Principal> {
       if (mode === 'none') return { id: 'anonymous', method: 'none' };
@@ -24,14 +33,29 @@ export function createAuthenticator(opts: {
             'Send "Authorization: Bearer <token>"; trade your key for one at POST /api/v1/auth/token.',
           );
         }
-        const { subject } = await jwt!.verify(creds.bearer);
-        return { id: subject, method: 'jwt' };
+        const token = await jwt!.verify(creds.bearer);
+        // A token dies with the key it was traded for (revoked or rotated away).
+        if (token.keyId !== null && !auth.hasKey(token.keyId)) {
+          throw new DomainError(
+            'INVALID_TOKEN',
+            'Unauthorized: the key this token was issued for has been revoked; get a new one from POST /api/v1/auth/token.',
+          );
+        }
+        return { id: token.subject, method: 'jwt' };
       }
-      if (!creds.apiKey) {
+      // MCP clients (and many HTTP tools) send the key as a bearer token; it counts the same.
+      const apiKey = creds.apiKey ?? creds.bearer;
+      if (!apiKey) {
         throw new DomainError('UNAUTHORIZED', 'Send your API key in the X-Service-Key header.');
       }
-      const key = await auth.verifyKey(creds.apiKey);
+      const seen = verified.get(apiKey);
+      if (seen && seen.generation === auth.generation && now() - seen.at < VERIFIED_TTL_MS) {
+        return { id: seen.id, method: 'api-key' };
+      }
+      const key = await auth.verifyKey(apiKey);
       if (!key) throw new DomainError('INVALID_API_KEY', 'The API key in X-Service-Key is not valid.');
+      if (verified.size >= 256) verified.clear();
+      verified.set(apiKey, { id: key.id, at: now(), generation: auth.generation });
       return { id: key.id, method: 'api-key' };
     },
   };

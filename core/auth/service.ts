@@ -1,7 +1,9 @@
 import { constantTimeEqual, type RandomBytes, secureRandom, toBase64Url } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
+import { createIdentity, type StoredIdentity, serverIdOf } from '../identity.ts';
 import { createMutex } from '../mutex.ts';
 import type { Clock, Logger, StateStore } from '../ports.ts';
+import { withIdentity } from './identity-migration.ts';
 import { hashKey, newApiKey, newId, newPairCode, normalizePairCode, redactKey } from './keys.ts';
 import { type AuthState, type KeyRecord, parseAuthState } from './state.ts';
 
@@ -50,6 +52,8 @@ export function createAuthService(deps: AuthServiceDeps) {
   const mutex = createMutex();
   const listeners = new Set<() => void>();
   let s: AuthState | null = null;
+  /** Bumped by every saved change (revoke, mint, rotate...): caches of verified keys compare it. */
+  let generation = 0;
 
   const iso = () => new Date(clock.now()).toISOString();
   const cur = (): AuthState => {
@@ -59,11 +63,14 @@ export function createAuthService(deps: AuthServiceDeps) {
   const save = async (next: AuthState) => {
     await store.put(AUTH_STATE_KEY, JSON.stringify(next, null, 2));
     s = next;
+    generation++;
   };
   const freshCode = () => ({
     code: newPairCode(random),
     expiresAt: new Date(clock.now() + ttl).toISOString(),
   });
+  /** An expired code: nothing redeems it, and after link nothing replaces it but a rotate. */
+  const retiredCode = () => ({ code: newPairCode(random), expiresAt: new Date(clock.now()).toISOString() });
   const changedCode = () => {
     for (const fn of listeners) fn();
   };
@@ -91,12 +98,15 @@ export function createAuthService(deps: AuthServiceDeps) {
         const text = await store.get(AUTH_STATE_KEY);
         if (text !== null) {
           s = parseAuthState(text, `${AUTH_STATE_KEY} in DATA_DIR`);
+          if (!s.identity) await save(await withIdentity(s, logger));
           return { created: false };
         }
         const { apiKey, rec } = await newKeyRecord('first key', 'first');
+        const identity = await createIdentity();
         await save({
           v: 1,
-          serverId: newId('srv', random, 12),
+          serverId: (await serverIdOf(identity.publicKey)) as string,
+          identity,
           createdAt: iso(),
           setupComplete: false,
           linkedAt: null,
@@ -110,6 +120,10 @@ export function createAuthService(deps: AuthServiceDeps) {
       });
     },
 
+    /** Changes whenever the stored credentials change; a cache of verified keys is void then. */
+    get generation(): number {
+      return generation;
+    },
     get serverId(): string {
       return cur().serverId;
     },
@@ -118,6 +132,10 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
     get linkedAt(): string | null {
       return cur().linkedAt;
+    },
+    /** The identity key pair; the serverId is derived from its public key (core/identity.ts). */
+    get identity(): StoredIdentity {
+      return cur().identity as StoredIdentity;
     },
     /** The secret that proves this server's ownership of its serverId at the relay. */
     get relaySecret(): string {
@@ -157,7 +175,15 @@ export function createAuthService(deps: AuthServiceDeps) {
       return mutex.run(async () => {
         const st = cur();
         if (!st.setupComplete) {
-          await save({ ...st, setupComplete: true, linkedAt: iso(), firstKeyPlain: null });
+          // The code the public setup payload showed dies with the link.
+          await save({
+            ...st,
+            setupComplete: true,
+            linkedAt: iso(),
+            firstKeyPlain: null,
+            pairing: retiredCode(),
+          });
+          changedCode();
           logger?.info('setup complete: first key erased from disk', { serverId: st.serverId });
         }
         return { serverId: cur().serverId, setupComplete: true, linkedAt: cur().linkedAt! };
@@ -174,6 +200,11 @@ export function createAuthService(deps: AuthServiceDeps) {
       });
     },
 
+    /** True while the key with this id exists (not revoked). */
+    hasKey(id: string): boolean {
+      return cur().keys.some((k) => k.id === id);
+    },
+
     listKeys(): KeyInfo[] {
       return cur().keys.map(info);
     },
@@ -186,16 +217,21 @@ export function createAuthService(deps: AuthServiceDeps) {
         if (st.keys.length === 1) {
           throw new DomainError('CONFLICT', 'This is the last key; mint another one before revoking it.');
         }
-        await save({ ...st, keys: st.keys.filter((k) => k.id !== id) });
+        // Revoking a key also retires the outstanding pairing code (it could mint a replacement).
+        await save({ ...st, keys: st.keys.filter((k) => k.id !== id), pairing: retiredCode() });
+        changedCode();
         return { revoked: id };
       });
     },
 
-    /** The current pairing code, replaced by a fresh one when it has expired. */
+    /**
+     * The current pairing code. Before link an expired code is replaced by a fresh one (the setup
+     * payload shows it); after link only an authenticated rotate makes a new code.
+     */
     pairCode(): Promise<{ code: string; expiresAt: string }> {
       return mutex.run(async () => {
         const st = cur();
-        if (Date.parse(st.pairing.expiresAt) > clock.now()) return st.pairing;
+        if (st.setupComplete || Date.parse(st.pairing.expiresAt) > clock.now()) return st.pairing;
         await save({ ...st, pairing: freshCode() });
         changedCode();
         return cur().pairing;
@@ -212,8 +248,9 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /**
-     * Trades a valid, unexpired pairing code for a new device key. The code is spent: a fresh
-     * one replaces it. Returns null for a wrong, spent or expired code.
+     * Trades a valid, unexpired pairing code for a new device key. The code is spent: before link
+     * a fresh one replaces it, after link a retired one (a rotate makes the next). Returns null for
+     * a wrong, spent or expired code.
      */
     redeemPairCode(
       code: string,
@@ -227,7 +264,8 @@ export function createAuthService(deps: AuthServiceDeps) {
           Date.parse(st.pairing.expiresAt) > clock.now();
         if (!ok) return null;
         const { apiKey, rec } = await newKeyRecord(deviceName.slice(0, 100), 'device');
-        await save({ ...st, keys: [...st.keys, rec], pairing: freshCode() });
+        const next = st.setupComplete ? retiredCode() : freshCode();
+        await save({ ...st, keys: [...st.keys, rec], pairing: next });
         changedCode();
         logger?.info('pairing code redeemed: device key minted', { keyId: rec.id });
         return { ...info(rec), apiKey };

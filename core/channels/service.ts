@@ -6,6 +6,7 @@ import type { Agent } from '../agent/agent.ts';
 import { type RandomBytes, toBase64Url, toHex } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
 import { createMutex } from '../mutex.ts';
+import type { Egress } from '../net/egress.ts';
 import type { Clock, Logger, StateStore } from '../ports.ts';
 import { PROVIDERS, type ProviderInfo } from './providers.ts';
 import { channelView, credentialsOf, settingsOf } from './records.ts';
@@ -29,6 +30,8 @@ export interface ChannelServiceDeps {
   /** Secrets and ids come from here (inject a seeded source in tests). */
   random: RandomBytes;
   agent: Pick<Agent, 'chat'>;
+  /** The egress policy: a channel's `settings.apiBaseUrl` must pass it (checked at creation too). */
+  egress?: Pick<Egress, 'check'>;
   /** The providers' outbound APIs; a provider without one still takes webhooks but cannot reply. */
   senders: Partial<Record<'telegram' | 'whatsapp', ChannelSender>>;
   logger?: Logger;
@@ -94,6 +97,16 @@ export function createChannelService(deps: ChannelServiceDeps) {
     /** Creates a channel; its webhook secret (given or generated) is answered this once. */
     create(input: CreateChannelInput): Promise<CreatedChannel> {
       return mutex.run(async () => {
+        const base = input.provider === 'web' ? undefined : input.settings?.apiBaseUrl;
+        if (base && deps.egress) {
+          // The bot token or access token would travel there: refuse what the egress policy refuses.
+          await deps.egress.check(base).catch((err: unknown) => {
+            const why = err instanceof Error ? err.message.replace(/^Refused to call [^:]+: /, '') : '';
+            throw new DomainError('VALIDATION_ERROR', `settings.apiBaseUrl is refused: ${why}`, {
+              issues: [{ field: 'settings.apiBaseUrl', message: why }],
+            });
+          });
+        }
         if (records.length >= maxChannels)
           throw new DomainError('CONFLICT', `There are already ${maxChannels} channels; remove one first.`);
         const webhookSecret = input.webhookSecret ?? toBase64Url(random(32));

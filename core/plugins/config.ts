@@ -21,6 +21,17 @@ export function checkConfig(
   def: PluginDefinition,
   value: unknown,
 ): { ok: true; config: Record<string, unknown> } | { ok: false; issues: ConfigIssue[] } {
+  // Unknown fields are refused, not dropped: a typo in a config must not vanish silently.
+  const entries = (def.configSchema as { entries?: Record<string, unknown> }).entries;
+  if (entries && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const unknown = Object.keys(value).filter((k) => !Object.hasOwn(entries, k));
+    if (unknown.length) {
+      return {
+        ok: false,
+        issues: unknown.map((k) => ({ field: k.slice(0, 64), message: 'unknown field' })),
+      };
+    }
+  }
   const r = v.safeParse(def.configSchema, value);
   if (r.success) return { ok: true, config: r.output };
   return {

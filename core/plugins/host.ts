@@ -5,7 +5,8 @@
 import { resolveNote } from '../agent/tools.ts';
 import { type RandomBytes, secureRandom } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
-import type { NoteService } from '../notes.ts';
+import type { Egress } from '../net/egress.ts';
+import type { NoteService } from '../notes/service.ts';
 import type { Clock, Logger, StateStore } from '../ports.ts';
 import { recordError, type Slot } from './runtime.ts';
 import { dataKey } from './state.ts';
@@ -80,6 +81,8 @@ export interface HostPorts {
   fetch?: typeof globalThis.fetch;
   random?: RandomBytes;
   resolveHost?: ResolveHost;
+  /** The one egress policy (core/net/egress.ts): when given, it is the plugins' fetch. */
+  egress?: Egress;
   version?: string;
 }
 
@@ -90,7 +93,11 @@ export function pluginContext(
   host: HostPorts,
 ): PluginContext<Record<string, unknown>> {
   const { id, capabilities } = slot.def;
-  const fetchImpl = host.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  // Under the egress policy the connection goes to the checked address; the plugin's own
+  // allowPrivateNetwork switch is the only way past the private-address refusal.
+  const fetchImpl = host.egress
+    ? host.egress.fetchFn({ allowPrivate: config.allowPrivateNetwork === true })
+    : (host.fetch ?? ((input, init) => globalThis.fetch(input, init)));
   return {
     id,
     config,

@@ -7,7 +7,8 @@ import type { AgentTool } from '../agent/types.ts';
 import { type RandomBytes, secureRandom } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
 import { createMutex } from '../mutex.ts';
-import type { NoteService } from '../notes.ts';
+import type { Egress } from '../net/egress.ts';
+import type { NoteService } from '../notes/service.ts';
 import type { Clock, Logger, StateStore } from '../ports.ts';
 import { builtinPlugins } from './builtins/index.ts';
 import { checkConfig, configError, mergeSecrets } from './config.ts';
@@ -46,6 +47,8 @@ export interface PluginManagerDeps {
   random?: RandomBytes;
   /** DNS for the egress checks (the Node root passes node:dns). */
   resolveHost?: ResolveHost;
+  /** The one egress policy; when given, plugins' fetch connects only to checked addresses. */
+  egress?: Egress;
   /** The server's version, for plugins' User-Agent. */
   version?: string;
   /** The built-in catalog (default: `builtinPlugins`). */

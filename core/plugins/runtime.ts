@@ -5,7 +5,7 @@
 
 import type { AgentTool } from '../agent/types.ts';
 import { isDomainError } from '../errors.ts';
-import type { NoteEvent } from '../notes.ts';
+import type { NoteEvent } from '../notes/service.ts';
 import type { Clock, Logger } from '../ports.ts';
 import type {
   NoteHooks,

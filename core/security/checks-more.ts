@@ -1,7 +1,8 @@
 import { ageDays, type Check, hostOf, isLoopbackHost, list } from './checks.ts';
+import { AUDIT_THRESHOLDS } from './thresholds.ts';
 
 /** Above this request body limit the audit calls it out. */
-const MAX_SANE_BODY_BYTES = 64 * 1024 * 1024;
+const MAX_SANE_BODY_BYTES = AUDIT_THRESHOLDS.maxBodyBytes;
 
 /** Checks of key hygiene, limits, and where notes may travel (info). */
 export const HYGIENE_CHECKS: readonly Check[] = [

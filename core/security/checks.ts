@@ -1,3 +1,4 @@
+import { remoteReachPaths } from './exposure.ts';
 import type { SecuritySnapshot, Severity } from './types.ts';
 
 /** One audit check: a pure function of the snapshot and the time. */
@@ -43,10 +44,18 @@ export const EXPOSURE_CHECKS: readonly Check[] = [
     id: 'auth-disabled',
     severity: 'critical',
     title: 'Authentication is off',
-    test: (s) =>
-      s.authMode === 'none'
-        ? `SERVICE_AUTH_MODE=none: anyone who reaches ${s.host} can read, change and delete every note.`
-        : null,
+    test: (s) => {
+      if (s.authMode !== 'none') return null;
+      const paths = remoteReachPaths({
+        host: s.host,
+        pairingMode: s.pairing.mode,
+        relayUrl: s.pairing.relayUrl,
+        embeddedRelayHost: s.pairing.embeddedRelayHost,
+        trustProxy: s.trustProxy,
+      });
+      const how = paths.length ? ` Reachable from other machines: ${paths.join('; ')}.` : '';
+      return `SERVICE_AUTH_MODE=none: anyone who reaches ${s.host} can read, change and delete every note.${how}`;
+    },
     recommendation: 'Set SERVICE_AUTH_MODE=api-key (the default).',
     fix: () => ({
       steps: [

@@ -54,7 +54,13 @@ export interface SecuritySnapshot {
   /** The browser origins CORS allows. */
   corsOrigins: string[];
   /** The limits on authentication attempts, or false when rate limiting is off. */
-  rateLimits: { authPerMinute: number; failures: number; failureWindowSeconds: number } | false;
+  rateLimits:
+    | { authPerMinute: number; failures: number; failureWindowSeconds: number; webhookPerMinute?: number }
+    | false;
+  /** JWT_TTL_SECONDS in jwt mode (the lifetime of issued tokens); null or absent otherwise. */
+  jwtTtlSeconds?: number | null;
+  /** EGRESS_ALLOW: private destinations the operator allows; absent or empty: none. */
+  egressAllow?: string[];
   trustProxy: boolean;
   pairing: {
     mode: 'relay' | 'open-port';

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
+import { nodePinnedFetch } from '../../adapters/node/pinned-fetch.ts';
 import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
 import { stateFileModes } from '../../adapters/node/state-file-modes.ts';
 import {
@@ -40,6 +41,7 @@ export function composeApp(opts: ComposeOptions) {
     socketAddress: nodeSocketAddress,
     clientAssets: fsClientAssets(CLIENT_DIST_DIR),
     resolveHost: nodeResolveHost,
+    pinnedFetch: nodePinnedFetch,
     stateFileModes: stateFileModes(opts.config.dataDir),
     timeouts: opts.config.timeouts,
   });

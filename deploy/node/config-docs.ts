@@ -49,7 +49,8 @@ function tables(vars: Record<string, Variable>): string {
         '| Variable | Default | Accepts | Meaning |',
         '| --- | --- | --- | --- |',
         ...rows.map(
-          ([n, v]) => `| \`${n}\` | ${cell(shownDefault(v))} | ${cell(accepts(v))} | ${cell(v.meaning)} |`,
+          ([n, v]) =>
+            `| \`${n}\` | ${cell(shownDefault(v))} | ${cell(accepts(v))} | ${cell(v.meaning)}${v.audit?.threshold ? ` Audit: ${cell(v.audit.threshold)}.` : ''} |`,
         ),
       ].join('\n'),
     )

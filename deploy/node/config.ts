@@ -2,9 +2,10 @@ import { resolve } from 'node:path';
 import type { HttpTimeouts } from '../../adapters/node/http-timeouts.ts';
 import type { LogLevel } from '../../adapters/node/logger.ts';
 import type { AuthMode } from '../../core/auth/authenticator.ts';
+import { remoteReachPaths } from '../../core/security/exposure.ts';
 import { type AgentConfig, loadAgentConfig } from './agent-config.ts';
 import { type ChannelsConfig, loadChannelsConfig } from './channels-config.ts';
-import { ConfigError, type Env, isLoopback, url } from './env.ts';
+import { ConfigError, type Env, url } from './env.ts';
 import { readBool, readEnum, readInt, readStr, readUrl } from './variables.ts';
 
 export { ConfigError };
@@ -17,6 +18,10 @@ export interface ServerConfig {
   vaultDir: string;
   logLevel: LogLevel;
   maxBodyBytes: number;
+  /** NOTE_CACHE_BYTES: budget of the encoded-note cache of the HTTP adapter. */
+  noteCacheBytes: number;
+  /** Largest attachment upload in bytes (MAX_FILE_BYTES). */
+  maxFileBytes: number;
   authMode: AuthMode;
   jwt: { secret?: string; jwksUrl?: string; issuer?: string; audience?: string; ttlSeconds: number } | null;
   pairingMode: 'relay' | 'open-port';
@@ -37,14 +42,22 @@ export interface ServerConfig {
   pairCodeTtlSeconds: number;
   /** How often the whole vault is compared with the index, in seconds. */
   reconcileSeconds: number;
+  /** EVENTS_RING_SIZE: recent change-feed events kept for resumes. */
+  eventsRingSize: number;
+  /** MCP_WRITE: the MCP endpoint lists and allows the write tools. */
+  mcpWrite: boolean;
   /** Workers: seconds after a write until the index cache is saved. */
   indexCacheSaveSeconds: number;
+  /** FSYNC: note writes fsync the file and its folder (default true). */
+  fsync: boolean;
   /** SHUTDOWN_GRACE_MS: how long a stop lets requests in flight finish before cutting them. */
   shutdownGraceMs: number;
   /** AGENT_*: the agent's provider and limits. */
   agent: AgentConfig;
   /** TELEGRAM_API_BASE_URL, WHATSAPP_API_BASE_URL. */
   channels: ChannelsConfig;
+  /** EGRESS_ALLOW: destinations (`host` or `host:port`) allowed although private. */
+  egressAllow: string[];
   /** TLS_TERMINATED_BY_PROXY: a proxy in front of the server speaks HTTPS to clients. */
   tlsTerminatedByProxy: boolean;
   /** KEY_MAX_AGE_DAYS: the audit reports keys older than this. */
@@ -76,10 +89,21 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
   const maxBodyBytes = readInt(env, 'MAX_BODY_BYTES');
 
   const authMode = readEnum(env, 'SERVICE_AUTH_MODE');
-  if (authMode === 'none' && !isLoopback(host) && !readBool(env, 'ALLOW_INSECURE_NO_AUTH')) {
-    throw new ConfigError(
-      `SERVICE_AUTH_MODE=none refuses to listen on HOST=${host}: anyone could read your notes. Use a loopback HOST, or set ALLOW_INSECURE_NO_AUTH=1 if you really mean it.`,
-    );
+  if (authMode === 'none' && !readBool(env, 'ALLOW_INSECURE_NO_AUTH')) {
+    const pairingMode = readEnum(env, 'PAIRING_MODE');
+    const relayUrl = readUrl(env, 'RELAY_URL') ?? null;
+    const paths = remoteReachPaths({
+      host,
+      pairingMode,
+      relayUrl,
+      embeddedRelayHost: pairingMode === 'relay' && !relayUrl ? (readStr(env, 'RELAY_HOST') ?? host) : null,
+      trustProxy: readBool(env, 'TRUST_PROXY'),
+    });
+    if (paths.length) {
+      throw new ConfigError(
+        `SERVICE_AUTH_MODE=none refuses to start: ${paths.join('; ')}, so anyone could read your notes. Keep HOST, RELAY_HOST and RELAY_URL on loopback with TRUST_PROXY off, or set ALLOW_INSECURE_NO_AUTH=1 if you really mean it.`,
+      );
+    }
   }
   let jwt: ServerConfig['jwt'] = null;
   if (authMode === 'jwt') {
@@ -125,6 +149,8 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
     vaultDir,
     logLevel,
     maxBodyBytes,
+    noteCacheBytes: readInt(env, 'NOTE_CACHE_BYTES'),
+    maxFileBytes: readInt(env, 'MAX_FILE_BYTES'),
     authMode,
     jwt,
     pairingMode: readEnum(env, 'PAIRING_MODE'),
@@ -149,9 +175,16 @@ export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
     pairCodeTtlSeconds: readInt(env, 'PAIRING_CODE_TTL_SECONDS'),
     reconcileSeconds: readInt(env, 'RECONCILE_SECONDS'),
     indexCacheSaveSeconds: readInt(env, 'INDEX_CACHE_SAVE_SECONDS'),
+    eventsRingSize: readInt(env, 'EVENTS_RING_SIZE'),
+    mcpWrite: readBool(env, 'MCP_WRITE'),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS'),
+    fsync: readBool(env, 'FSYNC'),
     agent: loadAgentConfig(env),
     channels: loadChannelsConfig(env),
+    egressAllow: (readStr(env, 'EGRESS_ALLOW') ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
     tlsTerminatedByProxy: readBool(env, 'TLS_TERMINATED_BY_PROXY'),
     keyMaxAgeDays: readInt(env, 'KEY_MAX_AGE_DAYS'),
     deviceKeyIdleDays: readInt(env, 'DEVICE_KEY_IDLE_DAYS'),

@@ -1,18 +1,22 @@
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { errorBody } from '../../adapters/http/envelope.ts';
+import { createHealthBody } from '../../adapters/http/routes/system.ts';
+import { errorBody } from '../../adapters/http-kit/envelope.ts';
 import { analyzePool } from '../../adapters/node/analyze-pool.ts';
+import { healthLane } from '../../adapters/node/health-lane.ts';
 import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
-import { relayConnector } from '../../adapters/relay/connector.ts';
+import type { relayConnector } from '../../adapters/relay/connector.ts';
+import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
+import { fsFileStore } from '../../adapters/store/fs-file-store.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import { sha256Hex } from '../../core/crypto.ts';
-import { analyzeMarkdown } from '../../core/markdown.ts';
-import { createNoteService } from '../../core/notes.ts';
+import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
+import { createNoteService } from '../../core/notes/service.ts';
 import type { Logger } from '../../core/ports.ts';
 import { type RunningRelay, startRelay } from '../relay/server.ts';
 import { composeApp, selfOrigins } from './compose.ts';
@@ -50,14 +54,16 @@ export async function startServer(
 ): Promise<RunningServer> {
   const logger = opts.logger ?? jsonLogger(config.logLevel);
   const clock = { now: () => Date.now() };
-  const store = fsNoteStore({ dir: config.vaultDir });
+  // The state store first: it creates DATA_DIR 0700, before the vault inside it is made.
   const state = fsStateStore({ dir: config.dataDir });
-  const pool = analyzePool({ fallback: async (texts) => texts.map(analyzeMarkdown) });
+  const store = fsNoteStore({ dir: config.vaultDir, fsync: config.fsync });
+  const pool = analyzePool({ fallback: async (texts) => texts.map((t) => analyzeNote(t)) });
   const notes = createNoteService({ store, state, clock, logger, analyze: pool.analyze });
   let relayStatus: () => unknown = () => ({ state: 'disabled' });
-  const { app, auth, setupConfig, channels, plugins } = await composeApp({
+  const { app, auth, setupConfig, channels, plugins, feed } = await composeApp({
     config,
     notes,
+    fileStore: fsFileStore({ dir: config.vaultDir }),
     state,
     clock,
     logger,
@@ -67,11 +73,19 @@ export async function startServer(
 
   // While shutting down, requests that were not in flight yet are refused (503, connection closed).
   let draining = () => false;
+  const health = {
+    body: createHealthBody({ notes, version: pkg.version, clock }),
+    logger,
+    draining: () => draining(),
+  };
   const server = serve({
     fetch: (req, env) => (draining() ? shuttingDown() : app.fetch(req, env)),
     port: config.port,
     hostname: config.host,
     serverOptions: timeoutServerOptions(config.timeouts),
+    // Health skips the web Request/Response conversion (adapters/node/health-lane.ts).
+    createServer: ((options: ServerOptions, listener: Parameters<typeof healthLane>[0]) =>
+      createServer(options, healthLane(listener, health))) as typeof createServer,
   }) as Server;
   const drain = httpDrain(server);
   draining = () => drain.draining;
@@ -103,10 +117,11 @@ export async function startServer(
       );
       setupConfig.relayUrl = relay.publicBaseUrl;
     }
-    connector = relayConnector({
+    // One multiplexed tunnel (a relay without it is served through the long-poll protocol).
+    connector = tunnelConnector({
       relayUrl: config.relayUrl ?? relay!.url,
       serverId: auth.serverId,
-      secret: auth.relaySecret,
+      identity: auth.identity,
       handle: (req) => Promise.resolve(app.fetch(req, { relayed: true })),
       redeemPairCode: async (code) => {
         const key = await auth.redeemPairCode(code);
@@ -120,8 +135,9 @@ export async function startServer(
     relayStatus = () => connector!.status();
   }
 
-  // The watcher starts alongside indexing; one reconcile after both closes the gap between them.
-  const watching = store.watch?.((changes) => void notes.applyExternalChanges(changes));
+  // The watcher starts once the index is ready (its first walk of the vault would compete with
+  // indexing for the main thread); one reconcile after it is up closes the gap between them.
+  let watching: Promise<() => Promise<void>> | undefined;
   const started = performance.now();
   let lastLog = 0;
   const ready = notes
@@ -138,6 +154,7 @@ export async function startServer(
       logger.info('index ready', { notes: s.notes, ms: Math.round(performance.now() - started) });
       await pool.close();
       await notes.saveCache();
+      watching = store.watch?.((changes) => void notes.applyExternalChanges(changes));
       void watching?.then(() => notes.reconcile());
     });
   ready.catch((err) => logger.error('indexing failed', { error: String(err) }));
@@ -161,6 +178,8 @@ export async function startServer(
         logger.info('shutting down', { reason });
         clearInterval(saver);
         clearInterval(reconciler);
+        // Event streams and long polls end now (clients resume by id), so they do not hold the drain.
+        feed.close();
         // New work stops at once on both doors (direct: 503 or refused; relay: 503 SERVER_OFFLINE,
         // the connector unregisters first); what is in flight on either finishes within the grace.
         const [closed] = await Promise.all([

@@ -3,6 +3,7 @@
  * channels-config.ts) reads defaults and bounds from here, and docs/configuration.md is generated
  * from here (`npm run docs:config`; a test fails when the page drifts).
  */
+import { AUDIT_THRESHOLDS } from '../../core/security/thresholds.ts';
 import { bool, type Env, int, oneOf, str, url } from './env.ts';
 
 /** How a variable is read and what it accepts. */
@@ -12,8 +13,26 @@ export type VariableSpec =
   | { kind: 'enum'; values: readonly string[]; def: string; shown?: string }
   | { kind: 'url' | 'text' | 'secret' | 'path' | 'origins'; def?: string; shown?: string };
 
+/**
+ * How a variable bears on the security audit: which direction makes the server less safe (the
+ * audit's score never rises that way; tests/security/audit-env.property.test.ts), and from where
+ * the audit reports it. `audit-threshold`: the audit's own policy (lowering it never raises the score).
+ */
+export interface AuditEffect {
+  weaker: 'higher' | 'lower' | 'on' | 'off' | 'value' | 'neutral' | 'audit-threshold';
+  /** For `value`: a less safe value. */
+  value?: string;
+  /** Where the audit starts reporting, in words (shown on docs/configuration.md). */
+  threshold?: string;
+}
+
 /** A documented variable: its group on the page, what it means, and how it is read. */
-export type Variable = VariableSpec & { group: string; meaning: string; accepts?: string };
+export type Variable = VariableSpec & {
+  group: string;
+  meaning: string;
+  accepts?: string;
+  audit?: AuditEffect;
+};
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
@@ -26,12 +45,18 @@ export const SERVER_VARIABLES = {
     min: 0,
     max: 65535,
     meaning: 'Listening port (`0` picks a free one; the log says which).',
+    audit: { weaker: 'neutral' },
   },
   HOST: {
     group: 'Server',
     kind: 'text',
     def: '127.0.0.1',
     meaning: 'Listening address (`0.0.0.0` for every interface, e.g. in a container).',
+    audit: {
+      weaker: 'value',
+      value: '0.0.0.0',
+      threshold: 'a non-loopback address without TLS declared is high; with mode none, critical',
+    },
   },
   DATA_DIR: {
     group: 'Server',
@@ -39,12 +64,14 @@ export const SERVER_VARIABLES = {
     def: './data',
     meaning:
       'Server state: `credentials.json`, `index-cache.json`, `channels.json`, `plugins.json` (mode 0600).',
+    audit: { weaker: 'neutral', threshold: 'files readable by others are high (the folder is created 0700)' },
   },
   VAULT_DIR: {
     group: 'Server',
     kind: 'path',
     shown: '`$DATA_DIR/notes`',
     meaning: 'The notes: any folder of `.md` files, e.g. an existing Obsidian vault.',
+    audit: { weaker: 'neutral' },
   },
   LOG_LEVEL: {
     group: 'Server',
@@ -52,6 +79,7 @@ export const SERVER_VARIABLES = {
     values: LOG_LEVELS,
     def: 'info',
     meaning: 'JSON log lines with a request id; keys and secrets are never logged.',
+    audit: { weaker: 'neutral' },
   },
   MAX_BODY_BYTES: {
     group: 'Server',
@@ -61,6 +89,29 @@ export const SERVER_VARIABLES = {
     max: 1024 * 1024 * 1024,
     shown: '`10485760` (10 MiB)',
     meaning: 'Request body limit; above it the answer is 413.',
+    audit: { weaker: 'higher', threshold: `above ${AUDIT_THRESHOLDS.maxBodyBytes} (64 MiB) is low` },
+  },
+  NOTE_CACHE_BYTES: {
+    group: 'Server',
+    kind: 'int',
+    def: 64 * 1024 * 1024,
+    min: 0,
+    max: 16 * 1024 * 1024 * 1024,
+    shown: '`67108864` (64 MiB)',
+    meaning:
+      'Budget of the cache of encoded `GET /api/v1/notes/:path` answers (least recently used out first; `0` turns it off).',
+    audit: { weaker: 'neutral' },
+  },
+  MAX_FILE_BYTES: {
+    group: 'Server',
+    kind: 'int',
+    def: 100 * 1024 * 1024,
+    min: 1024,
+    max: 64 * 1024 * 1024 * 1024,
+    shown: '`104857600` (100 MiB)',
+    meaning:
+      'Largest attachment upload (`PUT /api/v1/files/:path`), streamed to disk; above it the answer is 413 and nothing is kept.',
+    audit: { weaker: 'neutral' },
   },
   RECONCILE_SECONDS: {
     group: 'Server',
@@ -69,6 +120,25 @@ export const SERVER_VARIABLES = {
     min: 5,
     max: 86_400,
     meaning: 'How often the whole vault is compared with the index (a safety net for missed file events).',
+    audit: { weaker: 'neutral' },
+  },
+  EVENTS_RING_SIZE: {
+    group: 'Server',
+    kind: 'int',
+    def: 10_000,
+    min: 10,
+    max: 1_000_000,
+    meaning:
+      'Change feed (`GET /api/v1/events`): how many recent events are kept for `Last-Event-ID` / `after=` resumes; an older id gets `reset`.',
+    audit: { weaker: 'neutral' },
+  },
+  MCP_WRITE: {
+    group: 'Server',
+    kind: 'bool',
+    def: true,
+    meaning:
+      'MCP endpoint (`/mcp`): list and allow the write tools (create, update, patch, move, delete). Off: read-only tools only.',
+    audit: { weaker: 'neutral' },
   },
   INDEX_CACHE_SAVE_SECONDS: {
     group: 'Server',
@@ -77,6 +147,16 @@ export const SERVER_VARIABLES = {
     min: 0,
     max: 3_600,
     meaning: 'Workers only: seconds after a write until the index cache is saved to KV.',
+    audit: { weaker: 'neutral' },
+  },
+  FSYNC: {
+    group: 'Server',
+    kind: 'bool',
+    def: true,
+    shown: 'on',
+    meaning:
+      'Each note write fsyncs the file and its folder before answering (power-loss safe). `0` keeps the atomic rename (never a torn note) but may lose the last second of writes on power loss, for faster writes (both measured in BENCHMARKS.md).',
+    audit: { weaker: 'neutral' },
   },
   SHUTDOWN_GRACE_MS: {
     group: 'Server',
@@ -85,6 +165,7 @@ export const SERVER_VARIABLES = {
     min: 0,
     max: 600_000,
     meaning: 'On SIGTERM: how long requests in flight may take to finish before they are cut.',
+    audit: { weaker: 'neutral' },
   },
   SERVICE_AUTH_MODE: {
     group: 'Auth',
@@ -92,28 +173,45 @@ export const SERVER_VARIABLES = {
     values: ['api-key', 'jwt', 'none'],
     def: 'api-key',
     meaning: '`api-key` (X-Service-Key), `jwt` (Bearer tokens) or `none` (development only).',
+    audit: { weaker: 'value', value: 'none', threshold: '`none` is critical' },
   },
   ALLOW_INSECURE_NO_AUTH: {
     group: 'Auth',
     kind: 'bool',
     def: false,
     shown: 'off',
-    meaning: 'Lets mode `none` listen on a non-loopback `HOST`.',
+    meaning:
+      'Lets mode `none` start although another machine could reach it (a non-loopback `HOST` or `RELAY_HOST`, a remote `RELAY_URL`, `TRUST_PROXY`).',
+    audit: { weaker: 'on', threshold: 'with mode none, reaching the server from outside is critical' },
   },
   JWT_SECRET: {
     group: 'Auth',
     kind: 'secret',
     shown: '—',
     meaning: 'jwt mode: an HS256 secret of 32+ characters (lets the server issue tokens).',
+    audit: { weaker: 'neutral' },
   },
   JWT_JWKS_URL: {
     group: 'Auth',
     kind: 'url',
     shown: '—',
     meaning: 'jwt mode: a JWKS whose keys verify tokens issued elsewhere.',
+    audit: { weaker: 'neutral' },
   },
-  JWT_ISSUER: { group: 'Auth', kind: 'text', shown: '—', meaning: 'jwt mode: the required `iss` claim.' },
-  JWT_AUDIENCE: { group: 'Auth', kind: 'text', shown: '—', meaning: 'jwt mode: the required `aud` claim.' },
+  JWT_ISSUER: {
+    group: 'Auth',
+    kind: 'text',
+    shown: '—',
+    meaning: 'jwt mode: the required `iss` claim.',
+    audit: { weaker: 'neutral' },
+  },
+  JWT_AUDIENCE: {
+    group: 'Auth',
+    kind: 'text',
+    shown: '—',
+    meaning: 'jwt mode: the required `aud` claim.',
+    audit: { weaker: 'neutral' },
+  },
   JWT_TTL_SECONDS: {
     group: 'Auth',
     kind: 'int',
@@ -121,6 +219,7 @@ export const SERVER_VARIABLES = {
     min: 30,
     max: 86_400,
     meaning: 'jwt mode: lifetime of the tokens `POST /api/v1/auth/token` issues.',
+    audit: { weaker: 'higher', threshold: `above ${AUDIT_THRESHOLDS.jwtTtlSeconds} is low` },
   },
   PAIRING_MODE: {
     group: 'Pairing and relay',
@@ -128,12 +227,18 @@ export const SERVER_VARIABLES = {
     values: ['relay', 'open-port'],
     def: 'relay',
     meaning: '`relay` (clients reach the server through a relay) or `open-port` (directly).',
+    audit: { weaker: 'value', value: 'relay' },
   },
   RELAY_URL: {
     group: 'Pairing and relay',
     kind: 'url',
     shown: 'embedded relay',
     meaning: 'A relay to register with; unset runs one inside the server process.',
+    audit: {
+      weaker: 'value',
+      value: 'http://relay.example.com',
+      threshold: 'plain http to another host is high',
+    },
   },
   RELAY_PORT: {
     group: 'Pairing and relay',
@@ -142,12 +247,14 @@ export const SERVER_VARIABLES = {
     min: 0,
     max: 65535,
     meaning: 'Port of the embedded relay.',
+    audit: { weaker: 'neutral' },
   },
   RELAY_HOST: {
     group: 'Pairing and relay',
     kind: 'text',
     shown: '`HOST`',
     meaning: 'Listening address of the embedded relay.',
+    audit: { weaker: 'value', value: '0.0.0.0', threshold: 'a non-loopback address over plain http is high' },
   },
   RELAY_PUBLIC_BASE_URL: {
     group: 'Pairing and relay',
@@ -155,6 +262,11 @@ export const SERVER_VARIABLES = {
     shown: '—',
     meaning:
       "The relay as clients reach it: the embedded relay behind TLS, say, or `RELAY_URL`'s public address when the server reaches it internally (Compose).",
+    audit: {
+      weaker: 'value',
+      value: 'http://relay.example.com',
+      threshold: 'plain http to another host is high',
+    },
   },
   PAIRING_CODE_TTL_SECONDS: {
     group: 'Pairing and relay',
@@ -163,12 +275,14 @@ export const SERVER_VARIABLES = {
     min: 30,
     max: 86_400,
     meaning: 'Lifetime of a pairing code.',
+    audit: { weaker: 'higher', threshold: `above ${AUDIT_THRESHOLDS.codeTtlSeconds} is low` },
   },
   PUBLIC_URL: {
     group: 'Addresses and browsers',
     kind: 'url',
     shown: 'from the request',
     meaning: 'Canonical server URL for `server.url` and every link.',
+    audit: { weaker: 'value', value: 'http://notes.example.com' },
   },
   TRUST_PROXY: {
     group: 'Addresses and browsers',
@@ -176,30 +290,35 @@ export const SERVER_VARIABLES = {
     def: false,
     shown: 'off',
     meaning: 'Believe `X-Forwarded-Proto/Host/For` (only behind your own proxy).',
+    audit: { weaker: 'on', threshold: 'on with a non-loopback HOST is medium' },
   },
   CORS_ORIGINS: {
     group: 'Addresses and browsers',
     kind: 'origins',
     shown: 'the client origins below',
     meaning: "Comma-separated exact origins; `*` is refused. The server's own origins are always added.",
+    audit: { weaker: 'value', value: 'http://app.example.com', threshold: 'a plain-http origin is low' },
   },
   CLIENT_URL: {
     group: 'Addresses and browsers',
     kind: 'url',
     shown: "the server's own URL",
     meaning: 'Base of `links.connect.hostedClient`.',
+    audit: { weaker: 'value', value: 'http://app.example.com' },
   },
   TEST_CLIENT_URL: {
     group: 'Addresses and browsers',
     kind: 'url',
     shown: "the server's own URL",
     meaning: 'Base of `links.connect.testHostedClient`.',
+    audit: { weaker: 'value', value: 'http://app.example.com' },
   },
   LOCAL_DEV_UI_URL: {
     group: 'Addresses and browsers',
     kind: 'url',
     def: 'http://localhost:5173',
     meaning: 'Base of `links.connect.localDevUi` (`npm run dev:client`).',
+    audit: { weaker: 'value', value: 'http://dev.example.com' },
   },
   RATE_LIMIT: {
     group: 'Rate limits',
@@ -207,6 +326,7 @@ export const SERVER_VARIABLES = {
     def: true,
     shown: 'on',
     meaning: '`0` turns rate limiting off.',
+    audit: { weaker: 'off', threshold: 'off is medium (and low for the loose limits)' },
   },
   RATE_LIMIT_AUTH_PER_MINUTE: {
     group: 'Rate limits',
@@ -215,6 +335,7 @@ export const SERVER_VARIABLES = {
     min: 1,
     max: 100_000,
     meaning: 'Calls to auth/verify, link and token per client address per minute.',
+    audit: { weaker: 'higher', threshold: `above ${AUDIT_THRESHOLDS.authPerMinute} is low` },
   },
   RATE_LIMIT_FAILURES: {
     group: 'Rate limits',
@@ -223,6 +344,7 @@ export const SERVER_VARIABLES = {
     min: 1,
     max: 100_000,
     meaning: 'Failed authentications per client address per window before 429.',
+    audit: { weaker: 'higher', threshold: `above ${AUDIT_THRESHOLDS.failures} is low` },
   },
   RATE_LIMIT_FAILURE_WINDOW_SECONDS: {
     group: 'Rate limits',
@@ -231,6 +353,7 @@ export const SERVER_VARIABLES = {
     min: 1,
     max: 86_400,
     meaning: 'The failure window.',
+    audit: { weaker: 'lower', threshold: `below ${AUDIT_THRESHOLDS.failureWindowSeconds} is low` },
   },
   TLS_TERMINATED_BY_PROXY: {
     group: 'Security audit and time-outs',
@@ -238,6 +361,7 @@ export const SERVER_VARIABLES = {
     def: false,
     shown: 'off',
     meaning: 'Declares a TLS-terminating proxy in front (the audit then accepts a public `HOST`).',
+    audit: { weaker: 'off' },
   },
   KEY_MAX_AGE_DAYS: {
     group: 'Security audit and time-outs',
@@ -246,6 +370,7 @@ export const SERVER_VARIABLES = {
     min: 1,
     max: 36_500,
     meaning: 'The audit reports API keys older than this.',
+    audit: { weaker: 'audit-threshold' },
   },
   DEVICE_KEY_IDLE_DAYS: {
     group: 'Security audit and time-outs',
@@ -254,6 +379,7 @@ export const SERVER_VARIABLES = {
     min: 1,
     max: 36_500,
     meaning: 'The audit reports device keys unused for longer than this.',
+    audit: { weaker: 'audit-threshold' },
   },
   HEADERS_TIMEOUT_MS: {
     group: 'Security audit and time-outs',
@@ -262,6 +388,7 @@ export const SERVER_VARIABLES = {
     min: 1_000,
     max: 600_000,
     meaning: 'Time a client may take to send its headers (then 408); at most `REQUEST_TIMEOUT_MS`.',
+    audit: { weaker: 'higher', threshold: `above ${AUDIT_THRESHOLDS.headersMs} is low` },
   },
   REQUEST_TIMEOUT_MS: {
     group: 'Security audit and time-outs',
@@ -270,6 +397,7 @@ export const SERVER_VARIABLES = {
     min: 1_000,
     max: 3_600_000,
     meaning: 'Time a client may take to send its whole request (then 408).',
+    audit: { weaker: 'higher', threshold: `above ${AUDIT_THRESHOLDS.requestMs} is low` },
   },
   KEEP_ALIVE_TIMEOUT_MS: {
     group: 'Security audit and time-outs',
@@ -278,6 +406,7 @@ export const SERVER_VARIABLES = {
     min: 1_000,
     max: 600_000,
     meaning: 'Idle keep-alive connections close after this (the embedded relay too).',
+    audit: { weaker: 'higher', threshold: `above ${AUDIT_THRESHOLDS.keepAliveMs} is low` },
   },
   RATE_LIMIT_WEBHOOK_PER_MINUTE: {
     group: 'Rate limits',
@@ -286,6 +415,7 @@ export const SERVER_VARIABLES = {
     min: 1,
     max: 100_000,
     meaning: 'Calls to the public channel webhooks per client address per minute.',
+    audit: { weaker: 'higher', threshold: `above ${AUDIT_THRESHOLDS.webhookPerMinute} is low` },
   },
   AGENT_ENABLED: {
     group: 'Agent',
@@ -293,6 +423,7 @@ export const SERVER_VARIABLES = {
     def: true,
     shown: '`true`',
     meaning: '`false`: chat answers 503 `AGENT_DISABLED` (status still answers).',
+    audit: { weaker: 'on' },
   },
   AGENT_PROVIDER: {
     group: 'Agent',
@@ -300,24 +431,28 @@ export const SERVER_VARIABLES = {
     values: ['local', 'openai', 'anthropic'],
     def: 'local',
     meaning: '`local` (offline rules), `openai` (any OpenAI-compatible endpoint) or `anthropic`.',
+    audit: { weaker: 'value', value: 'openai', threshold: 'a remote provider is info' },
   },
   AGENT_MODEL: {
     group: 'Agent',
     kind: 'text',
     shown: '— (`anthropic`: `claude-sonnet-4-5`)',
     meaning: 'Model name; required for `openai`.',
+    audit: { weaker: 'neutral' },
   },
   AGENT_BASE_URL: {
     group: 'Agent',
     kind: 'url',
     shown: "the provider's public API",
     meaning: 'e.g. `http://localhost:11434/v1` for Ollama.',
+    audit: { weaker: 'value', value: 'https://llm.example.com/v1' },
   },
   AGENT_API_KEY: {
     group: 'Agent',
     kind: 'secret',
     shown: '—',
     meaning: 'Required for `anthropic` and for api.openai.com. Never logged or answered.',
+    audit: { weaker: 'neutral' },
   },
   AGENT_TIMEOUT_MS: {
     group: 'Agent',
@@ -326,6 +461,7 @@ export const SERVER_VARIABLES = {
     min: 1_000,
     max: 600_000,
     meaning: 'Longest one chat may take.',
+    audit: { weaker: 'neutral' },
   },
   AGENT_MAX_STEPS: {
     group: 'Agent',
@@ -334,18 +470,29 @@ export const SERVER_VARIABLES = {
     min: 1,
     max: 32,
     meaning: 'Most model calls (tool rounds) per chat.',
+    audit: { weaker: 'neutral' },
+  },
+  EGRESS_ALLOW: {
+    group: 'Outbound requests',
+    kind: 'text',
+    shown: '—',
+    meaning:
+      'Comma-separated `host` or `host:port` destinations that plugins and channels may call although they are private or loopback addresses. The base URLs you set in `AGENT_BASE_URL`, `TELEGRAM_API_BASE_URL` and `WHATSAPP_API_BASE_URL` are always allowed.',
+    audit: { weaker: 'value', value: '10.0.0.5:8080', threshold: 'any entry is low' },
   },
   TELEGRAM_API_BASE_URL: {
     group: 'Channels',
     kind: 'url',
     def: 'https://api.telegram.org',
     meaning: "The Bot API (a channel's `settings.apiBaseUrl` overrides).",
+    audit: { weaker: 'neutral' },
   },
   WHATSAPP_API_BASE_URL: {
     group: 'Channels',
     kind: 'url',
     def: 'https://graph.facebook.com/v21.0',
     meaning: 'The Graph API with its version (same override).',
+    audit: { weaker: 'neutral' },
   },
 } as const satisfies Record<string, Variable>;
 

@@ -14,6 +14,8 @@ export interface RelayConfig {
   redisPrefix: string;
   /** RELAY_QUEUE_KEY: when set, payloads are AES-GCM sealed before they enter the queue store. */
   queueKey: string | null;
+  /** RELAY_QUEUE_PLAIN: the operator's explicit opt-out of sealing on Redis (otherwise a Redis relay needs a key). */
+  plainQueue: boolean;
   /** Believe X-Forwarded-For for client addresses (only behind a proxy you run). */
   trustProxy: boolean;
   logLevel: LogLevel;
@@ -40,6 +42,9 @@ export const LIMIT_VARIABLES: Record<string, keyof RelayLimits> = {
   RELAY_PAIR_FAILURES_PER_SERVER: 'pairFailuresPerServer',
   RELAY_PAIR_FAILURE_WINDOW_MS: 'pairFailureWindowMs',
   RELAY_NEW_SERVERS_PER_CLIENT_HOUR: 'newServersPerClientHour',
+  RELAY_RATE_PER_CLIENT: 'proxyPerClient',
+  RELAY_RATE_PER_SERVER: 'proxyPerServer',
+  RELAY_RATE_WINDOW_MS: 'proxyWindowMs',
 };
 
 /** A whole number within the bounds variables.ts gives `name` (its default when unset). */
@@ -82,6 +87,14 @@ export function loadRelayConfig(env: NodeJS.ProcessEnv): RelayConfig {
     throw new RelayConfigError(
       'RELAY_QUEUE_KEY must be at least 32 characters (e.g. openssl rand -base64 32).',
     );
+  const plain = (env.RELAY_QUEUE_PLAIN ?? '').trim().toLowerCase();
+  if (!['', '0', '1', 'true', 'false'].includes(plain))
+    throw new RelayConfigError(`RELAY_QUEUE_PLAIN must be 1 or 0, got "${env.RELAY_QUEUE_PLAIN}".`);
+  const plainQueue = plain === '1' || plain === 'true';
+  if (redisUrl && !queueKey && !plainQueue)
+    throw new RelayConfigError(
+      'REDIS_URL is set but RELAY_QUEUE_KEY is not: set it (at least 32 characters, the same on every instance, e.g. openssl rand -base64 32) so no client key is ever stored readable in Redis, or set RELAY_QUEUE_PLAIN=1 to opt out.',
+    );
   const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel))
     throw new RelayConfigError(
@@ -112,6 +125,7 @@ export function loadRelayConfig(env: NodeJS.ProcessEnv): RelayConfig {
     redisUrl,
     redisPrefix: env.RELAY_REDIS_PREFIX?.trim() || RELAY_VARIABLES.RELAY_REDIS_PREFIX.def,
     queueKey,
+    plainQueue,
     trustProxy: trust === '1' || trust === 'true',
     logLevel: logLevel as LogLevel,
     shutdownGraceMs: int(env, 'RELAY_SHUTDOWN_GRACE_MS'),

@@ -5,7 +5,7 @@ import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { Redis } from 'ioredis';
-import { errorBody } from '../../adapters/http/envelope.ts';
+import { errorBody } from '../../adapters/http-kit/envelope.ts';
 import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
@@ -15,8 +15,10 @@ import { memoryRelayQueue } from '../../relay/memory-queue.ts';
 import type { RelayQueue } from '../../relay/ports.ts';
 import { redisRelayQueue } from '../../relay/redis-queue.ts';
 import { aesSeal, plainSeal } from '../../relay/seal.ts';
+import { createTunnelHub } from '../../relay/tunnel-hub.ts';
 import type { RelayLimits } from '../../relay/types.ts';
-import { loadRelayConfig, type RelayConfig } from './config.ts';
+import { loadRelayConfig, type RelayConfig, RelayConfigError } from './config.ts';
+import { attachTunnels } from './tunnel-ws.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -73,6 +75,10 @@ export async function startRelay(
   if (config.limits?.offlineAfterMs === undefined)
     cfg.limits.offlineAfterMs = Math.max(defaults.limits.offlineAfterMs, cfg.limits.pullWaitMs + 15_000);
   const logger = opts.logger ?? jsonLogger(cfg.logLevel);
+  if ((cfg.redisUrl || opts.redis) && !cfg.queueKey && !cfg.plainQueue)
+    throw new RelayConfigError(
+      'A relay on Redis needs RELAY_QUEUE_KEY (at least 32 characters, the same on every instance) so no client key is stored readable in Redis; RELAY_QUEUE_PLAIN=1 opts out.',
+    );
 
   let redis = opts.redis ?? null;
   const ownsRedis = !redis && !!cfg.redisUrl;
@@ -94,7 +100,7 @@ export async function startRelay(
     : memoryRelayQueue();
   if (!redis) logger.warn('relay queue in memory: single instance only; set REDIS_URL to run several', {});
   else if (!cfg.queueKey)
-    logger.info('payloads in Redis are not sealed; set RELAY_QUEUE_KEY to encrypt them', {});
+    logger.warn('RELAY_QUEUE_PLAIN=1: payloads in Redis are not sealed (client keys readable in Redis)', {});
 
   const closing = new AbortController();
   // The app is made once the port is known: the public base defaults to the listening address.
@@ -124,7 +130,11 @@ export async function startRelay(
   const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
   const publicBaseUrl = (cfg.publicBaseUrl ?? url).replace(/\/+$/, '');
+  const seal = cfg.queueKey ? aesSeal(cfg.queueKey) : plainSeal;
+  const hub = createTunnelHub({ queue, seal, limits: cfg.limits, logger, publicBaseUrl });
+  const tunnels = attachTunnels(server, hub, () => drain.draining);
   app = createRelayApp({
+    tunnels: hub,
     queue,
     publicBaseUrl,
     logger,
@@ -132,7 +142,7 @@ export async function startRelay(
     limits: cfg.limits,
     clientAddress: clientAddress(cfg.trustProxy),
     closing: closing.signal,
-    seal: cfg.queueKey ? aesSeal(cfg.queueKey) : plainSeal,
+    seal,
   });
   logger.info('relay listening', { url, publicBaseUrl, queue: queue.backend, version: pkg.version });
 
@@ -145,6 +155,8 @@ export async function startRelay(
     stop() {
       stopping ??= (async () => {
         closing.abort();
+        // Tunnels close at once: their servers reconnect (to another instance behind a balancer).
+        tunnels.close();
         // New requests (pulls included) get 503 and their connection closed; waiting clients finish.
         await drain.close(cfg.shutdownGraceMs);
         await queue.close();

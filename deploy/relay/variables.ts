@@ -52,7 +52,16 @@ export const RELAY_VARIABLES = {
     kind: 'secret',
     shown: 'unset',
     meaning:
-      'At least 32 characters, the same on every instance: payloads are sealed with AES-256-GCM before they enter the queue store.',
+      'At least 32 characters, the same on every instance: payloads are sealed with AES-256-GCM before they enter the queue store. Required with `REDIS_URL` (unless `RELAY_QUEUE_PLAIN=1`).',
+  },
+  RELAY_QUEUE_PLAIN: {
+    group: 'Relay',
+    kind: 'bool',
+    def: false,
+    shown: '`0`',
+    accepts: '`1`/`0` (`true`/`false`)',
+    meaning:
+      '`1`: run on Redis without `RELAY_QUEUE_KEY` (payloads stored unsealed). Without it, a relay on Redis refuses to start with no key.',
   },
   RELAY_TRUST_PROXY: {
     group: 'Relay',
@@ -143,6 +152,15 @@ export const RELAY_VARIABLES = {
     DEFAULT_LIMITS.newServersPerClientHour,
     'New serverIds one address may register per hour.',
   ),
+  RELAY_RATE_PER_CLIENT: limit(
+    DEFAULT_LIMITS.proxyPerClient,
+    'Proxied requests (`/r/*`) one client address may send per rate window (per instance), then 429 with `Retry-After`.',
+  ),
+  RELAY_RATE_PER_SERVER: limit(
+    DEFAULT_LIMITS.proxyPerServer,
+    'Proxied requests one serverId may receive per rate window (per instance), then 429 with `Retry-After`.',
+  ),
+  RELAY_RATE_WINDOW_MS: limit(DEFAULT_LIMITS.proxyWindowMs, 'The proxied-request rate window (fixed).'),
 } as const satisfies Record<string, Variable>;
 
 export type RelayVariable = keyof typeof RELAY_VARIABLES;

@@ -10,14 +10,18 @@ import { createJwt } from '../../core/auth/jwt.ts';
 import { createAuthService } from '../../core/auth/service.ts';
 import { createChannelService } from '../../core/channels/service.ts';
 import { secureRandom } from '../../core/crypto.ts';
-import type { NoteService } from '../../core/notes.ts';
+import { createFileService } from '../../core/files/service.ts';
+import { createEgress, type PinnedFetch } from '../../core/net/egress.ts';
+import { createChangeFeed } from '../../core/notes/change-feed.ts';
+import type { NoteService } from '../../core/notes/service.ts';
 import { createPluginManager } from '../../core/plugins/manager.ts';
 import type { PluginDefinition } from '../../core/plugins/types.ts';
-import type { Clock, Logger, StateStore } from '../../core/ports.ts';
+import type { Clock, FileStore, Logger, StateStore } from '../../core/ports.ts';
 import { createSecurityService, type SecurityDeps } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ServerConfig } from '../node/config.ts';
 import { isLoopback } from '../node/env.ts';
+import { securitySettings } from './security-settings.ts';
 
 /**
  * The relay address clients are told to use: the public base (the relay as clients reach it,
@@ -58,10 +62,14 @@ export interface RuntimeParts {
   clientAssets?: ClientAssets;
   /** DNS lookups for the plugins' egress check; absent means only names and literal IPs are checked. */
   resolveHost?: (hostname: string) => Promise<string[]>;
+  /** Connects to a checked address (Node: http/https with a fixed lookup); absent: fetch by name. */
+  pinnedFetch?: PinnedFetch;
   /** Permission bits of the state files, for the audit; absent where there are no files. */
   stateFileModes?: SecurityDeps['stateFileModes'];
   /** Socket time-outs the runtime enforces against slow clients (for the audit); absent: none. */
   timeouts?: { headersMs: number; requestMs: number; keepAliveMs: number };
+  /** False where the platform compresses answers itself (workerd); default true. */
+  compress?: boolean;
 }
 
 /**
@@ -83,6 +91,8 @@ export async function composeApp(
     fetch?: typeof globalThis.fetch;
     /** Plugins registered in code, beside the built-ins. */
     plugins?: readonly PluginDefinition[];
+    /** The vault's attachments; absent means no `/api/v1/files` routes. */
+    fileStore?: FileStore;
   },
 ) {
   const { config, notes, state, clock, logger } = opts;
@@ -111,12 +121,20 @@ export async function composeApp(
     testClientUrl: config.testClientUrl,
     localDevUiUrl: config.localDevUiUrl,
   };
+  const egress = createEgress({
+    fetch: opts.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    resolveHost: opts.resolveHost,
+    // An injected fetch (tests, workers) is used as it is; the runtime's pinned fetch otherwise.
+    pinnedFetch: opts.fetch ? undefined : opts.pinnedFetch,
+    allowHosts: [...config.egressAllow, ...operatorHosts(config)],
+  });
   const plugins = createPluginManager({
     notes,
     state,
     clock,
     logger,
     fetch: opts.fetch,
+    egress,
     resolveHost: opts.resolveHost,
     version: opts.version,
     plugins: opts.plugins,
@@ -130,7 +148,7 @@ export async function composeApp(
     notes,
     clock,
     logger,
-    provider: createProvider({ ...config.agent, fetch: opts.fetch }),
+    provider: createProvider({ ...config.agent, fetch: egress.fetchFn() }),
     enabled: config.agent.enabled,
     extraTools: () => [...(opts.agentTools?.() ?? []), ...plugins.tools()],
     maxSteps: config.agent.maxSteps,
@@ -148,9 +166,10 @@ export async function composeApp(
     logger,
     agent,
     random: secureRandom,
+    egress,
     senders: {
-      telegram: telegramSender({ fetch: opts.fetch, baseUrl: config.channels.telegramApiBaseUrl }),
-      whatsapp: whatsappSender({ fetch: opts.fetch, baseUrl: config.channels.whatsappApiBaseUrl }),
+      telegram: telegramSender({ fetch: egress.fetchFn(), baseUrl: config.channels.telegramApiBaseUrl }),
+      whatsapp: whatsappSender({ fetch: egress.fetchFn(), baseUrl: config.channels.whatsappApiBaseUrl }),
     },
   });
   await channels.load();
@@ -169,32 +188,17 @@ export async function composeApp(
           (c.provider === 'telegram' ? c.secrets.secretToken : c.secrets.appSecret) === true,
       })),
     plugins: () => plugins.egress().map(({ id, enabled, egress }) => ({ id, enabled, egress })),
-    settings: () => ({
-      authMode: config.authMode,
-      host: config.host,
-      publicUrl: config.publicUrl,
-      tlsTerminatedByProxy: config.tlsTerminatedByProxy,
-      corsOrigins: config.corsOrigins,
-      rateLimits: config.rateLimits,
-      trustProxy: config.trustProxy,
-      pairing: {
-        mode: config.pairingMode,
-        relayUrl: setupConfig.relayUrl,
-        embeddedRelayHost: config.pairingMode === 'relay' && !config.relayUrl ? config.relayHost : null,
-        codeTtlSeconds: config.pairCodeTtlSeconds,
-      },
-      maxBodyBytes: config.maxBodyBytes,
-      policy: { keyMaxAgeDays: config.keyMaxAgeDays, deviceKeyIdleDays: config.deviceKeyIdleDays },
-      agent: {
-        enabled: config.agent.enabled,
-        provider: config.agent.provider,
-        baseUrl: config.agent.baseURL,
-      },
-      timeouts: opts.timeouts,
-    }),
+    settings: () => securitySettings(config, setupConfig.relayUrl, opts.timeouts),
   });
+  const files = opts.fileStore
+    ? createFileService({ store: opts.fileStore, clock, maxBytes: config.maxFileBytes })
+    : undefined;
+  const feed = createChangeFeed({ notes, now: () => clock.now(), size: config.eventsRingSize });
   const app = createApp({
     notes,
+    files,
+    feed,
+    mcpWrite: config.mcpWrite,
     agent,
     channels,
     plugins,
@@ -210,9 +214,17 @@ export async function composeApp(
     socketAddress: opts.socketAddress,
     runtime: opts.runtime,
     maxBodyBytes: config.maxBodyBytes,
+    noteCacheBytes: config.noteCacheBytes,
+    compress: opts.compress,
     client: opts.clientAssets
       ? { assets: opts.clientAssets, relayUrl: () => setupConfig.relayUrl }
       : undefined,
   });
-  return { app, auth: service, setupConfig, agent, channels, plugins, security };
+  return { app, auth: service, setupConfig, agent, channels, plugins, security, feed };
+}
+
+/** The destinations the operator named in the environment: always allowed by the egress policy. */
+function operatorHosts(config: ServerConfig): string[] {
+  const urls = [config.agent.baseURL, config.channels.telegramApiBaseUrl, config.channels.whatsappApiBaseUrl];
+  return urls.flatMap((u) => (u && URL.canParse(u) ? [new URL(u).host] : []));
 }

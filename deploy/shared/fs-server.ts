@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
+import { fsFileStore } from '../../adapters/store/fs-file-store.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import { AuthStateError } from '../../core/auth/state.ts';
@@ -30,15 +31,17 @@ export async function composeFsServer(env: Env, parts: RuntimeParts) {
   }
   const logger = jsonLogger(config.logLevel);
   const clock = { now: () => Date.now() };
-  const store = fsNoteStore({ dir: config.vaultDir });
+  // The state store first: it creates DATA_DIR 0700, before the vault inside it is made.
   const state = fsStateStore({ dir: config.dataDir });
+  const store = fsNoteStore({ dir: config.vaultDir, fsync: config.fsync });
   const core = createCore({ store, state, clock, logger });
   const clientDir = fileURLToPath(new URL('../../client-link/dist', import.meta.url));
-  const { app, setupConfig, channels, plugins } = await composeApp({
+  const { app, setupConfig, channels, plugins, feed } = await composeApp({
     resolveHost: nodeResolveHost,
     ...parts,
     config,
     notes: core.notes,
+    fileStore: fsFileStore({ dir: config.vaultDir }),
     state,
     clock,
     logger,
@@ -73,6 +76,7 @@ export async function composeFsServer(env: Env, parts: RuntimeParts) {
     /** Waits for writes, saves the index cache and stops the watcher. */
     async stop() {
       clearInterval(saver);
+      feed.close();
       await ready.catch(() => {});
       await (await watching)?.();
       await channels.close();

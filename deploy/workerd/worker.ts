@@ -91,6 +91,9 @@ async function start(env: Env, first: URL) {
     version: pkg.version,
     runtime: { name: 'workerd', version: globalThis.navigator?.userAgent ?? 'unknown' },
     socketAddress: (c) => c.req.header('cf-connecting-ip'),
+    // workerd encodes a body itself when an answer names a Content-Encoding (and Cloudflare's edge
+    // compresses per Accept-Encoding): answers leave the app uncompressed.
+    compress: false,
   });
   setupConfig.port = Number(first.port || (first.protocol === 'https:' ? 443 : 80));
   const started = Date.now();

@@ -1,13 +1,75 @@
 import type { Context } from 'hono';
+import { errorBody } from '../../adapters/http-kit/envelope.ts';
+import type { ErrorCode } from '../../core/errors.ts';
 import { DomainError } from '../../core/errors.ts';
 import { retryLater } from '../errors.ts';
-import type { RelayAnswer } from '../protocol.ts';
+import { toBase64 } from '../http-codec.ts';
+import type { RequestHead } from '../protocol/frames.ts';
+import type { HttpAnswer, RelayAnswer } from '../protocol.ts';
+import type { Tunnel } from '../tunnel-hub.ts';
 import type { RelayContext } from '../types.ts';
 
 /** The item fields the relay fills in; `forward` adds requestId and deadline. */
 export type ItemDraft =
-  | { kind: 'http'; method: string; path: string; headers: [string, string][]; body: string | null }
+  | { kind: 'http'; method: string; path: string; headers: [string, string][]; bytes: Uint8Array | null }
   | { kind: 'pair'; code: string };
+
+/** An answer as `forward` returns it: an http answer may carry its body as bytes (from a tunnel). */
+export type ForwardAnswer = RelayAnswer | (HttpAnswer & { bytes: Uint8Array | null });
+
+const jsonError = (requestId: string, status: number, code: ErrorCode, message: string) => ({
+  kind: 'http' as const,
+  requestId,
+  status,
+  headers: [['content-type', 'application/json; charset=utf-8']] as [string, string][],
+  body: null,
+  bytes: new TextEncoder().encode(JSON.stringify(errorBody(code, message))),
+});
+
+/** Through this instance's tunnel to the server: raw bytes both ways, no queue. */
+async function viaTunnel(
+  ctx: RelayContext,
+  c: Context,
+  tunnel: Tunnel,
+  draft: ItemDraft,
+): Promise<{ requestId: string; answer: ForwardAnswer } | null> {
+  const requestId = ctx.newId();
+  const deadline = ctx.clock.now() + ctx.limits.answerTimeoutMs;
+  const head: RequestHead =
+    draft.kind === 'pair'
+      ? { kind: 'pair', code: draft.code, ttlMs: 0 }
+      : { kind: 'http', method: draft.method, path: draft.path, headers: draft.headers, ttlMs: 0 };
+  const a = await tunnel.forward(
+    head,
+    draft.kind === 'http' ? draft.bytes : null,
+    deadline,
+    c.req.raw.signal,
+  );
+  if (!a) {
+    if (c.req.raw.signal.aborted) return null;
+    throw new DomainError(
+      'RELAY_TIMEOUT',
+      `The server did not answer within ${ctx.limits.answerTimeoutMs} ms (or its connection dropped); the request may have run.`,
+    );
+  }
+  if (a.kind === 'pair') return { requestId, answer: { kind: 'pair', requestId, apiKey: a.apiKey } };
+  if (a.kind === 'reset') {
+    if (draft.kind === 'pair') return { requestId, answer: { kind: 'pair', requestId, apiKey: null } };
+    const code: ErrorCode =
+      a.status === 400
+        ? 'VALIDATION_ERROR'
+        : a.status === 413
+          ? 'PAYLOAD_TOO_LARGE'
+          : a.status === 504
+            ? 'RELAY_TIMEOUT'
+            : 'INTERNAL_ERROR';
+    return { requestId, answer: jsonError(requestId, a.status, code, a.message) };
+  }
+  return {
+    requestId,
+    answer: { kind: 'http', requestId, status: a.status, headers: a.headers, body: null, bytes: a.bytes },
+  };
+}
 
 /** The answer the relay itself stores for a request whose server left before pulling it. */
 export const OFFLINE_ANSWER = JSON.stringify({ kind: 'offline' });
@@ -58,11 +120,23 @@ export async function forward(
   c: Context,
   serverId: string,
   draft: ItemDraft,
-): Promise<{ requestId: string; answer: RelayAnswer } | null> {
+): Promise<{ requestId: string; answer: ForwardAnswer } | null> {
+  const tunnel = ctx.tunnels?.get(serverId);
+  if (tunnel) return viaTunnel(ctx, c, tunnel, draft);
   if (!(await ctx.queue.isOnline(serverId))) throw offline();
   const requestId = ctx.newId();
   const deadline = ctx.clock.now() + ctx.limits.answerTimeoutMs;
-  const payload = await ctx.seal.seal(JSON.stringify({ ...draft, requestId, deadline }));
+  const item =
+    draft.kind === 'http'
+      ? {
+          kind: 'http',
+          method: draft.method,
+          path: draft.path,
+          headers: draft.headers,
+          body: toBase64(draft.bytes),
+        }
+      : draft;
+  const payload = await ctx.seal.seal(JSON.stringify({ ...item, requestId, deadline }));
   if (!(await ctx.queue.enqueue(serverId, { requestId, deadline, payload }, ctx.limits.maxQueue))) {
     if (!(await ctx.queue.isOnline(serverId))) throw offline(); // it left in between
     throw retryLater('NOT_READY', 'That server has too many requests waiting; retry shortly.', 1);

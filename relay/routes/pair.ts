@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { ok, readJson } from '../../adapters/http/envelope.ts';
+import { ok, readJson } from '../../adapters/http-kit/envelope.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { DomainError } from '../../core/errors.ts';
 import { retryLater } from '../errors.ts';

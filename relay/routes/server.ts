@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
-import { ok, readJson } from '../../adapters/http/envelope.ts';
+import { ok, readJson } from '../../adapters/http-kit/envelope.ts';
 import { constantTimeEqual } from '../../core/crypto.ts';
 import { DomainError } from '../../core/errors.ts';
+import { registerStatement, serverIdOf, verifySignature } from '../../core/identity.ts';
 import { retryLater } from '../errors.ts';
 import { PullBody, RegisterBody, type RegisterData, RespondBody, UnregisterBody } from '../protocol.ts';
 import { linkSignals } from '../signals.ts';
 import type { RelayContext, RelayEnv } from '../types.ts';
 import { OFFLINE_ANSWER } from './forward.ts';
+
+/** How far a register statement's time may be from the relay's clock. */
+const STATEMENT_SKEW_MS = 120_000;
 
 /** The server-facing routes: register, unregister, pull, respond. */
 export function serverRoutes(ctx: RelayContext) {
@@ -16,6 +20,36 @@ export function serverRoutes(ctx: RelayContext) {
 
   // Every pull and respond proves its secret: a synchronous digest skips a thread-pool hop.
   const digest = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+  /**
+   * Checks a register's proof: the serverId is the one the public key names, the statement is
+   * signed by that key, recent (2 minutes either way) and not seen before. No pin is consulted,
+   * so the check holds after any restart, on any instance, with any store. 403 otherwise.
+   */
+  async function proveIdentity(
+    serverId: string,
+    publicKey: string | undefined,
+    proof: { at: number; nonce: string; signature: string } | undefined,
+    secretHash: string,
+  ): Promise<void> {
+    if (!publicKey || !proof)
+      throw new DomainError(
+        'FORBIDDEN',
+        'This relay accepts only key-based server identities; update the server (docs/relay.md, Migration).',
+      );
+    if ((await serverIdOf(publicKey)) !== serverId)
+      throw new DomainError('FORBIDDEN', 'This serverId is not the one the public key names.');
+    if (Math.abs(ctx.clock.now() - proof.at) > STATEMENT_SKEW_MS)
+      throw new DomainError(
+        'FORBIDDEN',
+        "The registration statement is too old or from the future; check the server's clock.",
+      );
+    const statement = registerStatement(serverId, publicKey, proof.at, proof.nonce, secretHash);
+    if (!(await verifySignature(publicKey, statement, proof.signature)))
+      throw new DomainError('FORBIDDEN', 'The registration statement is not signed by that key.');
+    if ((await queue.hit(`nonce:${serverId}:${proof.nonce}`, 2 * STATEMENT_SKEW_MS + 1_000)) > 1)
+      throw new DomainError('FORBIDDEN', 'This registration statement was already used.');
+  }
 
   /** Proves the caller holds the secret pinned for `serverId`: 401 unknown, 403 another secret. */
   async function prove(serverId: string, secret: string): Promise<void> {
@@ -31,9 +65,12 @@ export function serverRoutes(ctx: RelayContext) {
 
   app.post('/register', async (c) => {
     const body = await readJson(c, RegisterBody);
-    // Pins never expire, so new ones are what a flood would pile up: limit them per client.
+    const { serverId } = body;
+    await proveIdentity(serverId, body.publicKey, body.proof, digest(body.secret));
+    // Sessions never expire, so new serverIds are what a flood would pile up: limit them per client.
     const limitKey = `register:${ctx.clientAddress(c) ?? 'unknown'}`;
-    if ((await queue.owner(body.serverId)) === null) {
+    const known = (await queue.owner(serverId)) !== null;
+    if (!known) {
       const { count, resetInMs } = await queue.hits(limitKey);
       if (count >= limits.newServersPerClientHour)
         throw retryLater(
@@ -41,18 +78,18 @@ export function serverRoutes(ctx: RelayContext) {
           'Too many new servers registered from this address.',
           resetInMs / 1000,
         );
+      await queue.hit(limitKey, 3_600_000);
     }
-    const claim = await queue.claim(body.serverId, digest(body.secret));
-    if (claim === 'created') await queue.hit(limitKey, 3_600_000);
-    if (claim === 'mismatch')
-      throw new DomainError('FORBIDDEN', 'This serverId is registered with a different secret.');
+    // The key was proven: this registration's secret replaces any earlier one.
+    await queue.setOwner(serverId, digest(body.secret));
+    const claim = known ? 'match' : 'created';
     let pairCodeAccepted: boolean | null = null;
     if (body.pairCodeHash !== undefined)
       pairCodeAccepted = await queue.setPairCode(body.serverId, body.pairCodeHash, limits.pairCodeTtlMs);
     await queue.markOnline(body.serverId, limits.offlineAfterMs);
-    ctx.logger.info('relay register', { serverId: body.serverId, pin: claim });
+    ctx.logger.info('relay register', { serverId, pin: claim });
     const data: RegisterData = {
-      serverId: body.serverId,
+      serverId,
       pin: claim === 'created' ? 'created' : 'existing',
       pairCodeAccepted,
       publicUrl: `${ctx.publicBaseUrl}/r/${body.serverId}`,

@@ -1,6 +1,6 @@
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
-import { createNoteService } from '../../core/notes.ts';
+import { createNoteService } from '../../core/notes/service.ts';
 import type { Logger } from '../../core/ports.ts';
 
 /** A small vault the agent tests share. */

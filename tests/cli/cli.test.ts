@@ -106,6 +106,7 @@ describe('quire doctor', () => {
       PORT: '0',
       RELAY_PORT: '0',
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      RELAY_QUEUE_KEY: 'doctor-relay-queue-key-0123456789abcdef',
     });
     expect(redis.stdout).toMatch(/ok\s+redis\s+REDIS_URL answers PING/);
     expect(redis.code).toBe(0);

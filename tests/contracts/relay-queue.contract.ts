@@ -34,6 +34,15 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       await fx?.cleanup();
     });
 
+    it('setOwner replaces the session hash (the caller proved the identity key)', async () => {
+      const q = await open();
+      expect(await q.claim('srv-s', H1)).toBe('created');
+      await q.setOwner('srv-s', H2);
+      expect(await q.owner('srv-s')).toBe(H2);
+      await q.setOwner('srv-new', H1);
+      expect(await q.owner('srv-new')).toBe(H1);
+    });
+
     it('pins the first secret hash for good; exactly one of racing first claims wins', async () => {
       const q = await open();
       expect(await q.owner('srv-a')).toBeNull();

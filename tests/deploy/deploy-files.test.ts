@@ -108,6 +108,8 @@ describe('deploy/compose.yaml', () => {
     expect(relay.command).toEqual(['relay']);
     expect(server.environment.RELAY_URL).toBe(`http://relay:${relay.environment.RELAY_PORT}`);
     expect(relay.environment.REDIS_URL).toBe('redis://redis:6379');
+    // Redis keeps an appendonly file: the relay must seal what it queues, so the key is required.
+    expect(relay.environment.RELAY_QUEUE_KEY).toMatch(/^\$\{QUIRE_RELAY_QUEUE_KEY:\?/);
     expect(server.volumes).toContain('quire-data:/data');
     expect(server.depends_on.relay.condition).toBe('service_healthy');
     expect(relay.depends_on.redis.condition).toBe('service_healthy');

@@ -72,6 +72,7 @@ describe('the README, word for word', () => {
     const redis = {
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       RELAY_REDIS_PREFIX: `readme-${Date.now()}:`,
+      RELAY_QUEUE_KEY: 'readme-relay-queue-key-0123456789abcdef',
     };
     const a = quireDaemon(['relay', '--port', '0', '--host', '127.0.0.1'], redis);
     const b = quireDaemon(['relay', '--port', '0', '--host', '127.0.0.1'], redis);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir, waitFor } from '../helpers/app.ts';
 import { runTs } from '../helpers/child.ts';
-import { deleteKeys, REDIS_URL, redisClient, uniquePrefix } from '../relay/helpers.ts';
+import { deleteKeys, REDIS_URL, redisClient, TEST_QUEUE_KEY, uniquePrefix } from '../relay/helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -125,7 +125,13 @@ describe('npm start with two relay processes on one Redis', () => {
       await deleteKeys(redis, prefix);
       redis.disconnect();
     });
-    const relayEnv = { REDIS_URL, RELAY_REDIS_PREFIX: prefix, RELAY_HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const relayEnv = {
+      REDIS_URL,
+      RELAY_QUEUE_KEY: TEST_QUEUE_KEY,
+      RELAY_REDIS_PREFIX: prefix,
+      RELAY_HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    };
     const relays: string[] = [];
     for (let i = 0; i < 2; i++) {
       const r = runTs('deploy/relay/main.ts', relayEnv);

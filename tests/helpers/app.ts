@@ -5,7 +5,7 @@ import { createApp } from '../../adapters/http/app.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
-import { createNoteService } from '../../core/notes.ts';
+import { createNoteService } from '../../core/notes/service.ts';
 import type { Logger, NoteStore } from '../../core/ports.ts';
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

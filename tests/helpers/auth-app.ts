@@ -5,7 +5,7 @@ import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { type AuthMode, createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
 import { createAuthService } from '../../core/auth/service.ts';
-import { createNoteService } from '../../core/notes.ts';
+import { createNoteService } from '../../core/notes/service.ts';
 import type { Logger, StateStore } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import { requester, silentLogger } from './app.ts';

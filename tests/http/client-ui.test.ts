@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
-import { createNoteService } from '../../core/notes.ts';
+import { createNoteService } from '../../core/notes/service.ts';
 import { selfOrigins } from '../../deploy/node/compose.ts';
 import { loadConfig } from '../../deploy/node/config.ts';
 import { requester, silentLogger, tempDir } from '../helpers/app.ts';

@@ -94,11 +94,54 @@ describe('real answers against the document', () => {
       updated.checksum,
     );
     expect(moved.path).toBe('projects/r.md');
+    const patched = await api.notes.patch(
+      'projects/r.md',
+      { operation: 'append', target: { type: 'heading', path: ['Q2'] }, content: 'more' },
+      moved.checksum,
+    );
+    expect(patched.content).toBe('# Q2\nmore\n');
+    expect(
+      (
+        await failure(() =>
+          api.notes.patch('projects/r.md', {
+            operation: 'append',
+            target: { type: 'heading', path: ['Nope'] },
+            content: 'x',
+          }),
+        )
+      ).code,
+    ).toBe('TARGET_NOT_FOUND');
+    expect(await api.tags()).toContainEqual({ tag: 'x', count: 1 });
+    const feed = await api.events();
+    expect(feed.events).toEqual([]);
+    expect((await api.events(feed.next - 1)).events).toHaveLength(1);
     expect((await api.folders.tree()).noteCount).toBe(3);
     expect((await api.folders.tree('garden')).children).toHaveLength(1);
     expect((await failure(() => api.folders.tree('nope'))).code).toBe('FOLDER_NOT_FOUND');
     expect((await api.search('compost', 5))[0]?.path).toBe('garden/compost.md');
     await api.notes.remove('projects/r.md');
+
+    // Attachments.
+    expect((await api.folders.tree()).children).toContainEqual({
+      name: 'seed.png',
+      path: 'seed.png',
+      type: 'file',
+      size: 4,
+      contentType: 'image/png',
+    });
+    const seed = await api.files.get('seed.png');
+    expect(new Uint8Array(await seed.arrayBuffer())).toEqual(new Uint8Array([137, 80, 78, 71]));
+    expect((await api.files.get('seed.png', { range: 'bytes=1-2' })).status).toBe(206);
+    const file = await api.files.put('pics/a.png', new Uint8Array([1, 2, 3]), { ifNoneMatch: '*' });
+    expect(file).toMatchObject({ path: 'pics/a.png', size: 3, contentType: 'image/png' });
+    expect(
+      (await failure(() => api.files.put('pics/a.png', new Uint8Array(1), { ifNoneMatch: '*' }))).status,
+    ).toBe(412);
+    const movedFile = await api.files.move('pics/a.png', 'pics/b.png', file.etag);
+    expect(movedFile.path).toBe('pics/b.png');
+    expect((await api.files.attachmentPath('b.png', 'plan.md')).path).toBe('b.png');
+    expect(await api.files.remove('pics/b.png')).toEqual({ path: 'pics/b.png', deleted: true });
+    expect((await failure(() => api.files.get('pics/b.png'))).code).toBe('FILE_NOT_FOUND');
     expect((await failure(() => api.notes.get('projects/r.md'))).code).toBe('NOTE_NOT_FOUND');
 
     // The agent (the local provider).

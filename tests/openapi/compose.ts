@@ -1,6 +1,7 @@
+import { memoryFileStore } from '../../adapters/store/memory-file-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
-import { createNoteService } from '../../core/notes.ts';
+import { createNoteService } from '../../core/notes/service.ts';
 import { composeApp } from '../../deploy/node/compose.ts';
 import { loadConfig } from '../../deploy/node/config.ts';
 import { silentLogger } from '../helpers/app.ts';
@@ -14,6 +15,7 @@ export async function composedApp(files: Record<string, string> = {}, env: Recor
   const composed = await composeApp({
     config,
     notes,
+    fileStore: memoryFileStore({ files: { 'seed.png': new Uint8Array([137, 80, 78, 71]) } }),
     state: memoryStateStore(),
     clock,
     logger: silentLogger,

@@ -194,26 +194,23 @@ describe('the egress guard', () => {
       'ff02::1',
       '::ffff:127.0.0.1',
       '::ffff:7f00:1',
+      // IPv4-mapped and -compatible IPv6 are refused whatever they embed (never a user's API).
+      '::ffff:8.8.8.8',
+      '::127.0.0.1',
+      '::8.8.8.8',
       '64:ff9b::a00:1',
       '2001:db8::1',
       'not-an-ip',
     ];
-    const pub = [
-      '8.8.8.8',
-      '1.1.1.1',
-      '172.32.0.1',
-      '192.169.0.1',
-      '2606:4700:4700::1111',
-      '::ffff:8.8.8.8',
-      '100.128.0.1',
-    ];
+    const pub = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '100.128.0.1'];
     for (const ip of priv) expect(isPrivateAddress(ip), ip).toBe(true);
     for (const ip of pub) expect(isPrivateAddress(ip), ip).toBe(false);
   });
 
   it('checks names through the resolver, and odd spellings of loopback', async () => {
     const opts = { allowPrivate: false, resolveHost: nodeResolveHost };
-    expect(await egressProblem('http://localhost:1/x', opts)).toMatch(/resolves to .* loopback/);
+    expect(await egressProblem('http://localhost:1/x', opts)).toMatch(/localhost is a loopback/);
+    expect(await egressProblem('http://[::127.0.0.1]/', opts)).toMatch(/private/);
     expect(await egressProblem('http://2130706433/', opts)).toMatch(/127\.0\.0\.1 is a private/);
     expect(await egressProblem('http://0x7f.1/', opts)).toMatch(/127\.0\.0\.1/);
     expect(await egressProblem('http://[::ffff:127.0.0.1]/', opts)).toMatch(/private/);

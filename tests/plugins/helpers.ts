@@ -13,7 +13,7 @@ import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import type { Agent } from '../../core/agent/agent.ts';
-import { createNoteService, type NoteService } from '../../core/notes.ts';
+import { createNoteService, type NoteService } from '../../core/notes/service.ts';
 import { createPluginManager, type PluginManagerDeps } from '../../core/plugins/manager.ts';
 import type { Logger } from '../../core/ports.ts';
 import { requester, silentLogger } from '../helpers/app.ts';

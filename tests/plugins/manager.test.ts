@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NoteEvent } from '../../core/notes.ts';
+import type { NoteEvent } from '../../core/notes/service.ts';
 import { definePlugin } from '../../core/plugins/define.ts';
 import { tempDir, waitFor } from '../helpers/app.ts';
 import { pluginApp, snapshot } from './helpers.ts';

@@ -177,7 +177,7 @@ describe('outbound-webhooks', () => {
       return p.stats.refused === 1 ? p : null;
     });
     expect(rt.stats.recent[0]).toMatchObject({ outcome: 'refused', path: 'secret-plans.md' });
-    expect(rt.stats.recent[0].error).toMatch(/localhost resolves to .*loopback.*allowPrivateNetwork/);
+    expect(rt.stats.recent[0].error).toMatch(/localhost is a loopback.*allowPrivateNetwork/);
     expect(rt.lastError).toMatchObject({ where: 'delivery' });
     expect(t.receiver.got).toEqual([]);
     expect(t.plugins.egress()).toEqual([

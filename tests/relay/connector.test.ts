@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RelayConnectorOptions, relayConnector } from '../../adapters/relay/connector.ts';
 import type { RelayLimits } from '../../relay/types.ts';
-import { newSecret, pairing, smallApp } from './fixtures.ts';
+import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import { PUBLIC, relayHarness } from './harness.ts';
 import { quiet, until } from './helpers.ts';
 
@@ -11,15 +11,17 @@ afterEach(async () => {
 });
 
 /** A relay harness plus a started connector serving `smallApp` with real pairing. */
-function setup(opts: { limits?: Partial<RelayLimits>; connector?: Partial<RelayConnectorOptions> } = {}) {
+async function setup(
+  opts: { limits?: Partial<RelayLimits>; connector?: Partial<RelayConnectorOptions> } = {},
+) {
   const h = relayHarness({ limits: { pullWaitMs: 300, ...opts.limits } });
   const server = smallApp();
   const pair = pairing();
-  const serverId = `srv-${crypto.randomUUID().slice(0, 8)}`;
+  const { identity, serverId } = await newIdentity();
   const connector = relayConnector({
     relayUrl: PUBLIC,
     serverId,
-    secret: newSecret(),
+    identity,
     handle: server.handle,
     redeemPairCode: pair.redeemPairCode,
     pairCodeHash: pair.pairCodeHash,
@@ -39,7 +41,7 @@ function setup(opts: { limits?: Partial<RelayLimits>; connector?: Partial<RelayC
 
 describe('relay connector (in-process relay)', () => {
   it('registers, serves requests concurrently, and reports its status', async () => {
-    const { h, serverId, connector, online } = setup();
+    const { h, serverId, connector, online } = await setup();
     await online();
     expect(connector.status()).toMatchObject({
       state: 'online',
@@ -55,7 +57,7 @@ describe('relay connector (in-process relay)', () => {
   });
 
   it('keeps path, query, cookies, binary bodies and the forwarded prefix intact', async () => {
-    const { h, serverId, online } = setup();
+    const { h, serverId, online } = await setup();
     await online();
     const bytes = Uint8Array.from({ length: 300 }, (_, i) => (i * 7) % 256);
     const echo = await h.call('PUT', `/r/${serverId}/api/v1/echo/a%2Fb.md?q=%C3%A9&x`, bytes, {
@@ -80,14 +82,14 @@ describe('relay connector (in-process relay)', () => {
   });
 
   it('answers a throwing handler with 500 in the envelope', async () => {
-    const { h, serverId, online } = setup();
+    const { h, serverId, online } = await setup();
     await online();
     const res = await h.call('GET', `/r/${serverId}/api/v1/boom`);
     expect([res.status, res.json.error.code]).toEqual([500, 'INTERNAL_ERROR']);
   });
 
   it('pairs through the queue: the key works, the code is spent, an aged code fails', async () => {
-    const { h, serverId, pair, connector, online } = setup();
+    const { h, serverId, pair, connector, online } = await setup();
     await online();
     const code = pair.code();
     const ok = await h.post('/api/v1/pair/exchange', { code });
@@ -112,7 +114,7 @@ describe('relay connector (in-process relay)', () => {
   });
 
   it('forgets a code hash at the relay after its TTL', async () => {
-    const { h, pair, online } = setup({ limits: { pairCodeTtlMs: 80 } });
+    const { h, pair, online } = await setup({ limits: { pairCodeTtlMs: 80 } });
     await online();
     const code = pair.code();
     await until(
@@ -123,7 +125,9 @@ describe('relay connector (in-process relay)', () => {
   });
 
   it('rate limits failed exchanges per client address and per serverId, with Retry-After', async () => {
-    const { h, pair, online } = setup({ limits: { pairFailuresPerClient: 3, pairFailuresPerServer: 2 } });
+    const { h, pair, online } = await setup({
+      limits: { pairFailuresPerClient: 3, pairFailuresPerServer: 2 },
+    });
     await online();
     for (let i = 0; i < 3; i++)
       expect((await h.post('/api/v1/pair/exchange', { code: `wrong-${i}` })).status).toBe(401);
@@ -140,13 +144,13 @@ describe('relay connector (in-process relay)', () => {
     expect([serverLimited.status, serverLimited.json.error.code]).toEqual([429, 'RATE_LIMITED']);
   });
 
-  it('is refused for a serverId pinned to another secret, and leaves the owner alone', async () => {
-    const { h, serverId, online } = setup();
+  it('is refused for a serverId another key names, and leaves the owner alone', async () => {
+    const { h, serverId, online } = await setup();
     await online();
     const intruder = relayConnector({
       relayUrl: PUBLIC,
       serverId,
-      secret: newSecret(),
+      identity: (await newIdentity()).identity,
       handle: async () => new Response('intruder'),
       redeemPairCode: async () => ({ apiKey: 'stolen' }),
       logger: quiet,
@@ -168,7 +172,7 @@ describe('relay connector (in-process relay)', () => {
       });
       return new Promise<Response>(() => {});
     };
-    const { h, serverId, connector, online } = setup({
+    const { h, serverId, connector, online } = await setup({
       limits: { answerTimeoutMs: 600 },
       connector: { handle: hang },
     });
@@ -180,7 +184,7 @@ describe('relay connector (in-process relay)', () => {
   });
 
   it('stop() finishes what is in flight, then the relay reports the server offline', async () => {
-    const { h, serverId, connector, online } = setup();
+    const { h, serverId, connector, online } = await setup();
     await online();
     const slow = h.call('GET', `/r/${serverId}/api/v1/slow?ms=150`);
     await until('the slow request to be in flight', () => connector.status().inFlight > 0);
@@ -192,7 +196,7 @@ describe('relay connector (in-process relay)', () => {
   });
 
   it('stop() tells the relay first: while in-flight work finishes, new requests get 503 at once', async () => {
-    const { h, serverId, connector, online } = setup({
+    const { h, serverId, connector, online } = await setup({
       limits: { answerTimeoutMs: 20_000, pullWaitMs: 5_000 },
     });
     await online();

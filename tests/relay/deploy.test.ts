@@ -3,6 +3,7 @@ import { loadRelayConfig, RelayConfigError } from '../../deploy/relay/config.ts'
 import { DEFAULT_LIMITS } from '../../relay/types.ts';
 import { runTs } from '../helpers/child.ts';
 import { postJson } from './e2e-harness.ts';
+import { newIdentity, registerBody } from './fixtures.ts';
 
 const kills: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -18,6 +19,7 @@ describe('relay config', () => {
       redisUrl: null,
       redisPrefix: 'quire:relay:',
       queueKey: null,
+      plainQueue: false,
       trustProxy: false,
       logLevel: 'info',
       shutdownGraceMs: 5_000,
@@ -33,6 +35,7 @@ describe('relay config', () => {
       RELAY_PUBLIC_BASE_URL: 'https://relay.example.com/',
       REDIS_URL: 'redis://10.0.0.1:6379/2',
       RELAY_REDIS_PREFIX: 'x:',
+      RELAY_QUEUE_KEY: 'q'.repeat(32),
       RELAY_TRUST_PROXY: '1',
       RELAY_MAX_BODY_BYTES: '2048',
       RELAY_ANSWER_TIMEOUT_MS: '1000',
@@ -57,6 +60,11 @@ describe('relay config', () => {
     });
   });
 
+  it('takes RELAY_QUEUE_PLAIN=1 as the explicit opt-out of sealing on Redis', () => {
+    const c = loadRelayConfig({ REDIS_URL: 'redis://127.0.0.1:6379', RELAY_QUEUE_PLAIN: '1' });
+    expect(c).toMatchObject({ queueKey: null, plainQueue: true });
+  });
+
   it.each([
     [{ RELAY_PORT: 'x' }, /RELAY_PORT/],
     [{ RELAY_PUBLIC_BASE_URL: 'ftp://x' }, /RELAY_PUBLIC_BASE_URL/],
@@ -65,6 +73,9 @@ describe('relay config', () => {
     [{ RELAY_PULL_WAIT_MS: '5000', RELAY_OFFLINE_AFTER_MS: '4000' }, /RELAY_OFFLINE_AFTER_MS/],
     [{ RELAY_TRUST_PROXY: 'maybe' }, /RELAY_TRUST_PROXY/],
     [{ RELAY_QUEUE_KEY: 'short' }, /RELAY_QUEUE_KEY/],
+    // A relay on Redis without a key would store clients' keys readable: refused unless opted out.
+    [{ REDIS_URL: 'redis://127.0.0.1:6379' }, /RELAY_QUEUE_KEY is not/],
+    [{ REDIS_URL: 'redis://127.0.0.1:6379', RELAY_QUEUE_PLAIN: 'perhaps' }, /RELAY_QUEUE_PLAIN/],
   ])('refuses %j with a message naming the variable', (env, re) => {
     expect(() => loadRelayConfig(env)).toThrow(RelayConfigError);
     expect(() => loadRelayConfig(env)).toThrow(re);
@@ -92,12 +103,11 @@ describe('npm run relay (deploy/relay/main.ts)', () => {
       service: 'quire-relay',
       queue: { backend: 'memory', reachable: true },
     });
-    const reg = await postJson(`${url}/api/v1/relay/register`, {
-      serverId: 'srv-main',
-      secret: 's'.repeat(40),
-    });
-    expect(reg.json.data.publicUrl).toBe(`${url}/r/srv-main`);
-    expect(p.out.stdout).not.toContain('s'.repeat(40));
+    const who = await newIdentity();
+    const body = await registerBody(who);
+    const reg = await postJson(`${url}/api/v1/relay/register`, body);
+    expect(reg.json.data.publicUrl).toBe(`${url}/r/${who.serverId}`);
+    expect(p.out.stdout).not.toContain(body.secret);
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
     expect(p.out.stdout).toContain('"msg":"relay stopped"');

@@ -4,9 +4,10 @@ import {
   type RelayConnectorOptions,
   relayConnector,
 } from '../../adapters/relay/connector.ts';
+import { serverIdOf } from '../../core/identity.ts';
 import { type RunningRelay, type StartRelayConfig, startRelay } from '../../deploy/relay/server.ts';
-import { newSecret, pairing, smallApp } from './fixtures.ts';
-import { deleteKeys, quiet, REDIS_URL, redisClient, uniquePrefix, until } from './helpers.ts';
+import { newIdentity, pairing, smallApp } from './fixtures.ts';
+import { deleteKeys, quiet, REDIS_URL, redisClient, TEST_QUEUE_KEY, uniquePrefix, until } from './helpers.ts';
 
 /**
  * Real sockets, real Redis: relays on port 0 sharing one key prefix, connectors, and cleanup
@@ -29,6 +30,7 @@ export function e2eWorld() {
           port: 0,
           redisUrl: REDIS_URL,
           redisPrefix: prefix,
+          queueKey: TEST_QUEUE_KEY,
           logLevel: 'silent',
           shutdownGraceMs: 200,
           ...config,
@@ -39,15 +41,18 @@ export function e2eWorld() {
       relays.push(r);
       return r;
     },
-    /** A started connector for `smallApp` (or `handle`) with real pairing. */
-    server(relayUrl: string, over: Partial<RelayConnectorOptions> = {}) {
+    /** A started connector for `smallApp` (or `handle`) with real pairing and a fresh identity. */
+    async server(relayUrl: string, over: Partial<RelayConnectorOptions> = {}) {
       const app = smallApp();
       const pair = pairing();
-      const serverId = over.serverId ?? `srv-${crypto.randomUUID().slice(0, 8)}`;
+      const id = over.identity
+        ? { identity: over.identity, serverId: (await serverIdOf(over.identity.publicKey)) as string }
+        : await newIdentity();
+      const serverId = over.serverId ?? id.serverId;
       const connector = relayConnector({
         relayUrl,
         serverId,
-        secret: newSecret(),
+        identity: id.identity,
         handle: app.handle,
         redeemPairCode: pair.redeemPairCode,
         pairCodeHash: pair.pairCodeHash,
@@ -59,7 +64,7 @@ export function e2eWorld() {
       connector.start();
       const online = () =>
         until('the connector to be online', () => connector.status().state === 'online', 10_000);
-      return { app, pair, serverId, connector, online };
+      return { app, pair, serverId, identity: id.identity, connector, online };
     },
     /** Runs `fn` at cleanup. */
     defer(fn: () => Promise<void>) {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTs } from '../helpers/child.ts';
 import { call, e2eWorld, postJson } from './e2e-harness.ts';
-import { newSecret, noteServer, pairing } from './fixtures.ts';
-import { REDIS_URL, redisClient, until } from './helpers.ts';
+import { newIdentity, noteServer, pairing, registerBody } from './fixtures.ts';
+import { REDIS_URL, redisClient, TEST_QUEUE_KEY, until } from './helpers.ts';
 
 let world: ReturnType<typeof e2eWorld>;
 afterEach(async () => {
@@ -18,7 +18,7 @@ describe('relay end to end (sockets, Redis)', () => {
     const w = fresh();
     const relay = await w.relay({ publicBaseUrl: 'https://relay.example.test' });
     const pair = pairing();
-    const srv = w.server(relay.url, {
+    const srv = await w.server(relay.url, {
       handle: await noteServer(pair.keys),
       redeemPairCode: pair.redeemPairCode,
       pairCodeHash: pair.pairCodeHash,
@@ -59,6 +59,7 @@ describe('relay end to end (sockets, Redis)', () => {
       RELAY_PORT: '0',
       REDIS_URL,
       RELAY_REDIS_PREFIX: w.prefix,
+      RELAY_QUEUE_KEY: TEST_QUEUE_KEY,
       RELAY_PULL_WAIT_MS: '1000',
       RELAY_SHUTDOWN_GRACE_MS: '200',
     });
@@ -67,7 +68,7 @@ describe('relay end to end (sockets, Redis)', () => {
     const health = await call(`${b}/api/v1/health`);
     expect(health.json.data.queue).toEqual({ backend: 'redis', reachable: true });
     const seen = { b: 0, c: 0 };
-    const srv = w.server(b, {
+    const srv = await w.server(b, {
       // Register and pull through B, respond through C.
       fetch: (url, init) => {
         const viaC = url.endsWith('/api/v1/relay/respond');
@@ -86,33 +87,18 @@ describe('relay end to end (sockets, Redis)', () => {
     expect(await child.exited).toBe(0);
   });
 
-  it('refuses a register with another secret, also after the relay restarts', async () => {
-    const w = fresh();
-    const [mine, theirs] = [newSecret(), newSecret()];
-    const first = await w.relay();
-    const reg = (url: string, secret: string) =>
-      postJson(`${url}/api/v1/relay/register`, { serverId: 'srv-owned', secret });
-    expect((await reg(first.url, mine)).json.data.pin).toBe('created');
-    expect((await reg(first.url, theirs)).status).toBe(403);
-    await first.stop();
-    const second = await w.relay();
-    const again = await reg(second.url, theirs);
-    expect([again.status, again.json.error.code]).toEqual([403, 'FORBIDDEN']);
-    expect((await reg(second.url, mine)).json.data.pin).toBe('existing');
-  });
-
   it('gives 504 within the time-out and never runs the request late', async () => {
     const w = fresh();
     const relay = await w.relay({ limits: { answerTimeoutMs: 500 } });
-    const serverId = `srv-${crypto.randomUUID().slice(0, 8)}`;
-    const secret = newSecret();
-    await postJson(`${relay.url}/api/v1/relay/register`, { serverId, secret });
+    const who = await newIdentity();
+    const { serverId } = who;
+    await postJson(`${relay.url}/api/v1/relay/register`, await registerBody(who));
     const started = Date.now();
     const unanswered = await call(`${relay.url}/r/${serverId}/api/v1/n/1`, { method: 'DELETE' });
     expect([unanswered.status, unanswered.json.error.code]).toEqual([504, 'RELAY_TIMEOUT']);
     expect(Date.now() - started).toBeLessThan(2_000);
     // The server now comes online: the timed-out request must not reach it.
-    const srv = w.server(relay.url, { serverId, secret });
+    const srv = await w.server(relay.url, { serverId, identity: who.identity });
     await srv.online();
     expect((await call(`${relay.url}/r/${serverId}/api/v1/n/2`)).json.n).toBe(2);
     const slow = await call(`${relay.url}/r/${serverId}/api/v1/slow?ms=900`);
@@ -125,7 +111,7 @@ describe('relay end to end (sockets, Redis)', () => {
     const w = fresh();
     const relay = await w.relay({ limits: { maxBodyBytes: 1024 } });
     expect((await call(`${relay.url}/r/srv-nobody/api/v1/n/1`)).json.error.code).toBe('SERVER_OFFLINE');
-    const srv = w.server(relay.url);
+    const srv = await w.server(relay.url);
     await srv.online();
     const big = await call(`${relay.url}/r/${srv.serverId}/api/v1/echo/x`, {
       method: 'POST',
@@ -145,9 +131,11 @@ describe('relay end to end (sockets, Redis)', () => {
   it('with RELAY_QUEUE_KEY, keeps no client key readable in Redis while requests wait', async () => {
     const w = fresh();
     const relay = await w.relay({ queueKey: 'k'.repeat(40), limits: { answerTimeoutMs: 5_000 } });
-    const serverId = `srv-${crypto.randomUUID().slice(0, 8)}`;
-    const secret = newSecret();
-    await postJson(`${relay.url}/api/v1/relay/register`, { serverId, secret });
+    const who = await newIdentity();
+    const { serverId } = who;
+    const body = await registerBody(who);
+    const { secret } = body;
+    await postJson(`${relay.url}/api/v1/relay/register`, body);
     const key = 'quire_sk_MUST-NOT-BE-IN-REDIS';
     const waiting = call(`${relay.url}/r/${serverId}/api/v1/n/1`, { headers: { 'x-service-key': key } });
     const admin = await redisClient();
@@ -177,7 +165,7 @@ describe('relay end to end (sockets, Redis)', () => {
   it('gives 50 concurrent clients each their own answer, with cookies and bytes intact', async () => {
     const w = fresh();
     const relay = await w.relay();
-    const srv = w.server(relay.url);
+    const srv = await w.server(relay.url);
     await srv.online();
     const base = `${relay.url}/r/${srv.serverId}/api/v1`;
     const many = await Promise.all(Array.from({ length: 50 }, (_, n) => call(`${base}/n/${n}`)));

@@ -1,7 +1,14 @@
 import { Hono } from 'hono';
 import { createApp } from '../../adapters/http/app.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
-import { createNoteService } from '../../core/notes.ts';
+import {
+  createIdentity,
+  identitySigner,
+  registerStatement,
+  type StoredIdentity,
+  serverIdOf,
+} from '../../core/identity.ts';
+import { createNoteService } from '../../core/notes/service.ts';
 import { quiet, sha256 } from './helpers.ts';
 
 const randomPart = (bytes = 32) =>
@@ -103,5 +110,34 @@ export async function noteServer(keys: Set<string>) {
         { status: 401 },
       );
     return app.fetch(req);
+  };
+}
+
+/** A fresh server identity (Ed25519) and the serverId its public key names. */
+export async function newIdentity(): Promise<{ identity: StoredIdentity; serverId: string }> {
+  const identity = await createIdentity();
+  return { identity, serverId: (await serverIdOf(identity.publicKey)) as string };
+}
+
+/**
+ * The body of a register, signed by `identity` (a valid statement for `serverId`; pass another
+ * serverId to forge one). `extra` is merged in (e.g. pairCodeHash).
+ */
+export async function registerBody(
+  who: { identity: StoredIdentity; serverId: string },
+  extra: Record<string, unknown> = {},
+  at = Date.now(),
+  secret = newSecret(),
+) {
+  const signer = identitySigner(who.identity);
+  const nonce = randomPart(18);
+  const hash = await sha256(secret);
+  const signature = await signer.sign(registerStatement(who.serverId, signer.publicKey, at, nonce, hash));
+  return {
+    serverId: who.serverId,
+    secret,
+    publicKey: signer.publicKey,
+    proof: { at, nonce, signature },
+    ...extra,
   };
 }

@@ -1,7 +1,9 @@
+import type { StoredIdentity } from '../../core/identity.ts';
 import { createRelayApp } from '../../relay/app.ts';
 import { memoryRelayQueue } from '../../relay/memory-queue.ts';
 import type { RelayQueue } from '../../relay/ports.ts';
 import type { RelayLimits } from '../../relay/types.ts';
+import { newIdentity, registerBody } from './fixtures.ts';
 import { quiet } from './helpers.ts';
 
 export const PUBLIC = 'https://relay.test';
@@ -41,9 +43,21 @@ export function relayHarness(opts: { limits?: Partial<RelayLimits>; queue?: Rela
     } catch {}
     return { status: res.status, headers: res.headers, json, bytes };
   }
+  /** Registers a fresh identity (or `who`): the serverId, the session secret and the answer. */
+  async function register(
+    who?: { identity: StoredIdentity; serverId: string },
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
+    const id = who ?? (await newIdentity());
+    const body = await registerBody(id, extra);
+    const res = await call('POST', '/api/v1/relay/register', body, headers);
+    return { ...id, secret: body.secret, res };
+  }
   return {
     app,
     queue: inner,
+    register,
     /** Requests accepted into the queue so far. */
     enqueued: () => enqueued,
     call,

@@ -6,6 +6,9 @@ export const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
 export const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** The RELAY_QUEUE_KEY of test relays on Redis (a relay on Redis needs one). */
+export const TEST_QUEUE_KEY = 'test-relay-queue-key-0123456789abcdef';
+
 /** A key prefix no other test shares. */
 export function uniquePrefix(): string {
   return `qtest:relay:${crypto.randomUUID()}:`;

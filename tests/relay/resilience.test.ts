@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
 import { call, e2eWorld } from './e2e-harness.ts';
-import { until } from './helpers.ts';
+import { newIdentity, smallApp } from './fixtures.ts';
+import { quiet, until } from './helpers.ts';
 
 let world: ReturnType<typeof e2eWorld>;
 afterEach(async () => {
@@ -50,7 +52,7 @@ describe('relay connector resilience', () => {
     world = e2eWorld();
     const w = world;
     const first = await w.relay({ redisUrl: null });
-    const srv = w.server(first.url);
+    const srv = await w.server(first.url);
     await srv.online();
     const path = `/r/${srv.serverId}/api/v1/n/1`;
     expect((await call(`${first.url}${path}`)).json.n).toBe(1);
@@ -74,7 +76,7 @@ describe('relay connector resilience', () => {
     w.defer(() => redis.kill());
     const redisUrl = `redis://127.0.0.1:${port}`;
     const relay = await w.relay({ redisUrl });
-    const srv = w.server(relay.url);
+    const srv = await w.server(relay.url);
     await srv.online();
     const url = `${relay.url}/r/${srv.serverId}/api/v1/n/7`;
     expect((await call(url)).json.n).toBe(7);
@@ -95,4 +97,38 @@ describe('relay connector resilience', () => {
     expect((await call(`${relay.url}/api/v1/health`)).json.data.queue.reachable).toBe(true);
     expect(srv.connector.status().state).toBe('online');
   });
+  it('the tunnel rides out a Redis restart: served through the instance holding it, and across instances once Redis is back', async () => {
+    world = e2eWorld();
+    const w = world;
+    const port = await freePort();
+    let redis = await redisServer(port);
+    w.defer(() => redis.kill());
+    const redisUrl = `redis://127.0.0.1:${port}`;
+    const a = await w.relay({ redisUrl });
+    const b = await w.relay({ redisUrl });
+    const who = await newIdentity();
+    const app = smallApp();
+    const connector = tunnelConnector({
+      relayUrl: b.url,
+      serverId: who.serverId,
+      identity: who.identity,
+      handle: app.handle,
+      redeemPairCode: async () => null,
+      logger: quiet,
+      backoff: { minMs: 20, maxMs: 200 },
+    });
+    connector.start();
+    w.defer(() => connector.stop(200));
+    await until('the tunnel to be online', () => connector.status().state === 'online');
+    const viaA = `${a.url}/r/${who.serverId}/api/v1/n/3`;
+    const viaB = `${b.url}/r/${who.serverId}/api/v1/n/4`;
+    expect((await call(viaA)).json.n).toBe(3);
+    await redis.kill();
+    // The instance holding the tunnel needs no Redis to serve it.
+    expect((await call(viaB)).json.n).toBe(4);
+    redis = await redisServer(port);
+    // Back empty: the relay's presence refresh and queue pump resume by themselves.
+    await until('requests to cross instances again', async () => (await call(viaA)).json?.n === 3, 20_000);
+    expect((await call(viaB)).json.n).toBe(4);
+  }, 40_000);
 });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { httpClient } from '../../bench/reliability/http.ts';
 import { killAll, type ServerProc, startServerProc } from '../../bench/reliability/procs.ts';
 import { sha256 } from '../../bench/reliability/verify.ts';
@@ -9,7 +9,11 @@ import { tempDir } from '../helpers/app.ts';
 const CLIENTS = 100;
 let server: ServerProc;
 let dir: { dir: string; cleanup: () => Promise<void> };
-const client = httpClient({ keepAlive: true, maxSockets: CLIENTS });
+// A fresh pool per test: a kept-alive socket left idle by the previous test can be closed by the
+// server (its keep-alive time-out) just as it is reused, which fails that request with a reset
+// before the server ever sees it (the client-side keep-alive race, not a server fault).
+const newClient = () => httpClient({ keepAlive: true, maxSockets: CLIENTS });
+let client = newClient();
 let key: Record<string, string>;
 const note = (p: string) => `${server.url}/api/v1/notes/${encodeURIComponent(p)}`;
 
@@ -23,6 +27,11 @@ beforeAll(async () => {
   const setup = await client.request('GET', `${server.url}/api/v1/system/setup`);
   key = { 'x-service-key': setup.json.data.apiKey };
 }, 60_000);
+
+beforeEach(() => {
+  client.close();
+  client = newClient();
+});
 
 afterAll(async () => {
   client.close();

@@ -221,6 +221,41 @@ export function runRuntimeContract(name: string, start: () => Promise<RunningRun
       expect(r.json.data[0].snippet.toLowerCase()).toContain('compost');
     });
 
+    it('section PATCH, tags, the long-poll feed, and the MCP endpoint (SDK client)', async () => {
+      const ideaUrl = `/api/v1/notes/${encodeURIComponent('ideas/idea.md')}`;
+      const start = await call('GET', '/api/v1/events', undefined, { accept: 'application/json' });
+      const patched = await call('PATCH', ideaUrl, {
+        operation: 'replace',
+        target: { type: 'frontmatter', key: 'status' },
+        content: 'ripe',
+      });
+      expect([patched.status, patched.json.data.frontmatter.status]).toEqual([200, 'ripe']);
+      const feed = await call('GET', `/api/v1/events?after=${start.json.data.next}&wait=5`, undefined, {
+        accept: 'application/json',
+      });
+      expect(feed.json.data.events.map((e: Json) => [e.type, e.data.path])).toEqual([
+        ['note.updated', 'ideas/idea.md'],
+      ]);
+      expect((await call('GET', '/api/v1/tags')).json.data).toEqual([
+        { tag: 'garden', count: 1 },
+        { tag: 'seed', count: 1 },
+      ]);
+      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+      const { StreamableHTTPClientTransport } = await import(
+        '@modelcontextprotocol/sdk/client/streamableHttp.js'
+      );
+      const client = new Client({ name: 'contract', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${rt.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${key}` } },
+        }),
+      );
+      expect((await client.listTools()).tools).toHaveLength(10);
+      const read = await client.callTool({ name: 'read_note', arguments: { path: 'ideas/idea.md' } });
+      expect((read.structuredContent as Json).frontmatter.status).toBe('ripe');
+      await client.close();
+    });
+
     it('answers agent status and a chat with the local provider', async () => {
       const status = await call('GET', '/api/v1/agent/status');
       expect(status.json.data).toMatchObject({

@@ -51,7 +51,9 @@ describe('npm start (the Node composition root)', () => {
     kills.push(none.kill);
     expect(await none.exited).toBe(1);
     expect(none.out.stderr.trim().split('\n')).toHaveLength(1);
-    expect(none.out.stderr).toMatch(/SERVICE_AUTH_MODE=none refuses to listen on HOST=0\.0\.0\.0/);
+    expect(none.out.stderr).toMatch(
+      /SERVICE_AUTH_MODE=none refuses to start: HOST=0\.0\.0\.0 listens beyond loopback/,
+    );
 
     const tmp = await tempDir();
     kills.push(tmp.cleanup);

@@ -119,6 +119,41 @@ const FLIPS: [string, Edit | null, Edit][] = [
     },
   ],
   [
+    'rate-limit-weak',
+    null,
+    (s) => {
+      s.rateLimits = { authPerMinute: 30, failures: 100_000, failureWindowSeconds: 600 };
+    },
+  ],
+  [
+    'pairing-code-long-lived',
+    null,
+    (s) => {
+      s.pairing.codeTtlSeconds = 86_400;
+    },
+  ],
+  [
+    'token-long-lived',
+    null,
+    (s) => {
+      s.jwtTtlSeconds = 86_400;
+    },
+  ],
+  [
+    'timeouts-long',
+    null,
+    (s) => {
+      s.timeouts = { headersMs: 600_000, requestMs: 600_000, keepAliveMs: 5_000 };
+    },
+  ],
+  [
+    'egress-private-allowed',
+    null,
+    (s) => {
+      s.egressAllow = ['10.0.0.5:8080'];
+    },
+  ],
+  [
     'plugin-egress',
     null,
     (s) => {
@@ -168,8 +203,16 @@ describe('the audit checks', () => {
     s.authMode = 'none'; // critical
     s.setup = { complete: false, firstKeyExposed: true }; // high
     const report = runAudit(s, NOW);
-    expect(report.findings.map((f) => f.severity)).toEqual(['critical', 'high', 'medium', 'low', 'info']);
-    expect(report.summary).toEqual({ critical: 1, high: 1, medium: 1, low: 1, info: 1 });
+    // RATE_LIMIT=0 is also the loosest limit (rate-limit-weak, low) beside rate-limit-off.
+    expect(report.findings.map((f) => f.severity)).toEqual([
+      'critical',
+      'high',
+      'medium',
+      'low',
+      'low',
+      'info',
+    ]);
+    expect(report.summary).toEqual({ critical: 1, high: 1, medium: 1, low: 2, info: 1 });
   });
 });
 
@@ -239,12 +282,13 @@ describe('recommendations', () => {
     expect(recs.map((r) => r.id)).toEqual([
       'auth-disabled',
       'rate-limit-off',
+      'rate-limit-weak',
       'api-key-old',
       'agent-remote-provider',
     ]);
-    // 46 now (capped at 49 while the critical stands): fixing auth gives 86; the others only 49.
-    expect(runAudit(s, NOW).score).toBe(46);
-    expect(recs.map((r) => r.impact)).toEqual([40, 3, 3, 0]);
+    // 42 now (capped at 49 while the critical stands): fixing auth gives 82; the others at most 49.
+    expect(runAudit(s, NOW).score).toBe(42);
+    expect(recs.map((r) => r.impact)).toEqual([40, 7, 4, 4, 0]);
     for (const r of recs) expect(r.steps.length).toBeGreaterThan(0);
     expect(recs[0]!.variables).toEqual([{ name: 'SERVICE_AUTH_MODE', value: 'api-key' }]);
     expect(recs[1]!.variables).toEqual([{ name: 'RATE_LIMIT', value: '1' }]);

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { isDomainError } from '../../core/errors.ts';
-import { createNoteService, type NoteService } from '../../core/notes.ts';
+import { createNoteService, type NoteService } from '../../core/notes/service.ts';
 import { validateFolderPath, validateNotePath } from '../../core/paths.ts';
 import { tempDir } from '../helpers/app.ts';
 import { hostilePath, noteText, SEED } from './arbitraries.ts';

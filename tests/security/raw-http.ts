@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 /** One request exactly as it goes on the wire (paths and headers are not normalized). */
 export interface RawRequest {
@@ -70,6 +71,15 @@ function unchunk(text: string): string {
   }
 }
 
+/** The body without its Content-Encoding (gzip, br); as it is when it does not decode. */
+function decodeBody(bytes: Buffer, encoding: string | undefined): Buffer {
+  try {
+    if (encoding === 'gzip') return gunzipSync(bytes);
+    if (encoding === 'br') return brotliDecompressSync(bytes);
+  } catch {}
+  return bytes;
+}
+
 /** Parses a whole HTTP/1.1 response read until the server closed the connection. */
 export function parseResponse(bytes: Buffer): RawResponse {
   let raw = bytes.toString('latin1');
@@ -88,7 +98,8 @@ export function parseResponse(bytes: Buffer): RawResponse {
   // latin1 maps bytes to characters one to one, so chunk sizes (in bytes) line up.
   const rawBody = end < 0 ? '' : raw.slice(end + 4);
   const bodyBytes = headers['transfer-encoding']?.includes('chunked') ? unchunk(rawBody) : rawBody;
-  const body = Buffer.from(bodyBytes, 'latin1').toString('utf8');
+  // Compressed answers (the list, the tree and search with Accept-Encoding) are checked as a client reads them.
+  const body = decodeBody(Buffer.from(bodyBytes, 'latin1'), headers['content-encoding']).toString('utf8');
   return { status, headers, body, raw };
 }
 

@@ -73,9 +73,17 @@ export const anySnapshot: fc.Arbitrary<SecuritySnapshot> = fc.record({
       authPerMinute: fc.integer({ min: 1, max: 1000 }),
       failures: fc.integer({ min: 1, max: 1000 }),
       failureWindowSeconds: fc.integer({ min: 1, max: 86_400 }),
+      webhookPerMinute: fc.integer({ min: 1, max: 100_000 }),
     }),
     { nil: false as const },
   ),
+  jwtTtlSeconds: fc.option(fc.integer({ min: 30, max: 86_400 }), { nil: null }),
+  egressAllow: fc.array(fc.constantFrom('10.0.0.5:8080', 'ollama.internal'), { maxLength: 2 }),
+  timeouts: fc.record({
+    headersMs: fc.integer({ min: 1_000, max: 600_000 }),
+    requestMs: fc.integer({ min: 1_000, max: 3_600_000 }),
+    keepAliveMs: fc.integer({ min: 1_000, max: 600_000 }),
+  }),
   trustProxy: fc.boolean(),
   pairing: fc.record({
     mode: fc.constantFrom('relay', 'open-port'),
@@ -150,6 +158,32 @@ export const WORSEN: [string, Worsen][] = [
     (s) => ({ ...s, corsOrigins: [...s.corsOrigins, 'http://evil.example'] }),
   ],
   ['RATE_LIMIT=0', (s) => ({ ...s, rateLimits: false })],
+  [
+    'RATE_LIMIT_FAILURES raised',
+    (s) => ({ ...s, rateLimits: s.rateLimits && { ...s.rateLimits, failures: 100_000 } }),
+  ],
+  [
+    'RATE_LIMIT_FAILURE_WINDOW_SECONDS shortened',
+    (s) => ({ ...s, rateLimits: s.rateLimits && { ...s.rateLimits, failureWindowSeconds: 1 } }),
+  ],
+  [
+    'RATE_LIMIT_AUTH_PER_MINUTE raised',
+    (s) => ({ ...s, rateLimits: s.rateLimits && { ...s.rateLimits, authPerMinute: 100_000 } }),
+  ],
+  [
+    'RATE_LIMIT_WEBHOOK_PER_MINUTE raised',
+    (s) => ({ ...s, rateLimits: s.rateLimits && { ...s.rateLimits, webhookPerMinute: 100_000 } }),
+  ],
+  [
+    'PAIRING_CODE_TTL_SECONDS raised',
+    (s) => ({ ...s, pairing: { ...s.pairing, codeTtlSeconds: Math.max(s.pairing.codeTtlSeconds, 86_400) } }),
+  ],
+  ['JWT_TTL_SECONDS raised', (s) => ({ ...s, jwtTtlSeconds: Math.max(s.jwtTtlSeconds ?? 0, 86_400) })],
+  [
+    'HEADERS_TIMEOUT_MS raised',
+    (s) => ({ ...s, timeouts: s.timeouts && { ...s.timeouts, headersMs: 600_000 } }),
+  ],
+  ['EGRESS_ALLOW gains an entry', (s) => ({ ...s, egressAllow: [...(s.egressAllow ?? []), '10.9.9.9'] })],
   ['TRUST_PROXY=1', (s) => ({ ...s, trustProxy: true })],
   ['RELAY_URL over http', (s) => ({ ...s, pairing: { ...s.pairing, relayUrl: 'http://relay.example.com' } })],
   ['embedded relay on 0.0.0.0', (s) => ({ ...s, pairing: { ...s.pairing, embeddedRelayHost: '0.0.0.0' } })],

@@ -6,6 +6,7 @@ import { startServer } from '../../deploy/node/server.ts';
 import { loadRelayConfig } from '../../deploy/relay/config.ts';
 import { startRelay } from '../../deploy/relay/server.ts';
 import { silentLogger, tempDir } from '../helpers/app.ts';
+import { newIdentity, registerBody } from '../relay/fixtures.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -102,14 +103,16 @@ describe('time-outs against slow clients', () => {
     const slow = await slowClient(relay.port, 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\n');
     expect(slow.data === '' || slow.data.startsWith('HTTP/1.1 408')).toBe(true);
 
-    const id = { serverId: 'srv_timeouts', secret: 's'.repeat(40) };
+    const who = await newIdentity();
     const post = (path: string, body: unknown) =>
       fetch(`${relay.url}/api/v1/relay/${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-    expect((await post('register', id)).status).toBe(200);
+    const body = await registerBody(who);
+    expect((await post('register', body)).status).toBe(200);
+    const id = { serverId: who.serverId, secret: body.secret };
     const started = Date.now();
     const pull = await post('pull', { ...id, waitMs: 2_500 });
     expect(pull.status).toBe(200);

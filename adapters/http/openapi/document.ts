@@ -8,7 +8,7 @@ import { ChatBody } from '../../../core/agent/schemas.ts';
 import { CreateChannelBody, ToggleChannelBody, WebMessageBody } from '../../../core/channels/schemas.ts';
 import { InstallPluginBody, PluginConfigBody, TogglePluginBody } from '../../../core/plugins/schemas.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
-import { STATUS } from '../envelope.ts';
+import { STATUS } from '../../http-kit/envelope.ts';
 import { KeyName } from '../routes/auth.ts';
 import type { Operation } from './operation.ts';
 import { OPERATIONS } from './operations.ts';
@@ -86,11 +86,12 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid JSON, body, path or query (INVALID_JSON, VALIDATION_ERROR naming the field, INVALID_PATH).',
   401: 'No or bad credentials (UNAUTHORIZED, INVALID_API_KEY, INVALID_TOKEN).',
   403: 'Refused (FORBIDDEN).',
-  404: 'Not found (NOT_FOUND, NOTE_NOT_FOUND, FOLDER_NOT_FOUND, CHANNEL_NOT_FOUND, PLUGIN_NOT_FOUND).',
-  409: 'Conflict (NOTE_ALREADY_EXISTS, CONFLICT).',
+  404: 'Not found (NOT_FOUND, NOTE_NOT_FOUND, FOLDER_NOT_FOUND, FILE_NOT_FOUND, CHANNEL_NOT_FOUND, PLUGIN_NOT_FOUND).',
+  409: 'Conflict (NOTE_ALREADY_EXISTS, FILE_ALREADY_EXISTS, CONFLICT).',
   410: 'Retired (GONE); the message names the replacement.',
   412: 'If-Match does not match (PRECONDITION_FAILED).',
   413: 'Body over the limit (PAYLOAD_TOO_LARGE).',
+  416: 'The Range cannot be met (RANGE_NOT_SATISFIABLE); Content-Range gives the size.',
   429: 'Too many attempts (RATE_LIMITED); see Retry-After.',
   500: 'Unexpected (INTERNAL_ERROR); the request id is in X-Request-Id.',
   502: 'An upstream failed (AGENT_PROVIDER_ERROR, PLUGIN_ERROR).',
@@ -126,15 +127,28 @@ function responses(op: Operation): Json {
       description: 'The challenge.',
       content: { 'text/plain': { schema: { type: 'string' } } },
     };
+  else if (op.raw === 'file')
+    out[status] = {
+      description: 'The bytes (or one range of them: 206 with Content-Range). Also answers HEAD.',
+      content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+    };
   else if (op.raw === 'openapi')
     out[status] = {
       description: 'The document.',
       content: json({ type: 'object', required: ['openapi', 'paths'] }),
     };
   else out[status] = { description: op.summary, content: json(envelope(op.data ? schemaOf(op.data) : {})) };
+  if (op.raw === 'file')
+    out['206'] = {
+      description: 'One range of the bytes; Content-Range says which.',
+      content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+    };
+  // An upload answers 201 when it created the file and 200 when it replaced one.
+  if (op.rawBody)
+    out['200'] = { description: 'Replaced.', content: json(envelope(op.data ? schemaOf(op.data) : {})) };
   if (op.headers?.['If-None-Match']) out['304'] = { description: 'Not modified.' };
   const codes = new Set([...(op.errors ?? []), 500]);
-  if (op.body) codes.add(400).add(413);
+  if (op.body || op.rawBody) codes.add(400).add(413);
   if (op.path.includes('{path}')) codes.add(400);
   if (!op.public || op.keyOnly) codes.add(401);
   if (op.keyOnly || op.public) codes.add(429);
@@ -143,7 +157,7 @@ function responses(op: Operation): Json {
 }
 
 const PATH_PARAMS: Record<string, string> = {
-  path: 'A URL-encoded note or folder path, e.g. projects%2Fplan.md (unencoded slashes work too).',
+  path: 'A URL-encoded note, folder or file path, e.g. projects%2Fplan.md (unencoded slashes work too).',
   id: 'The id of the key, channel or plugin.',
   provider: 'telegram or whatsapp.',
   route: "The rest of the plugin route's path; may contain slashes.",
@@ -177,6 +191,11 @@ function operation(op: Operation): Json {
   if (op.public) out.security = [];
   else if (op.keyOnly) out.security = [{ apiKey: [] }];
   if (op.body) out.requestBody = { required: !op.bodyOptional, content: json(schemaOf(op.body)) };
+  if (op.rawBody)
+    out.requestBody = {
+      required: true,
+      content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+    };
   out.responses = responses(op);
   return out;
 }

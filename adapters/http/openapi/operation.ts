@@ -7,6 +7,7 @@ export type Tag =
   | 'Auth'
   | 'Notes'
   | 'Folders and search'
+  | 'Files'
   | 'Agent'
   | 'Channels'
   | 'Plugins'
@@ -23,7 +24,7 @@ export interface Param {
 export interface Operation {
   /** operationId, and the method's name in the typed client (sdk/). */
   id: string;
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path template, e.g. `/api/v1/notes/{path}`. */
   path: string;
   tag: Tag;
@@ -44,7 +45,9 @@ export interface Operation {
   /** The `data` of the success envelope. */
   data?: v.GenericSchema;
   /** An answer that is not the JSON envelope. */
-  raw?: 'html' | 'javascript' | 'text' | 'openapi';
+  raw?: 'html' | 'javascript' | 'text' | 'openapi' | 'file';
+  /** The request body is raw bytes (an upload), not JSON. */
+  rawBody?: boolean;
   /** Error statuses worth naming besides the ones every route may give (400, 401, 413, 429, 500). */
   errors?: number[];
   /** A retired route: it answers 410 GONE naming its replacement. */

@@ -164,8 +164,33 @@ export const notes: Operation[] = [
     path: '/api/v1/notes',
     tag: 'Notes',
     summary: 'All note summaries, sorted by path',
+    description:
+      "Without query parameters: every summary (the spec's answer; other parameters are ignored), `ETag`, " +
+      'and `Content-Encoding: br` or `gzip` per `Accept-Encoding` (`Vary: Accept-Encoding`). Beyond the spec: ' +
+      '`limit` and `cursor` page through the notes in path order (a note present during the whole walk is ' +
+      'listed exactly once, whatever is created or deleted meanwhile), and `fields` keeps only the named ' +
+      'fields of each summary; with any of them the envelope also has `page: {limit, nextCursor}` ' +
+      '(`nextCursor` is null on the last page).',
     headers: ifNoneMatch,
+    query: {
+      limit: {
+        description: 'Beyond the spec: notes per page, 1 to 1000 (absent: every note from the cursor on).',
+        schema: { type: 'integer', minimum: 1, maximum: 1000 },
+      },
+      cursor: {
+        description:
+          'Beyond the spec: `page.nextCursor` of the previous page (opaque; base64url of the last path).',
+        schema: { type: 'string' },
+      },
+      fields: {
+        description:
+          'Beyond the spec: comma-separated summary fields to keep, e.g. `path,title,checksum,updatedAt` ' +
+          '(an unknown field: 400 VALIDATION_ERROR).',
+        schema: { type: 'string' },
+      },
+    },
     data: v.array(r.NoteSummary),
+    errors: [400],
   },
   {
     id: 'createNote',

@@ -6,12 +6,16 @@
 import type { Operation } from './operation.ts';
 import { notes, system } from './operations-core.ts';
 import { agent, channels, plugins } from './operations-features.ts';
+import { files } from './operations-files.ts';
+import { integrations } from './operations-integrations.ts';
 import { security } from './operations-security.ts';
 
 /** Every documented operation. */
 export const OPERATIONS: readonly Operation[] = [
   ...system,
   ...notes,
+  ...files,
+  ...integrations,
   ...agent,
   ...channels,
   ...plugins,

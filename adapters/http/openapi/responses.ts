@@ -50,13 +50,22 @@ export const TreeNote = v.object({
   title: v.string(),
 });
 
+/** An attachment in the folder tree (when the server serves /api/v1/files). */
+export const TreeFile = v.object({
+  name: v.string(),
+  path: v.string(),
+  type: v.literal('file'),
+  size: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  contentType: v.string(),
+});
+
 /** A folder and everything below it. */
 export interface FolderNodeShape {
   name: string;
   path: string;
   type: 'folder';
   noteCount: number;
-  children: (FolderNodeShape | v.InferOutput<typeof TreeNote>)[];
+  children: (FolderNodeShape | v.InferOutput<typeof TreeNote> | v.InferOutput<typeof TreeFile>)[];
 }
 
 /** The folder tree (recursive). */
@@ -65,7 +74,7 @@ export const FolderNode: v.GenericSchema<FolderNodeShape> = v.object({
   path: v.string(),
   type: v.literal('folder'),
   noteCount: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  children: v.array(v.union([v.lazy(() => FolderNode), TreeNote])),
+  children: v.array(v.union([v.lazy(() => FolderNode), TreeNote, TreeFile])),
 });
 
 /** One search hit. */

@@ -1,8 +1,8 @@
 import { type Context, Hono } from 'hono';
 import * as v from 'valibot';
 import { DomainError } from '../../../core/errors.ts';
+import { ok, readJson } from '../../http-kit/envelope.ts';
 import { clientAddress } from '../client.ts';
-import { ok, readJson } from '../envelope.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { AppDeps, AppEnv, SetupDeps } from '../types.ts';
 
@@ -25,10 +25,11 @@ export function authRoutes(deps: AppDeps, setup: SetupDeps, limiter: RateLimiter
   const requireKey = async (c: Context<AppEnv>) => {
     const client = clientAddress(c, deps);
     await limiter.auth(client);
-    await limiter.beforeAuth(client);
     const key = c.req.header('x-service-key');
     const found = await service.verifyKey(key);
     if (!found) {
+      // Failures only: a valid key passes even from an address others have failed from (NAT).
+      await limiter.beforeAuth(client);
       await limiter.failed(client);
       throw key
         ? new DomainError('INVALID_API_KEY', 'The API key in X-Service-Key is not valid.')

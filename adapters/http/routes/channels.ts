@@ -2,8 +2,8 @@ import { type Context, Hono } from 'hono';
 import { CreateChannelBody, ToggleChannelBody, WebMessageBody } from '../../../core/channels/schemas.ts';
 import type { ChannelService } from '../../../core/channels/service.ts';
 import { isDomainError } from '../../../core/errors.ts';
+import { ok, readJson } from '../../http-kit/envelope.ts';
 import { clientAddress, serverUrl } from '../client.ts';
-import { ok, readJson } from '../envelope.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { AppDeps, AppEnv } from '../types.ts';
 
@@ -32,12 +32,14 @@ export function channelsRoutes(deps: AppDeps, channels: ChannelService, limiter:
   const guarded = async <T>(c: Context<AppEnv>, fn: () => Promise<T>): Promise<T> => {
     const client = clientAddress(c, deps);
     await limiter.webhook(client);
-    await limiter.beforeAuth(client);
     try {
       return await fn();
     } catch (err) {
-      if (isDomainError(err) && (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN'))
+      // Failures only: a right secret passes even from an address others have failed from.
+      if (isDomainError(err) && (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN')) {
+        await limiter.beforeAuth(client);
         await limiter.failed(client);
+      }
       throw err;
     }
   };

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
+import { errorBody } from '../../http-kit/envelope.ts';
 import { serverUrl } from '../client.ts';
 import type { ClientAssets } from '../client-ui.ts';
-import { errorBody } from '../envelope.ts';
 import { openApiDocument } from '../openapi/document.ts';
 import type { AppDeps, AppEnv } from '../types.ts';
 

@@ -1,11 +1,15 @@
 import { Hono } from 'hono';
-import type { NoteSummary } from '../../../core/note-index.ts';
-import type { Note, NoteService } from '../../../core/notes.ts';
+import type { Note, NoteService } from '../../../core/notes/service.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
-import { ok, readJson } from '../envelope.ts';
+import { ok, readJson } from '../../http-kit/envelope.ts';
+import { answerEncoding, createCompressedList, loadZlib } from '../compressed-list.ts';
+import { sealedResponse } from '../frame.ts';
+import { encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
+import { listPage, parseListQuery } from '../list-query.ts';
+import { createNoteCache } from '../note-cache.ts';
 import type { AppEnv } from '../types.ts';
 
-const JSON_TYPE = { 'content-type': 'application/json; charset=UTF-8' };
+const JSON_HEADER = { 'content-type': JSON_TYPE };
 
 /** True when an `If-None-Match` header matches `etag`. */
 function noneMatch(header: string | undefined, etag: string): boolean {
@@ -16,26 +20,14 @@ function noneMatch(header: string | undefined, etag: string): boolean {
   });
 }
 
-/** `/api/v1/notes` routes. */
-export function notesRoutes(notes: NoteService, instance: string) {
+/** `/api/v1/notes` routes; `cacheBytes` bounds the cache of encoded note answers. */
+export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: number) {
   const app = new Hono<AppEnv>();
   const serialized = new WeakMap<Note, string>();
-  const summaryJson = new WeakMap<NoteSummary, string>();
-  let listCache: { generation: number; body: Uint8Array<ArrayBuffer> } | null = null;
+  const list = createCompressedList();
+  const cache = createNoteCache(cacheBytes);
   const encoder = new TextEncoder();
-
-  /** The list body, assembled from per-summary JSON that survives unrelated writes. */
-  const listBody = (items: readonly NoteSummary[]): Uint8Array<ArrayBuffer> => {
-    const parts = items.map((s) => {
-      let j = summaryJson.get(s);
-      if (j === undefined) {
-        j = JSON.stringify(s);
-        summaryJson.set(s, j);
-      }
-      return j;
-    });
-    return encoder.encode(`{"success":true,"data":[${parts.join(',')}]}`);
-  };
+  const NOTE_HEADERS = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache' };
 
   const noteBody = (note: Note): string => {
     let s = serialized.get(note);
@@ -46,20 +38,33 @@ export function notesRoutes(notes: NoteService, instance: string) {
     return s;
   };
 
-  app.get('/', (c) => {
-    const list = notes.list();
-    const etag = `"l-${instance}-${list.generation}"`;
-    if (noneMatch(c.req.header('if-none-match'), etag)) return c.body(null, 304, { etag });
-    if (listCache?.generation !== list.generation) {
-      listCache = { generation: list.generation, body: listBody(list.items) };
+  app.get('/', async (c) => {
+    const current = notes.list();
+    const query = c.req.url.includes('?') ? parseListQuery((n) => c.req.query(n)) : null;
+    if (query) {
+      const { data, page } = listPage(current.items, query);
+      return sendAnswer(c, encodeAnswer(data, { page }), { 'Cache-Control': 'no-cache' });
     }
-    return c.body(listCache.body, 200, { ...JSON_TYPE, etag, 'cache-control': 'no-cache' });
+    const etag = `"l-${instance}-${current.generation}"`;
+    const vary = { Vary: 'Accept-Encoding' };
+    if (noneMatch(c.req.header('if-none-match'), etag))
+      return sealedResponse(c, 304, null, { ETag: etag, ...vary });
+    list.update(current.generation, current.items);
+    const headers = { 'Content-Type': JSON_TYPE, ETag: etag, 'Cache-Control': 'no-cache', ...vary };
+    const enc = answerEncoding(c);
+    const z = enc === 'identity' ? null : await loadZlib();
+    if (z && enc === 'br') {
+      const br = list.brotli(z);
+      if (br) return sealedResponse(c, 200, br, { ...headers, 'Content-Encoding': 'br' });
+    }
+    if (z) return sealedResponse(c, 200, list.gzip(z), { ...headers, 'Content-Encoding': 'gzip' });
+    return sealedResponse(c, 200, list.identity(), headers);
   });
 
   app.post('/', async (c) => {
     const body = await readJson(c, CreateNoteBody);
     const note = await notes.create(body.path, body.content, body.frontmatter);
-    return c.body(noteBody(note), 201, { ...JSON_TYPE, etag: `"${note.checksum}"` });
+    return c.body(noteBody(note), 201, { ...JSON_HEADER, etag: `"${note.checksum}"` });
   });
 
   app.post('/:path{.+}/move', async (c) => {
@@ -71,11 +76,29 @@ export function notesRoutes(notes: NoteService, instance: string) {
     return ok(c, { ...result.note, rewritten: result.rewritten }, 200, { etag: `"${result.note.checksum}"` });
   });
 
+  // A hit is a map lookup and a write of bytes encoded once per note version; a 304 needs only
+  // the index. Both are checked against the index's checksum, so a write or an outside change
+  // seen by the watcher is never answered from a stale entry.
   app.get('/:path{.+}', async (c) => {
-    const note = await notes.get(c.req.param('path'));
+    const path = c.req.param('path');
+    const inm = c.req.header('if-none-match');
+    const summary = notes.indexedSummary(path);
+    if (summary !== null) {
+      const hit = cache.get(path);
+      if (hit && hit.version === summary) {
+        if (inm && noneMatch(inm, hit.etag)) return sealedResponse(c, 304, null, { ETag: hit.etag });
+        return sealedResponse(c, 200, hit.body, { ...NOTE_HEADERS, ETag: hit.etag });
+      }
+      const etag = `"${summary.checksum}"`;
+      if (inm && noneMatch(inm, etag)) return sealedResponse(c, 304, null, { ETag: etag });
+    }
+    const note = await notes.get(path);
     const etag = `"${note.checksum}"`;
-    if (noneMatch(c.req.header('if-none-match'), etag)) return c.body(null, 304, { etag });
-    return c.body(noteBody(note), 200, { ...JSON_TYPE, etag, 'cache-control': 'no-cache' });
+    if (inm && noneMatch(inm, etag)) return sealedResponse(c, 304, null, { ETag: etag });
+    const body = encoder.encode(noteBody(note));
+    const version = notes.indexedSummary(note.path);
+    if (version?.checksum === note.checksum) cache.set(note.path, { version, etag, body });
+    return sealedResponse(c, 200, body, { ...NOTE_HEADERS, ETag: etag });
   });
 
   app.put('/:path{.+}', async (c) => {
@@ -85,7 +108,7 @@ export function notesRoutes(notes: NoteService, instance: string) {
       { content: body.content, frontmatter: body.frontmatter },
       c.req.header('if-match'),
     );
-    return c.body(noteBody(note), 200, { ...JSON_TYPE, etag: `"${note.checksum}"` });
+    return c.body(noteBody(note), 200, { ...JSON_HEADER, etag: `"${note.checksum}"` });
   });
 
   app.delete('/:path{.+}', async (c) => {

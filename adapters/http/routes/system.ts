@@ -1,9 +1,41 @@
 import { Hono } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
 import { buildSetupPayload } from '../../../core/setup.ts';
+import { ok } from '../../http-kit/envelope.ts';
 import { serverUrl } from '../client.ts';
-import { ok } from '../envelope.ts';
+import { sealedResponse } from '../frame.ts';
+import { JSON_TYPE } from '../json-answer.ts';
 import type { AppDeps, AppEnv } from '../types.ts';
+
+const encoder = new TextEncoder();
+const HEALTH_HEADERS = { 'Content-Type': JSON_TYPE };
+
+/**
+ * The encoded body of `GET /api/v1/health`. O(1): the note service keeps its counts, and the body
+ * is encoded again only when one of its values changes (uptime in seconds included).
+ */
+export function createHealthBody(
+  deps: Pick<AppDeps, 'notes' | 'version' | 'clock'>,
+): () => Uint8Array<ArrayBuffer> {
+  const startedAt = deps.clock.now();
+  let health: { key: string; body: Uint8Array<ArrayBuffer> } = { key: '', body: new Uint8Array() };
+  return () => {
+    const s = deps.notes.status();
+    const up = Math.round((deps.clock.now() - startedAt) / 1000);
+    const key = `${up}|${s.state}|${s.notes}|${s.done}|${s.total}`;
+    if (health.key !== key) {
+      const data = {
+        status: s.state === 'ready' ? 'ok' : 'starting',
+        version: deps.version,
+        uptimeSeconds: up,
+        notes: s.notes,
+        index: { state: s.state, done: s.done, total: s.total },
+      };
+      health = { key, body: encoder.encode(JSON.stringify({ success: true, data })) };
+    }
+    return health.body;
+  };
+}
 
 /** Health and setup (public), system info (protected), and the answers for retired routes. */
 export function systemRoutes(deps: AppDeps) {
@@ -11,16 +43,8 @@ export function systemRoutes(deps: AppDeps) {
   const startedAt = deps.clock.now();
   const uptimeSeconds = () => Math.round((deps.clock.now() - startedAt) / 1000);
 
-  app.get('/health', (c) => {
-    const s = deps.notes.status();
-    return ok(c, {
-      status: s.state === 'ready' ? 'ok' : 'starting',
-      version: deps.version,
-      uptimeSeconds: uptimeSeconds(),
-      notes: s.notes,
-      index: { state: s.state, done: s.done, total: s.total },
-    });
-  });
+  const healthBody = createHealthBody(deps);
+  app.get('/health', (c) => sealedResponse(c, 200, healthBody(), HEALTH_HEADERS));
 
   const setup = deps.setup;
   if (setup) {

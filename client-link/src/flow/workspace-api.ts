@@ -4,13 +4,15 @@
  */
 import { type ApiRequest, createQuireClient, queryString } from '../../../sdk/index.ts';
 import { callJson } from './api.ts';
+import { filesApi } from './files-api.ts';
 import type { Profile } from './profiles.ts';
 
 // The server's own shapes (type-only imports: nothing of the core is bundled).
 export type { ChatReply } from '../../../core/agent/types.ts';
-export type { NoteSummary } from '../../../core/note-index.ts';
-export type { FolderNode, Note } from '../../../core/notes.ts';
-export type { SearchHit } from '../../../core/search.ts';
+export type { FolderNodeWithFiles as FolderNode } from '../../../core/files/tree.ts';
+export type { NoteSummary } from '../../../core/notes/note-index.ts';
+export type { SearchHit } from '../../../core/notes/search.ts';
+export type { Note } from '../../../core/notes/service.ts';
 
 /** A note path in a URL: slashes encoded too (the server decodes once). */
 export const encodePath = (path: string) => encodeURIComponent(path);
@@ -40,7 +42,10 @@ export function workspaceApi(profile: Profile, fetchFn: typeof fetch = (...a) =>
       api.notes.move(path, { path: to, updateLinks: true }, checksum),
     remove: (path: string, checksum: string) => api.notes.remove(path, checksum),
     search: (q: string) => api.search(q, 30),
+    tags: () => api.tags(),
     chat: (message: string, notePath?: string) => api.agent.chat({ message, notePath, channel: 'web' }),
+    /** Attachments: blobs fetched with the key, uploads, the attachment folder. */
+    files: filesApi(profile, fetchFn),
   };
 }
 

@@ -1,22 +1,29 @@
 import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import type { Note } from '../flow/workspace-api.ts';
-
-const WIKI = /(!?)\[\[([^\]|#\n]+)(#[^\]|\n]*)?(?:\|([^\]\n]+))?\]\]/g;
+import { rewriteObsidian } from './obsidian-source.ts';
 
 /**
- * A note's body as HTML. micromark escapes raw HTML and drops dangerous URLs, so a note cannot
- * inject markup or script; wiki-links become `#note=<path>` links when they resolve.
+ * A note's body as HTML: GFM (tables, task lists, strikethrough, footnotes, autolinks) plus
+ * Obsidian's constructs rewritten first (`obsidian-source.ts`) and finished in the DOM
+ * (`obsidian-render.ts`). micromark escapes raw HTML and drops dangerous URLs, so a note cannot
+ * inject markup or script.
  */
-export function renderNote(note: Pick<Note, 'content' | 'links' | 'title'>): string {
-  const resolved = new Map(note.links.map((l) => [l.target, l.path]));
+export function renderNote(
+  note: Pick<Note, 'content' | 'links' | 'title'>,
+  opts: { keepTitle?: boolean } = {},
+): string {
+  const resolved = new Map(note.links.map((l) => [l.target.trim().replace(/\\$/, ''), l.path]));
+  const byLower = new Map(note.links.map((l) => [l.target.trim().toLowerCase(), l.path]));
   // The title is shown above the body already.
-  const body = note.content.replace(/^\s*# (.+)\n/, (line, heading: string) =>
-    heading.trim() === note.title ? '' : line,
+  const body = opts.keepTitle
+    ? note.content
+    : note.content.replace(/^\s*# (.+)\n/, (line, heading: string) =>
+        heading.trim() === note.title ? '' : line,
+      );
+  const text = rewriteObsidian(
+    body,
+    (target) => resolved.get(target) ?? byLower.get(target.toLowerCase()) ?? null,
   );
-  const text = body.replace(WIKI, (_all, _embed: string, target: string, heading = '', alias?: string) => {
-    const label = (alias ?? `${target}${heading}`).replace(/[[\]]/g, '');
-    const path = resolved.get(target.trim()) ?? resolved.get(`${target}${heading}`.trim());
-    return path ? `[${label}](#note=${encodeURIComponent(path)})` : `*${label}*`;
-  });
-  return micromark(text);
+  return micromark(text, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
 }

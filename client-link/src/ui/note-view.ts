@@ -2,14 +2,24 @@ import { ApiFailure } from '../flow/api.ts';
 import type { Note } from '../flow/workspace-api.ts';
 import { h, mount } from './dom.ts';
 import { renderNote } from './markdown.ts';
+import { enhance } from './obsidian-render.ts';
+import { loadRemoteImages, mountNoteHtml } from './remote-images.ts';
+import { acceptUploads } from './upload.ts';
 import { describe, type Workspace } from './workspace.ts';
 
 /** One note: rendered body, tags, backlinks; edit (with If-Match), move and delete. */
 export function noteView(ws: Workspace, note: Note): HTMLElement {
   const root = h('article', { 'data-testid': 'note', 'data-path': note.path });
   const body = h('div', { class: 'markdown', 'data-testid': 'note-body' });
-  // micromark output: raw HTML in the note is escaped, unsafe URLs are dropped.
-  body.innerHTML = renderNote(note);
+  // micromark output: raw HTML in the note is escaped, unsafe URLs are dropped; remote images wait;
+  // vault embeds are then fetched with the key (obsidian-render.ts).
+  const held = mountNoteHtml(body, renderNote(note));
+  void enhance(body, ws, note);
+  const loadImages = async (e: Event) => {
+    (e.target as HTMLButtonElement).remove();
+    const r = await loadRemoteImages(body);
+    ws.say(`Loaded ${r.loaded} remote image(s)${r.failed ? `; ${r.failed} refused (shown as links)` : ''}.`);
+  };
   const show = () =>
     mount(
       root,
@@ -32,6 +42,13 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
         h('button', { type: 'button', 'data-testid': 'edit', onclick: edit }, 'Edit'),
         h('button', { type: 'button', 'data-testid': 'move', onclick: move }, 'Move'),
         h('button', { type: 'button', 'data-testid': 'delete', onclick: remove }, 'Delete'),
+        held
+          ? h(
+              'button',
+              { type: 'button', 'data-testid': 'load-remote-images', onclick: loadImages },
+              `Load ${held} remote image${held > 1 ? 's' : ''}`,
+            )
+          : null,
       ),
       body,
       h('h2', {}, 'Backlinks'),
@@ -49,6 +66,7 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
   function edit() {
     const area = h('textarea', { rows: '20', 'data-testid': 'editor' });
     area.value = note.content;
+    acceptUploads(area, ws, note.path);
     const problem = h('div', { class: 'alert', role: 'alert', hidden: true, 'data-testid': 'conflict' });
     const form = h(
       'form',

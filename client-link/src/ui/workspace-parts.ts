@@ -20,6 +20,8 @@ export function treeView(node: FolderNode, ws: Workspace): HTMLElement {
           ),
         ),
       );
+    } else if (child.type === 'file') {
+      ul.append(h('li', { class: 'file', 'data-file': child.path }, h('small', {}, child.name)));
     } else {
       ul.append(
         h(

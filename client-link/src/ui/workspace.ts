@@ -1,10 +1,12 @@
 import { ApiFailure } from '../flow/api.ts';
+import { followChanges, type LiveEvent } from '../flow/live-feed.ts';
 import { type Profile, profileStore } from '../flow/profiles.ts';
 import { redact } from '../flow/redact.ts';
-import { type WorkspaceApi, workspaceApi } from '../flow/workspace-api.ts';
+import { type NoteSummary, type WorkspaceApi, workspaceApi } from '../flow/workspace-api.ts';
 import { chatPanel } from './chat.ts';
 import { h, mount } from './dom.ts';
 import { noteView } from './note-view.ts';
+import { changeFor, filterByTag, remoteChangeNotice, renderTagPane } from './workspace-live.ts';
 import { newNoteForm, profileSwitcher, treeView } from './workspace-parts.ts';
 
 /** Shared by the workspace's panels. */
@@ -55,6 +57,28 @@ export function renderWorkspace(root: HTMLElement): void {
     h('p', { class: 'hint' }, 'Pick a note, search, or create one.'),
   );
   const results = h('ul', { class: 'results', 'data-testid': 'search-results' });
+  const tagPane = h('ul', { class: 'tag-pane', 'data-testid': 'tag-pane' });
+  let allNotes: NoteSummary[] = [];
+  let tagFilter: string | null = null;
+  const renderList = () =>
+    mount(
+      list,
+      ...filterByTag(allNotes, tagFilter).map((n) =>
+        h(
+          'li',
+          {},
+          h('a', { href: `#note=${encodeURIComponent(n.path)}`, 'data-path': n.path }, n.title),
+          h('small', {}, ` ${n.path}`),
+        ),
+      ),
+    );
+  const loadTags = async () => {
+    renderTagPane(tagPane, await api.tags(), tagFilter, (t) => {
+      tagFilter = t;
+      renderList();
+      void loadTags().catch(() => {});
+    });
+  };
 
   const ws: Workspace = {
     api,
@@ -66,19 +90,10 @@ export function renderWorkspace(root: HTMLElement): void {
     },
     async refresh() {
       try {
-        const [tree, notes] = await Promise.all([api.tree(), api.listNotes()]);
+        const [tree, notes] = await Promise.all([api.tree(), api.listNotes(), loadTags()]);
         mount(side, treeView(tree, ws));
-        mount(
-          list,
-          ...notes.map((n) =>
-            h(
-              'li',
-              {},
-              h('a', { href: `#note=${encodeURIComponent(n.path)}`, 'data-path': n.path }, n.title),
-              h('small', {}, ` ${n.path}`),
-            ),
-          ),
-        );
+        allNotes = notes;
+        renderList();
       } catch (err) {
         ws.say(`Could not load your notes: ${describe(err, profile.apiKey)}`, 'error');
       }
@@ -104,6 +119,48 @@ export function renderWorkspace(root: HTMLElement): void {
     }
   }
   window.addEventListener('hashchange', () => void showFromHash());
+
+  // Changes made elsewhere (another device, an editor on the server's disk) show within 2 s.
+  let pending: { events: LiveEvent[]; reset: boolean } | null = null;
+  const applyChanges = async () => {
+    const batch = pending!;
+    pending = null;
+    await ws.refresh();
+    const m = location.hash.match(/^#note=(.+)$/);
+    const change = changeFor(m ? decodeURIComponent(m[1]!) : null, batch.events, batch.reset);
+    if (change.kind === 'none') return;
+    const editor = mainPanel.querySelector('form.editor');
+    if (editor) {
+      editor.querySelector('[data-testid="remote-change"]')?.remove();
+      const what =
+        change.kind === 'deleted'
+          ? 'This note was deleted elsewhere.'
+          : change.kind === 'moved'
+            ? `This note was moved elsewhere to ${change.to}.`
+            : 'This note was changed elsewhere while you edit it.';
+      editor.prepend(
+        remoteChangeNotice(what, () => void (change.kind === 'moved' ? ws.open(change.to) : showFromHash())),
+      );
+    } else if (change.kind === 'moved') await ws.open(change.to);
+    else if (change.kind === 'deleted') {
+      mount(
+        mainPanel,
+        h('p', { class: 'hint', 'data-testid': 'deleted-elsewhere' }, 'This note was deleted elsewhere.'),
+      );
+    } else await showFromHash();
+  };
+  followChanges(profile, {
+    onConnected: () => void ws.refresh(),
+    onEvents(events, reset) {
+      if (pending) {
+        pending.events.push(...events);
+        pending.reset ||= reset;
+        return;
+      }
+      pending = { events: [...events], reset };
+      setTimeout(() => void applyChanges().catch(() => {}), 100);
+    },
+  });
   // A link to the note already in the address bar changes no hash: open it all the same.
   root.addEventListener('click', (e) => {
     const a = (e.target as Element).closest?.('a[href^="#note="]');
@@ -156,7 +213,16 @@ export function renderWorkspace(root: HTMLElement): void {
         searchForm,
         h('button', { type: 'button', 'data-testid': 'new-note', onclick: () => ws.newNote() }, 'New note'),
       ),
-      h('aside', {}, h('h2', {}, 'Folders'), side, h('h2', {}, 'All notes'), list),
+      h(
+        'aside',
+        {},
+        h('h2', {}, 'Folders'),
+        side,
+        h('h2', {}, 'Tags'),
+        tagPane,
+        h('h2', {}, 'All notes'),
+        list,
+      ),
       h('main', {}, status, results, mainPanel),
       chatPanel(ws, () => location.hash.match(/^#note=(.+)$/)?.[1]),
     ),

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { toHex } from '../../crypto.ts';
-import type { NoteEvent } from '../../notes.ts';
+import type { NoteEvent } from '../../notes/service.ts';
 import { definePlugin } from '../define.ts';
 import { egressProblem, isHttpUrl, isPrivateLiteralUrl } from '../egress.ts';
 import { type AttemptResult, createDeliveryQueue, type DeliveryJob } from './delivery-queue.ts';

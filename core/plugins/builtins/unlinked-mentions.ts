@@ -4,7 +4,7 @@
  * what the link graph says (resolved links and backlinks), so aliases and relative links count.
  */
 import * as v from 'valibot';
-import type { NoteSummary } from '../../note-index.ts';
+import type { NoteSummary } from '../../notes/note-index.ts';
 import { stem } from '../../paths.ts';
 import { definePlugin } from '../define.ts';
 import type { PluginNotes } from '../types.ts';

@@ -161,20 +161,29 @@ export async function checkRelay(config: ServerConfig): Promise<Check> {
 /** The relay's own variables, and Redis when REDIS_URL is set. */
 export async function checkRelayConfigAndRedis(env: NodeJS.ProcessEnv): Promise<Check[]> {
   let redisUrl: string | null;
+  const found: Check[] = [];
   try {
     redisUrl = loadRelayConfig(env).redisUrl;
   } catch (err) {
     if (!(err instanceof RelayConfigError)) throw err;
-    return [
-      {
-        status: 'fail',
-        name: 'relay config',
-        detail: err.message,
-        fix: 'fix the variable named (docs/configuration.md)',
-      },
-    ];
+    found.push({
+      status: 'fail',
+      name: 'relay config',
+      detail: err.message,
+      fix: 'fix the variable named (docs/configuration.md)',
+    });
+    // A missing RELAY_QUEUE_KEY should not hide whether Redis itself answers.
+    try {
+      redisUrl = loadRelayConfig({ ...env, RELAY_QUEUE_PLAIN: '1' }).redisUrl;
+    } catch {
+      return found;
+    }
   }
-  if (!redisUrl) return [];
+  if (!redisUrl) return found;
+  return [...found, await checkRedis(redisUrl)];
+}
+
+async function checkRedis(redisUrl: string): Promise<Check> {
   const redis = new Redis(redisUrl, {
     lazyConnect: true,
     connectTimeout: 2_000,
@@ -186,16 +195,14 @@ export async function checkRelayConfigAndRedis(env: NodeJS.ProcessEnv): Promise<
   try {
     await redis.connect();
     await redis.ping();
-    return [{ status: 'ok', name: 'redis', detail: `REDIS_URL answers PING` }];
+    return { status: 'ok', name: 'redis', detail: `REDIS_URL answers PING` };
   } catch (err) {
-    return [
-      {
-        status: 'fail',
-        name: 'redis',
-        detail: `REDIS_URL does not answer (${(err as Error).message})`,
-        fix: 'start Redis, or fix REDIS_URL (unset: in-memory queue, one relay instance)',
-      },
-    ];
+    return {
+      status: 'fail',
+      name: 'redis',
+      detail: `REDIS_URL does not answer (${(err as Error).message})`,
+      fix: 'start Redis, or fix REDIS_URL (unset: in-memory queue, one relay instance)',
+    };
   } finally {
     redis.disconnect();
   }

@@ -1,8 +1,8 @@
 import { analyzePool } from '../../../adapters/node/analyze-pool.ts';
 import { fsNoteStore } from '../../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../../adapters/store/fs-state-store.ts';
-import { analyzeMarkdown } from '../../../core/markdown.ts';
-import { createNoteService } from '../../../core/notes.ts';
+import { analyzeNote } from '../../../core/notes/markdown/analyzer.ts';
+import { createNoteService } from '../../../core/notes/service.ts';
 import type { StateStore } from '../../../core/ports.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { CliProblem, type Command, EXIT, parse } from './common.ts';
@@ -53,7 +53,7 @@ Exit 0 when the cache is written, 1 on a bad configuration or a failure, 2 on a 
       put: (key, value) => state.put(key, value),
       remove: (key) => state.remove(key),
     };
-    const pool = analyzePool({ fallback: async (texts) => texts.map(analyzeMarkdown) });
+    const pool = analyzePool({ fallback: async (texts) => texts.map((t) => analyzeNote(t)) });
     const notes = createNoteService({
       store: fsNoteStore({ dir: config.vaultDir }),
       state: fresh,

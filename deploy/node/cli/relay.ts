@@ -42,19 +42,30 @@ Stops on Ctrl-C or SIGTERM. Exit 1 on a bad configuration.`,
       throw err;
     }
     const logger = jsonLogger(config.logLevel);
-    const running = await startRelay(config, { logger });
+    // The stop signals are taken before the relay starts, so none can arrive in a window where
+    // Node's default action (an exit by signal, no drain) would still apply.
+    let signalled: () => void = () => {};
+    const gotSignal = new Promise<void>((resolve) => {
+      signalled = resolve;
+    });
+    process.once('SIGINT', signalled);
+    process.once('SIGTERM', signalled);
+    let running: Awaited<ReturnType<typeof startRelay>>;
+    try {
+      running = await startRelay(config, { logger });
+    } catch (err) {
+      process.off('SIGINT', signalled);
+      process.off('SIGTERM', signalled);
+      throw err;
+    }
     if (!config.publicBaseUrl)
       logger.warn('RELAY_PUBLIC_BASE_URL is not set; clients are given the listening address', {
         publicBaseUrl: running.publicBaseUrl,
       });
-    return new Promise<number>((resolve) => {
-      const stop = () =>
-        running.stop().then(
-          () => resolve(EXIT.ok),
-          () => resolve(EXIT.problem),
-        );
-      process.once('SIGINT', () => void stop());
-      process.once('SIGTERM', () => void stop());
-    });
+    await gotSignal;
+    return running.stop().then(
+      () => EXIT.ok,
+      () => EXIT.problem,
+    );
   },
 };

@@ -1,0 +1,121 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Logger } from '../../core/ports.ts';
+import { SECURE_HEADERS } from '../http-kit/secure-headers.ts';
+import { isPreflight, preflightAnswer } from './preflight.ts';
+
+/** Headers every answer of this request carries: security headers, X-Request-Id, CORS. */
+export type BaseHeaders = Record<string, string>;
+
+const EXPOSE = 'ETag,X-Request-Id,Retry-After,Content-Range,Content-Disposition';
+const VALID_ID = /^[\w\-=]{1,64}$/;
+/** Responses built with `sealedResponse`: they carry every base header already. */
+const sealed = new WeakSet<Response>();
+
+/** Counters of the request frame (every request is counted, whatever the log level). */
+export interface FrameStats {
+  requests: number;
+}
+
+/**
+ * The one middleware that frames every request of the note server: the request id, the
+ * security and CORS headers (computed once, as a plain record), and the access log line.
+ *
+ * A handler on a hot path answers with `sealedResponse`, which puts the base headers into a
+ * plain header record of a new Response: nothing is re-created or copied afterwards, so the
+ * runtime writes it straight out. Any other answer gets the missing base headers added after the
+ * handler ran, as before (a handler's own values win). CORS preflights are answered by the CORS
+ * layer alone (same answer on every path); any other OPTIONS is authenticated like any method.
+ */
+export function requestFrame(opts: {
+  logger: Logger;
+  /** Exact-match allowlist, read live on every request; absent or empty: no CORS headers. */
+  corsOrigins?: string[];
+  stats?: FrameStats;
+}): MiddlewareHandler {
+  const { logger } = opts;
+  const origins = opts.corsOrigins;
+  const answerPreflight = preflightAnswer(origins);
+  const allowed = (origin: string) =>
+    !!origins?.some((o) => o === origin || o.replace(/\/+$/, '') === origin);
+  const stats = opts.stats ?? { requests: 0 };
+
+  return async (c, next) => {
+    const started = performance.now();
+    stats.requests++;
+    let id = c.req.header('x-request-id');
+    if (!id || !VALID_ID.test(id)) id = crypto.randomUUID();
+    c.set('requestId', id);
+    const base: BaseHeaders = { ...SECURE_HEADERS, 'X-Request-Id': id };
+    const origin = origins?.length && c.req.path.startsWith('/api/') ? c.req.header('origin') : undefined;
+    if (origin) {
+      if (allowed(origin)) base['Access-Control-Allow-Origin'] = origin;
+      base['Access-Control-Expose-Headers'] = EXPOSE;
+      base.Vary = 'Origin';
+    }
+    c.set('baseHeaders', base);
+    if (isPreflight(c.req.method, c.req)) {
+      // Answered by the CORS layer alone, the same way for every path (adapters/http/preflight.ts).
+      const answer = await answerPreflight(c, async () => {});
+      if (answer) c.res = answer;
+    } else await next();
+    const res = c.res;
+    if (!sealed.has(res)) addMissing(c, base);
+    logger.info('request', {
+      requestId: id,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  };
+}
+
+/**
+ * Adds the base headers a handler did not set (Vary is merged, never replaced). X-Request-Id
+ * marks the API's answers: it is left off pages and assets (any type but JSON), as before.
+ */
+function addMissing(c: Context, base: BaseHeaders): void {
+  const apply = (h: Headers) => {
+    const type = h.get('content-type');
+    const api = type === null || type.includes('json');
+    for (const name in base) {
+      const value = base[name]!;
+      if (name === 'X-Request-Id' && !api) continue;
+      if (name === 'Vary') {
+        const cur = h.get('vary');
+        if (!cur) h.set('Vary', value);
+        else if (!cur.split(',').some((v) => v.trim().toLowerCase() === 'origin'))
+          h.set('Vary', `${cur}, ${value}`);
+      } else if (!h.has(name)) h.set(name, value);
+    }
+  };
+  try {
+    apply(c.res.headers);
+  } catch {
+    // A Response straight from fetch() has immutable headers: answer a copy instead.
+    const res = new Response(c.res.body, c.res);
+    apply(res.headers);
+    c.res = res;
+  }
+}
+
+/**
+ * A response whose headers are a plain record: the base headers of the request, then `headers`
+ * (which win; a `Vary` of both is merged). Middleware after the handler leaves it alone.
+ */
+export function sealedResponse(
+  c: Context,
+  status: number,
+  body: BodyInit | null,
+  headers: Record<string, string>,
+): Response {
+  const base = c.get('baseHeaders') as BaseHeaders | undefined;
+  let all = headers;
+  if (base) {
+    all = { ...base, ...headers };
+    if (base.Vary && headers.Vary) all.Vary = `${base.Vary}, ${headers.Vary}`;
+  }
+  const res = new Response(body, { status, headers: all });
+  sealed.add(res);
+  return res;
+}

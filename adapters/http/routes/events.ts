@@ -1,0 +1,94 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { DomainError } from '../../../core/errors.ts';
+import type { ChangeFeed, FeedEvent } from '../../../core/notes/change-feed.ts';
+import { EventsQuery } from '../../../core/notes/schemas.ts';
+import { ok } from '../../http-kit/envelope.ts';
+import type { AppEnv } from '../types.ts';
+
+/** Options of the change feed routes. */
+export interface EventsRouteOptions {
+  /** Milliseconds between heartbeat comments on a stream (default 15,000). */
+  heartbeatMs?: number;
+}
+
+/** Bytes a slow stream reader may fall behind before the stream is closed (it resumes by id). */
+const MAX_BACKLOG = 1024 * 1024;
+const encoder = new TextEncoder();
+const frame = (e: FeedEvent): string => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`;
+
+/**
+ * `GET /api/v1/events`: the change feed, as `text/event-stream` (resumable with `Last-Event-ID`)
+ * or, with `Accept: application/json`, as a long poll (`?after=<id>&wait=<seconds>`).
+ */
+export function eventsRoutes(feed: ChangeFeed, opts: EventsRouteOptions = {}) {
+  const app = new Hono<AppEnv>();
+  const heartbeatMs = opts.heartbeatMs ?? 15_000;
+
+  app.get('/', async (c) => {
+    const q = v.safeParse(EventsQuery, { after: c.req.query('after'), wait: c.req.query('wait') });
+    if (!q.success) throw new DomainError('VALIDATION_ERROR', q.issues[0].message);
+    const accept = c.req.header('accept') ?? '';
+    if (accept.includes('application/json') && !accept.includes('text/event-stream')) {
+      const page = await feed.wait(
+        q.output.after ?? feed.last(),
+        (q.output.wait ?? 0) * 1000,
+        c.req.raw.signal,
+      );
+      return ok(c, page, 200, { 'cache-control': 'no-store' });
+    }
+    if ((c.env as { relayed?: boolean } | undefined)?.relayed === true) {
+      // The relay carries whole answers: a stream would only end in its time-out.
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        'Through the relay, use the long-poll form: Accept: application/json with ?after=<id>&wait=<seconds>.',
+      );
+    }
+    const lastId = c.req.header('last-event-id') ?? c.req.query('after');
+    const from = lastId !== undefined && /^\d{1,15}$/.test(lastId.trim()) ? Number(lastId) : null;
+    let stop = () => {};
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          let open = true;
+          const send = (s: string) => {
+            if (!open) return;
+            if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) return stop();
+            controller.enqueue(encoder.encode(s));
+          };
+          let out = 'retry: 2000\n\n';
+          if (from !== null) {
+            const page = feed.after(from);
+            if (page.reset) out += `id: ${page.next}\nevent: reset\ndata: {"next":${page.next}}\n\n`;
+            for (const e of page.events) out += frame(e);
+          } else out += `id: ${feed.last()}\n: ready\n\n`;
+          send(out);
+          const unlisten = feed.listen((e) => send(frame(e)));
+          const beat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
+          const unClose = feed.onClose(() => stop());
+          stop = () => {
+            if (!open) return;
+            open = false;
+            clearInterval(beat);
+            unlisten();
+            unClose();
+            try {
+              controller.close();
+            } catch {}
+          };
+          c.req.raw.signal.addEventListener('abort', () => stop(), { once: true });
+        },
+        cancel() {
+          stop();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return c.body(stream, 200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-store',
+      'x-accel-buffering': 'no',
+    });
+  });
+  return app;
+}

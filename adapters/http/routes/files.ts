@@ -1,0 +1,146 @@
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { isDomainError } from '../../../core/errors.ts';
+import { isScriptCapable } from '../../../core/files/content-types.ts';
+import { MoveFileBody } from '../../../core/files/schemas.ts';
+import { etagMatches, type FileMeta, type FileService } from '../../../core/files/service.ts';
+import { addFilesToTree } from '../../../core/files/tree.ts';
+import type { FolderNode, NoteService } from '../../../core/notes/service.ts';
+import { basename, validateFolderPath } from '../../../core/paths.ts';
+import { errorBody, ok, readJson, STATUS } from '../../http-kit/envelope.ts';
+import type { AppEnv } from '../types.ts';
+
+/** CSP of a file a browser could run script in when opened directly: no script, no requests, sandboxed. */
+export const FILE_SANDBOX_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+/** The headers that describe one attachment (type, validators, caching, disposition). */
+function fileHeaders(meta: FileMeta): Record<string, string> {
+  const name = meta.path.slice(meta.path.lastIndexOf('/') + 1);
+  const scripty = isScriptCapable(meta.contentType);
+  const download = scripty && !meta.contentType.startsWith('image/svg+xml');
+  const headers: Record<string, string> = {
+    'content-type': meta.contentType,
+    etag: meta.etag,
+    'last-modified': new Date(meta.updatedAt).toUTCString(),
+    'cache-control': 'private, no-cache',
+    'accept-ranges': 'bytes',
+    'x-content-type-options': 'nosniff',
+    'content-disposition': `${download ? 'attachment' : 'inline'}; filename*=UTF-8''${encodeURIComponent(name)}`,
+  };
+  if (scripty) headers['content-security-policy'] = FILE_SANDBOX_CSP;
+  return headers;
+}
+
+/** The upload's declared length, when it declared a sane one. */
+function declaredLength(c: Context): number | undefined {
+  const raw = c.req.header('content-length');
+  return raw && /^\d+$/.test(raw) ? Number(raw) : undefined;
+}
+
+/** `/api/v1/files` routes: the vault's attachments (every file that is not a note). */
+export function filesRoutes(files: FileService) {
+  const app = new Hono<AppEnv>();
+
+  app.get('/attachment-path', async (c) =>
+    ok(c, await files.attachmentPath(c.req.query('note'), c.req.query('name'))),
+  );
+
+  app.post('/:path{.+}/move', async (c) => {
+    const body = await readJson(c, MoveFileBody);
+    const file = await files.move(c.req.param('path'), body.path, c.req.header('if-match'));
+    return ok(c, file, 200, { etag: file.etag });
+  });
+
+  app.get('/:path{.+}', async (c) => {
+    const path = c.req.param('path');
+    const inm = c.req.header('if-none-match');
+    if (c.req.method === 'HEAD') {
+      const meta = await files.stat(path);
+      if (inm && etagMatches(inm, meta.etag))
+        return c.body(null, 304, { etag: meta.etag, 'cache-control': 'private, no-cache' });
+      return c.body(null, 200, { ...fileHeaders(meta), 'content-length': String(meta.size) });
+    }
+    const ifRange = c.req.header('if-range');
+    if (inm) {
+      const meta = await files.stat(path);
+      if (etagMatches(inm, meta.etag))
+        return c.body(null, 304, { etag: meta.etag, 'cache-control': 'private, no-cache' });
+    }
+    let range = c.req.header('range');
+    // If-Range with another validator: the file changed, so send all of it.
+    if (range && ifRange && ifRange.trim() !== (await files.stat(path)).etag) range = undefined;
+    const read = await files.read(path, range);
+    const headers = fileHeaders(read.meta);
+    if (read.kind === 'unsatisfiable') {
+      return c.json(
+        errorBody('RANGE_NOT_SATISFIABLE', `The range is outside the file (${read.meta.size} bytes).`),
+        416,
+        { 'content-range': `bytes */${read.meta.size}` },
+      );
+    }
+    if (read.kind === 'partial') {
+      const { start, end } = read.range;
+      return c.body(read.body, 206, {
+        ...headers,
+        'content-range': `bytes ${start}-${end}/${read.meta.size}`,
+        'content-length': String(end - start + 1),
+      });
+    }
+    return c.body(read.body, 200, { ...headers, 'content-length': String(read.meta.size) });
+  });
+
+  app.put('/:path{.+}', async (c) => {
+    const body = c.req.raw.body ?? new ReadableStream<Uint8Array>({ start: (ctl) => ctl.close() });
+    try {
+      const { file, created } = await files.put(c.req.param('path'), body, {
+        ifMatch: c.req.header('if-match'),
+        ifNoneMatch: c.req.header('if-none-match'),
+        contentLength: declaredLength(c),
+      });
+      return ok(c, file, created ? 201 : 200, { etag: file.etag });
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      // Refused before the whole body was read: close the connection so no client reuses a socket
+      // that still carries the rest of it.
+      return c.json(errorBody(err.code, err.message, err.details), STATUS[err.code], { connection: 'close' });
+    }
+  });
+
+  app.delete('/:path{.+}', async (c) =>
+    ok(c, await files.remove(c.req.param('path'), c.req.header('if-match'))),
+  );
+
+  return app;
+}
+
+/** `GET /api/v1/folders/tree[/:path]` with attachments among the children. */
+export function foldersWithFilesRoutes(notes: NoteService, files: FileService) {
+  const app = new Hono<AppEnv>();
+  const tree = async (folder: string) => {
+    const list = await files.list();
+    let notesTree: FolderNode;
+    try {
+      notesTree = notes.tree(folder);
+    } catch (err) {
+      // A folder holding only attachments, made outside the server, may be unknown to the note index yet.
+      const inside = `${validateFolderPath(folder)}/`;
+      if (
+        !isDomainError(err) ||
+        err.code !== 'FOLDER_NOT_FOUND' ||
+        !list.some((f) => f.path.startsWith(inside))
+      )
+        throw err;
+      notesTree = {
+        name: basename(folder),
+        path: validateFolderPath(folder),
+        type: 'folder',
+        noteCount: 0,
+        children: [],
+      };
+    }
+    return addFilesToTree(notesTree, list);
+  };
+  app.get('/tree', async (c) => ok(c, await tree('')));
+  app.get('/tree/:path{.+}', async (c) => ok(c, await tree(c.req.param('path'))));
+  return app;
+}

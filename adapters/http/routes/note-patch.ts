@@ -1,0 +1,16 @@
+import { Hono } from 'hono';
+import { PatchNoteBody } from '../../../core/notes/schemas.ts';
+import type { NoteService } from '../../../core/notes/service.ts';
+import { ok, readJson } from '../../http-kit/envelope.ts';
+import type { AppEnv } from '../types.ts';
+
+/** `PATCH /api/v1/notes/:path`: a section PATCH; the answer is the note as GET returns it. */
+export function notePatchRoutes(notes: NoteService) {
+  const app = new Hono<AppEnv>();
+  app.patch('/:path{.+}', async (c) => {
+    const body = await readJson(c, PatchNoteBody);
+    const note = await notes.patch(c.req.param('path'), body, c.req.header('if-match'));
+    return ok(c, note, 200, { etag: `"${note.checksum}"` });
+  });
+  return app;
+}

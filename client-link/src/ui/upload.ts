@@ -1,0 +1,75 @@
+/**
+ * Paste or drop an image (any file) into the note editor: it is uploaded to the vault's
+ * attachment folder (`.obsidian/app.json` attachmentFolderPath, as Obsidian would place it) and
+ * `![[name]]` is inserted at the cursor, like Obsidian does.
+ */
+import { vaultOf } from './obsidian-render.ts';
+import { describe, type Workspace } from './workspace.ts';
+
+const EXT: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+};
+
+/** Obsidian's name for a pasted image: `Pasted image 20240131093005.png`. */
+export function pastedName(type: string, now = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}`;
+  return `Pasted image ${stamp}.${EXT[type] ?? 'png'}`;
+}
+
+/** Uploads `files` for `notePath` and inserts their embeds into `area` at the cursor. */
+export async function uploadInto(
+  area: HTMLTextAreaElement,
+  ws: Workspace,
+  notePath: string,
+  files: File[],
+  pasted: boolean,
+): Promise<void> {
+  const embeds: string[] = [];
+  for (const file of files) {
+    const name = pasted || !file.name || file.name === 'image.png' ? pastedName(file.type) : file.name;
+    try {
+      ws.say(`Uploading ${name}…`);
+      const { path } = await ws.api.files.attachmentPath(name, notePath);
+      const saved = await ws.api.files.upload(path, file);
+      const vault = await vaultOf(ws, true).catch(() => null);
+      const base = saved.path.slice(saved.path.lastIndexOf('/') + 1);
+      const unique = vault
+        ? vault.files.filter((f) => f.endsWith(`/${base}`) || f === base).length <= 1
+        : false;
+      embeds.push(`![[${unique ? base : saved.path}]]`);
+      ws.say(`Uploaded ${saved.path}.`);
+    } catch (err) {
+      ws.say(`Could not upload ${name}: ${describe(err, ws.profile.apiKey)}`, 'error');
+    }
+  }
+  if (!embeds.length) return;
+  const at = area.selectionStart ?? area.value.length;
+  const text = embeds.join('\n');
+  area.value = area.value.slice(0, at) + text + area.value.slice(area.selectionEnd ?? at);
+  area.selectionStart = area.selectionEnd = at + text.length;
+  area.dispatchEvent(new Event('input'));
+}
+
+/** Wires paste and drop of files on the editor. */
+export function acceptUploads(area: HTMLTextAreaElement, ws: Workspace, notePath: string): void {
+  area.addEventListener('paste', (e) => {
+    const files = [...(e.clipboardData?.files ?? [])];
+    if (!files.length) return;
+    e.preventDefault();
+    void uploadInto(area, ws, notePath, files, true);
+  });
+  area.addEventListener('dragover', (e) => {
+    if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
+  });
+  area.addEventListener('drop', (e) => {
+    const files = [...(e.dataTransfer?.files ?? [])];
+    if (!files.length) return;
+    e.preventDefault();
+    void uploadInto(area, ws, notePath, files, false);
+  });
+}

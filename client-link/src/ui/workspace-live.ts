@@ -1,0 +1,75 @@
+import type { LiveEvent } from '../flow/live-feed.ts';
+import type { NoteSummary } from '../flow/workspace-api.ts';
+import { h, mount } from './dom.ts';
+
+/** The tag pane: every tag with its count; a click filters the note list (again: shows all). */
+export function renderTagPane(
+  pane: HTMLElement,
+  tags: { tag: string; count: number }[],
+  active: string | null,
+  choose: (tag: string | null) => void,
+): void {
+  mount(
+    pane,
+    ...tags.map((t) => {
+      const on = active !== null && t.tag.toLowerCase() === active.toLowerCase();
+      return h(
+        'li',
+        {},
+        h(
+          'button',
+          {
+            type: 'button',
+            class: on ? 'tag active' : 'tag',
+            'aria-pressed': on ? 'true' : 'false',
+            'data-tag': t.tag,
+            onclick: () => choose(on ? null : t.tag),
+          },
+          `#${t.tag} (${t.count})`,
+        ),
+      );
+    }),
+  );
+}
+
+/** The notes carrying `tag` (case-insensitive), or all of them. */
+export function filterByTag(notes: readonly NoteSummary[], tag: string | null): NoteSummary[] {
+  if (tag === null) return [...notes];
+  const want = tag.toLowerCase();
+  return notes.filter((n) => n.tags.some((t) => t.toLowerCase() === want));
+}
+
+/** What the change feed means for the note open in the main panel. */
+export type OpenNoteChange =
+  | { kind: 'none' }
+  | { kind: 'changed' }
+  | { kind: 'deleted' }
+  | { kind: 'moved'; to: string };
+
+/** Folds the events about `open` into one change (the last one wins; a move follows the note). */
+export function changeFor(open: string | null, events: readonly LiveEvent[], reset: boolean): OpenNoteChange {
+  if (open === null) return { kind: 'none' };
+  let path = open;
+  let change: OpenNoteChange = reset ? { kind: 'changed' } : { kind: 'none' };
+  for (const e of events) {
+    if (e.type === 'note.moved' && e.data.from === path) {
+      path = e.data.path;
+      change = { kind: 'moved', to: path };
+    } else if (e.data.path === path) {
+      if (e.type === 'note.deleted') change = { kind: 'deleted' };
+      else if (change.kind !== 'moved') change = { kind: 'changed' };
+    }
+  }
+  return change;
+}
+
+/** The notice shown in an open editor when the note changed elsewhere: the text is never replaced. */
+export function remoteChangeNotice(what: string, reload: () => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'alert', role: 'alert', 'data-testid': 'remote-change' },
+    `${what} Your text is kept and was not saved; saving now would be refused. Copy what you need, then `,
+    h('button', { type: 'button', onclick: reload }, 'load the server version'),
+    '.',
+  );
+}

@@ -1,0 +1,221 @@
+/**
+ * The state the note service's parts share (store, index, note cache, listeners) and the index
+ * refresh: putting one note's bytes into the index, and checking the index against the store.
+ */
+import { sha256Hex } from '../crypto.ts';
+import { DomainError } from '../errors.ts';
+import { createMutex } from '../mutex.ts';
+import type { Clock, FileInfo, Logger, NoteStore, StateStore } from '../ports.ts';
+import { analyzeNote } from './markdown/analyzer.ts';
+import type { MarkdownAnalysis } from './markdown/remark.ts';
+import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
+
+/** A whole note as `GET /notes/:path` returns it. */
+export interface Note extends NoteSummary {
+  /** The body without the frontmatter block. */
+  content: string;
+  frontmatter: Record<string, unknown>;
+  /** Problems found in this note (invalid YAML, odd tags); absent when there are none. */
+  warnings?: string[];
+}
+
+/** What happened to a note; plugins and channels subscribe to these. */
+export type NoteEvent =
+  | { type: 'created' | 'updated' | 'deleted'; path: string; external: boolean }
+  | { type: 'moved'; path: string; from: string; external: boolean };
+
+/** Parses many notes at once; lets a runtime spread the work over threads. */
+export type BatchAnalyzer = (texts: string[]) => Promise<MarkdownAnalysis[]>;
+
+export interface NoteServiceDeps {
+  store: NoteStore;
+  clock: Clock;
+  /** Where the index cache lives; without it every start re-parses the vault. */
+  state?: StateStore;
+  logger?: Logger;
+  /** Parses the cold index, and single notes of 128 Ki characters or more (ordinary writes parse in place). */
+  analyze?: BatchAnalyzer;
+  /** Most notes kept parsed in memory for fast reads (default 2,000). */
+  noteCacheSize?: number;
+  /** Most bytes of note text kept in the note cache (default 32 MiB). */
+  noteCacheBytes?: number;
+}
+
+const decoder = new TextDecoder();
+/** Notes at least this long are parsed through the batch analyzer (a thread, where the runtime has one). */
+const LARGE_NOTE_CHARS = 128 * 1024;
+
+/** UTF-8 bytes to text, without a leading byte-order mark. */
+export const decode = (bytes: Uint8Array): string => {
+  const s = decoder.decode(bytes);
+  return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
+};
+
+export type IndexStatus = { state: 'idle' | 'indexing' | 'ready'; done: number; total: number };
+
+/** Seconds a client should wait for the index, from the progress so far (1 to 30). */
+function retryAfterSeconds(status: IndexStatus, elapsedMs: number): number {
+  if (status.done <= 0 || elapsedMs <= 0) return 5;
+  const perMs = status.done / elapsedMs;
+  return Math.min(30, Math.max(1, Math.ceil((status.total - status.done) / perMs / 1000)));
+}
+
+/** Builds the shared state of one note service. */
+export function createNoteContext(deps: NoteServiceDeps) {
+  const { store, clock, logger } = deps;
+  const noteCache = new Map<string, { note: Note; bytes: number }>();
+  const maxNotes = deps.noteCacheSize ?? 2000;
+  const maxBytes = deps.noteCacheBytes ?? 32 * 1024 * 1024;
+  let cachedBytes = 0;
+  const listeners = new Set<(e: NoteEvent) => void>();
+
+  const uncache = (path: string) => {
+    const c = noteCache.get(path);
+    if (!c) return;
+    noteCache.delete(path);
+    cachedBytes -= c.bytes;
+  };
+
+  const ctx = {
+    store,
+    clock,
+    logger,
+    state: deps.state,
+    analyzeBatch: deps.analyze ?? (async (texts: string[]) => texts.map((t) => analyzeNote(t))),
+    mutex: createMutex(),
+    index: createNoteIndex(),
+    status: { state: 'idle', done: 0, total: 0 } as IndexStatus,
+    /** When the current indexing started (clock ms), for the Retry-After estimate. */
+    indexingSince: 0,
+    /** True when the index changed since the cache was last saved. */
+    dirty: false,
+    listeners,
+
+    emit(e: NoteEvent): void {
+      for (const fn of listeners) {
+        try {
+          fn(e);
+        } catch (err) {
+          logger?.warn('note event listener failed', { error: String(err) });
+        }
+      }
+    },
+
+    invalidate(paths: Iterable<string>): void {
+      for (const p of paths) uncache(p);
+      ctx.dirty = true;
+    },
+
+    clearNoteCache(): void {
+      noteCache.clear();
+      cachedBytes = 0;
+    },
+
+    cachedNote(path: string): Note | undefined {
+      return noteCache.get(path)?.note;
+    },
+
+    /** Keeps a note for fast reads; the cache is bounded in notes and in bytes of text. */
+    cacheNote(note: Note): void {
+      uncache(note.path);
+      const bytes = note.content.length * 2 + 512;
+      if (bytes > maxBytes / 4) return;
+      noteCache.set(note.path, { note, bytes });
+      cachedBytes += bytes;
+      while (noteCache.size > maxNotes || cachedBytes > maxBytes) {
+        const oldest = noteCache.keys().next().value;
+        if (oldest === undefined) break;
+        uncache(oldest);
+      }
+    },
+
+    /**
+     * One note's analysis: in place for an ordinary note (work proportional to it, no hop), through
+     * the batch analyzer for a large one, so a runtime with threads keeps the event loop free.
+     */
+    async analyzeOne(text: string): Promise<MarkdownAnalysis> {
+      if (text.length < LARGE_NOTE_CHARS || !deps.analyze) return analyzeNote(text);
+      const [a] = await deps.analyze([text]);
+      return a ?? analyzeNote(text);
+    },
+
+    requireReady(): void {
+      if (ctx.status.state !== 'ready') {
+        // Notes routes answer 503 until the whole index is built (partial lists would show wrong
+        // backlinks); health shows the progress, and Retry-After estimates the wait from it.
+        throw new DomainError(
+          'NOT_READY',
+          `The vault is still being indexed (${ctx.status.done}/${ctx.status.total}).`,
+          undefined,
+          retryAfterSeconds(ctx.status, clock.now() - ctx.indexingSince),
+        );
+      }
+    },
+
+    /** Parses text and puts the note into the index (work proportional to this note). */
+    async indexText(
+      path: string,
+      text: string,
+      checksum: string,
+      info: FileInfo,
+      keepFirstSeen?: number,
+    ): Promise<IndexEntry> {
+      const analysis = await ctx.analyzeOne(text);
+      const old = ctx.index.entries.get(path);
+      const firstSeen = keepFirstSeen ?? old?.firstSeen ?? Math.min(clock.now(), info.mtimeMs);
+      const entry = toEntry(path, info, checksum, analysis, firstSeen);
+      ctx.invalidate(ctx.index.put(entry, analysis.text));
+      return entry;
+    },
+
+    indexBytes(path: string, bytes: Uint8Array, info: FileInfo, keepFirstSeen?: number): Promise<IndexEntry> {
+      return sha256Hex(bytes).then((sum) => ctx.indexText(path, decode(bytes), sum, info, keepFirstSeen));
+    },
+
+    dropEntry(path: string): void {
+      ctx.invalidate(ctx.index.remove(path));
+      uncache(path);
+    },
+
+    /**
+     * Makes sure the index agrees with the store for `path`; returns the entry or null. With
+     * `force`, the bytes are compared even when size and mtime look unchanged. `known` passes
+     * what the caller already read (info and bytes), so the file is read once.
+     */
+    async refresh(
+      path: string,
+      force = false,
+      known?: { info: FileInfo; bytes: Uint8Array },
+    ): Promise<IndexEntry | null> {
+      const info = known?.info ?? (await store.stat(path));
+      const entry = ctx.index.entries.get(path);
+      if (!info) {
+        if (entry) ctx.dropEntry(path);
+        return null;
+      }
+      if (!force && entry && entry.size === info.size && entry.mtimeMs === info.mtimeMs) return entry;
+      const bytes = known?.bytes ?? (await store.read(path));
+      if (!bytes) return null;
+      const sum = await sha256Hex(bytes);
+      if (entry && entry.checksum === sum) {
+        ctx.index.touch(path, info);
+        ctx.invalidate([path]);
+        return entry;
+      }
+      return ctx.indexText(path, decode(bytes), sum, info);
+    },
+
+    buildNote(entry: IndexEntry, text: string): Note {
+      const note: Note = {
+        ...ctx.index.summary(entry.path)!,
+        content: text.slice(entry.bodyStart),
+        frontmatter: entry.frontmatter,
+      };
+      if (entry.warnings.length) note.warnings = entry.warnings;
+      return note;
+    },
+  };
+  return ctx;
+}
+
+export type NoteContext = ReturnType<typeof createNoteContext>;

@@ -1,0 +1,157 @@
+/** Pieces of note analysis shared by the markdown parser path and the plain-text path. */
+import { parseDocument } from 'yaml';
+import type { LinkOccurrence } from './remark.ts';
+
+export const FRONTMATTER = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
+export const WIKILINK = /(!?)\[\[([^[\]\n]+?)\]\]/g;
+export const INLINE_TAG = /(^|[\s([{,;])#([\p{L}\p{N}_\-/]+)/gu;
+export const WORD =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}'’_-]*[\p{L}\p{N}\p{M}])?/gu;
+export const EXTERNAL = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
+
+export interface Wiki {
+  occ: LinkOccurrence;
+  /** The link exactly as written. */
+  raw: string;
+  /** Text a reader sees: alias, else the target (with heading). */
+  display: string;
+}
+
+export function parseWikiInner(inner: string, embed: boolean, start: number, end: number): Wiki {
+  let ref = inner;
+  let alias: string | undefined;
+  const bar = ref.indexOf('|');
+  if (bar >= 0) {
+    alias = ref.slice(bar + 1).trim();
+    ref = ref.slice(0, bar);
+  }
+  let heading: string | undefined;
+  const hash = ref.indexOf('#');
+  if (hash >= 0) {
+    heading = ref.slice(hash + 1).trim();
+    ref = ref.slice(0, hash);
+  }
+  const occ: LinkOccurrence = { target: ref.trim(), kind: embed ? 'embed' : 'wikilink', start, end };
+  if (heading) occ.heading = heading;
+  if (alias) occ.alias = alias;
+  return { occ, raw: '', display: alias || inner.replace(/\|.*$/, '').trim() };
+}
+
+export function normalizeTag(raw: string): string | null {
+  const t = raw.trim().replace(/^#+/, '');
+  if (!t || /\s/.test(t) || /^[\d/_-]+$/.test(t)) return null;
+  return t;
+}
+
+export function frontmatterTags(fm: Record<string, unknown>, warnings: string[]): string[] {
+  const out: string[] = [];
+  for (const key of ['tags', 'tag']) {
+    const v = fm[key];
+    if (v === undefined || v === null) continue;
+    const items: unknown[] = Array.isArray(v) ? v : typeof v === 'string' ? v.split(/[,\s]+/) : [v];
+    for (const item of items) {
+      if (typeof item === 'string' || typeof item === 'number') {
+        const s = String(item);
+        if (s.trim() === '') continue;
+        const t = normalizeTag(s);
+        if (t) out.push(t);
+        else warnings.push(`Frontmatter ${key} entry "${s}" is not a valid tag and was ignored.`);
+      } else warnings.push(`Frontmatter ${key} has an entry that is not text and was ignored.`);
+    }
+  }
+  return out;
+}
+
+/** Larger frontmatter blocks are ignored (with a warning) rather than parsed. */
+const MAX_FRONTMATTER_CHARS = 64 * 1024;
+
+/** At most this many alias references are expanded (yaml's maxAliasCount). */
+const MAX_ALIAS_COUNT = 50;
+/** The parsed frontmatter (as JSON) may weigh at most this many times its YAML, plus 4 KiB. */
+const MAX_EXPANSION = 4;
+
+/** The frontmatter's YAML as a plain object; problems (also alias bombs) become warnings, never throws. */
+export function parseFrontmatter(yamlText: string, warnings: string[]): Record<string, unknown> {
+  if (yamlText.length > MAX_FRONTMATTER_CHARS) {
+    warnings.push(`Frontmatter larger than ${MAX_FRONTMATTER_CHARS / 1024} KiB was ignored.`);
+    return {};
+  }
+  try {
+    const doc = parseDocument(yamlText, { uniqueKeys: false, logLevel: 'silent' });
+    const problem = doc.errors[0];
+    if (problem) {
+      warnings.push(`Invalid YAML frontmatter was ignored: ${problem.message.split('\n')[0]}`);
+      return {};
+    }
+    for (const w of doc.warnings) warnings.push(`Frontmatter: ${w.message.split('\n')[0]}`);
+    const v: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    if (v === null || v === undefined) return {};
+    // Aliases may repeat a large anchor: bound what the parsed value weighs against the YAML itself.
+    if (yamlText.includes('*')) {
+      const size = JSON.stringify(v).length;
+      if (size > yamlText.length * MAX_EXPANSION + 4096) {
+        warnings.push(
+          `Frontmatter aliases expand to ${Math.ceil(size / 1024)} KiB, more than ${MAX_EXPANSION} times the YAML; the frontmatter was ignored.`,
+        );
+        return {};
+      }
+    }
+    if (typeof v !== 'object' || Array.isArray(v)) {
+      warnings.push('Frontmatter is not a key/value map and was ignored.');
+      return {};
+    }
+    return v as Record<string, unknown>;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message.split('\n')[0] : 'unknown error';
+    warnings.push(`Invalid YAML frontmatter was ignored: ${msg}`);
+    return {};
+  }
+}
+
+/** A markdown link to a note, or null for external URLs, anchors and attachments. */
+export function markdownLink(url: string, start: number, end: number): LinkOccurrence | null {
+  if (!url || EXTERNAL.test(url) || url.startsWith('#')) return null;
+  let target = url;
+  let heading: string | undefined;
+  const hash = target.indexOf('#');
+  if (hash >= 0) {
+    heading = target.slice(hash + 1);
+    target = target.slice(0, hash);
+  }
+  try {
+    target = decodeURIComponent(target);
+  } catch {
+    // keep as written when it is not valid percent-encoding
+  }
+  const last = target.slice(target.lastIndexOf('/') + 1);
+  if (last.includes('.') && !last.toLowerCase().endsWith('.md')) return null; // an attachment
+  const occ: LinkOccurrence = { target, kind: 'markdown', start, end };
+  if (heading) occ.heading = heading;
+  return occ;
+}
+
+export function uniqueTags(tags: string[]): string[] {
+  const seen = new Set<string>();
+  return tags.filter((t) => {
+    const k = t.toLowerCase();
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+export function titleFrom(frontmatter: Record<string, unknown>, h1: string | null): string | null {
+  const fmTitle = frontmatter.title;
+  const title =
+    (typeof fmTitle === 'string' && fmTitle.trim()) ||
+    (typeof fmTitle === 'number' ? String(fmTitle) : null) ||
+    h1;
+  return title || null;
+}
+
+export function validDate(v: unknown): string | null {
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
+  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(v)) return null;
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}

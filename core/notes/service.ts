@@ -1,0 +1,162 @@
+import { DomainError } from '../errors.ts';
+import { validateNotePath } from '../paths.ts';
+import type { StoreChange } from '../ports.ts';
+import { createNoteContext, decode, type Note, type NoteEvent, type NoteServiceDeps } from './context.ts';
+import { applyExternalChanges, loadVault, reconcile, saveCache } from './loading.ts';
+import type { NoteSummary } from './note-index.ts';
+import { makeSnippet, type SearchHit } from './search.ts';
+import { countTags, type TagCount } from './tags.ts';
+import { type FolderNode, folderTree } from './tree.ts';
+import { createWrites } from './writes.ts';
+
+export type { BatchAnalyzer, Note, NoteEvent, NoteServiceDeps } from './context.ts';
+export { ifMatchHolds } from './if-match.ts';
+export type { FolderNode } from './tree.ts';
+
+/**
+ * The note service: every read and write of notes, their index, link graph and search.
+ * Writes are serialized; reads never wait for the disk when the note is cached. The parts live
+ * beside this file: `context.ts` (shared state, index refresh), `loading.ts` (cold and warm
+ * start, cache, outside changes), `writes.ts`, `tree.ts`.
+ */
+export function createNoteService(deps: NoteServiceDeps) {
+  const ctx = createNoteContext(deps);
+  const { store, mutex } = ctx;
+  let list: { generation: number; items: NoteSummary[] } | null = null;
+  let tagCounts: { generation: number; items: TagCount[] } | null = null;
+  const notFound = (path: string) => new DomainError('NOTE_NOT_FOUND', `No note at "${path}".`);
+
+  return {
+    /** Indexing state, for health. O(1): the byte total is kept up to date by every change. */
+    status: () => ({ ...ctx.status, notes: ctx.index.entries.size, bytes: ctx.index.bytes }),
+
+    /**
+     * The indexed summary of the note at `path`, without touching the disk (an invalid path is
+     * simply not indexed); null when it is not indexed or the vault is being indexed. The same
+     * object until the note, its links or its backlinks change: callers may key caches on it.
+     */
+    indexedSummary(path: string): NoteSummary | null {
+      return ctx.status.state === 'ready' ? ctx.index.summary(path) : null;
+    },
+
+    /** The checksum the index holds for `path`, or null. */
+    checksumOf(path: string): string | null {
+      return ctx.index.entries.get(path)?.checksum ?? null;
+    },
+
+    /** Every tag with its note count, most used first. Same array until something changes. */
+    tags(): TagCount[] {
+      ctx.requireReady();
+      const index = ctx.index;
+      if (tagCounts?.generation !== index.generation) {
+        const entries = index.sortedPaths().map((p) => index.entries.get(p)!);
+        tagCounts = { generation: index.generation, items: countTags(entries) };
+      }
+      return tagCounts.items;
+    },
+
+    /** Listens to note events; returns an unsubscribe function. */
+    subscribe(fn: (e: NoteEvent) => void): () => void {
+      ctx.listeners.add(fn);
+      return () => ctx.listeners.delete(fn);
+    },
+
+    /**
+     * Indexes the vault, reusing the cache for files whose size and mtime did not change.
+     * `onProgress` is called after each batch.
+     */
+    load: (onProgress?: (done: number, total: number) => void): Promise<void> => loadVault(ctx, onProgress),
+
+    /** Waits for every write already started to finish. */
+    drain(): Promise<void> {
+      return mutex.run(async () => {});
+    },
+
+    /** Writes the index cache when anything changed since the last save. */
+    saveCache: (): Promise<boolean> => saveCache(ctx),
+
+    /** Every note's summary, sorted by path. Same array object until something changes. */
+    list(): { generation: number; items: NoteSummary[] } {
+      ctx.requireReady();
+      const index = ctx.index;
+      if (list?.generation !== index.generation) {
+        list = { generation: index.generation, items: index.sortedPaths().map((p) => index.summary(p)!) };
+      }
+      return list;
+    },
+
+    /**
+     * One note with its body and frontmatter. On a cache miss the file is read once; when its size
+     * and mtime match the index, nothing is re-hashed or re-parsed.
+     */
+    async get(pathInput: unknown): Promise<Note> {
+      ctx.requireReady();
+      const path = validateNotePath(pathInput);
+      const cached = ctx.cachedNote(path);
+      if (cached) return cached;
+      const [info, bytes] = await Promise.all([store.stat(path), store.read(path)]);
+      const entry = ctx.index.entries.get(path);
+      if (info && bytes && entry && entry.size === info.size && entry.mtimeMs === info.mtimeMs) {
+        if (bytes.length === entry.size) {
+          const note = ctx.buildNote(entry, decode(bytes));
+          ctx.cacheNote(note);
+          return note;
+        }
+      }
+      // Unknown, gone, or edited outside the server and not yet seen by the watcher.
+      const fresh = await mutex.run(() =>
+        ctx.refresh(path, true, info && bytes ? { info: { ...info, size: bytes.length }, bytes } : undefined),
+      );
+      if (!fresh || !bytes) throw notFound(path);
+      return ctx.buildNote(fresh, decode(bytes));
+    },
+
+    ...createWrites(ctx),
+
+    /** The subtree of a folder ('' is the vault root). */
+    tree(folderInput: unknown): FolderNode {
+      ctx.requireReady();
+      return folderTree(ctx.index, folderInput);
+    },
+
+    /** Full-text search over title, tags and body. */
+    async search(q: unknown, limitInput?: unknown): Promise<SearchHit[]> {
+      ctx.requireReady();
+      if (typeof q !== 'string' || q.trim() === '') {
+        throw new DomainError('VALIDATION_ERROR', 'Give a search query in "q".');
+      }
+      const limit = limitInput === undefined ? 20 : Number(limitInput);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+        throw new DomainError('VALIDATION_ERROR', '"limit" must be an integer from 1 to 100.');
+      }
+      const index = ctx.index;
+      const hits = index.search.query(q.slice(0, 500), limit);
+      const out: SearchHit[] = [];
+      for (const h of hits) {
+        const entry = index.entries.get(h.path);
+        if (!entry) continue;
+        const bytes = await store.read(h.path);
+        const body = bytes ? decode(bytes).slice(entry.bodyStart) : '';
+        out.push({
+          path: h.path,
+          title: index.titleOf(h.path),
+          snippet: makeSnippet(body, h.terms),
+          score: h.score,
+          tags: entry.tags,
+        });
+      }
+      return out;
+    },
+
+    /**
+     * Compares the whole store with the index (size and mtime) and applies every difference.
+     * Catches changes a watcher missed (e.g. made while it was starting). Returns how many.
+     */
+    reconcile: (): Promise<number> => reconcile(ctx),
+
+    /** Applies changes made outside the server (from the store's watcher). */
+    applyExternalChanges: (changes: StoreChange[]): Promise<void> => applyExternalChanges(ctx, changes),
+  };
+}
+
+export type NoteService = ReturnType<typeof createNoteService>;

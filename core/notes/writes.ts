@@ -1,0 +1,193 @@
+/** The note writes: create, update, remove and move (with link rewriting). Serialized by the mutex. */
+import { stringify as stringifyYaml } from 'yaml';
+import { sha256Hex } from '../crypto.ts';
+import { DomainError } from '../errors.ts';
+import { basename, validateNotePath } from '../paths.ts';
+import { decode, type Note, type NoteContext } from './context.ts';
+import { checkIfMatch } from './if-match.ts';
+import { rewriteLinksYielding } from './link-rewrite.ts';
+import { splitFrontmatter } from './markdown/remark.ts';
+import { applySectionPatch, type PatchOperation } from './section-patch.ts';
+
+const encoder = new TextEncoder();
+
+/** Lets timers and requests run between long steps (a macrotask, not a microtask). */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** Composes the file text from a body, optional frontmatter, and the block to keep. */
+function compose(content: string, frontmatter: unknown, keepBlock: string): string {
+  const hasOwn = splitFrontmatter(content).block !== '';
+  if (frontmatter !== undefined) {
+    if (hasOwn) {
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        'Give the frontmatter either inside "content" or in "frontmatter", not both.',
+      );
+    }
+    const fm = frontmatter as Record<string, unknown>;
+    return Object.keys(fm).length ? `---\n${stringifyYaml(fm)}---\n${content}` : content;
+  }
+  return hasOwn ? content : keepBlock + content;
+}
+
+/** The writes of one note service. */
+export function createWrites(ctx: NoteContext) {
+  const { store, mutex } = ctx;
+
+  const readCurrent = async (path: string): Promise<{ bytes: Uint8Array; checksum: string }> => {
+    const bytes = await store.read(path);
+    if (!bytes) throw new DomainError('NOTE_NOT_FOUND', `No note at "${path}".`);
+    return { bytes, checksum: await sha256Hex(bytes) };
+  };
+
+  const writeAndIndex = async (path: string, text: string): Promise<Note> => {
+    const bytes = encoder.encode(text);
+    const [info, sum] = await Promise.all([store.write(path, bytes), sha256Hex(bytes)]);
+    const entry = await ctx.indexText(path, text, sum, info);
+    const note = ctx.buildNote(entry, text);
+    ctx.cacheNote(note);
+    return note;
+  };
+
+  return {
+    /** Creates a note; 409 when the path is taken. */
+    create(pathInput: unknown, content: string, frontmatter?: Record<string, unknown>): Promise<Note> {
+      ctx.requireReady();
+      const path = validateNotePath(pathInput);
+      return mutex.run(async () => {
+        if (ctx.index.entries.has(path) || (await store.stat(path))) {
+          throw new DomainError(
+            'NOTE_ALREADY_EXISTS',
+            `A note already exists at "${path}"; use PUT to change it.`,
+          );
+        }
+        const note = await writeAndIndex(path, compose(content, frontmatter, ''));
+        ctx.emit({ type: 'created', path, external: false });
+        return note;
+      });
+    },
+
+    /**
+     * Replaces a note. Without `frontmatter`, and with no frontmatter block in `content`,
+     * the existing block is kept byte for byte.
+     */
+    update(
+      pathInput: unknown,
+      input: { content: string; frontmatter?: Record<string, unknown> },
+      ifMatch?: string,
+    ): Promise<Note> {
+      ctx.requireReady();
+      const path = validateNotePath(pathInput);
+      return mutex.run(async () => {
+        const cur = await readCurrent(path);
+        checkIfMatch(ifMatch, cur.checksum);
+        const keep = splitFrontmatter(decode(cur.bytes)).block;
+        const note = await writeAndIndex(path, compose(input.content, input.frontmatter, keep));
+        ctx.emit({ type: 'updated', path, external: false });
+        return note;
+      });
+    },
+
+    /**
+     * Applies one section PATCH (append, prepend or replace at a heading, block, frontmatter key
+     * or the document); everything outside the target stays byte for byte.
+     */
+    patch(pathInput: unknown, op: PatchOperation, ifMatch?: string): Promise<Note> {
+      ctx.requireReady();
+      const path = validateNotePath(pathInput);
+      return mutex.run(async () => {
+        const cur = await readCurrent(path);
+        checkIfMatch(ifMatch, cur.checksum);
+        const text = decode(cur.bytes);
+        const next = applySectionPatch(text, op);
+        if (next === text) return ctx.buildNote((await ctx.refresh(path, true))!, text);
+        const bom = cur.bytes[0] === 0xef && cur.bytes[1] === 0xbb && cur.bytes[2] === 0xbf ? '\ufeff' : '';
+        const note = await writeAndIndex(path, bom + next);
+        ctx.emit({ type: 'updated', path, external: false });
+        return note;
+      });
+    },
+
+    /** Deletes a note for good. */
+    remove(pathInput: unknown, ifMatch?: string): Promise<{ deleted: string }> {
+      ctx.requireReady();
+      const path = validateNotePath(pathInput);
+      return mutex.run(async () => {
+        const cur = await readCurrent(path);
+        checkIfMatch(ifMatch, cur.checksum);
+        await store.remove(path);
+        ctx.dropEntry(path);
+        ctx.emit({ type: 'deleted', path, external: false });
+        return { deleted: path };
+      });
+    },
+
+    /**
+     * Moves a note. With `updateLinks`, links to it in other notes are rewritten to the new place,
+     * each note in one pass over its text, yielding to the event loop between notes.
+     * Returns the moved note and the paths of the notes that were rewritten.
+     */
+    move(
+      fromInput: unknown,
+      toInput: unknown,
+      opts: { updateLinks?: boolean; ifMatch?: string } = {},
+    ): Promise<{ note: Note; rewritten: string[] }> {
+      ctx.requireReady();
+      const from = validateNotePath(fromInput);
+      const to = validateNotePath(toInput);
+      return mutex.run(async () => {
+        const cur = await readCurrent(from);
+        checkIfMatch(opts.ifMatch, cur.checksum);
+        if (from === to) {
+          return { note: ctx.buildNote((await ctx.refresh(from))!, decode(cur.bytes)), rewritten: [] };
+        }
+        if (ctx.index.entries.has(to) || (await store.stat(to))) {
+          throw new DomainError('NOTE_ALREADY_EXISTS', `A note already exists at "${to}".`);
+        }
+        const graph = ctx.index.graph;
+        // Plan the rewrites against the graph as it is before the move.
+        const plans: { path: string; text: string }[] = [];
+        if (opts.updateLinks) {
+          const sources = graph.backlinksOf(from).filter((p) => p !== from);
+          const nameIsUnique = graph.stemCount(to) === (basename(to) === basename(from) ? 1 : 0);
+          for (const src of sources) {
+            const bytes = await store.read(src);
+            if (!bytes) continue;
+            const text = decode(bytes);
+            const links = (await ctx.analyzeOne(text)).links;
+            await yieldToEventLoop();
+            // Resolution depends only on the link's target and kind: resolve each distinct one once.
+            const verdicts = new Map<string, boolean>();
+            const points = (l: { target: string; kind: string }) => {
+              const key = `${l.kind}\u0000${l.target}`;
+              let v = verdicts.get(key);
+              if (v === undefined) {
+                v = graph.resolve(src, l as Parameters<typeof graph.resolve>[1]) === from;
+                verdicts.set(key, v);
+              }
+              return v;
+            };
+            const next = await rewriteLinksYielding(text, src, links, points, {
+              to,
+              nameIsUnique,
+              pause: yieldToEventLoop,
+            });
+            if (next !== text) plans.push({ path: src, text: next });
+          }
+        }
+        const info = await store.move(from, to);
+        const old = ctx.index.entries.get(from);
+        ctx.dropEntry(from);
+        const entry = await ctx.indexBytes(to, cur.bytes, info, old?.firstSeen);
+        for (const p of plans) {
+          await yieldToEventLoop();
+          await writeAndIndex(p.path, p.text);
+        }
+        const note = ctx.buildNote(entry, decode(cur.bytes));
+        ctx.emit({ type: 'moved', path: to, from, external: false });
+        for (const p of plans) ctx.emit({ type: 'updated', path: p.path, external: false });
+        return { note, rewritten: plans.map((p) => p.path) };
+      });
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The tunnel's binary frames (docs/relay.md, "Frame format"). One WebSocket binary message is
+ * one frame:
+ *
+ *   byte 0      type
+ *   bytes 1-4   stream id (uint32, big endian; 0 for connection-level frames)
+ *   byte 5      flags (bit 0: END, the last frame of this stream's direction)
+ *   bytes 6-    payload: UTF-8 JSON for HELLO, AUTH, READY, REQ, RES, RESET, PAIR; raw bytes for DATA
+ *
+ * A request is one REQ frame (method, path, headers, deadline) followed by DATA frames of at
+ * most `WIRE_LIMITS.maxChunkBytes` each, the last one with END (or REQ itself carries END when
+ * there is no body); an answer is a RES frame then DATA frames the same way. Bodies travel as
+ * raw bytes, never base64. Web-standard APIs only (Uint8Array, DataView, TextEncoder).
+ */
+import { WIRE_LIMITS } from './limits.ts';
+
+export const FrameType = {
+  /** relay → server: `{challenge}` on connect. */
+  HELLO: 1,
+  /** server → relay: `{serverId, publicKey, signature, pairCodeHash?}`. */
+  AUTH: 2,
+  /** relay → server: `{publicUrl, now, limits}` once the key is proven. */
+  READY: 3,
+  /** relay → server: a request head. */
+  REQ: 4,
+  /** server → relay: an answer head. */
+  RES: 5,
+  /** either way: body bytes of the stream. */
+  DATA: 6,
+  /** either way: `{status, message}`: the stream failed (alone). Stream 0: the connection fails. */
+  RESET: 7,
+  /** server → relay: `{pairCodeHash}` (null clears) whenever the pairing code changes. */
+  PAIR: 8,
+  /** server → relay: it is stopping: send nothing new (the relay answers 503 SERVER_OFFLINE); answers in flight still come. */
+  GOAWAY: 9,
+} as const;
+export type FrameType = (typeof FrameType)[keyof typeof FrameType];
+
+export const END = 1;
+const HEADER = 6;
+
+/** One decoded frame. `payload` is a view into the message; copy it to keep it. */
+export interface Frame {
+  type: FrameType;
+  stream: number;
+  flags: number;
+  payload: Uint8Array;
+}
+
+/** A frame that does not decode; `stream` is set when the header was readable (it fails alone). */
+export class FrameError extends Error {
+  constructor(
+    message: string,
+    readonly stream: number | null,
+  ) {
+    super(message);
+    this.name = 'FrameError';
+  }
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder('utf-8', { fatal: true });
+
+/** Encodes a frame; `body` is JSON-encoded unless it is already bytes. */
+export function encodeFrame(type: FrameType, stream: number, flags: number, body: unknown): Uint8Array {
+  const payload = body instanceof Uint8Array ? body : enc.encode(JSON.stringify(body ?? null));
+  const out = new Uint8Array(HEADER + payload.byteLength);
+  const view = new DataView(out.buffer);
+  out[0] = type;
+  view.setUint32(1, stream >>> 0);
+  out[5] = flags;
+  out.set(payload, HEADER);
+  return out;
+}
+
+/** Decodes one message into a frame; throws FrameError (with the stream when known). */
+export function decodeFrame(bytes: Uint8Array): Frame {
+  if (bytes.byteLength < HEADER) throw new FrameError('frame shorter than its header', null);
+  if (bytes.byteLength > WIRE_LIMITS.maxFrameBytes)
+    throw new FrameError(`frame larger than ${WIRE_LIMITS.maxFrameBytes} bytes`, null);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const type = bytes[0] as FrameType;
+  const stream = view.getUint32(1);
+  if (type < FrameType.HELLO || type > FrameType.GOAWAY)
+    throw new FrameError(`unknown frame type ${type}`, stream);
+  return { type, stream, flags: bytes[5] as number, payload: bytes.subarray(HEADER) };
+}
+
+/** The JSON payload of a frame; throws FrameError (for its stream) when it is not JSON. */
+export function frameJson<T>(frame: Frame): T {
+  try {
+    return JSON.parse(dec.decode(frame.payload)) as T;
+  } catch {
+    throw new FrameError('frame payload is not JSON', frame.stream);
+  }
+}
+
+/** `bytes` cut into DATA-sized chunks (at least one, possibly empty). */
+export function chunks(bytes: Uint8Array, size: number = WIRE_LIMITS.maxChunkBytes): Uint8Array[] {
+  if (bytes.byteLength <= size) return [bytes];
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < bytes.byteLength; i += size) out.push(bytes.subarray(i, i + size));
+  return out;
+}
+
+/** Joins chunks into one array. */
+export function concat(parts: Uint8Array[], total?: number): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  const out = new Uint8Array(total ?? parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** A request head as REQ carries it. */
+export interface RequestHead {
+  kind: 'http' | 'pair';
+  method?: string;
+  path?: string;
+  headers?: [string, string][];
+  code?: string;
+  /** Milliseconds the server has to answer, from when it received the frame. */
+  ttlMs: number;
+}
+
+/** An answer head as RES carries it. */
+export interface AnswerHead {
+  status?: number;
+  headers?: [string, string][];
+  apiKey?: string | null;
+}

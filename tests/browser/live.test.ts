@@ -1,0 +1,113 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
+import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
+
+let browser: Browser;
+let s: LiveServer;
+let serverId = '';
+
+beforeAll(async () => {
+  await ensureClientBuilt();
+  [browser, s] = await Promise.all([launchChromium(), liveServer({ PAIRING_MODE: 'relay' })]);
+  serverId = (await s.setup()).serverId;
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await s?.stop();
+});
+
+/** Another client: REST calls with the key. */
+const rest = (method: string, path: string, body?: unknown) =>
+  fetch(`${s.url}/api/v1${path}`, {
+    method,
+    headers: { 'x-service-key': s.firstKey, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
+
+/** A workspace page with one stored profile (the link flow has its own tests). */
+async function workspace(
+  mode: 'direct' | 'relay',
+): Promise<{ page: Page; console: string[]; close(): Promise<void> }> {
+  const profile: Profile = {
+    id: `${serverId}@${mode}`,
+    serverId,
+    serverUrl: mode === 'direct' ? s.url : `${s.relayUrl}/r/${serverId}`,
+    apiKey: s.firstKey,
+    mode,
+    relayUrl: mode === 'relay' ? s.relayUrl : null,
+    name: mode,
+    linkedAt: new Date().toISOString(),
+  };
+  const rec = await recordedPage(browser);
+  await rec.context.addInitScript(
+    ([k, v]) => localStorage.setItem(k!, v!),
+    [PROFILES_KEY, JSON.stringify({ version: 1, active: profile.id, profiles: [profile] })],
+  );
+  await rec.page.goto(`${s.url}/workspace`);
+  await rec.page.getByTestId('note-list').waitFor({ state: 'attached' });
+  return { page: rec.page, console: rec.console, close: () => rec.context.close() };
+}
+
+const listed = (page: Page, path: string) => page.locator(`[data-testid="note-list"] a[data-path="${path}"]`);
+
+describe('the workspace follows the change feed (Chromium)', () => {
+  it('direct (streamed): the list, the tags, an open note and an open editor follow other clients within 2 s', async () => {
+    const { page, console: lines, close } = await workspace('direct');
+    // Another client creates a note: the list and the tag pane show it.
+    expect(
+      (await rest('POST', '/notes', { path: 'live/one.md', content: '# One\nfirst #livetag' })).status,
+    ).toBe(201);
+    await listed(page, 'live/one.md').waitFor({ timeout: 2000 });
+    await page.locator('[data-testid="tag-pane"] button[data-tag="livetag"]').waitFor({ timeout: 2000 });
+    await page.locator('[data-testid="tree"] a[data-path="live/one.md"]').waitFor({ timeout: 2000 });
+
+    // The tag pane filters the list.
+    await rest('POST', '/notes', { path: 'live/two.md', content: '# Two\nno tag here' });
+    await listed(page, 'live/two.md').waitFor({ timeout: 2000 });
+    await page.locator('[data-testid="tag-pane"] button[data-tag="livetag"]').click();
+    await listed(page, 'live/two.md').waitFor({ state: 'detached', timeout: 2000 });
+    expect(await listed(page, 'live/one.md').count()).toBe(1);
+    await page.locator('[data-testid="tag-pane"] button[data-tag="livetag"]').click();
+    await listed(page, 'live/two.md').waitFor({ timeout: 2000 });
+
+    // An open note follows a REST write and an edit on the server's disk.
+    await listed(page, 'live/one.md').click();
+    await page.getByTestId('note-body').getByText('first').waitFor();
+    await rest('PUT', `/notes/${encodeURIComponent('live/one.md')}`, { content: '# One\nsecond version' });
+    await page.getByTestId('note-body').getByText('second version').waitFor({ timeout: 2000 });
+    await writeFile(join(s.vaultDir, 'live', 'one.md'), '# One\nedited on disk\n');
+    await page.getByTestId('note-body').getByText('edited on disk').waitFor({ timeout: 2500 });
+
+    // A note open in the editor with unsaved text is never overwritten: the conflict is shown.
+    await page.getByTestId('edit').click();
+    await page.getByTestId('editor').fill('# One\nmy unsaved words');
+    await rest('PUT', `/notes/${encodeURIComponent('live/one.md')}`, { content: '# One\nsomeone else' });
+    await page.getByTestId('remote-change').waitFor({ timeout: 2000 });
+    expect(await page.getByTestId('editor').inputValue()).toBe('# One\nmy unsaved words');
+    await page.getByTestId('save').click();
+    await page.getByTestId('conflict').waitFor({ state: 'visible' });
+    expect(await page.getByTestId('editor').inputValue()).toBe('# One\nmy unsaved words');
+    const onDisk = await rest('GET', `/notes/${encodeURIComponent('live/one.md')}`);
+    expect(onDisk.json.data.content).toBe('# One\nsomeone else');
+    expect(lines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    for (const l of lines) expect(l).not.toContain(s.firstKey);
+    await close();
+  });
+
+  it('through the relay (long poll): the list and an open note follow within 2 s', async () => {
+    const { page, close } = await workspace('relay');
+    await rest('POST', '/notes', { path: 'relay/a.md', content: '# A\nrelay first' });
+    await listed(page, 'relay/a.md').waitFor({ timeout: 2000 });
+    await listed(page, 'relay/a.md').click();
+    await page.getByTestId('note-body').getByText('relay first').waitFor();
+    await rest('PUT', `/notes/${encodeURIComponent('relay/a.md')}`, { content: '# A\nrelay second' });
+    await page.getByTestId('note-body').getByText('relay second').waitFor({ timeout: 2000 });
+    await rest('POST', `/notes/${encodeURIComponent('relay/a.md')}/move`, { path: 'relay/b.md' });
+    await page.locator('[data-testid="note"][data-path="relay/b.md"]').waitFor({ timeout: 2000 });
+    await close();
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import {
+  blockOf,
+  rewriteObsidian,
+  sectionOf,
+  taskMarks,
+  toggleTask,
+  wikiParts,
+} from '../../client-link/src/ui/obsidian-source.ts';
+import { resolveTarget } from '../../client-link/src/ui/vault-paths.ts';
+
+describe('rewriteObsidian', () => {
+  const notes: Record<string, string> = { Plan: 'Projects/Plan.md', 'Projects/Plan': 'Projects/Plan.md' };
+  const rw = (s: string) => rewriteObsidian(s, (t) => notes[t] ?? null);
+
+  it('turns wiki-links (aliases with an escaped pipe too) into note links', () => {
+    expect(rw('| [[Plan\\|the plan]] |')).toBe('| [the plan](#note=Projects%2FPlan.md) |');
+    expect(rw('[[Plan#Goals|goals]]')).toBe('[goals](#note=Projects%2FPlan.md "Goals")');
+    expect(rw('[[#Tasks]]')).toBe('[Tasks](#anchor "Tasks")');
+    expect(rw('[[report.pdf]]')).toBe('[report.pdf](#file=report.pdf)');
+  });
+  it('turns embeds and local markdown images into #embed links, leaving remote ones', () => {
+    expect(rw('![[Pasted image 1.png|300]]')).toBe('[300](#embed=Pasted%20image%201.png%7C300)');
+    expect(rw('![c](<a/chart (1).png>)')).toBe('[c](#embed=a%2Fchart%20%281%29.png%7Cmd)');
+    expect(rw('![c](a/chart.png)')).toBe('[c](#embed=a%2Fchart.png%7Cmd)');
+    expect(rw('![c](https://example.com/x.png)')).toBe('![c](https://example.com/x.png)');
+  });
+  it('drops %% comments %% (inline and across lines) and leaves code alone', () => {
+    expect(rw('a %% [[Plan]] #tag %% b')).toBe('a  b');
+    expect(rw('x\n%%\n[[Plan]]\n%%\ny')).toBe('x\ny');
+    expect(rw('```\n[[Plan]] %% c %%\n```')).toBe('```\n[[Plan]] %% c %%\n```');
+    expect(rw('`[[Plan]]` and [[Plan]]')).toBe('`[[Plan]]` and [Plan](#note=Projects%2FPlan.md)');
+  });
+  it('marks block ids', () => {
+    expect(rw('- Ship it ^goal-1')).toBe('- Ship it [](#block=goal-1)');
+  });
+});
+
+describe('tasks, sections and blocks', () => {
+  const src = '# T\n- [ ] one\n```\n- [ ] code\n```\n> - [x] quoted\n1. [ ] numbered\n- [ ]no';
+  it('finds task marks outside code and toggles exactly one', () => {
+    const marks = taskMarks(src);
+    expect(marks.map((i) => src[i])).toEqual([' ', 'x', ' ']);
+    expect(toggleTask(src, marks[1]!)).toContain('> - [ ] quoted');
+    expect(toggleTask(src, marks[0]!)).toBe(src.replace('- [ ] one', '- [x] one'));
+  });
+  it('cuts a heading section and a block', () => {
+    const doc = '# A\nx\n## Goals\n- g ^g1\n### Sub\ns\n## Next\nn';
+    expect(sectionOf(doc, 'goals')).toBe('## Goals\n- g ^g1\n### Sub\ns');
+    expect(sectionOf(doc, 'none')).toBeNull();
+    expect(blockOf(doc, 'g1')).toBe('- g ^g1');
+    expect(blockOf('p1\np2 ^b\n\nq', 'b')).toBe('p1\np2 ^b');
+  });
+  it('splits wiki parts', () => {
+    expect(wikiParts('Note#^id|alias')).toEqual({ target: 'Note', subpath: '^id', alias: 'alias' });
+    expect(wikiParts('Note\\|a')).toEqual({ target: 'Note', subpath: '', alias: 'a' });
+  });
+});
+
+describe('resolveTarget (Obsidian rules)', () => {
+  const vault = {
+    notes: ['Home.md', 'a/Plan.md', 'b/c/Plan.md'],
+    files: ['img/x.png', 'deep/more/x.png', 'a/y.png', 'b/y.png'],
+  };
+  it('exact path, then relative, then by name with the shortest path', () => {
+    expect(resolveTarget(vault, 'img/x.png', 'Home.md')).toEqual({ path: 'img/x.png', kind: 'file' });
+    expect(resolveTarget(vault, 'y.png', 'b/c/Plan.md')).toEqual({ path: 'a/y.png', kind: 'file' });
+    expect(resolveTarget(vault, 'y.png', 'b/note.md')).toEqual({ path: 'b/y.png', kind: 'file' });
+    expect(resolveTarget(vault, 'X.PNG', 'Home.md')).toEqual({ path: 'img/x.png', kind: 'file' });
+    expect(resolveTarget(vault, 'more/x.png', 'Home.md')).toEqual({ path: 'deep/more/x.png', kind: 'file' });
+    expect(resolveTarget(vault, 'Plan', 'Home.md')).toEqual({ path: 'a/Plan.md', kind: 'note' });
+    expect(resolveTarget(vault, 'c/Plan', 'Home.md')).toEqual({ path: 'b/c/Plan.md', kind: 'note' });
+    expect(resolveTarget(vault, 'nope.png', 'Home.md')).toBeNull();
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { createLinkGraph, type LinkRef } from '../../../core/notes/link-graph.ts';
+
+const wiki = (target: string): LinkRef => ({ target, kind: 'wikilink' });
+const md = (target: string): LinkRef => ({ target, kind: 'markdown' });
+
+describe('link graph', () => {
+  it('resolves by exact vault path, then by file name case-insensitively', () => {
+    const g = createLinkGraph();
+    g.set('a/Target.md', []);
+    g.set('src.md', [wiki('a/Target'), wiki('target'), wiki('a/Target.md')]);
+    expect(g.linksOf('src.md').map((l) => l.path)).toEqual(['a/Target.md', 'a/Target.md', 'a/Target.md']);
+    expect(g.backlinksOf('a/Target.md')).toEqual(['src.md']);
+  });
+
+  it('picks the shortest path when several notes share a name, and re-resolves when a shorter one appears', () => {
+    const g = createLinkGraph();
+    g.set('deep/er/n.md', []);
+    g.set('deep/n.md', []);
+    g.set('src.md', [wiki('n')]);
+    expect(g.linksOf('src.md')[0]?.path).toBe('deep/n.md');
+    g.set('n.md', []);
+    expect(g.linksOf('src.md')[0]?.path).toBe('n.md');
+    expect(g.backlinksOf('deep/n.md')).toEqual([]);
+    expect(g.backlinksOf('n.md')).toEqual(['src.md']);
+    g.remove('n.md');
+    expect(g.linksOf('src.md')[0]?.path).toBe('deep/n.md');
+  });
+
+  it('matches a partial path as a suffix', () => {
+    const g = createLinkGraph();
+    g.set('x/proj/plan.md', []);
+    g.set('y/plan.md', []);
+    g.set('s.md', [wiki('proj/plan')]);
+    expect(g.linksOf('s.md')[0]?.path).toBe('x/proj/plan.md');
+  });
+
+  it('resolves markdown links relative to the note folder and never outside the vault', () => {
+    const g = createLinkGraph();
+    g.set('a/b/c.md', []);
+    g.set('a/src.md', [md('b/c.md'), md('../../escape.md'), md('./b/c')]);
+    expect(g.linksOf('a/src.md').map((l) => l.path)).toEqual(['a/b/c.md', null, 'a/b/c.md']);
+  });
+
+  it('keeps unresolved links and resolves them the moment the target appears', () => {
+    const g = createLinkGraph();
+    g.set('s.md', [wiki('Later')]);
+    expect(g.linksOf('s.md')[0]?.path).toBeNull();
+    const changed = g.set('folder/later.md', []);
+    expect(g.linksOf('s.md')[0]?.path).toBe('folder/later.md');
+    expect(changed).toEqual(new Set(['folder/later.md', 's.md']));
+    expect(g.backlinksOf('folder/later.md')).toEqual(['s.md']);
+  });
+
+  it('updates backlinks when a note changes its links or is removed', () => {
+    const g = createLinkGraph();
+    g.set('t1.md', []);
+    g.set('t2.md', []);
+    g.set('s.md', [wiki('t1')]);
+    g.set('s.md', [wiki('t2')]);
+    expect(g.backlinksOf('t1.md')).toEqual([]);
+    expect(g.backlinksOf('t2.md')).toEqual(['s.md']);
+    g.remove('s.md');
+    expect(g.backlinksOf('t2.md')).toEqual([]);
+    g.set('s2.md', [wiki('t2')]);
+    g.remove('t2.md');
+    expect(g.linksOf('s2.md')[0]?.path).toBeNull();
+  });
+
+  it('keeps one element per distinct target and counts backlinks once per source', () => {
+    const g = createLinkGraph();
+    g.set('t.md', []);
+    g.set('s.md', [wiki('t'), wiki('t'), md('t.md')]);
+    expect(g.linksOf('s.md').map((l) => l.target)).toEqual(['t', 't.md']);
+    expect(g.backlinksOf('t.md')).toEqual(['s.md']);
+    g.set('s.md', [md('t.md')]);
+    expect(g.backlinksOf('t.md')).toEqual(['s.md']);
+  });
+
+  it('touches only the notes that name the changed file', () => {
+    const g = createLinkGraph();
+    for (let i = 0; i < 500; i++) g.set(`n${i}.md`, [wiki(`n${(i + 1) % 500}`)]);
+    const changed = g.set('fresh.md', [wiki('n1')]);
+    expect(changed).toEqual(new Set(['fresh.md', 'n1.md']));
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { createSearchIndex, makeSnippet, tokenize } from '../../../core/notes/search.ts';
+
+const doc = (path: string, text: string, title = '', tags = '') => ({ path, title, tags, text });
+
+describe('search index', () => {
+  it('tokenizes case- and accent-insensitively, CJK one character each', () => {
+    expect(tokenize('Crème BRÛLÉE, naïve-café 42 東京')).toEqual([
+      'creme',
+      'brulee',
+      'naive',
+      'cafe',
+      '42',
+      '東',
+      '京',
+    ]);
+  });
+
+  it('ranks by BM25 with title and tags weighted, and needs every query word', () => {
+    const s = createSearchIndex();
+    s.put(doc('body.md', 'apple banana'));
+    s.put(doc('title.md', 'banana', 'Apple'));
+    s.put(doc('tag.md', 'banana cherry', '', 'apple'));
+    s.put(doc('none.md', 'cherry'));
+    expect(s.query('apple', 10).map((h) => h.path)).toEqual(['title.md', 'tag.md', 'body.md']);
+    expect(s.query('apple cherry', 10).map((h) => h.path)).toEqual(['tag.md']);
+    expect(s.query('durian', 10)).toEqual([]);
+    expect(s.query('apple', 1)).toHaveLength(1);
+  });
+
+  it('matches the last word as a prefix, exact words first', () => {
+    const s = createSearchIndex();
+    s.put(doc('a.md', 'tomatoes grow'));
+    s.put(doc('b.md', 'tomato sauce'));
+    const hits = s.query('tomato', 10);
+    expect(hits.map((h) => h.path)).toEqual(['b.md', 'a.md']);
+    expect(hits[1]?.terms).toEqual(['tomatoes']);
+  });
+
+  it('forgets replaced and removed notes', () => {
+    const s = createSearchIndex();
+    s.put(doc('a.md', 'zebra'));
+    s.put(doc('a.md', 'giraffe'));
+    expect(s.query('zebra', 5)).toEqual([]);
+    expect(s.query('giraffe', 5).map((h) => h.path)).toEqual(['a.md']);
+    s.remove('a.md');
+    expect(s.has('a.md')).toBe(false);
+    expect(s.query('giraffe', 5)).toEqual([]);
+  });
+
+  it('survives serialization, and a corrupt blob gives an empty index', () => {
+    const s = createSearchIndex();
+    s.put(doc('a.md', 'alpha beta', 'Title'));
+    s.put(doc('b.md', 'beta gamma __proto__ constructor'));
+    const back = createSearchIndex(s.serialize());
+    expect(back.query('beta', 5)).toEqual(s.query('beta', 5));
+    expect(back.query('constructor', 5).map((h) => h.path)).toEqual(['b.md']);
+    back.remove('a.md');
+    expect(back.query('alpha', 5)).toEqual([]);
+    expect(createSearchIndex('{oops').has('a.md')).toBe(false);
+  });
+
+  it('makes a snippet around the first matching term', () => {
+    const body = `${'filler '.repeat(40)}the **Tomatoes** need sun ${'more '.repeat(40)}`;
+    const snip = makeSnippet(body, ['tomatoes'], 60);
+    expect(snip).toMatch(/^….*Tomatoes need sun.*…$/);
+    expect(snip.length).toBeLessThanOrEqual(62);
+  });
+});

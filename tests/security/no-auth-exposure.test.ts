@@ -1,0 +1,47 @@
+/**
+ * Finding 3: SERVICE_AUTH_MODE=none must not start when any path lets another machine in (HOST,
+ * the embedded relay's RELAY_HOST, a remote RELAY_URL, TRUST_PROXY), and the audit agrees.
+ */
+import { describe, expect, it } from 'vitest';
+import { findingsOf } from '../../core/security/audit.ts';
+import { remoteReachPaths } from '../../core/security/exposure.ts';
+import { ConfigError, loadConfig } from '../../deploy/node/config.ts';
+import { NOW, safeSnapshot } from './snapshots.ts';
+
+const base = { SERVICE_AUTH_MODE: 'none', HOST: '127.0.0.1', DATA_DIR: '/tmp/quire-none' };
+
+describe('finding 3: auth mode none and every way in', () => {
+  it.each([
+    [{ HOST: '0.0.0.0' }, /HOST=0\.0\.0\.0/],
+    [{ RELAY_HOST: '0.0.0.0' }, /RELAY_HOST=0\.0\.0\.0/],
+    [{ RELAY_URL: 'https://relay.example.com' }, /RELAY_URL=https:\/\/relay\.example\.com/],
+    [{ TRUST_PROXY: '1' }, /TRUST_PROXY/],
+  ])('refuses %o without ALLOW_INSECURE_NO_AUTH, naming the path', (env, named) => {
+    expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, ...env })).toThrow(named);
+    expect(loadConfig({ ...base, ...env, ALLOW_INSECURE_NO_AUTH: '1' }).authMode).toBe('none');
+  });
+
+  it('starts on loopback only: loopback HOST, loopback RELAY_URL, open-port mode with a public RELAY_HOST', () => {
+    expect(loadConfig(base).authMode).toBe('none');
+    expect(loadConfig({ ...base, RELAY_URL: 'http://127.0.0.1:8787' }).authMode).toBe('none');
+    expect(loadConfig({ ...base, PAIRING_MODE: 'open-port', RELAY_HOST: '0.0.0.0' }).authMode).toBe('none');
+  });
+
+  it('the audit names the same paths as the start refusal', () => {
+    const s = safeSnapshot();
+    s.authMode = 'none';
+    s.host = '127.0.0.1';
+    s.pairing = { mode: 'relay', relayUrl: null, embeddedRelayHost: '0.0.0.0', codeTtlSeconds: 900 };
+    const paths = remoteReachPaths({
+      host: s.host,
+      pairingMode: 'relay',
+      relayUrl: null,
+      embeddedRelayHost: '0.0.0.0',
+      trustProxy: false,
+    });
+    expect(paths).toHaveLength(1);
+    const finding = findingsOf(s, NOW).find((f) => f.id === 'auth-disabled')!;
+    expect(finding.description).toContain(paths[0]);
+  });
+});
