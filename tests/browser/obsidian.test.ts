@@ -125,11 +125,41 @@ describe('the workspace renders an Obsidian vault (Chromium)', () => {
     expect(await readFile(onDisk, 'utf8')).toContain('- [x] Write the first draft');
     for (const line of rec.console) expect(line).not.toContain(server.firstKey);
 
-    // Paste an image into the editor: it goes to the attachment folder and its embed is inserted.
+    // A slow read of an earlier note (a live-feed reload, say) that answers after the user went to
+    // another note is dropped: it never replaces the note now open. Hold the read of Home.md until
+    // the daily note is shown, then let it answer.
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let asked!: () => void;
+    const homeAsked = new Promise<void>((r) => {
+      asked = r;
+    });
+    const isHomeRead = (u: URL) => u.pathname.endsWith('/api/v1/notes/Home.md');
+    await page.route(isHomeRead, async (route) => {
+      asked();
+      await held;
+      await route.continue();
+    });
+    await page.evaluate(() => {
+      location.hash = '#note=Home.md';
+    });
+    await homeAsked;
     await page.evaluate(() => {
       location.hash = '#note=Daily%2F2024-01-15.md';
     });
     await page.locator('article[data-path="Daily/2024-01-15.md"] [data-rendered="true"]').waitFor();
+    release();
+    await expect
+      .poll(() => rec.console.some((l) => l.includes('dropped a late read of Home.md')))
+      .toBe(true);
+    expect(await page.locator('article[data-testid="note"]').getAttribute('data-path')).toBe(
+      'Daily/2024-01-15.md',
+    );
+    await page.unroute(isHomeRead);
+
+    // Paste an image into the editor: it goes to the attachment folder and its embed is inserted.
     await page.getByTestId('edit').click();
     const png = await readFile(join(FIXTURE, 'Attachments', 'chart.png'));
     await page.getByTestId('editor').focus();

@@ -5,6 +5,7 @@ import { redact } from '../flow/redact.ts';
 import { type NoteSummary, type WorkspaceApi, workspaceApi } from '../flow/workspace-api.ts';
 import { chatPanel } from './chat.ts';
 import { h, mount } from './dom.ts';
+import { log } from './log.ts';
 import { noteView } from './note-view.ts';
 import { changeFor, filterByTag, remoteChangeNotice, renderTagPane } from './workspace-live.ts';
 import { newNoteForm, profileSwitcher, treeView } from './workspace-parts.ts';
@@ -107,16 +108,24 @@ export function renderWorkspace(root: HTMLElement): void {
     },
   };
 
+  // Each showing takes a number; a read that answers after a newer showing began is dropped, so a
+  // slow earlier read (a live-feed reload, say) never replaces the note the user went to since.
+  let showing = 0;
   async function showFromHash() {
     const m = location.hash.match(/^#note=(.+)$/);
     if (!m) return;
+    const mine = ++showing;
     const path = decodeURIComponent(m[1]!);
     mount(mainPanel, h('p', { class: 'hint' }, 'Loading…'));
+    let view: () => HTMLElement;
     try {
-      mount(mainPanel, noteView(ws, await api.read(path)));
+      const note = await api.read(path);
+      view = () => noteView(ws, note);
     } catch (err) {
-      mount(mainPanel, h('p', { class: 'alert', role: 'alert' }, describe(err, profile.apiKey)));
+      view = () => h('p', { class: 'alert', role: 'alert' }, describe(err, profile.apiKey));
     }
+    if (mine === showing) mount(mainPanel, view());
+    else log.info('workspace: dropped a late read of', path, '(a newer note was opened meanwhile)');
   }
   window.addEventListener('hashchange', () => void showFromHash());
 
