@@ -218,6 +218,10 @@ describe('section patch: properties', () => {
           const content = target.type === 'block' ? c.replace(/\s+/g, ' ').trim() || 'x' : c;
           const changed = patch(text, { operation: o as PatchOperation['operation'], target, content });
           expect(changed).not.toBe(text);
+          // When the patch took away the file's only CRLF line breaks (a block spanning two lines
+          // replaced by one line), nothing is left to say the file used CRLF: the inverse patch
+          // writes LF, which is right for a file without line breaks, and is not the original bytes.
+          fc.pre(!/\r\n/.test(text) || /\r\n/.test(changed));
           const restored = patch(changed, { operation: 'replace', target, content: original });
           expect(restored).toBe(text);
         },
