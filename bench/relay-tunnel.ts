@@ -20,6 +20,39 @@ interface Figure {
   rps: number;
   p50: number;
   p99: number;
+  /** Per request, in the relay and in the server: CPU µs, and read/write system calls. */
+  cost?: string;
+}
+
+/** CPU ticks (user + system) and read/write system calls of a process so far. */
+function usage(pid: number): [number, number, number] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  return [
+    Number(stat[11]) + Number(stat[12]),
+    Number(/syscr: (\d+)/.exec(io)?.[1]),
+    Number(/syscw: (\d+)/.exec(io)?.[1]),
+  ];
+}
+
+/** `wrk` with the per-request cost of each named process (load-independent beside req/s). */
+async function costed(
+  label: string,
+  urls: string[],
+  connections: number,
+  seconds: number,
+  procs: [string, number][],
+): Promise<Figure> {
+  const before = procs.map(([, pid]) => usage(pid));
+  const f = await wrk(label, urls, connections, seconds);
+  const n = Math.max(1, f.rps * seconds);
+  f.cost = procs
+    .map(([name, pid], i) => {
+      const [cpu, r, w] = usage(pid).map((v, j) => v - (before[i] as number[])[j]!);
+      return `${name} ${Math.round(((cpu as number) * 10_000) / n)} µs ${((r as number) / n).toFixed(2)}r ${((w as number) / n).toFixed(2)}w`;
+    })
+    .join(', ');
+  return f;
 }
 
 const ms = (v: string): number => {
@@ -71,8 +104,9 @@ async function main(seconds: number, soak: number) {
   const extra: Record<string, unknown> = {};
   const direct = await startChild('bench/relay-server-child.ts', {}, 'bench server ready');
   await wrk('warm-up', [`${direct.line.url}${NOTE}`], 8, 1);
-  figures.push(await wrk('direct', [`${direct.line.url}${NOTE}`], 32, seconds));
-  figures.push({ ...(await wrk('direct, 1 connection', [`${direct.line.url}${NOTE}`], 1, seconds)) });
+  const procs: [string, number][] = [['server', direct.pid]];
+  figures.push(await costed('direct', [`${direct.line.url}${NOTE}`], 32, seconds, procs));
+  figures.push(await costed('direct, 1 connection', [`${direct.line.url}${NOTE}`], 1, seconds, procs));
   extra.bigDirectMs = await timeBig(`${direct.line.url}/bench-big`);
   await direct.stop();
 
@@ -108,8 +142,12 @@ async function main(seconds: number, soak: number) {
     );
     const urls = relays.map((r) => `${r.line.url}/r/${server.line.serverId}${NOTE}`);
     await wrk('warm-up', urls, 8, 1);
-    figures.push(await wrk(label, urls, 32, seconds));
-    if (opts.single) figures.push(await wrk(`${label}, 1 connection`, [urls[0]!], 1, seconds));
+    const procs: [string, number][] = [
+      ...relays.map((r, i): [string, number] => [relays.length > 1 ? `relay ${i + 1}` : 'relay', r.pid]),
+      ['server', server.pid],
+    ];
+    figures.push(await costed(label, urls, 32, seconds, procs));
+    if (opts.single) figures.push(await costed(`${label}, 1 connection`, [urls[0]!], 1, seconds, procs));
     if (opts.big) {
       const pid = relays[0]!.pid;
       const before = rssMb(pid);
@@ -152,6 +190,6 @@ const { figures, extra } = await main(Number(process.argv[2] ?? 5), Number(proce
 const base = figures[0] as Figure;
 for (const f of figures)
   console.log(
-    `${f.label.padEnd(38)} ${String(f.rps).padStart(7)} req/s  p50 ${f.p50.toFixed(2)} ms  p99 ${f.p99.toFixed(2)} ms  (${Math.round((f.rps / base.rps) * 100)}% of direct)`,
+    `${f.label.padEnd(38)} ${String(f.rps).padStart(7)} req/s  p50 ${f.p50.toFixed(2)} ms  p99 ${f.p99.toFixed(2)} ms  (${Math.round((f.rps / base.rps) * 100)}% of direct)${f.cost ? `  per request: ${f.cost}` : ''}`,
   );
 console.log(JSON.stringify(extra));

@@ -6,7 +6,7 @@ import { errorBody, errorHandler, ok } from '../adapters/http-kit/envelope.ts';
 import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from '../adapters/http-kit/middleware.ts';
 import { secureHeaders } from '../adapters/http-kit/secure-headers.ts';
 import { pairRoutes } from './routes/pair.ts';
-import { proxyRoutes } from './routes/proxy.ts';
+import { proxyDoor, proxyRoutes } from './routes/proxy.ts';
 import { serverRoutes } from './routes/server.ts';
 import { plainSeal } from './seal.ts';
 import { DEFAULT_LIMITS, type RelayContext, type RelayDeps, type RelayEnv } from './types.ts';
@@ -24,6 +24,14 @@ export function maxRespondBytes(maxBodyBytes: number): number {
  * Pass `closing` to end long polls at once when the process shuts down.
  */
 export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
+  return createRelay(deps).app;
+}
+
+/**
+ * The relay app with what a runtime's fast lane for proxied requests shares with it: the
+ * context and the door of `/r/*` (its rate-limit counters included).
+ */
+export function createRelay(deps: RelayDeps & { closing?: AbortSignal }) {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   if (deps.limits?.offlineAfterMs === undefined)
     limits.offlineAfterMs = Math.max(DEFAULT_LIMITS.offlineAfterMs, limits.pullWaitMs + 15_000);
@@ -87,12 +95,15 @@ export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
   });
   app.route('/api/v1/relay', serverRoutes(ctx));
   app.route('/api/v1/pair', pairRoutes(ctx));
-  app.route('/r', proxyRoutes(ctx));
+  const door = proxyDoor(ctx);
+  app.route('/r', proxyRoutes(ctx, door));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError(errorHandler(ctx.logger, 'relay'));
-  return app;
+  return { app, ctx, door };
 }
 
 /** The relay app's type. */
 export type RelayApp = ReturnType<typeof createRelayApp>;
+/** The relay app with its context and door. */
+export type Relay = ReturnType<typeof createRelay>;

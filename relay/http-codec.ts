@@ -67,8 +67,8 @@ export interface ForwardInfo {
 }
 
 /** The headers a proxied request carries to the server. */
-export function requestHeaders(headers: Headers, info: ForwardInfo): [string, string][] {
-  const out = endToEnd(headerPairs(headers), RELAY_SET);
+export function requestHeaders(pairs: Iterable<[string, string]>, info: ForwardInfo): [string, string][] {
+  const out = endToEnd(pairs, RELAY_SET);
   if (info.clientAddress) out.push(['x-forwarded-for', info.clientAddress]);
   out.push(
     ['x-forwarded-proto', info.proto],

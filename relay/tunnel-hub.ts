@@ -18,10 +18,12 @@ import {
   decodeFrame,
   END,
   encodeFrame,
+  encodeInline,
   type Frame,
   FrameError,
   FrameType,
   frameJson,
+  inlineBody,
   type RequestHead,
 } from './protocol/frames.ts';
 import type { HttpItem, PairItem } from './protocol.ts';
@@ -161,10 +163,14 @@ export function createTunnelHub(deps: TunnelHubDeps) {
           timer = setTimeout(giveUp, Math.max(1, deadline - clock.now()));
           signal?.addEventListener('abort', giveUp, { once: true });
           const hasBody = !!body && body.byteLength > 0;
-          send(FrameType.REQ, stream, hasBody ? 0 : END, {
-            ...head,
-            ttlMs: Math.max(1, deadline - clock.now()),
-          });
+          const reqHead = { ...head, ttlMs: Math.max(1, deadline - clock.now()) };
+          // A body that fits in one frame goes with its head: one message.
+          const whole = hasBody ? encodeInline(FrameType.REQ, stream, reqHead, body as Uint8Array) : null;
+          if (whole) {
+            if (open) socket.send(whole);
+            return;
+          }
+          send(FrameType.REQ, stream, hasBody ? 0 : END, reqHead);
           if (hasBody) {
             const parts = chunks(body as Uint8Array);
             for (let i = 0; i < parts.length; i++)
@@ -299,6 +305,13 @@ export function createTunnelHub(deps: TunnelHubDeps) {
       if (frame.type === FrameType.RES) {
         if (p.head) throw new FrameError('second answer head', frame.stream);
         p.head = frameJson<AnswerHead>(frame);
+        const inline = inlineBody(frame);
+        if (inline?.byteLength) {
+          if (inline.byteLength > limits.maxBodyBytes)
+            throw new FrameError('answer larger than the relay allows', frame.stream);
+          p.size = inline.byteLength;
+          p.parts.push(inline.slice());
+        }
       } else {
         if (!p.head) throw new FrameError('body before answer head', frame.stream);
         p.size += frame.payload.byteLength;

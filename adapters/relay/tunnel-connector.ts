@@ -7,10 +7,12 @@ import {
   decodeFrame,
   END,
   encodeFrame,
+  encodeInline,
   type Frame,
   FrameError,
   FrameType,
   frameJson,
+  inlineBody,
   type RequestHead,
 } from '../../relay/protocol/frames.ts';
 import { WIRE_LIMITS } from '../../relay/protocol/limits.ts';
@@ -21,6 +23,7 @@ import {
   type RelayConnectorStatus,
   relayConnector,
 } from './connector.ts';
+import { corkedSender } from './ws-cork.ts';
 
 /** Options of `tunnelConnector`: the long-poll connector's, plus the heartbeat. */
 export interface TunnelConnectorOptions extends RelayConnectorOptions {
@@ -91,9 +94,12 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
       let ready = false;
       let lastSeen = Date.now();
       let ended = false;
-      const send = (type: FrameType, stream: number, flags: number, body: unknown) => {
-        if (socket.readyState === WebSocket.OPEN) socket.send(encodeFrame(type, stream, flags, body));
+      const out = corkedSender(socket);
+      const sendBytes = (bytes: Uint8Array) => {
+        if (socket.readyState === WebSocket.OPEN) out(bytes);
       };
+      const send = (type: FrameType, stream: number, flags: number, body: unknown) =>
+        sendBytes(encodeFrame(type, stream, flags, body));
       const beat = setInterval(() => {
         if (Date.now() - lastSeen > heartbeatMs * 3) {
           socket.terminate(); // a silent peer: cut and reconnect
@@ -192,6 +198,13 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
             if (head.kind !== 'http' && head.kind !== 'pair')
               throw new FrameError('unknown request kind', frame.stream);
             const s: Inbound = { head, parts: [], size: 0, ctl: new AbortController() };
+            const inline = inlineBody(frame);
+            if (inline?.byteLength) {
+              if (inline.byteLength > maxBodyBytes)
+                throw new FrameError('request body over the limit', frame.stream);
+              s.size = inline.byteLength;
+              s.parts.push(inline.slice());
+            }
             const ttl = Math.max(1, Number(head.ttlMs) || 1);
             const t = setTimeout(() => s.ctl.abort(), ttl);
             s.ctl.signal.addEventListener('abort', () => clearTimeout(t), { once: true });
@@ -274,10 +287,11 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
           return;
         }
         const noBody = bytes.byteLength === 0;
-        send(FrameType.RES, stream, noBody ? END : 0, {
-          status: res.status,
-          headers: headerPairs(res.headers),
-        });
+        const answerHead = { status: res.status, headers: headerPairs(res.headers) };
+        // An answer that fits in one frame goes with its head: one message.
+        const whole = noBody ? null : encodeInline(FrameType.RES, stream, answerHead, bytes);
+        if (whole) return sendBytes(whole);
+        send(FrameType.RES, stream, noBody ? END : 0, answerHead);
         if (noBody) return;
         const parts = chunks(bytes);
         for (let i = 0; i < parts.length; i++) {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -10,7 +10,7 @@ import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import type { Logger } from '../../core/ports.ts';
-import { createRelayApp } from '../../relay/app.ts';
+import { createRelay, type Relay } from '../../relay/app.ts';
 import { memoryRelayQueue } from '../../relay/memory-queue.ts';
 import type { RelayQueue } from '../../relay/ports.ts';
 import { redisRelayQueue } from '../../relay/redis-queue.ts';
@@ -18,6 +18,7 @@ import { aesSeal, plainSeal } from '../../relay/seal.ts';
 import { createTunnelHub } from '../../relay/tunnel-hub.ts';
 import type { RelayLimits } from '../../relay/types.ts';
 import { loadRelayConfig, type RelayConfig, RelayConfigError } from './config.ts';
+import { proxyLane } from './proxy-lane.ts';
 import { attachTunnels } from './tunnel-ws.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -34,12 +35,18 @@ export interface RunningRelay {
   /** The base clients are given (`<publicBaseUrl>/r/<serverId>`). */
   publicBaseUrl: string;
   backend: RelayQueue['backend'];
+  /** Requests answered by the proxy lane so far (deploy/relay/proxy-lane.ts). */
+  laneTaken(): number;
   /** Ends long polls, lets waiting clients finish (up to the grace), closes everything it opened. */
   stop(): Promise<void>;
 }
 
 /** Config for `startRelay`: anything left out takes the `npm run relay` default. */
-export type StartRelayConfig = Partial<Omit<RelayConfig, 'limits'>> & { limits?: Partial<RelayLimits> };
+export type StartRelayConfig = Partial<Omit<RelayConfig, 'limits'>> & {
+  limits?: Partial<RelayLimits>;
+  /** False routes every request through the Hono app (the proxy lane's differential test). */
+  fastLane?: boolean;
+};
 
 /** The client's address: the socket's, or with `trustProxy` the last X-Forwarded-For hop. */
 function clientAddress(trustProxy: boolean) {
@@ -104,15 +111,33 @@ export async function startRelay(
 
   const closing = new AbortController();
   // The app is made once the port is known: the public base defaults to the listening address.
-  let app: ReturnType<typeof createRelayApp> | null = null;
+  let relay: Relay | null = null;
+  let laneTaken = 0;
   let draining = () => false;
+  let hub: ReturnType<typeof createTunnelHub> | null = null;
   const server = serve({
     fetch: (req, env) =>
-      app && !draining() ? app.fetch(req, env) : Response.json(SHUTTING_DOWN, { status: 503 }),
+      relay && !draining() ? relay.app.fetch(req, env) : Response.json(SHUTTING_DOWN, { status: 503 }),
     port: cfg.port,
     hostname: cfg.host,
     // Slow clients (slowloris) are cut off; long polls are unaffected (their request is complete).
     serverOptions: timeoutServerOptions(cfg.timeouts),
+    // GET/HEAD through a tunnel held here skip the web Request/Response conversion (proxy-lane.ts).
+    createServer: ((options: ServerOptions, listener: Parameters<typeof proxyLane>[0]) =>
+      createServer(
+        options,
+        config.fastLane === false
+          ? listener
+          : proxyLane(listener, {
+              relay: () => relay,
+              hub: () => hub,
+              trustProxy: cfg.trustProxy,
+              draining: () => draining(),
+              taken: () => {
+                laneTaken += 1;
+              },
+            }),
+      )) as typeof createServer,
   }) as Server;
   const drain = httpDrain(server);
   draining = () => drain.draining;
@@ -131,9 +156,9 @@ export async function startRelay(
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
   const publicBaseUrl = (cfg.publicBaseUrl ?? url).replace(/\/+$/, '');
   const seal = cfg.queueKey ? aesSeal(cfg.queueKey) : plainSeal;
-  const hub = createTunnelHub({ queue, seal, limits: cfg.limits, logger, publicBaseUrl });
+  hub = createTunnelHub({ queue, seal, limits: cfg.limits, logger, publicBaseUrl });
   const tunnels = attachTunnels(server, hub, () => drain.draining);
-  app = createRelayApp({
+  relay = createRelay({
     tunnels: hub,
     queue,
     publicBaseUrl,
@@ -152,6 +177,7 @@ export async function startRelay(
     port,
     publicBaseUrl,
     backend: queue.backend,
+    laneTaken: () => laneTaken,
     stop() {
       stopping ??= (async () => {
         closing.abort();

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { corkedSender } from '../../adapters/relay/ws-cork.ts';
 import { WIRE_LIMITS } from '../../relay/protocol/limits.ts';
 import type { TunnelHub } from '../../relay/tunnel-hub.ts';
 
@@ -27,8 +28,9 @@ export function attachTunnels(server: Server, hub: TunnelHub, refuse: () => bool
     if (refuse()) return deny(socket, '503 Service Unavailable');
     wss.handleUpgrade(req, socket, head, (ws) => {
       (ws as unknown as { _socket?: { setNoDelay?: (v: boolean) => void } })._socket?.setNoDelay?.(true);
+      const send = corkedSender(ws);
       const conn = hub.accept({
-        send: (bytes) => ws.send(bytes, { binary: true }),
+        send,
         buffered: () => ws.bufferedAmount,
         close: (code, reason) => ws.close(code, reason),
       });

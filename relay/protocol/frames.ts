@@ -9,8 +9,11 @@
  *
  * A request is one REQ frame (method, path, headers, deadline) followed by DATA frames of at
  * most `WIRE_LIMITS.maxChunkBytes` each, the last one with END (or REQ itself carries END when
- * there is no body); an answer is a RES frame then DATA frames the same way. Bodies travel as
- * raw bytes, never base64. Web-standard APIs only (Uint8Array, DataView, TextEncoder).
+ * there is no body); an answer is a RES frame then DATA frames the same way. A head whose whole
+ * body fits in one chunk carries it inline instead (flag INLINE, with END): the payload is then a
+ * uint32 length of the JSON head, the head, and the body bytes, so a small request or answer is
+ * one message each way. Bodies travel as raw bytes, never base64. Web-standard APIs only
+ * (Uint8Array, DataView, TextEncoder).
  */
 import { WIRE_LIMITS } from './limits.ts';
 
@@ -37,6 +40,8 @@ export const FrameType = {
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
 export const END = 1;
+/** REQ/RES only: the payload is `uint32 headLength, JSON head, body bytes` (always sent with END). */
+export const INLINE = 2;
 const HEADER = 6;
 
 /** One decoded frame. `payload` is a view into the message; copy it to keep it. */
@@ -83,13 +88,58 @@ export function decodeFrame(bytes: Uint8Array): Frame {
   const stream = view.getUint32(1);
   if (type < FrameType.HELLO || type > FrameType.GOAWAY)
     throw new FrameError(`unknown frame type ${type}`, stream);
-  return { type, stream, flags: bytes[5] as number, payload: bytes.subarray(HEADER) };
+  const flags = bytes[5] as number;
+  if (flags & INLINE && (!(flags & END) || (type !== FrameType.REQ && type !== FrameType.RES)))
+    throw new FrameError('INLINE is for a whole request or answer head (REQ or RES, with END)', stream);
+  return { type, stream, flags, payload: bytes.subarray(HEADER) };
+}
+
+/**
+ * A REQ or RES frame carrying `head` and, when it fits in one frame, the whole `body` (INLINE);
+ * null when the body must follow in DATA frames.
+ */
+export function encodeInline(
+  type: FrameType,
+  stream: number,
+  head: unknown,
+  body: Uint8Array,
+): Uint8Array | null {
+  if (body.byteLength > WIRE_LIMITS.maxChunkBytes) return null;
+  const json = enc.encode(JSON.stringify(head));
+  const size = HEADER + 4 + json.byteLength + body.byteLength;
+  if (size > WIRE_LIMITS.maxFrameBytes) return null;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  out[0] = type;
+  view.setUint32(1, stream >>> 0);
+  out[5] = END | INLINE;
+  view.setUint32(HEADER, json.byteLength);
+  out.set(json, HEADER + 4);
+  out.set(body, HEADER + 4 + json.byteLength);
+  return out;
+}
+
+/** The JSON part of a frame's payload (the head of an INLINE frame); throws FrameError for its stream. */
+function jsonPart(frame: Frame): Uint8Array {
+  if (!(frame.flags & INLINE)) return frame.payload;
+  const p = frame.payload;
+  if (p.byteLength < 4) throw new FrameError('inline frame shorter than its head length', frame.stream);
+  const len = new DataView(p.buffer, p.byteOffset, p.byteLength).getUint32(0);
+  if (len > p.byteLength - 4) throw new FrameError('inline head longer than its frame', frame.stream);
+  return p.subarray(4, 4 + len);
+}
+
+/** The body bytes of an INLINE frame (a view: copy it to keep it); null for other frames. */
+export function inlineBody(frame: Frame): Uint8Array | null {
+  if (!(frame.flags & INLINE)) return null;
+  return frame.payload.subarray(4 + jsonPart(frame).byteLength);
 }
 
 /** The JSON payload of a frame; throws FrameError (for its stream) when it is not JSON. */
 export function frameJson<T>(frame: Frame): T {
+  const part = jsonPart(frame);
   try {
-    return JSON.parse(dec.decode(frame.payload)) as T;
+    return JSON.parse(dec.decode(part)) as T;
   } catch {
     throw new FrameError('frame payload is not JSON', frame.stream);
   }

@@ -1,4 +1,3 @@
-import type { Context } from 'hono';
 import { errorBody } from '../../adapters/http-kit/envelope.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import { DomainError } from '../../core/errors.ts';
@@ -27,9 +26,9 @@ const jsonError = (requestId: string, status: number, code: ErrorCode, message: 
 });
 
 /** Through this instance's tunnel to the server: raw bytes both ways, no queue. */
-async function viaTunnel(
+export async function viaTunnel(
   ctx: RelayContext,
-  c: Context,
+  signal: AbortSignal,
   tunnel: Tunnel,
   draft: ItemDraft,
 ): Promise<{ requestId: string; answer: ForwardAnswer } | null> {
@@ -39,14 +38,9 @@ async function viaTunnel(
     draft.kind === 'pair'
       ? { kind: 'pair', code: draft.code, ttlMs: 0 }
       : { kind: 'http', method: draft.method, path: draft.path, headers: draft.headers, ttlMs: 0 };
-  const a = await tunnel.forward(
-    head,
-    draft.kind === 'http' ? draft.bytes : null,
-    deadline,
-    c.req.raw.signal,
-  );
+  const a = await tunnel.forward(head, draft.kind === 'http' ? draft.bytes : null, deadline, signal);
   if (!a) {
-    if (c.req.raw.signal.aborted) return null;
+    if (signal.aborted) return null;
     throw new DomainError(
       'RELAY_TIMEOUT',
       `The server did not answer within ${ctx.limits.answerTimeoutMs} ms (or its connection dropped); the request may have run.`,
@@ -117,12 +111,12 @@ async function answerBy(
  */
 export async function forward(
   ctx: RelayContext,
-  c: Context,
+  signal: AbortSignal,
   serverId: string,
   draft: ItemDraft,
 ): Promise<{ requestId: string; answer: ForwardAnswer } | null> {
   const tunnel = ctx.tunnels?.get(serverId);
-  if (tunnel) return viaTunnel(ctx, c, tunnel, draft);
+  if (tunnel) return viaTunnel(ctx, signal, tunnel, draft);
   if (!(await ctx.queue.isOnline(serverId))) throw offline();
   const requestId = ctx.newId();
   const deadline = ctx.clock.now() + ctx.limits.answerTimeoutMs;
@@ -144,12 +138,12 @@ export async function forward(
   // Not ended by `ctx.closing`: a shutting-down instance still lets waiting clients finish.
   let text: string | null = null;
   try {
-    text = await answerBy(ctx, serverId, requestId, deadline, c.req.raw.signal);
+    text = await answerBy(ctx, serverId, requestId, deadline, signal);
   } finally {
     if (text === null) await ctx.queue.cancel(serverId, requestId).catch(() => undefined);
   }
   if (text === null) {
-    if (c.req.raw.signal.aborted) return null;
+    if (signal.aborted) return null;
     throw new DomainError(
       'RELAY_TIMEOUT',
       `The server did not answer within ${ctx.limits.answerTimeoutMs} ms; try again later.`,

@@ -46,7 +46,7 @@ export function pairRoutes(ctx: RelayContext) {
     }
     const serverKey = `pair:server:${serverId}`;
     await refuseIfLimited(serverKey, limits.pairFailuresPerServer);
-    const done = await forward(ctx, c, serverId, { kind: 'pair', code });
+    const done = await forward(ctx, c.req.raw.signal, serverId, { kind: 'pair', code });
     if (!done) return new Response(null, { status: 499 });
     const apiKey = (done.answer as PairAnswer).apiKey;
     if (!apiKey) {

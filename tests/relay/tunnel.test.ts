@@ -48,6 +48,11 @@ describe('the tunnel (WebSocket, binary frames; real sockets and Redis)', () => 
     expect(echoed.headers.get('x-method')).toBe('PUT');
     expect(echoed.headers.get('x-path')).toBe('/api/v1/echo/bin?q=1');
     expect(echoed.bytes).toEqual(upload);
+    // A body that fits in one frame travels inline with its head, both ways; the bytes are the same.
+    const small = Uint8Array.from({ length: 5_000 }, (_, i) => (i * 17 + 3) % 256);
+    const smallEcho = await call(`${base}/echo/bin?q=2`, { method: 'POST', body: small });
+    expect([smallEcho.status, smallEcho.headers.get('x-method')]).toEqual([200, 'POST']);
+    expect(smallEcho.bytes).toEqual(small);
     const cookies = await call(`${base}/cookies`);
     expect([cookies.status, cookies.json]).toEqual([200, { ok: true }]);
     expect(cookies.headers.getSetCookie()).toHaveLength(2);
