@@ -36,7 +36,7 @@ export interface RelayLimits {
   proxyWindowMs: number;
 }
 
-/** Defaults from decisions.md section 7. */
+/** Defaults of the relay's limits; docs/relay.md ("Variables") lists each with its variable. */
 export const DEFAULT_LIMITS: RelayLimits = {
   maxBodyBytes: 10 * 1024 * 1024,
   answerTimeoutMs: 30_000,

@@ -1,9 +1,9 @@
 /** Markdown for the reliability section of BENCHMARKS.md. */
-import type { RouteResult } from './load.ts';
-import type { NotesCrashResult } from './notes-crash.ts';
-import type { RelayFaultsResult } from './relay-faults.ts';
-import type { ShutdownResult } from './shutdown.ts';
-import type { StateCrashResult } from './state-crash.ts';
+import type { RouteResult } from '../../tests/reliability/scenarios/load.ts';
+import type { NotesCrashResult } from '../../tests/reliability/scenarios/notes-crash.ts';
+import type { RelayFaultsResult } from '../../tests/reliability/scenarios/relay-faults.ts';
+import type { ShutdownResult } from '../../tests/reliability/scenarios/shutdown.ts';
+import type { StateCrashResult } from '../../tests/reliability/scenarios/state-crash.ts';
 
 /** Everything one reliability run measured. */
 export interface ReliabilityRun {

@@ -2,21 +2,22 @@
  * The long forms of tests/reliability: 200 clients for 60 s per route, many kill points, the
  * relay faults and the graceful shutdown, reported as one markdown section. Run by
  * `npm run bench` (bench/run.ts; `BENCH_RELIABILITY=0` skips it, `=only` runs nothing else) or
- * alone: `npx tsx bench/reliability/run.ts` (prints the section; BENCH_OUT appends it).
+ * alone: `npx tsx bench/reliability/run.ts` (prints the section; BENCH_OUT appends it). The
+ * scenarios themselves live in tests/reliability/scenarios/ (their short forms run in `npm test`).
  *
  * Env: BENCH_RELIABILITY_CLIENTS (200), BENCH_RELIABILITY_SECONDS (60), BENCH_RELIABILITY_WARMUP
  * (10), BENCH_RELIABILITY_NOTES (1000), BENCH_RELIABILITY_KILLS (60 notes kill points; state: half),
  * RELIABILITY_SEED.
  */
 import { resolve } from 'node:path';
-import { mixedLoad } from './load.ts';
-import { notesCrash } from './notes-crash.ts';
-import { killAll } from './procs.ts';
-import { relayFaults } from './relay-faults.ts';
+import { mixedLoad } from '../../tests/reliability/scenarios/load.ts';
+import { notesCrash } from '../../tests/reliability/scenarios/notes-crash.ts';
+import { killAll } from '../../tests/reliability/scenarios/procs.ts';
+import { relayFaults } from '../../tests/reliability/scenarios/relay-faults.ts';
+import { runSeed } from '../../tests/reliability/scenarios/rng.ts';
+import { gracefulShutdown } from '../../tests/reliability/scenarios/shutdown.ts';
+import { stateCrash } from '../../tests/reliability/scenarios/state-crash.ts';
 import { renderReliability } from './report.ts';
-import { runSeed } from './rng.ts';
-import { gracefulShutdown } from './shutdown.ts';
-import { stateCrash } from './state-crash.ts';
 
 const num = (name: string, def: number) => {
   const raw = process.env[name];

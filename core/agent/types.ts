@@ -46,7 +46,7 @@ export interface ChatInput {
   signal?: AbortSignal;
 }
 
-/** The chat reply (decisions.md section 6). */
+/** The chat reply (docs/agent.md, "Answers"). */
 export interface ChatReply {
   reply: string;
   actions: AgentAction[];

@@ -1,4 +1,4 @@
-/** The security audit's shapes (decisions.md section 6; docs/security.md). */
+/** The security audit's shapes (docs/security.md, "The report"). */
 
 /** How bad a finding is, worst first. */
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';

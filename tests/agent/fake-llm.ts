@@ -159,3 +159,61 @@ export function anthropicAnswer(o: { text?: string; calls?: { name: string; args
     },
   };
 }
+
+/** The text of the transcript's last user turn and the tool outputs sent since, in either dialect. */
+function lastTurn(dialect: 'openai' | 'anthropic', req: Recorded) {
+  const messages: any[] = req.body.messages;
+  const last = messages.at(-1);
+  if (dialect === 'openai') {
+    if (last.role === 'tool') {
+      const outputs: any[] = [];
+      for (let i = messages.length - 1; i >= 0 && messages[i].role === 'tool'; i--)
+        outputs.unshift(JSON.parse(messages[i].content));
+      return { text: null, outputs };
+    }
+    return { text: String(last.content), outputs: [] };
+  }
+  const parts: any[] = Array.isArray(last.content) ? last.content : [{ type: 'text', text: last.content }];
+  const results = parts.filter((p) => p.type === 'tool_result');
+  if (results.length)
+    return {
+      text: null,
+      outputs: results.map((p) => JSON.parse(typeof p.content === 'string' ? p.content : p.content[0].text)),
+    };
+  return { text: parts.map((p) => p.text ?? '').join(''), outputs: [] };
+}
+
+/**
+ * A small, deterministic "model" for the fake servers, so the contract of the LLM port can run
+ * the same chats on every provider: "create a note titled X with text Y" calls create_note (even
+ * when the tool is not on offer, as a real model may), anything else searches the notes for the
+ * message's last word; given tool results, it answers with the paths they name, or the error.
+ */
+export function rulesModel(dialect: 'openai' | 'anthropic') {
+  return (req: Recorded): { text?: string; calls?: { name: string; args: unknown }[] } => {
+    const { text, outputs } = lastTurn(dialect, req);
+    if (text === null) {
+      const errors = outputs.map((o) => o?.error).filter(Boolean);
+      if (errors.length) return { text: `I could not do that: ${errors.join(' ')}` };
+      const paths = outputs.flatMap((o) => [
+        ...(o?.results ?? []).map((r: any) => r.path),
+        ...(o?.created ? [o.created] : []),
+      ]);
+      return { text: paths.length ? `From your notes: ${paths.join(', ')}.` : 'Nothing found.' };
+    }
+    const create = text.match(/^create a note titled (\S+)(?: with text (.+))?$/i);
+    if (create) {
+      const [, title, body] = create;
+      return {
+        calls: [
+          {
+            name: 'create_note',
+            args: { path: `${title}.md`, content: `# ${title}\n\n${body ? `${body}\n` : ''}` },
+          },
+        ],
+      };
+    }
+    const words = text.match(/[\p{L}\p{N}]{3,}/gu) ?? [];
+    return { calls: [{ name: 'search_notes', args: { query: words.at(-1) ?? text } }] };
+  };
+}

@@ -121,20 +121,6 @@ describe('the local provider', () => {
     expect(q.reply).toContain('- Standup (work/standup.md)');
   });
 
-  it('refuses commands that change notes from public channels, and writes nothing', async () => {
-    const { agent, notes } = await localAgent();
-    const r = await agent.chat({ message: 'create a note titled Spam with text hi', channel: 'telegram' });
-    expect(r.reply).toContain('changing notes is switched off');
-    expect(r.actions).toEqual([]);
-    await expect(notes.get('Spam.md')).rejects.toMatchObject({ code: 'NOTE_NOT_FOUND' });
-    const allowed = await agent.chat({
-      message: 'create a note titled Ok',
-      channel: 'whatsapp',
-      allowWrite: true,
-    });
-    expect(allowed.actions.map((a) => a.type)).toEqual(['create_note']);
-  });
-
   it('explains itself when the message has nothing to search for', async () => {
     const { agent } = await localAgent();
     const r = await agent.chat({ message: 'what is it?' });

@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
 import { anthropicProvider, openaiProvider } from '../../adapters/llm/index.ts';
@@ -57,6 +55,8 @@ const DIALECTS = [
   },
 ];
 
+// What every provider does (errors, time-outs, reachability, the write policy) is in
+// tests/contracts/llm-provider.contract.ts; these cases check each API's wire format.
 describe.each(DIALECTS)('the $name provider against a real HTTP server', (d) => {
   /** An app whose agent talks to a fake server that plays `script` (by model-call number). */
   async function setup(
@@ -168,54 +168,6 @@ describe.each(DIALECTS)('the $name provider against a real HTTP server', (d) => 
     const [refusal] = d.results(second!);
     expect(refusal.output.error).toBe('Refused: tools that change notes are off for messages from telegram.');
     if (d.name === 'anthropic') expect(refusal.isError).toBe(true);
-  });
-
-  it('turns a provider error into 502 AGENT_PROVIDER_ERROR that says what to fix', async () => {
-    const t = await setup(() => d.error(500, 'the model crashed'));
-    const res = await t.chat({ message: 'compost?' });
-    expect(res.status).toBe(502);
-    expect(res.json.error.code).toBe('AGENT_PROVIDER_ERROR');
-    expect(res.json.error.message).toContain(`the ${d.name} provider at ${t.fake.url} answered 500`);
-    expect(res.json.error.message).toContain('the model crashed');
-    expect(t.fake.calls()).toHaveLength(1);
-  });
-
-  it('turns a wrong key into 502 naming AGENT_API_KEY, without the key anywhere', async () => {
-    const t = await setup(() => d.error(401, `Incorrect API key provided: ${KEY}.`));
-    const res = await t.chat({ message: 'compost?' });
-    expect(res.status).toBe(502);
-    expect(res.json.error.message).toContain('answered 401');
-    expect(res.json.error.message).toContain('check AGENT_API_KEY');
-    expect(res.text).not.toContain(KEY);
-    expect(res.text).not.toContain(KEY.slice(3, 15));
-    expect(t.lines.join('\n')).not.toContain(KEY.slice(3, 15));
-  });
-
-  it('bounds a provider that never answers: 502 after the time-out', async () => {
-    const t = await setup(() => 'hang', { timeoutMs: 400 });
-    const started = Date.now();
-    const res = await t.chat({ message: 'compost?' });
-    const took = Date.now() - started;
-    expect(res.status).toBe(502);
-    expect(res.json.error.code).toBe('AGENT_PROVIDER_ERROR');
-    expect(res.json.error.message).toContain('did not finish within 400 ms');
-    expect(took).toBeGreaterThanOrEqual(350);
-    expect(took).toBeLessThan(5000);
-  });
-
-  it('answers 502 when nothing listens at the base URL', async () => {
-    const s = createServer();
-    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-    const port = (s.address() as AddressInfo).port;
-    await new Promise<void>((r) => s.close(() => r()));
-    const t = await setup(() => ({ text: 'unused' }), { baseURL: `http://127.0.0.1:${port}/v1` });
-    const res = await t.chat({ message: 'compost?' });
-    expect(res.status).toBe(502);
-    expect(res.json.error.message).toMatch(
-      /Could not reach the .* provider at http:\/\/127\.0\.0\.1:\d+\/v1 \(ECONNREFUSED\); check AGENT_BASE_URL/,
-    );
-    const status = await t.send('GET', '/api/v1/agent/status');
-    expect(status.json.data.reachable).toBe(false);
   });
 
   it('stops the tool loop at maxSteps', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/app.ts';
 import { startFakeTelegram, telegramUpdate } from './fake-providers.ts';
-import { BOT_TOKEN, BOT_TOKEN_2, channelHarness, scriptedProvider } from './harness.ts';
+import { BOT_TOKEN, BOT_TOKEN_2, channelHarness } from './harness.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -118,25 +118,6 @@ describe('the Telegram webhook', () => {
     expect(fake.sent()[1]!.path).toBe(`/bot${BOT_TOKEN}/sendMessage`);
   });
 
-  it('acknowledges a message for a disabled channel and sends no reply', async () => {
-    const { fake, h, bot } = await setup();
-    const { id, secret } = await bot({ enabled: false });
-    const r = await h.deliver('telegram', telegramUpdate(5, 'compost'), {
-      'X-Service-Channel-Secret': secret,
-    });
-    expect(r.status).toBe(200);
-    expect(r.json.data).toMatchObject({ status: 'disabled', channelId: id, accepted: 0 });
-    await h.channels.drain();
-    expect(fake.requests).toEqual([]);
-    // Enabled again, the next update is answered.
-    await h.call('POST', `/api/v1/channels/${id}/toggle`, { enabled: true });
-    const again = await h.deliver('telegram', telegramUpdate(6, 'compost'), {
-      'X-Service-Channel-Secret': secret,
-    });
-    expect(again.json.data.status).toBe('accepted');
-    await waitFor(() => fake.sent().length === 1);
-  });
-
   it('answers only senders on the allowlist (user id, chat id or @username)', async () => {
     const { fake, h, bot } = await setup();
     const { secret } = await bot({ settings: { allowedSenders: ['@Ada', '424242'] } });
@@ -206,45 +187,6 @@ describe('the Telegram webhook', () => {
     const r = await h.deliver('telegram', body, { 'X-Service-Channel-Secret': secret });
     expect(r.status).toBe(400);
     expect(r.json.error.code).toBe(code);
-  });
-
-  it('splits a reply longer than 4096 characters into several messages, in order', async () => {
-    const para = (n: number) => `Paragraph ${n}: ${'word '.repeat(300).trim()}`;
-    const long = Array.from({ length: 8 }, (_, i) => para(i + 1)).join('\n\n');
-    const { provider } = scriptedProvider(() => long);
-    const { fake, h, bot } = await setup({ provider });
-    const { secret } = await bot();
-    await h.deliver('telegram', telegramUpdate(1, 'tell me everything'), {
-      'X-Service-Channel-Secret': secret,
-    });
-    await waitFor(() => fake.sent().length >= 3);
-    await h.channels.drain();
-    const texts = fake.sent().map((s) => s.text);
-    expect(texts.length).toBeGreaterThan(2);
-    for (const t of texts) expect(t.length).toBeLessThanOrEqual(4096);
-    expect(texts.join('\n\n')).toBe(long);
-    // Every request was accepted by the fake (none too long).
-    expect(fake.requests.every((r) => r.body.text.length <= 4096)).toBe(true);
-  });
-
-  it('keeps the conversation per chat, and passes no write tools unless the channel allows writes', async () => {
-    const script = scriptedProvider((req) => `answer ${req.messages.length}`);
-    const { fake, h, bot } = await setup({ provider: script.provider });
-    const ro = await bot();
-    await h.deliver('telegram', telegramUpdate(1, 'first'), { 'X-Service-Channel-Secret': ro.secret });
-    await waitFor(() => fake.sent().length === 1);
-    await h.deliver('telegram', telegramUpdate(2, 'second'), { 'X-Service-Channel-Secret': ro.secret });
-    await waitFor(() => fake.sent().length === 2);
-    const second = script.requests[1]!;
-    expect(second.messages.slice(0, 2)).toEqual([
-      { role: 'user', content: 'first' },
-      { role: 'assistant', content: 'answer 1' },
-    ]);
-    expect(second.tools.some((t) => t.write)).toBe(false);
-    const rw = await bot({ credentials: { botToken: BOT_TOKEN_2 }, settings: { allowWrite: true } });
-    await h.deliver('telegram', telegramUpdate(3, 'third'), { 'X-Service-Channel-Secret': rw.secret });
-    await waitFor(() => fake.sent().length === 3);
-    expect(script.requests[2]!.tools.some((t) => t.write)).toBe(true);
   });
 
   it('sends a reply to the channel API base URL when the channel names one', async () => {

@@ -214,16 +214,6 @@ describe('the WhatsApp webhook', () => {
     expect(fake.sent()[0]!.to).toBe('4915112345678');
   });
 
-  it('acknowledges a disabled channel without a reply', async () => {
-    const { fake, h, deliver } = await setup({}, { enabled: false });
-    const r = await deliver(
-      whatsappNotification(PHONE_ID, { id: 'wamid.E1', from: '4915112345678', text: 'compost' }),
-    );
-    expect(r.json.data.status).toBe('disabled');
-    await h.channels.drain();
-    expect(fake.requests).toEqual([]);
-  });
-
   it.each([
     ['{', 'INVALID_JSON'],
     ['{"object":"whatsapp_business_account"}', 'VALIDATION_ERROR'],

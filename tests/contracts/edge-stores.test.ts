@@ -2,8 +2,8 @@ import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KvNamespaceLike, kvStateStore } from '../../adapters/store/kv-state-store.ts';
 import { type R2BucketLike, r2NoteStore } from '../../adapters/store/r2-note-store.ts';
-import type { StateStore } from '../../core/ports.ts';
 import { runNoteStoreContract } from './note-store.contract.ts';
+import { runStateStoreContract } from './state-store.contract.ts';
 
 // Miniflare's local R2 and KV (workerd's own implementations), reached from Node through its
 // binding proxies: the same calls a Worker makes on its bindings.
@@ -54,48 +54,26 @@ describe('r2NoteStore beyond the contract', () => {
   });
 });
 
-describe('kvStateStore (Miniflare KV)', () => {
-  let state: StateStore;
-  beforeAll(() => {
-    state = kvStateStore({ kv, prefix: fresh() });
-  });
+runStateStoreContract('kvStateStore (Miniflare KV)', {
+  create: async () => {
+    const prefix = fresh();
+    return {
+      store: kvStateStore({ kv, prefix }),
+      reopen: async () => kvStateStore({ kv, prefix }),
+      cleanup: async () => {},
+    };
+  },
+});
 
-  it('get of an absent key is null; put then get returns the text, non-ASCII and empty included', async () => {
-    expect(await state.get('absent')).toBeNull();
-    await state.put('index-cache.json', '{"notes":["日本語","café"],"emoji":"👩🏽‍💻"}\n');
-    await state.put('empty', '');
-    expect(await state.get('index-cache.json')).toBe('{"notes":["日本語","café"],"emoji":"👩🏽‍💻"}\n');
-    expect(await state.get('empty')).toBe('');
-  });
-
-  it('put replaces the whole value; remove deletes one key and is quiet when absent', async () => {
-    await state.put('k', 'a long first value '.repeat(50));
-    await state.put('k', 'short');
-    expect(await state.get('k')).toBe('short');
-    await state.put('other', '2');
-    await state.remove('k');
-    expect(await state.get('k')).toBeNull();
-    expect(await state.get('other')).toBe('2');
-    await expect(state.remove('never-there')).resolves.toBeUndefined();
-  });
-
-  it('readers see the old or the new value, never a mix', async () => {
-    const before = 'a'.repeat(512 * 1024);
-    const after = 'b'.repeat(400 * 1024);
-    await state.put('big', before);
-    const reads: Promise<string | null>[] = [];
-    const writing = state.put('big', after);
-    for (let i = 0; i < 10; i++) reads.push(state.get('big'));
-    await writing;
-    for (const value of await Promise.all(reads)) expect(value === before || value === after).toBe(true);
-    expect(await state.get('big')).toBe(after);
-  });
-
+describe('kvStateStore beyond the contract', () => {
   it('keeps keys under its prefix and refuses a value over the KV limit, naming the key', async () => {
     const prefix = fresh();
-    await kvStateStore({ kv, prefix }).put('credentials.json', '{}');
+    const state = kvStateStore({ kv, prefix });
+    await state.put('credentials.json', '{}');
     expect(await kv.get(`${prefix}credentials.json`, 'text')).toBe('{}');
+    expect(await kv.get('credentials.json', 'text')).toBeNull();
     const huge = 'x'.repeat(25 * 1024 * 1024 + 1);
     await expect(state.put('index-cache.json', huge)).rejects.toThrow(/index-cache\.json.*25 MiB/);
+    expect(await state.get('index-cache.json')).toBeNull();
   });
 });

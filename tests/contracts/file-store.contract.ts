@@ -1,10 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
 import { isDomainError } from '../../core/errors.ts';
 import type { FileStore } from '../../core/ports.ts';
+import { type DeclaredSkip, withDeclaredSkips } from './skips.ts';
 
 /** How the contract gets a fresh, empty file store for each case, and disposes of it. */
 export interface FileStoreFactory {
   create: () => Promise<{ store: FileStore; cleanup(): Promise<void> }>;
+  /** Cases this adapter does not run, each with the reason (tests/contracts/skips.ts). */
+  skip?: DeclaredSkip[];
 }
 
 const streamOf = (...chunks: Uint8Array[]) =>
@@ -20,6 +23,7 @@ const bytesOf = async (s: ReadableStream<Uint8Array> | null) =>
 /** The guarantees of the FileStore port (see `core/ports.ts`), run against every adapter. */
 export function runFileStoreContract(name: string, factory: FileStoreFactory): void {
   describe(`FileStore contract: ${name}`, () => {
+    const { test, checkSkips } = withDeclaredSkips(factory.skip);
     let store: FileStore;
     let cleanup: (() => Promise<void>) | undefined;
     beforeEach(async () => {
@@ -31,7 +35,7 @@ export function runFileStoreContract(name: string, factory: FileStoreFactory): v
       await cleanup?.();
     });
 
-    it('writes a stream, stats and reads it back, whole and by range', async () => {
+    test('writes a stream, stats and reads it back, whole and by range', async () => {
       const info = await store.write(
         'a/b/pic.png',
         streamOf(new Uint8Array([1, 2]), new Uint8Array([3, 4, 5])),
@@ -47,7 +51,7 @@ export function runFileStoreContract(name: string, factory: FileStoreFactory): v
       expect(await store.read('nope.png')).toBeNull();
     });
 
-    it('refuses a body over the limit and keeps the old bytes', async () => {
+    test('refuses a body over the limit and keeps the old bytes', async () => {
       await store.write('x.bin', streamOf(new Uint8Array([9])), 10);
       const err = await store
         .write('x.bin', streamOf(new Uint8Array(8), new Uint8Array(8)), 10)
@@ -60,13 +64,13 @@ export function runFileStoreContract(name: string, factory: FileStoreFactory): v
       expect((await store.list()).map((f) => f.path)).toEqual(['x.bin']);
     });
 
-    it('moves the mtime forward on a replace', async () => {
+    test('moves the mtime forward on a replace', async () => {
       const a = await store.write('m.bin', streamOf(new Uint8Array([1])), 10);
       const b = await store.write('m.bin', streamOf(new Uint8Array([2])), 10);
       expect(b.mtimeMs).toBeGreaterThan(a.mtimeMs);
     });
 
-    it('moves without clobbering, removes, and lists attachments only', async () => {
+    test('moves without clobbering, removes, and lists attachments only', async () => {
       await store.write('one.png', streamOf(new Uint8Array([1])), 10);
       await store.write('two.png', streamOf(new Uint8Array([2])), 10);
       const clash = await store.move('one.png', 'two.png').catch((e) => e);
@@ -78,5 +82,7 @@ export function runFileStoreContract(name: string, factory: FileStoreFactory): v
       expect(await store.remove('two.png')).toBe(false);
       expect((await store.list()).map((f) => f.path)).toEqual(['sub/three.png']);
     });
+
+    checkSkips();
   });
 }

@@ -1,9 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
 import type { FileInfo, NoteStore } from '../../core/ports.ts';
+import { type DeclaredSkip, withDeclaredSkips } from './skips.ts';
 
 /** How the contract gets a fresh, empty store for each case, and disposes of it. */
 export interface NoteStoreFactory {
   create: () => Promise<{ store: NoteStore; cleanup(): Promise<void> }>;
+  /** Cases this adapter does not run, each with the reason (tests/contracts/skips.ts). */
+  skip?: DeclaredSkip[];
 }
 
 const enc = (text: string) => new TextEncoder().encode(text);
@@ -19,6 +22,7 @@ const sameBytes = (a: Uint8Array | null, b: Uint8Array) =>
  */
 export function runNoteStoreContract(name: string, factory: NoteStoreFactory): void {
   describe(`NoteStore contract: ${name}`, () => {
+    const { test, checkSkips } = withDeclaredSkips(factory.skip);
     let store: NoteStore;
     let cleanup: (() => Promise<void>) | undefined;
 
@@ -33,14 +37,14 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
     });
 
     describe('read and stat', () => {
-      it('read and stat of a missing file are null', async () => {
+      test('read and stat of a missing file are null', async () => {
         expect(await store.read('missing.md')).toBeNull();
         expect(await store.read('no/such/folder/missing.md')).toBeNull();
         expect(await store.stat('missing.md')).toBeNull();
         expect(await store.stat('no/such/folder/missing.md')).toBeNull();
       });
 
-      it('a folder is not a file: read, stat and remove of a folder path are null, null, false', async () => {
+      test('a folder is not a file: read, stat and remove of a folder path are null, null, false', async () => {
         await store.write('folder.md/inner.md', enc('inside'));
         expect(await store.read('folder.md')).toBeNull();
         expect(await store.stat('folder.md')).toBeNull();
@@ -48,7 +52,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         expect(await store.read('folder.md/inner.md')).toEqual(enc('inside'));
       });
 
-      it('an empty file is not a missing file', async () => {
+      test('an empty file is not a missing file', async () => {
         const info = await store.write('empty.md', new Uint8Array(0));
         expect(info.size).toBe(0);
         const bytes = await store.read('empty.md');
@@ -57,7 +61,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         expect((await store.stat('empty.md'))?.size).toBe(0);
       });
 
-      it('stat returns the path, size in bytes and a wall-clock mtimeMs', async () => {
+      test('stat returns the path, size in bytes and a wall-clock mtimeMs', async () => {
         const text = 'héllo wörld ✓'; // 13 characters, 17 bytes (é, ö: 2 each; ✓: 3)
         const written = await store.write('notes/stat.md', enc(text));
         const info = await store.stat('notes/stat.md');
@@ -72,7 +76,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
     });
 
     describe('write', () => {
-      it('write then read returns the same bytes: ASCII, non-ASCII and binary-ish', async () => {
+      test('write then read returns the same bytes: ASCII, non-ASCII and binary-ish', async () => {
         const everyByte = Uint8Array.from({ length: 256 }, (_, i) => i);
         const cases: [string, Uint8Array][] = [
           ['ascii.md', enc('# Title\n\nplain text\n')],
@@ -88,7 +92,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         for (const [path, bytes] of cases) expect(await store.read(path)).toEqual(bytes);
       });
 
-      it('paths with spaces and non-ASCII characters round-trip through write, read and list', async () => {
+      test('paths with spaces and non-ASCII characters round-trip through write, read and list', async () => {
         const path = 'Ünïcødé folder/日本語 note with spaces.md';
         await store.write(path, enc('x'));
         expect(await store.read(path)).toEqual(enc('x'));
@@ -96,13 +100,13 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         expect(await store.listFolders()).toEqual(['Ünïcødé folder']);
       });
 
-      it('write creates every missing parent folder', async () => {
+      test('write creates every missing parent folder', async () => {
         await store.write('a/b/c/deep.md', enc('deep'));
         expect(await store.read('a/b/c/deep.md')).toEqual(enc('deep'));
         expect((await store.listFolders()).sort()).toEqual(['a', 'a/b', 'a/b/c']);
       });
 
-      it('write replaces the whole file (no tail of the longer old content survives)', async () => {
+      test('write replaces the whole file (no tail of the longer old content survives)', async () => {
         await store.write('replace.md', enc('a much longer original content\n'.repeat(100)));
         const info = await store.write('replace.md', enc('short'));
         expect(await store.read('replace.md')).toEqual(enc('short'));
@@ -110,7 +114,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         expect((await store.stat('replace.md'))?.size).toBe(5);
       });
 
-      it('every write is visible as a change of (size, mtimeMs), even same-size writes back to back', async () => {
+      test('every write is visible as a change of (size, mtimeMs), even same-size writes back to back', async () => {
         // Readers (the note index) skip a file whose size and mtime they have seen before, so two
         // quick writes of the same size must never share an mtime, however coarse the clock.
         const seen = new Set<string>();
@@ -124,7 +128,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         }
       });
 
-      it('the store keeps its own copy: mutating the written or the returned bytes changes nothing', async () => {
+      test('the store keeps its own copy: mutating the written or the returned bytes changes nothing', async () => {
         const input = enc('original');
         await store.write('copy.md', input);
         input.fill(0x21);
@@ -136,7 +140,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
     });
 
     describe('move', () => {
-      it('move renames, creates parents, and the source is gone after', async () => {
+      test('move renames, creates parents, and the source is gone after', async () => {
         const bytes = enc('moving content ✓');
         await store.write('old/place.md', bytes);
         const info = await store.move('old/place.md', 'new/deeper/renamed.md');
@@ -152,20 +156,20 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         expect(folders).toContain('new/deeper');
       });
 
-      it('move within the same folder keeps the bytes', async () => {
+      test('move within the same folder keeps the bytes', async () => {
         await store.write('same/a.md', filled(0x41, 4096));
         await store.move('same/a.md', 'same/b.md');
         expect(await store.read('same/b.md')).toEqual(filled(0x41, 4096));
         expect(await store.read('same/a.md')).toBeNull();
       });
 
-      it('move of a missing source rejects and creates nothing', async () => {
+      test('move of a missing source rejects and creates nothing', async () => {
         await expect(store.move('ghost.md', 'target.md')).rejects.toThrow();
         expect(await store.read('target.md')).toBeNull();
         expect(await store.list()).toEqual([]);
       });
 
-      it('move never clobbers an existing destination', async () => {
+      test('move never clobbers an existing destination', async () => {
         await store.write('a.md', enc('A'));
         await store.write('dir/b.md', enc('B'));
         await expect(store.move('a.md', 'dir/b.md')).rejects.toThrow();
@@ -175,7 +179,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
     });
 
     describe('remove', () => {
-      it('remove returns true, then false; the file is gone and its folder is kept', async () => {
+      test('remove returns true, then false; the file is gone and its folder is kept', async () => {
         await store.write('keep/folder/gone.md', enc('bye'));
         expect(await store.remove('keep/folder/gone.md')).toBe(true);
         expect(await store.remove('keep/folder/gone.md')).toBe(false);
@@ -185,12 +189,12 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         expect((await store.listFolders()).sort()).toEqual(['keep', 'keep/folder']);
       });
 
-      it('remove of a path that never existed is false', async () => {
+      test('remove of a path that never existed is false', async () => {
         expect(await store.remove('never.md')).toBe(false);
         expect(await store.remove('no/such/folder/never.md')).toBe(false);
       });
 
-      it('remove touches only its own file', async () => {
+      test('remove touches only its own file', async () => {
         await store.write('dir/a.md', enc('a'));
         await store.write('dir/b.md', enc('b'));
         await store.remove('dir/a.md');
@@ -200,12 +204,12 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
     });
 
     describe('list and listFolders', () => {
-      it('an empty store lists nothing', async () => {
+      test('an empty store lists nothing', async () => {
         expect(await store.list()).toEqual([]);
         expect(await store.listFolders()).toEqual([]);
       });
 
-      it('list returns every .md file recursively, with size and mtime, and no other file', async () => {
+      test('list returns every .md file recursively, with size and mtime, and no other file', async () => {
         const notes: Record<string, string> = {
           'top.md': 'top',
           'sub/second.md': 'second level',
@@ -223,7 +227,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         }
       });
 
-      it('listed paths are vault-relative POSIX paths', async () => {
+      test('listed paths are vault-relative POSIX paths', async () => {
         await store.write('x/y/z.md', enc('z'));
         for (const { path } of await store.list()) {
           expect(path.startsWith('/')).toBe(false);
@@ -237,7 +241,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         }
       });
 
-      it('listFolders includes nested folders and folders left empty by a remove, once each', async () => {
+      test('listFolders includes nested folders and folders left empty by a remove, once each', async () => {
         await store.write('a/b/c/n.md', enc('n'));
         await store.write('a/b/other.md', enc('o'));
         await store.write('x/n.md', enc('n'));
@@ -248,7 +252,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
     });
 
     describe('concurrency', () => {
-      it('concurrent writes to one path end with exactly one of the written contents, in full', async () => {
+      test('concurrent writes to one path end with exactly one of the written contents, in full', async () => {
         const versions = Array.from({ length: 12 }, (_, i) => filled(0x41 + i, 64 * 1024 + i * 1024));
         await Promise.all(versions.map((bytes) => store.write('contended.md', bytes)));
         const final = await store.read('contended.md');
@@ -258,7 +262,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         expect(paths(await store.list())).toEqual(['contended.md']);
       });
 
-      it('readers during a write see the old or the new bytes, never a mix', async () => {
+      test('readers during a write see the old or the new bytes, never a mix', async () => {
         const before = filled(0x61, 256 * 1024);
         const after = filled(0x62, 200 * 1024);
         await store.write('torn.md', before);
@@ -272,13 +276,13 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         expect(await store.read('torn.md')).toEqual(after);
       });
 
-      it('concurrent writes creating one new folder tree all succeed', async () => {
+      test('concurrent writes creating one new folder tree all succeed', async () => {
         const targets = Array.from({ length: 16 }, (_, i) => `shared/new/tree/n${i}.md`);
         await Promise.all(targets.map((p, i) => store.write(p, enc(`note ${i}`))));
         expect(paths(await store.list())).toEqual([...targets].sort());
       });
 
-      it('list running during writes never breaks a write and sees only complete notes', async () => {
+      test('list running during writes never breaks a write and sees only complete notes', async () => {
         let writing = true;
         const listings: FileInfo[][] = [];
         const lister = (async () => {
@@ -297,5 +301,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         }
       });
     });
+
+    checkSkips();
   });
 }

@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import type { QueuedRequest, RelayQueue } from '../../relay/ports.ts';
 import { pastDeadline, until } from '../relay/helpers.ts';
+import { type DeclaredSkip, withDeclaredSkips } from './skips.ts';
 
 /** One store under test: `queue`, optionally a second instance on the same store, and cleanup. */
 export interface RelayQueueFixture {
@@ -22,9 +23,21 @@ const req = (payload: string, ttlMs = 5_000): QueuedRequest => ({
 const take = (q: RelayQueue, sid: string, over: Partial<Parameters<RelayQueue['take']>[1]> = {}) =>
   q.take(sid, { max: 10, maxBytes: 1 << 20, waitMs: 0, ...over });
 
+export interface RelayQueueContractOptions {
+  create: () => Promise<RelayQueueFixture>;
+  skip?: DeclaredSkip[];
+}
+
+/** Titles of the cases an adapter may declare it skips. */
+export const RELAY_QUEUE_CASES = {
+  shared: 'shares one store between instances: queued on one, taken and answered on another',
+} as const;
+
 /** The behaviour every RelayQueue adapter shares (see relay/ports.ts). */
-export function runRelayQueueContract(name: string, create: () => Promise<RelayQueueFixture>) {
+export function runRelayQueueContract(name: string, opts: RelayQueueContractOptions) {
+  const { create } = opts;
   describe(`RelayQueue contract: ${name}`, () => {
+    const { test, checkSkips } = withDeclaredSkips(opts.skip);
     let fx: RelayQueueFixture;
     const open = async () => {
       fx = await create();
@@ -34,7 +47,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       await fx?.cleanup();
     });
 
-    it('setOwner replaces the session hash (the caller proved the identity key)', async () => {
+    test('setOwner replaces the session hash (the caller proved the identity key)', async () => {
       const q = await open();
       expect(await q.claim('srv-s', H1)).toBe('created');
       await q.setOwner('srv-s', H2);
@@ -43,7 +56,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(await q.owner('srv-new')).toBe(H1);
     });
 
-    it('pins the first secret hash for good; exactly one of racing first claims wins', async () => {
+    test('pins the first secret hash for good; exactly one of racing first claims wins', async () => {
       const q = await open();
       expect(await q.owner('srv-a')).toBeNull();
       expect(await q.claim('srv-a', H1)).toBe('created');
@@ -57,7 +70,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(results.filter((r) => r === 'mismatch')).toHaveLength(9);
     });
 
-    it('tracks presence with a TTL and forgets it on markOffline', async () => {
+    test('tracks presence with a TTL and forgets it on markOffline', async () => {
       const q = await open();
       expect(await q.isOnline('srv-p')).toBe(false);
       await q.markOnline('srv-p', 400);
@@ -68,7 +81,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(await q.isOnline('srv-p')).toBe(false);
     });
 
-    it('refreshes presence only while online: a late pull cannot bring back a server that left', async () => {
+    test('refreshes presence only while online: a late pull cannot bring back a server that left', async () => {
       const q = await open();
       expect(await q.refreshOnline('srv-o', 10_000)).toBe(false);
       expect(await q.isOnline('srv-o')).toBe(false);
@@ -79,7 +92,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(await q.isOnline('srv-o')).toBe(false);
     });
 
-    it('queues nothing for a server that is not online', async () => {
+    test('queues nothing for a server that is not online', async () => {
       const q = await open();
       expect(await q.enqueue('srv-n', req('never'), 10)).toBe(false);
       await q.markOnline('srv-n', 60_000);
@@ -89,7 +102,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect((await take(q, 'srv-n')).map((r) => r.payload)).toEqual([]);
     });
 
-    it('ends a waiting take at once when its server goes offline', async () => {
+    test('ends a waiting take at once when its server goes offline', async () => {
       const q = await open();
       await q.markOnline('srv-g', 60_000);
       const started = Date.now();
@@ -100,7 +113,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(Date.now() - started).toBeLessThan(2_000);
     });
 
-    it('evicts every queued request at once; none is handed out afterwards, each can still be answered', async () => {
+    test('evicts every queued request at once; none is handed out afterwards, each can still be answered', async () => {
       const q = await open();
       await q.markOnline('srv-e', 60_000);
       const reqs = ['e1', 'e2', 'e3'].map((p) => req(p));
@@ -113,7 +126,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(await waiting).toBe('gone');
     });
 
-    it('hands out requests oldest first, bounded by max and maxBytes, payloads byte for byte', async () => {
+    test('hands out requests oldest first, bounded by max and maxBytes, payloads byte for byte', async () => {
       const q = await open();
       await q.markOnline('srv-f', 60_000);
       const payloads = ['{"a":1}', 'x|y|z', 'ünïcødé ✓', 'p4', 'p5'];
@@ -128,7 +141,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(await take(q, 'srv-other')).toEqual([]);
     });
 
-    it('wakes a waiting take when a request arrives, and ends it on abort', async () => {
+    test('wakes a waiting take when a request arrives, and ends it on abort', async () => {
       const q = await open();
       await q.markOnline('srv-w', 60_000);
       const started = Date.now();
@@ -144,7 +157,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(Date.now() - started).toBeLessThan(2_500);
     });
 
-    it('hands each request to exactly one of many concurrent takers', async () => {
+    test('hands each request to exactly one of many concurrent takers', async () => {
       const q = await open();
       await q.markOnline('srv-c', 60_000);
       const takers = Array.from({ length: 4 }, () => take(q, 'srv-c', { max: 3, waitMs: 1_500 }));
@@ -160,7 +173,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(all.sort()).toEqual([...ids].sort());
     });
 
-    it('never hands out a request past its deadline or cancelled, and frees its queue slot', async () => {
+    test('never hands out a request past its deadline or cancelled, and frees its queue slot', async () => {
       const q = await open();
       await q.markOnline('srv-d', 60_000);
       const short = req('late', 400);
@@ -176,7 +189,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(await q.answer('srv-d', short.requestId, 'x')).toBe(false);
     });
 
-    it('delivers an answer once, only from the bound server, and wakes the waiter', async () => {
+    test('delivers an answer once, only from the bound server, and wakes the waiter', async () => {
       const q = await open();
       await q.markOnline('srv-r', 60_000);
       const r = req('ask');
@@ -191,7 +204,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(Date.now() - started).toBeLessThan(1_500);
     });
 
-    it('gives up waiting for an answer after waitMs or on abort', async () => {
+    test('gives up waiting for an answer after waitMs or on abort', async () => {
       const q = await open();
       await q.markOnline('srv-t', 60_000);
       const r = req('silent');
@@ -206,7 +219,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(await aborted).toBeNull();
     });
 
-    it('maps pairing-code hashes to servers: replace, clear, refuse another server, spend, expire', async () => {
+    test('maps pairing-code hashes to servers: replace, clear, refuse another server, spend, expire', async () => {
       const q = await open();
       expect(await q.setPairCode('srv-1', H1, 10_000)).toBe(true);
       expect(await q.findPairCode(H1)).toBe('srv-1');
@@ -224,7 +237,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       await until('the code hash to expire', async () => (await q.findPairCode(H1)) === null);
     });
 
-    it('counts hits in a fixed window', async () => {
+    test('counts hits in a fixed window', async () => {
       const q = await open();
       expect(await q.hits('k')).toEqual({ count: 0, resetInMs: 0 });
       expect(await q.hit('k', 1_000)).toBe(1);
@@ -237,7 +250,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(await q.hit('k', 1_000)).toBe(1);
     });
 
-    it('pings, and close ends every wait at once', async () => {
+    test('pings, and close ends every wait at once', async () => {
       const q = await open();
       expect(await q.ping()).toBe(true);
       await q.markOnline('srv-z', 60_000);
@@ -251,10 +264,9 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(Date.now() - started).toBeLessThan(2_000);
     });
 
-    it('shares one store between instances: queued on one, taken and answered on another', async (ctx) => {
+    test(RELAY_QUEUE_CASES.shared, async () => {
       const q = await open();
-      if (!fx.other) return ctx.skip('single-instance adapter: there is no second instance to share with');
-      const b = fx.other;
+      const b = fx.other!;
       expect(await q.claim('srv-x', H1)).toBe('created');
       expect(await b.claim('srv-x', H2)).toBe('mismatch');
       await q.markOnline('srv-x', 60_000);
@@ -266,5 +278,7 @@ export function runRelayQueueContract(name: string, create: () => Promise<RelayQ
       expect(await b.answer('srv-x', r.requestId, 'from b')).toBe(true);
       expect(await waiting).toBe('from b');
     });
+
+    checkSkips();
   });
 }

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { httpClient } from '../../bench/reliability/http.ts';
-import { killAll, type ServerProc, startServerProc } from '../../bench/reliability/procs.ts';
-import { sha256 } from '../../bench/reliability/verify.ts';
 import { tempDir } from '../helpers/app.ts';
+import { httpClient } from './scenarios/http.ts';
+import { killAll, type ServerProc, startServerProc } from './scenarios/procs.ts';
+import { sha256 } from './scenarios/verify.ts';
 
 const CLIENTS = 100;
 let server: ServerProc;

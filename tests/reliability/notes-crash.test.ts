@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { notesCrash } from '../../bench/reliability/notes-crash.ts';
-import { killAll } from '../../bench/reliability/procs.ts';
-import { runSeed } from '../../bench/reliability/rng.ts';
+import { notesCrash } from './scenarios/notes-crash.ts';
+import { killAll } from './scenarios/procs.ts';
+import { runSeed } from './scenarios/rng.ts';
 
 afterAll(killAll);
 

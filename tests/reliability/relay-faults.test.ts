@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { killAll } from '../../bench/reliability/procs.ts';
-import { relayFaults } from '../../bench/reliability/relay-faults.ts';
-import { runSeed } from '../../bench/reliability/rng.ts';
+import { killAll } from './scenarios/procs.ts';
+import { relayFaults } from './scenarios/relay-faults.ts';
+import { runSeed } from './scenarios/rng.ts';
 
 afterAll(killAll);
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { killAll } from '../../bench/reliability/procs.ts';
-import { runSeed } from '../../bench/reliability/rng.ts';
-import { gracefulShutdown } from '../../bench/reliability/shutdown.ts';
+import { killAll } from './scenarios/procs.ts';
+import { runSeed } from './scenarios/rng.ts';
+import { gracefulShutdown } from './scenarios/shutdown.ts';
 
 afterAll(killAll);
 

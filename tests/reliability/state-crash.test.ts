@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { killAll } from '../../bench/reliability/procs.ts';
-import { runSeed } from '../../bench/reliability/rng.ts';
-import { stateCrash } from '../../bench/reliability/state-crash.ts';
+import { killAll } from './scenarios/procs.ts';
+import { runSeed } from './scenarios/rng.ts';
+import { stateCrash } from './scenarios/state-crash.ts';
 
 afterAll(killAll);
 

@@ -170,6 +170,7 @@ export async function startWorkerd(
     runtime: 'workerd',
     url,
     mf,
+    vaultDir: { none: 'no filesystem watcher on workerd: notes live in R2 and change only through the API' },
     clientUi: 'the Worker does not serve the client UI: host client-link/dist as static assets',
     embeddedRelay: 'no embedded relay on Workers: a Worker cannot hold the relay connection open',
     async stop() {

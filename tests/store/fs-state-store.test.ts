@@ -1,11 +1,9 @@
 import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { TEMP_PREFIX } from '../../adapters/store/fs-safe.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
-import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
-import type { StateStore } from '../../core/ports.ts';
 
 let dirs: string[] = [];
 const tempDir = async () => {
@@ -18,52 +16,8 @@ afterEach(async () => {
   dirs = [];
 });
 
-const adapters: [string, () => Promise<StateStore>][] = [
-  ['memoryStateStore', async () => memoryStateStore()],
-  ['fsStateStore', async () => fsStateStore({ dir: join(await tempDir(), 'state') })],
-];
-
-describe.each(adapters)('StateStore basics: %s', (_name, create) => {
-  let state: StateStore;
-  beforeEach(async () => {
-    state = await create();
-  });
-
-  it('get of an absent key is null', async () => {
-    expect(await state.get('absent')).toBeNull();
-  });
-
-  it('put then get returns the same text, non-ASCII and empty included', async () => {
-    await state.put('index-cache.json', '{"notes":["日本語","café"],"emoji":"👩🏽‍💻"}\n');
-    await state.put('empty', '');
-    expect(await state.get('index-cache.json')).toBe('{"notes":["日本語","café"],"emoji":"👩🏽‍💻"}\n');
-    expect(await state.get('empty')).toBe('');
-  });
-
-  it('put replaces the whole value', async () => {
-    await state.put('k', 'a long first value '.repeat(50));
-    await state.put('k', 'short');
-    expect(await state.get('k')).toBe('short');
-  });
-
-  it('remove deletes the key, touches no other, and is quiet when absent', async () => {
-    await state.put('a', '1');
-    await state.put('b', '2');
-    await state.remove('a');
-    expect(await state.get('a')).toBeNull();
-    expect(await state.get('b')).toBe('2');
-    await expect(state.remove('a')).resolves.toBeUndefined();
-    await expect(state.remove('never-there')).resolves.toBeUndefined();
-  });
-
-  it('concurrent puts to one key end with exactly one of the values, in full', async () => {
-    const values = Array.from({ length: 10 }, (_, i) => String.fromCharCode(65 + i).repeat(50_000 + i));
-    await Promise.all(values.map((v) => state.put('contended', v)));
-    const final = await state.get('contended');
-    expect(values.filter((v) => v === final)).toHaveLength(1);
-  });
-});
-
+// The port's guarantees (get, put, remove, concurrency, reopening) are in
+// tests/contracts/state-store.contract.ts; these are the file-specific ones.
 describe('fsStateStore on disk', () => {
   it('writes files with mode 0600, even replacing a wider-open file', async () => {
     const dir = await tempDir();

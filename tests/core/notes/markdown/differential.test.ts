@@ -48,7 +48,7 @@ describe('the fast index parse gives the reference answers', () => {
   it('on every input of the existing markdown tests', () => {
     const inputs = [
       ...literalsOf('tests/core/notes/markdown/remark.test.ts'),
-      ...literalsOf('tests/security/markdown.property.test.ts'),
+      ...literalsOf('tests/core/notes/markdown/markdown.property.test.ts'),
       ...literalsOf('tests/core/notes/service.test.ts'),
       ...literalsOf('tests/core/notes/link-graph.test.ts'),
     ];

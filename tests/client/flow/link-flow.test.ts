@@ -7,10 +7,10 @@ import {
   runLinkFlow,
   runManualLink,
   STEPS,
-} from '../../client-link/src/flow/link-flow.ts';
-import { profileStore } from '../../client-link/src/flow/profiles.ts';
-import { closedPortUrl, type LiveServer, liveServer } from '../helpers/live-server.ts';
-import { memoryStorage } from './storage.ts';
+} from '../../../client-link/src/flow/link-flow.ts';
+import { profileStore } from '../../../client-link/src/flow/profiles.ts';
+import { closedPortUrl, type LiveServer, liveServer } from '../../helpers/live-server.ts';
+import { memoryStorage } from '../storage.ts';
 
 let relayed: LiveServer;
 let direct: LiveServer;

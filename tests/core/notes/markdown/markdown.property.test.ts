@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
-import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
-import { MAX_PARSE_CHARS, parseComplexity } from '../../core/notes/markdown/guard.ts';
-import { linearConsume, originalConsume } from '../../core/notes/markdown/micromark-linear.ts';
-import { analyzeMarkdown, type MarkdownAnalysis } from '../../core/notes/markdown/remark.ts';
-import { createNoteService } from '../../core/notes/service.ts';
-import { markdownText, noteText, SEED } from './arbitraries.ts';
+import { memoryNoteStore } from '../../../../adapters/store/memory-note-store.ts';
+import { analyzeNote } from '../../../../core/notes/markdown/analyzer.ts';
+import { MAX_PARSE_CHARS, parseComplexity } from '../../../../core/notes/markdown/guard.ts';
+import { linearConsume, originalConsume } from '../../../../core/notes/markdown/micromark-linear.ts';
+import { analyzeMarkdown, type MarkdownAnalysis } from '../../../../core/notes/markdown/remark.ts';
+import { createNoteService } from '../../../../core/notes/service.ts';
+import { markdownText, noteText, SEED } from '../../../security/arbitraries.ts';
 
 /** The shape every analysis must have, whatever the input. */
 function checkShape(raw: string, a: MarkdownAnalysis): void {

@@ -5,13 +5,13 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TEMP_PREFIX } from '../../adapters/store/fs-safe.ts';
-import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
-import { AUTH_STATE_KEY } from '../../core/auth/service.ts';
-import { parseAuthState } from '../../core/auth/state.ts';
-import { CHANNELS_KEY, channelStore } from '../../core/channels/store.ts';
-import { parseIndexCache } from '../../core/notes/note-index.ts';
-import { STATE_KEY as PLUGINS_KEY, parseState as parsePluginState } from '../../core/plugins/state.ts';
+import { TEMP_PREFIX } from '../../../adapters/store/fs-safe.ts';
+import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
+import { AUTH_STATE_KEY } from '../../../core/auth/service.ts';
+import { parseAuthState } from '../../../core/auth/state.ts';
+import { CHANNELS_KEY, channelStore } from '../../../core/channels/store.ts';
+import { parseIndexCache } from '../../../core/notes/note-index.ts';
+import { STATE_KEY as PLUGINS_KEY, parseState as parsePluginState } from '../../../core/plugins/state.ts';
 
 /** One state file: its key and a parser that throws when the text is not a usable state. */
 export interface StateFileSpec {

@@ -5,9 +5,9 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
-import { TEMP_PREFIX } from '../../adapters/store/fs-safe.ts';
-import { createNoteService } from '../../core/notes/service.ts';
+import { fsNoteStore } from '../../../adapters/store/fs-note-store.ts';
+import { TEMP_PREFIX } from '../../../adapters/store/fs-safe.ts';
+import { createNoteService } from '../../../core/notes/service.ts';
 
 /** Every file under `dir` (dot-folders included) whose name marks an unfinished atomic write. */
 export async function tempFiles(dir: string): Promise<string[]> {

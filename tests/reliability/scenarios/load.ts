@@ -8,7 +8,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateVault } from '../generate-vault.ts';
+import { generateVault } from '../../../bench/generate-vault.ts';
 import { httpClient, percentile } from './http.ts';
 import { freePort, type Proc, startRedisProc, startRelayProc } from './procs.ts';
 import { createRng, type Rng, subSeed } from './rng.ts';

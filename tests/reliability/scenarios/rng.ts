@@ -1,5 +1,5 @@
 /** Seeds for the reliability runs: fixed by default, `RELIABILITY_SEED` to replay or vary a run. */
-import { createRng, type Rng, subSeed } from '../vault-text.ts';
+import { createRng, type Rng, subSeed } from '../../../bench/vault-text.ts';
 
 export { createRng, type Rng, subSeed };
 

@@ -10,7 +10,7 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateVault } from '../generate-vault.ts';
+import { generateVault } from '../../../bench/generate-vault.ts';
 import { httpClient, type Outcome } from './http.ts';
 import { killDuringBurst, type ServerProc, startServerProc } from './procs.ts';
 import { createRng, subSeed } from './rng.ts';
