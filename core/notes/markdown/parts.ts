@@ -1,4 +1,5 @@
 /** Pieces of note analysis shared by the markdown parser path and the plain-text path. */
+import { backtickFinder } from './code-span.ts';
 import { parseDocument } from 'yaml';
 import type { LinkOccurrence } from './remark.ts';
 
@@ -108,7 +109,7 @@ export function parseFrontmatter(yamlText: string, warnings: string[]): Record<s
   }
 }
 
-/** A markdown link to a note, or null for external URLs, anchors and attachments. */
+/** A markdown link or image to a note or a vault file, or null for external URLs and anchors. */
 export function markdownLink(url: string, start: number, end: number): LinkOccurrence | null {
   if (!url || EXTERNAL.test(url) || url.startsWith('#')) return null;
   let target = url;
@@ -123,8 +124,6 @@ export function markdownLink(url: string, start: number, end: number): LinkOccur
   } catch {
     // keep as written when it is not valid percent-encoding
   }
-  const last = target.slice(target.lastIndexOf('/') + 1);
-  if (last.includes('.') && !last.toLowerCase().endsWith('.md')) return null; // an attachment
   const occ: LinkOccurrence = { target, kind: 'markdown', start, end };
   if (heading) occ.heading = heading;
   return occ;
@@ -154,4 +153,120 @@ export function validDate(v: unknown): string | null {
   if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(v)) return null;
   const d = new Date(v);
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** A fence opening or closing line (`>` prefixes included): the text inside is code, not comments. */
+const HIDE_FENCE = /^(?:[ \t]|>)*(`{3,}|~{3,})/;
+/** An Obsidian block id at the end of a line (`text ^id`, or `^id` alone on its line). */
+const BLOCK_ID = /(?:^|[ \t])\^[A-Za-z0-9-]+[ \t]*$/;
+
+/**
+ * Obsidian's hidden spans: `%% comments %%` (inline or over several lines; an unclosed `%%` hides
+ * the rest of the note, as in Obsidian) and `^block-id` anchors at the end of a line. A `%%` or
+ * `^id` inside a fenced code block or a code span is code. Returns flat [start, end) pairs of
+ * offsets in `raw`, from `from` on. Linear in the note's length.
+ */
+export function hiddenSpans(raw: string, from: number): number[] {
+  const out: number[] = [];
+  if (raw.indexOf('%%', from) < 0 && raw.indexOf('^', from) < 0) return out;
+  let fence: string | null = null;
+  let p = from;
+  /** True when `p` is mid-line, just after a comment (no fence can start there). */
+  let mid = false;
+  while (p < raw.length) {
+    let nl = raw.indexOf('\n', p);
+    if (nl < 0) nl = raw.length;
+    const lineEnd = nl > p && raw.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+    const line = raw.slice(p, lineEnd);
+    if (!mid) {
+      const run = HIDE_FENCE.exec(line)?.[1];
+      if (fence !== null) {
+        if (run && run[0] === fence[0] && run.length >= fence.length) fence = null;
+        p = nl + 1;
+        continue;
+      }
+      if (run) {
+        fence = run;
+        p = nl + 1;
+        continue;
+      }
+    }
+    mid = false;
+    let findTicks: ((len: number, from: number) => number) | null = null;
+    let free = 0;
+    let comment = -1;
+    for (let j = line.indexOf('%%') < 0 && line.indexOf('`') < 0 ? line.length : 0; j < line.length; ) {
+      const c = line.charCodeAt(j);
+      if (c === 96) {
+        let k = j;
+        while (line.charCodeAt(k) === 96) k++;
+        findTicks ??= backtickFinder(line);
+        const close = findTicks(k - j, k);
+        j = close < 0 ? k : close + (k - j);
+        if (close >= 0) free = j;
+      } else if (c === 37 && line.charCodeAt(j + 1) === 37) {
+        comment = p + j;
+        break;
+      } else j++;
+    }
+    if (comment >= 0) {
+      const close = raw.indexOf('%%', comment + 2);
+      const end = close < 0 ? raw.length : close + 2;
+      out.push(comment, end);
+      p = end;
+      mid = true;
+      continue;
+    }
+    if (line.indexOf('^') >= 0) {
+      const m = BLOCK_ID.exec(line);
+      if (m && m.index >= free) {
+        const at = line.indexOf('^', m.index);
+        let end = line.length;
+        while (end > at && (line.charCodeAt(end - 1) === 32 || line.charCodeAt(end - 1) === 9)) end--;
+        out.push(p + at, p + end);
+      }
+    }
+    p = nl + 1;
+  }
+  return out;
+}
+
+/** A span taken out of the body before the markdown is read: a wiki-link, or a hidden span (no wiki). */
+export interface Lifted {
+  start: number;
+  end: number;
+  wiki: Wiki | undefined;
+}
+
+/**
+ * The spans both readers replace by placeholders before reading the markdown, in order: Obsidian's
+ * hidden spans (`hiddenSpans`, which win over a wiki-link they overlap) and the wiki-links between
+ * them, each parsed by `parse` (with `raw` set).
+ */
+export function liftSpans(
+  raw: string,
+  from: number,
+  parse: (inner: string, embed: boolean, start: number, end: number) => Wiki,
+): Lifted[] {
+  const hidden = hiddenSpans(raw, from);
+  const out: Lifted[] = [];
+  const wikisIn = (a: number, b: number): void => {
+    if (b <= a) return;
+    const seg = a === 0 && b === raw.length ? raw : raw.slice(a, b);
+    if (seg.indexOf('[[') < 0) return;
+    for (const m of seg.matchAll(WIKILINK)) {
+      const start = a + (m.index ?? 0);
+      const w = parse(m[2] ?? '', m[1] === '!', start, start + m[0].length);
+      w.raw = m[0];
+      out.push({ start, end: start + m[0].length, wiki: w });
+    }
+  };
+  let at = from;
+  for (let i = 0; i < hidden.length; i += 2) {
+    wikisIn(at, hidden[i]!);
+    out.push({ start: hidden[i]!, end: hidden[i + 1]!, wiki: undefined });
+    at = hidden[i + 1]!;
+  }
+  wikisIn(at, raw.length);
+  return out;
 }
