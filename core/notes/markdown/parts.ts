@@ -1,6 +1,7 @@
 /** Pieces of note analysis shared by the markdown parser path and the plain-text path. */
-import { backtickFinder } from './code-span.ts';
+
 import { parseDocument } from 'yaml';
+import { backtickFinder } from './code-span.ts';
 import type { LinkOccurrence } from './remark.ts';
 
 export const FRONTMATTER = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;

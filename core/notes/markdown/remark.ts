@@ -8,6 +8,7 @@ import {
   FRONTMATTER,
   frontmatterTags,
   INLINE_TAG,
+  liftSpans,
   markdownLink,
   normalizeTag,
   parseFrontmatter,
@@ -15,7 +16,6 @@ import {
   titleFrom,
   uniqueTags,
   validDate,
-  liftSpans,
   type Wiki,
   WORD,
 } from './parts.ts';

@@ -10,6 +10,7 @@ import {
   FRONTMATTER,
   frontmatterTags,
   INLINE_TAG,
+  liftSpans,
   markdownLink,
   normalizeTag,
   parseFrontmatter,
@@ -17,7 +18,6 @@ import {
   titleFrom,
   uniqueTags,
   validDate,
-  liftSpans,
   type Wiki,
   WORD,
 } from './parts.ts';
