@@ -36,7 +36,9 @@ export function parseWikiInner(inner: string, embed: boolean, start: number, end
   const occ: LinkOccurrence = { target: ref.trim(), kind: embed ? 'embed' : 'wikilink', start, end };
   if (heading) occ.heading = heading;
   if (alias) occ.alias = alias;
-  return { occ, raw: '', display: alias || inner.replace(/\|.*$/, '').trim() };
+  // `[[#Heading]]` (a heading of the same note) reads as its heading, never as a `#tag`.
+  const shown = occ.target ? inner.replace(/\|.*$/, '').trim() : (heading ?? '');
+  return { occ, raw: '', display: alias || shown };
 }
 
 export function normalizeTag(raw: string): string | null {
