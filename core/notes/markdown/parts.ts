@@ -159,30 +159,37 @@ export function validDate(v: unknown): string | null {
 }
 
 /** A fence opening or closing line (`>` prefixes included): the text inside is code, not comments. */
-const HIDE_FENCE = /^(?:[ \t]|>)*(`{3,}|~{3,})/;
-/** An Obsidian block id at the end of a line (`text ^id`, or `^id` alone on its line). */
-const BLOCK_ID = /(?:^|[ \t])\^[A-Za-z0-9-]+[ \t]*$/;
+const HIDE_FENCE = /(?:[ \t]|>)*(`{3,}|~{3,})/y;
+
+const isIdChar = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45;
 
 /**
  * Obsidian's hidden spans: `%% comments %%` (inline or over several lines; an unclosed `%%` hides
- * the rest of the note, as in Obsidian) and `^block-id` anchors at the end of a line. A `%%` or
- * `^id` inside a fenced code block or a code span is code. Returns flat [start, end) pairs of
- * offsets in `raw`, from `from` on. Linear in the note's length.
+ * the rest of the note, as in Obsidian) and `^block-id` anchors at the end of a line (after a space,
+ * or alone on it). A `%%` or `^id` inside a fenced code block or a code span is code. Returns flat
+ * [start, end) pairs of offsets in `raw`, from `from` on. Linear in the note's length: each
+ * character is read once, and one index of backtick runs serves every code span.
  */
 export function hiddenSpans(raw: string, from: number): number[] {
   const out: number[] = [];
   if (raw.indexOf('%%', from) < 0 && raw.indexOf('^', from) < 0) return out;
   let fence: string | null = null;
+  let findTicks: ((len: number, from: number) => number) | null = null;
   let p = from;
   /** True when `p` is mid-line, just after a comment (no fence can start there). */
   let mid = false;
+  let nl = -1;
   while (p < raw.length) {
-    let nl = raw.indexOf('\n', p);
-    if (nl < 0) nl = raw.length;
+    // The line's end, found once per line (several comments may share one line).
+    if (nl < p) {
+      nl = raw.indexOf('\n', p);
+      if (nl < 0) nl = raw.length;
+    }
     const lineEnd = nl > p && raw.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-    const line = raw.slice(p, lineEnd);
     if (!mid) {
-      const run = HIDE_FENCE.exec(line)?.[1];
+      HIDE_FENCE.lastIndex = p;
+      const run = HIDE_FENCE.exec(raw)?.[1];
       if (fence !== null) {
         if (run && run[0] === fence[0] && run.length >= fence.length) fence = null;
         p = nl + 1;
@@ -194,21 +201,21 @@ export function hiddenSpans(raw: string, from: number): number[] {
         continue;
       }
     }
+    const segStart = p;
     mid = false;
-    let findTicks: ((len: number, from: number) => number) | null = null;
-    let free = 0;
+    let free = p;
     let comment = -1;
-    for (let j = line.indexOf('%%') < 0 && line.indexOf('`') < 0 ? line.length : 0; j < line.length; ) {
-      const c = line.charCodeAt(j);
+    for (let j = p; j < lineEnd; ) {
+      const c = raw.charCodeAt(j);
       if (c === 96) {
         let k = j;
-        while (line.charCodeAt(k) === 96) k++;
-        findTicks ??= backtickFinder(line);
+        while (raw.charCodeAt(k) === 96) k++;
+        findTicks ??= backtickFinder(raw);
         const close = findTicks(k - j, k);
-        j = close < 0 ? k : close + (k - j);
-        if (close >= 0) free = j;
-      } else if (c === 37 && line.charCodeAt(j + 1) === 37) {
-        comment = p + j;
+        j = close < 0 || close >= lineEnd ? k : close + (k - j);
+        if (close >= 0 && close < lineEnd) free = j;
+      } else if (c === 37 && raw.charCodeAt(j + 1) === 37) {
+        comment = j;
         break;
       } else j++;
     }
@@ -220,14 +227,15 @@ export function hiddenSpans(raw: string, from: number): number[] {
       mid = true;
       continue;
     }
-    if (line.indexOf('^') >= 0) {
-      const m = BLOCK_ID.exec(line);
-      if (m && m.index >= free) {
-        const at = line.indexOf('^', m.index);
-        let end = line.length;
-        while (end > at && (line.charCodeAt(end - 1) === 32 || line.charCodeAt(end - 1) === 9)) end--;
-        out.push(p + at, p + end);
-      }
+    // `^id` at the end of the line: read backwards over blanks, the id, the caret.
+    let e = lineEnd;
+    while (e > free && (raw.charCodeAt(e - 1) === 32 || raw.charCodeAt(e - 1) === 9)) e--;
+    let b = e;
+    while (b > free && isIdChar(raw.charCodeAt(b - 1))) b--;
+    const caret = b - 1;
+    if (b < e && caret >= free && raw.charCodeAt(caret) === 94) {
+      const before = raw.charCodeAt(caret - 1);
+      if (caret === segStart || before === 32 || before === 9) out.push(caret, e);
     }
     p = nl + 1;
   }

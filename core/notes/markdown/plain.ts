@@ -91,7 +91,8 @@ export function analyzePlain(raw: string, warnings: string[]): MarkdownAnalysis 
   }
   links.sort((a, b) => a.start - b.start);
   const tags = frontmatterTags(frontmatter, warnings);
-  for (const m of masked.matchAll(INLINE_TAG)) {
+  // Not inside a wiki-link (`[[#Heading]]` is no tag).
+  for (const m of masked.replace(WIKILINK, (w) => ' '.repeat(w.length)).matchAll(INLINE_TAG)) {
     const t = normalizeTag(m[2] ?? '');
     if (t) tags.push(t);
   }
