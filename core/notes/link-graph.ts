@@ -261,6 +261,7 @@ export function createLinkGraph() {
         keys.add(linkKey(path));
       }
       for (const k of keys) reresolve(k, changed);
+      for (const p of paths) changed.delete(p);
       return changed;
     },
 
