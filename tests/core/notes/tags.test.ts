@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { filterByTag } from '../../../client-link/src/ui/workspace-live.ts';
+import { countTags, tagMatches } from '../../../core/notes/tags.ts';
+
+describe('nested tags', () => {
+  it('a filter on a tag also matches the tags nested under it, case-insensitively, never a mere prefix', () => {
+    expect(tagMatches('project', 'project')).toBe(true);
+    expect(tagMatches('project/alpha', 'project')).toBe(true);
+    expect(tagMatches('Project/Alpha/x', '#project/alpha')).toBe(true);
+    expect(tagMatches('project/alpha', 'project/alpha/')).toBe(true);
+    expect(tagMatches('projects', 'project')).toBe(false);
+    expect(tagMatches('project', 'project/alpha')).toBe(false);
+    expect(tagMatches('area/project', 'project')).toBe(false);
+    expect(tagMatches('project', '')).toBe(false);
+  });
+
+  it('the workspace filters its note list by the same rule, and tag counts keep each tag whole', () => {
+    const note = (path: string, tags: string[]) => ({ path, tags }) as never;
+    const notes = [note('a.md', ['project/alpha']), note('b.md', ['project']), note('c.md', ['projects'])];
+    expect(filterByTag(notes, 'project').map((n: { path: string }) => n.path)).toEqual(['a.md', 'b.md']);
+    expect(filterByTag(notes, 'Project/alpha').map((n: { path: string }) => n.path)).toEqual(['a.md']);
+    expect(countTags([{ tags: ['project/alpha'] }, { tags: ['project'] }])).toEqual([
+      { tag: 'project', count: 1 },
+      { tag: 'project/alpha', count: 1 },
+    ]);
+  });
+});
