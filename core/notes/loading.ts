@@ -142,13 +142,15 @@ export function applyExternalChanges(ctx: NoteContext, changes: StoreChange[]): 
           ctx.index.removeFolder(ch.path);
           const gone: string[] = [];
           for (const f of ctx.index.graph.filesUnder(ch.path)) if (!(await ctx.files?.stat(f))) gone.push(f);
-          ctx.invalidate(ctx.index.files([], gone));
+          const changed = ctx.index.files([], gone);
+          if (changed.size) ctx.invalidate(changed);
           continue;
         }
         if (!ch.path.toLowerCase().endsWith('.md')) {
           // Another file of the vault: links to it re-resolve.
           const there = ch.kind !== 'removed' && ctx.files ? await ctx.files.stat(ch.path) : null;
-          ctx.invalidate(ctx.index.files(there ? [ch.path] : [], there ? [] : [ch.path]));
+          const changed = ctx.index.files(there ? [ch.path] : [], there ? [] : [ch.path]);
+          if (changed.size) ctx.invalidate(changed);
           continue;
         }
         const path = validateNotePath(ch.path);

@@ -83,8 +83,12 @@ export function toEntry(
   };
 }
 
-/** 3: the search index is nested as JSON (2 held it as a string of JSON, escaped twice). */
-const CACHE_VERSION = 3;
+/**
+ * 3: the search index is nested as JSON (2 held it as a string of JSON, escaped twice).
+ * 4: the index parse reads Obsidian's comments and block ids as nothing, and keeps links and images
+ * to files (issue 22): entries cached by 3 would miss those.
+ */
+const CACHE_VERSION = 4;
 
 /**
  * The in-memory index: entries, link graph, search index and folder set. Pure and

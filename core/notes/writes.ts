@@ -96,9 +96,12 @@ export function createWrites(ctx: NoteContext) {
      * that links and embeds to them resolve (or stop resolving). Waits for writes in flight.
      */
     filesChanged(added: readonly string[], removed: readonly string[]): Promise<void> {
+      // While the vault is being indexed, never wait for it: the load lists the files itself, and
+      // the reconcile after it catches a file changed after that listing.
+      if (ctx.status.state !== 'ready') return Promise.resolve();
       return mutex.run(async () => {
-        if (ctx.status.state !== 'ready') return; // the load lists the files itself
-        ctx.invalidate(ctx.index.files(added, removed));
+        const changed = ctx.index.files(added, removed);
+        if (changed.size) ctx.invalidate(changed);
       });
     },
 
@@ -115,6 +118,9 @@ export function createWrites(ctx: NoteContext) {
     ): Promise<{ result: T; rewritten: string[] }> {
       from = validateFilePath(from);
       to = validateFilePath(to);
+      // Rewriting needs the index (503 while indexing, like a note move); a plain move never waits.
+      if (opts.updateLinks) ctx.requireReady();
+      else if (ctx.status.state !== 'ready') return move().then((result) => ({ result, rewritten: [] }));
       return mutex.run(async () => {
         const ready = ctx.status.state === 'ready';
         const graph = ctx.index.graph;
