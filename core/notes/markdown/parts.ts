@@ -180,6 +180,7 @@ export function hiddenSpans(raw: string, from: number): number[] {
   /** True when `p` is mid-line, just after a comment (no fence can start there). */
   let mid = false;
   let nl = -1;
+  let pct = raw.indexOf('%%', from);
   while (p < raw.length) {
     // The line's end, found once per line (several comments may share one line).
     if (nl < p) {
@@ -205,7 +206,9 @@ export function hiddenSpans(raw: string, from: number): number[] {
     mid = false;
     let free = p;
     let comment = -1;
-    for (let j = p; j < lineEnd; ) {
+    // Lines without `%%` are not read character by character (the next `%%` is found once).
+    if (pct >= 0 && pct < p) pct = raw.indexOf('%%', p);
+    for (let j = pct >= 0 && pct < lineEnd ? p : lineEnd; j < lineEnd; ) {
       const c = raw.charCodeAt(j);
       if (c === 96) {
         let k = j;
