@@ -25,3 +25,30 @@ describe('nested tags', () => {
     ]);
   });
 });
+
+describe("the agent's search_notes tool with a tag", () => {
+  it('finds the notes tagged with the tag or a tag nested under it', async () => {
+    const { memoryNoteStore } = await import('../../../adapters/store/memory-note-store.ts');
+    const { createNoteService } = await import('../../../core/notes/service.ts');
+    const { noteTools } = await import('../../../core/agent/tools.ts');
+    const notes = createNoteService({
+      store: memoryNoteStore({
+        files: {
+          'a.md': 'Alpha #project/alpha',
+          'b.md': 'Bare #project',
+          'c.md': 'Other #projects',
+          'd.md': '%% #project hidden %% none',
+        },
+      }),
+      clock: { now: () => 0 },
+    });
+    await notes.load();
+    const tool = noteTools(notes).find((t) => t.name === 'search_notes')!;
+    const run = async (tag: string) =>
+      ((await tool.run({ tag } as never, {} as never)).output as { results: { path: string }[] }).results
+        .map((r) => r.path)
+        .sort();
+    expect(await run('project')).toEqual(['a.md', 'b.md']);
+    expect(await run('#project/alpha')).toEqual(['a.md']);
+  });
+});
