@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
 import { filterByTag } from '../../../client-link/src/ui/workspace-live.ts';
+import { noteTools } from '../../../core/agent/tools.ts';
+import { createNoteService } from '../../../core/notes/service.ts';
 import { countTags, tagMatches } from '../../../core/notes/tags.ts';
 
 describe('nested tags', () => {
@@ -28,9 +31,6 @@ describe('nested tags', () => {
 
 describe("the agent's search_notes tool with a tag", () => {
   it('finds the notes tagged with the tag or a tag nested under it', async () => {
-    const { memoryNoteStore } = await import('../../../adapters/store/memory-note-store.ts');
-    const { createNoteService } = await import('../../../core/notes/service.ts');
-    const { noteTools } = await import('../../../core/agent/tools.ts');
     const notes = createNoteService({
       store: memoryNoteStore({
         files: {
