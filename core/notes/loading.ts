@@ -21,6 +21,13 @@ export function loadVault(
 ): Promise<void> {
   const { store, state, logger, clock } = ctx;
   return ctx.mutex.run(async () => {
+    // The vault's other files are listed alongside the notes (a second walk, in parallel).
+    const attachments = ctx.files?.list().catch((err: unknown) => {
+      logger?.warn('could not list the vault files; links to them stay unresolved until the reconcile', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return [];
+    });
     const cache = parseIndexCache(state ? await state.get(CACHE_KEY) : null);
     const files = (await store.list()).filter((f) => {
       try {
@@ -40,9 +47,9 @@ export function loadVault(
     for (const p of cache?.entries.keys() ?? []) if (!present.has(p)) index.search.remove(p);
     for (const folder of await store.listFolders()) index.addFolder(folder);
     // The vault's other files first, so that links to them resolve in the one pass below.
-    if (ctx.files)
+    if (attachments)
       index.files(
-        (await ctx.files.list()).map((f) => f.path),
+        (await attachments).map((f) => f.path),
         [],
       );
     const loaded: IndexEntry[] = [];
