@@ -25,9 +25,11 @@ function rewriteOne(
     const at = raw.lastIndexOf('](');
     if (at < 0) return null; // reference-style link: its definition is shared, leave it
     const rest = raw.slice(at + 2);
-    const m = /^(\s*<?)([^\s>)]*)/.exec(rest);
+    // `(<a b.png>)`: the destination in angle brackets may hold spaces; written back encoded.
+    const m = /^(\s*)(<[^>\n]*>|[^\s)]*)/.exec(rest);
     if (!m) return null;
-    const dest = m[2] ?? '';
+    const written = m[2] ?? '';
+    const dest = written.startsWith('<') ? written.slice(1, -1) : written;
     const hash = dest.indexOf('#');
     const anchor = hash >= 0 ? dest.slice(hash) : '';
     const target = dest.startsWith('/') ? `/${opts.to}` : relativePath(dirname(src), opts.to);

@@ -40,6 +40,14 @@ describe('link rewriting', () => {
     ).toBe(
       '![[chart 2.png|200]] [[Archive/chart 2.png#page=2|the chart]] ![c](../Archive/chart%202.png "t") %%![[chart.png]]%%',
     );
+    expect(
+      rewrite(
+        '![x](<Pasted image 1.png> "t") [n](<a b.md#h>)',
+        'a.md',
+        ['Pasted image 1.png', 'a b.md'],
+        'img/p 2.png',
+      ),
+    ).toBe('![x](img/p%202.png "t") [n](img/p%202.png#h)');
     expect(rewrite('![[chart.png]]', 'a.md', ['chart.png'], 'Archive/chart.png', false)).toBe(
       '![[Archive/chart.png]]',
     );
