@@ -151,9 +151,7 @@ describe('the workspace renders an Obsidian vault (Chromium)', () => {
     });
     await page.locator('article[data-path="Daily/2024-01-15.md"] [data-rendered="true"]').waitFor();
     release();
-    await expect
-      .poll(() => rec.console.some((l) => l.includes('dropped a late read of Home.md')))
-      .toBe(true);
+    await expect.poll(() => rec.console.some((l) => l.includes('dropped a late read of Home.md'))).toBe(true);
     expect(await page.locator('article[data-testid="note"]').getAttribute('data-path')).toBe(
       'Daily/2024-01-15.md',
     );
