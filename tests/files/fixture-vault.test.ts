@@ -112,10 +112,11 @@ it('reads each Obsidian construct of the fixture vault: comments, block referenc
       (await api(`/api/v1/search?q=${enc(q)}`)).map((h: { path: string }) => h.path),
       q,
     ).toEqual([]);
-  // The plain words around them are.
-  expect((await api('/api/v1/search?q=inline')).map((h: { path: string }) => h.path)).toEqual([
-    'Projects/Sub/Deep.md',
-  ]);
+  // The plain words around them are, and the snippet shows no comment.
+  const inline = await api('/api/v1/search?q=inline');
+  expect(inline.map((h: { path: string }) => h.path)).toEqual(['Projects/Sub/Deep.md']);
+  expect(inline[0].snippet).toContain('Inline comment');
+  expect(inline[0].snippet).not.toContain('secret');
   // Tags nest: the tag list counts each whole tag.
   const tags = Object.fromEntries(
     (await api('/api/v1/tags')).map((t: { tag: string; count: number }) => [t.tag, t.count]),

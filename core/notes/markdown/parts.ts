@@ -245,6 +245,20 @@ export function hiddenSpans(raw: string, from: number): number[] {
   return out;
 }
 
+/** `raw` from `from` on without Obsidian's hidden spans (comments, block ids): what a reader sees. */
+export function withoutHidden(raw: string, from: number): string {
+  const hidden = hiddenSpans(raw, from);
+  if (!hidden.length) return raw.slice(from);
+  const parts: string[] = [];
+  let at = from;
+  for (let i = 0; i < hidden.length; i += 2) {
+    parts.push(raw.slice(at, hidden[i]));
+    at = hidden[i + 1]!;
+  }
+  parts.push(raw.slice(at));
+  return parts.join('');
+}
+
 /** A span taken out of the body before the markdown is read: a wiki-link, or a hidden span (no wiki). */
 export interface Lifted {
   start: number;
