@@ -96,8 +96,23 @@ function anchors(root: HTMLElement): void {
   }
 }
 
+/** A markdown link to a vault path (`[x](../a b.md#h)`, `[pdf](/docs/r.pdf)`): `#file=`, anchor kept. */
+function localLink(a: HTMLAnchorElement): void {
+  const raw = a.getAttribute('href')!;
+  const hash = raw.indexOf('#');
+  const target = decode(hash < 0 ? raw : raw.slice(0, hash));
+  a.removeAttribute('title'); // the link's own title is no anchor
+  if (hash >= 0 && hash < raw.length - 1) a.setAttribute('title', decode(raw.slice(hash + 1)));
+  a.setAttribute('href', `#file=${encodeURIComponent(target)}`);
+}
+
 /** Where a link points: notes by `#note=`, files (by the server's `links[]`) as downloads. */
 function linkTargets(root: HTMLElement, ws: Workspace, note: Note): void {
+  // Markdown links to local paths resolve like wiki-links (micromark left them as written).
+  for (const a of root.querySelectorAll<HTMLAnchorElement>('a[href]')) {
+    const href = a.getAttribute('href')!;
+    if (href && !href.startsWith('#') && !/^(?:[a-z][a-z0-9+.-]*:|\/\/)/i.test(href)) localLink(a);
+  }
   const links = [
     ...root.querySelectorAll<HTMLAnchorElement>('a[href^="#note="],a[href="#anchor"],a[href^="#file="]'),
   ];
