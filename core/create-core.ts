@@ -3,12 +3,14 @@ import { localProvider } from './agent/local-provider.ts';
 import type { LlmProvider } from './agent/provider.ts';
 import type { ToolSource } from './agent/types.ts';
 import { type BatchAnalyzer, createNoteService, type NoteService } from './notes/service.ts';
-import type { Clock, Logger, NoteStore, StateStore } from './ports.ts';
+import type { Clock, FileStore, Logger, NoteStore, StateStore } from './ports.ts';
 
 /** Everything `createCore` needs: a store and a clock; the rest has defaults. */
 export interface CoreDeps {
   /** Where the notes live (memory, filesystem, R2, ...). */
   store: NoteStore;
+  /** The vault's other files (attachments), so that links and embeds to them resolve. */
+  files?: FileStore;
   /** Wall clock (`{ now: Date.now }`). */
   clock: Clock;
   /** Where the index cache lives; without it every start re-parses the vault. */
@@ -47,6 +49,7 @@ export function createCore(deps: CoreDeps): Core {
     state: deps.state,
     logger: deps.logger,
     analyze: deps.analyze,
+    files: deps.files,
   });
   const agent = createAgent({
     notes,

@@ -16,7 +16,10 @@ export interface FileInfo {
 
 /** A change to the vault made by someone other than this server (editor, git, sync tool). */
 export interface StoreChange {
-  /** Vault-relative path of a `.md` file, or of a folder when `kind` is `folder-removed`. */
+  /**
+   * Vault-relative path of a note (`.md`) or of another file of the vault (an attachment: links to
+   * it re-resolve), or of a folder when `kind` is `folder-removed`.
+   */
   path: string;
   /** `changed` covers create and modify; `removed` a deleted file; `folder-removed` a deleted folder. */
   kind: 'changed' | 'removed' | 'folder-removed';

@@ -194,11 +194,15 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
           { path },
           { headers: etag ? { 'if-match': etag } : undefined },
         ),
-      move: (path: string, to: string, etag?: string) =>
-        call<Out<typeof FI.FileMeta>>(
+      /** With `updateLinks`, the embeds and links to the file in notes are rewritten (`rewritten`). */
+      move: (path: string, to: string, etag?: string, opts: { updateLinks?: boolean } = {}) =>
+        call<Out<typeof FI.MovedFile>>(
           'moveFile',
           { path },
-          { body: { path: to }, headers: etag ? { 'if-match': etag } : undefined },
+          {
+            body: opts.updateLinks === undefined ? { path: to } : { path: to, updateLinks: opts.updateLinks },
+            headers: etag ? { 'if-match': etag } : undefined,
+          },
         ),
       /** Where a new attachment `name` of `note` goes (Obsidian's attachmentFolderPath), first free path. */
       attachmentPath: (name: string, note?: string) =>

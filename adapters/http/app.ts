@@ -87,7 +87,7 @@ export function createApp(deps: AppDeps) {
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
   app.route('/api/v1/notes', notesRoutes(deps.notes, instance, deps.noteCacheBytes));
   app.route('/api/v1/notes', notePatchRoutes(deps.notes));
-  if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files));
+  if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files, deps.notes));
   if (deps.files) app.route('/api/v1/folders', foldersWithFilesRoutes(deps.notes, deps.files));
   app.route('/api/v1/tags', tagsRoutes(deps.notes));
   if (deps.feed) app.route('/api/v1/events', eventsRoutes(deps.feed, { heartbeatMs: deps.heartbeatMs }));

@@ -2,7 +2,8 @@ import { watch } from 'chokidar';
 import type { StoreChange } from '../../core/ports.ts';
 
 /**
- * Watches a vault folder and reports `.md` changes in batches, debounced by `debounceMs`.
+ * Watches a vault folder and reports changes of notes and other files (attachments) in batches,
+ * debounced by `debounceMs`.
  * Dot-files and dot-folders (including our own temporary files) are ignored.
  */
 export function watchVault(
@@ -22,7 +23,6 @@ export function watchVault(
   const push = (abs: string, kind: StoreChange['kind']) => {
     const rel = toRel(abs);
     if (!rel || rel.startsWith('..')) return;
-    if (kind !== 'folder-removed' && !rel.toLowerCase().endsWith('.md')) return;
     pending.set(rel, kind);
     timer ??= setTimeout(flush, debounceMs);
   };

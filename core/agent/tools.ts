@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { DomainError } from '../errors.ts';
 import type { NoteService } from '../notes/service.ts';
+import { tagMatches } from '../notes/tags.ts';
 import { stem } from '../paths.ts';
 import type { AgentTool, RelatedNote } from './types.ts';
 
@@ -72,13 +73,13 @@ export function noteTools(notes: NoteService): AgentTool[] {
         if (q) {
           const hits = await notes.search(q, t ? 100 : limit);
           results = hits
-            .filter((h) => !t || h.tags.some((x) => x.toLowerCase() === t))
+            .filter((h) => !t || h.tags.some((x) => tagMatches(x, t)))
             .slice(0, limit)
             .map(({ path, title, snippet, tags }) => ({ path, title, snippet, tags }));
         } else {
           results = notes
             .list()
-            .items.filter((n) => n.tags.some((x) => x.toLowerCase() === t))
+            .items.filter((n) => n.tags.some((x) => tagMatches(x, t!)))
             .slice(0, limit)
             .map(({ path, title, tags }) => ({ path, title, snippet: '', tags }));
         }

@@ -48,6 +48,11 @@ export function extensionOf(path: string): string {
   return dot <= 0 ? '' : name.slice(dot + 1).toLowerCase();
 }
 
+/** True when the path's extension is in the table (a link to it is taken for a file link). */
+export function isKnownFileType(path: string): boolean {
+  return Object.hasOwn(TYPES, extensionOf(path));
+}
+
 /** The `Content-Type` of an attachment, from its extension only. */
 export function contentTypeOf(path: string): string {
   return TYPES[extensionOf(path)] ?? 'application/octet-stream';

@@ -5,7 +5,7 @@
 import { sha256Hex } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
 import { createMutex } from '../mutex.ts';
-import type { Clock, FileInfo, Logger, NoteStore, StateStore } from '../ports.ts';
+import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '../ports.ts';
 import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
@@ -39,6 +39,11 @@ export interface NoteServiceDeps {
   noteCacheSize?: number;
   /** Most bytes of note text kept in the note cache (default 32 MiB). */
   noteCacheBytes?: number;
+  /**
+   * The vault's other files (attachments): listed at load (and by `reconcile`) so that links and
+   * embeds to them resolve. Without it, links to files stay unresolved until `filesChanged`.
+   */
+  files?: Pick<FileStore, 'list' | 'stat'>;
 }
 
 const decoder = new TextDecoder();
@@ -81,6 +86,7 @@ export function createNoteContext(deps: NoteServiceDeps) {
     clock,
     logger,
     state: deps.state,
+    files: deps.files,
     analyzeBatch: deps.analyze ?? (async (texts: string[]) => texts.map((t) => analyzeNote(t))),
     mutex: createMutex(),
     index: createNoteIndex(),

@@ -26,6 +26,13 @@ function linkKey(target: string): string {
   return lower(stem(target.replace(/\/+$/, '')));
 }
 
+/** True when a link target names a file other than a note (`x.png`, `a/report.pdf`). */
+export function isFileName(target: string): boolean {
+  const name = basename(target.replace(/\/+$/, ''));
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && dot < name.length - 1 && name.slice(dot).toLowerCase() !== '.md';
+}
+
 /** One element per distinct target, in document order. */
 export function distinctLinks(links: readonly LinkRef[]): LinkRef[] {
   const seen = new Set<string>();
@@ -51,6 +58,9 @@ export function createLinkGraph() {
   const byLowerPath = new Map<string, string>();
   const refsByKey = new Map<string, Set<string>>();
   const backlinks = new Map<string, Map<string, number>>();
+  /** The vault's other files (attachments), by lower-case path, and by lower-case file name. */
+  const files = new Map<string, string>();
+  const filesByName = new Map<string, Set<string>>();
 
   const addTo = <K, V>(m: Map<K, Set<V>>, k: K, v: V) => {
     const s = m.get(k);
@@ -79,12 +89,38 @@ export function createLinkGraph() {
     return best;
   };
 
+  /**
+   * The file a link names, by Obsidian's rules: the exact vault path, then relative to the note's
+   * folder, then by file name (the shortest path on a tie, then the first in order).
+   */
+  const resolveFile = (from: string, t: string): string | null => {
+    const exact = files.get(lower(t));
+    if (exact) return exact;
+    const rel = joinRelative(dirname(from), t);
+    const hit = rel ? files.get(lower(rel)) : undefined;
+    if (hit) return hit;
+    if (t.startsWith('../') || t.startsWith('./')) return null;
+    const matches = filesByName.get(lower(basename(t)));
+    if (!matches) return null;
+    const suffix = t.includes('/') ? `/${lower(t)}` : null;
+    let best: string | null = null;
+    for (const p of matches) {
+      if (suffix && !`/${lower(p)}`.endsWith(suffix)) continue;
+      if (best === null || p.length < best.length || (p.length === best.length && p < best)) best = p;
+    }
+    return best;
+  };
+
   /** Where `link` written in note `from` points right now; null when nothing matches. */
   const resolve = (from: string, link: LinkRef): string | null => {
     let t = link.target.trim();
     if (!t) return null;
     const markdown = link.kind === 'markdown';
     if (markdown && t.startsWith('/')) t = t.replace(/^\/+/, '');
+    if (files.size && isFileName(t)) {
+      const file = resolveFile(from, t);
+      if (file) return file;
+    }
     const candidate = lower(t).endsWith('.md') ? t : `${t}.md`;
     const exact = !candidate.split('/').some((s) => s === '..' || s === '.') ? findPath(candidate) : null;
     if (exact) return exact;
@@ -209,6 +245,60 @@ export function createLinkGraph() {
       backlinks.delete(path);
       changed.delete(path);
       return changed;
+    },
+
+    /**
+     * Makes the vault's files (attachments) known as link targets; links naming them re-resolve.
+     * Returns every note whose links or backlinks changed.
+     */
+    addFiles(paths: readonly string[]): Set<string> {
+      const changed = new Set<string>();
+      const keys = new Set<string>();
+      for (const path of paths) {
+        if (files.get(lower(path)) === path) continue;
+        files.set(lower(path), path);
+        addTo(filesByName, lower(basename(path)), path);
+        keys.add(linkKey(path));
+      }
+      for (const k of keys) reresolve(k, changed);
+      for (const p of paths) changed.delete(p);
+      return changed;
+    },
+
+    /** Forgets files; links to them re-resolve (to another file of that name, or to null). */
+    removeFiles(paths: readonly string[]): Set<string> {
+      const changed = new Set<string>();
+      const keys = new Set<string>();
+      for (const path of paths) {
+        const known = files.get(lower(path));
+        if (known === undefined) continue;
+        files.delete(lower(path));
+        removeFrom(filesByName, lower(basename(known)), known);
+        keys.add(linkKey(known));
+      }
+      for (const k of keys) reresolve(k, changed);
+      for (const p of paths) {
+        changed.delete(p);
+        backlinks.delete(p);
+      }
+      return changed;
+    },
+
+    /** True when `path` is a known file (not a note). */
+    hasFile(path: string): boolean {
+      return files.get(lower(path)) === path;
+    },
+
+    /** Known files under folder `prefix` ('' for all). */
+    filesUnder(prefix: string): string[] {
+      const out: string[] = [];
+      for (const p of files.values()) if (!prefix || p.startsWith(`${prefix}/`)) out.push(p);
+      return out;
+    },
+
+    /** How many known files share the file name of `path`. */
+    fileNameCount(name: string): number {
+      return filesByName.get(lower(basename(name)))?.size ?? 0;
     },
 
     /** Outgoing links of `path` (empty when unknown). */

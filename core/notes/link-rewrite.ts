@@ -1,4 +1,4 @@
-import { dirname, stem } from '../paths.ts';
+import { basename, dirname, stem } from '../paths.ts';
 import type { LinkRef } from './link-graph.ts';
 import type { LinkOccurrence } from './markdown/remark.ts';
 
@@ -25,9 +25,11 @@ function rewriteOne(
     const at = raw.lastIndexOf('](');
     if (at < 0) return null; // reference-style link: its definition is shared, leave it
     const rest = raw.slice(at + 2);
-    const m = /^(\s*<?)([^\s>)]*)/.exec(rest);
+    // `(<a b.png>)`: the destination in angle brackets may hold spaces; written back encoded.
+    const m = /^(\s*)(<[^>\n]*>|[^\s)]*)/.exec(rest);
     if (!m) return null;
-    const dest = m[2] ?? '';
+    const written = m[2] ?? '';
+    const dest = written.startsWith('<') ? written.slice(1, -1) : written;
     const hash = dest.indexOf('#');
     const anchor = hash >= 0 ? dest.slice(hash) : '';
     const target = dest.startsWith('/') ? `/${opts.to}` : relativePath(dirname(src), opts.to);
@@ -38,9 +40,14 @@ function rewriteOne(
         .join('/') + anchor;
     return `${raw.slice(0, at + 2)}${m[1]}${url}${rest.slice(m[0].length)}`;
   }
-  const keepExt = o.target.toLowerCase().endsWith('.md');
-  let ref = opts.nameIsUnique && !o.target.includes('/') ? stem(opts.to) : opts.to.slice(0, -3);
-  if (keepExt) ref += '.md';
+  const bare = opts.nameIsUnique && !o.target.includes('/');
+  let ref: string;
+  if (!opts.to.toLowerCase().endsWith('.md'))
+    ref = bare ? basename(opts.to) : opts.to; // a file
+  else {
+    ref = bare ? stem(opts.to) : opts.to.slice(0, -3);
+    if (o.target.toLowerCase().endsWith('.md')) ref += '.md';
+  }
   return `${o.kind === 'embed' ? '!' : ''}[[${ref}${o.heading ? `#${o.heading}` : ''}${o.alias ? `|${o.alias}` : ''}]]`;
 }
 

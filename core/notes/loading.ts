@@ -21,6 +21,13 @@ export function loadVault(
 ): Promise<void> {
   const { store, state, logger, clock } = ctx;
   return ctx.mutex.run(async () => {
+    // The vault's other files are listed alongside the notes (a second walk, in parallel).
+    const attachments = ctx.files?.list().catch((err: unknown) => {
+      logger?.warn('could not list the vault files; links to them stay unresolved until the reconcile', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return [];
+    });
     const cache = parseIndexCache(state ? await state.get(CACHE_KEY) : null);
     const files = (await store.list()).filter((f) => {
       try {
@@ -39,6 +46,12 @@ export function loadVault(
     const present = new Set(files.map((f) => f.path));
     for (const p of cache?.entries.keys() ?? []) if (!present.has(p)) index.search.remove(p);
     for (const folder of await store.listFolders()) index.addFolder(folder);
+    // The vault's other files first, so that links to them resolve in the one pass below.
+    if (attachments)
+      index.files(
+        (await attachments).map((f) => f.path),
+        [],
+      );
     const loaded: IndexEntry[] = [];
     for (let i = 0; i < files.length; i += BATCH) {
       const toParse: { info: FileInfo; firstSeen: number }[] = [];
@@ -134,6 +147,17 @@ export function applyExternalChanges(ctx: NoteContext, changes: StoreChange[]): 
             }
           }
           ctx.index.removeFolder(ch.path);
+          const gone: string[] = [];
+          for (const f of ctx.index.graph.filesUnder(ch.path)) if (!(await ctx.files?.stat(f))) gone.push(f);
+          const changed = ctx.index.files([], gone);
+          if (changed.size) ctx.invalidate(changed);
+          continue;
+        }
+        if (!ch.path.toLowerCase().endsWith('.md')) {
+          // Another file of the vault: links to it re-resolve.
+          const there = ch.kind !== 'removed' && ctx.files ? await ctx.files.stat(ch.path) : null;
+          const changed = ctx.index.files(there ? [ch.path] : [], there ? [] : [ch.path]);
+          if (changed.size) ctx.invalidate(changed);
           continue;
         }
         const path = validateNotePath(ch.path);
@@ -169,6 +193,15 @@ export async function reconcile(ctx: NoteContext): Promise<number> {
     if (!e || e.size !== f.size || e.mtimeMs !== f.mtimeMs) changes.push({ path: f.path, kind: 'changed' });
   }
   for (const p of ctx.index.entries.keys()) if (!seen.has(p)) changes.push({ path: p, kind: 'removed' });
+  if (ctx.files) {
+    const present = new Set<string>();
+    for (const f of await ctx.files.list()) {
+      present.add(f.path);
+      if (!ctx.index.graph.hasFile(f.path)) changes.push({ path: f.path, kind: 'changed' });
+    }
+    for (const p of ctx.index.graph.filesUnder(''))
+      if (!present.has(p)) changes.push({ path: p, kind: 'removed' });
+  }
   if (changes.length) await applyExternalChanges(ctx, changes);
   return changes.length;
 }

@@ -1,5 +1,6 @@
+import { isKnownFileType } from '../files/content-types.ts';
 import { dirname } from '../paths.ts';
-import { createLinkGraph, distinctLinks, type LinkRef } from './link-graph.ts';
+import { createLinkGraph, distinctLinks, isFileName, type LinkRef } from './link-graph.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';
 import { createSearchIndex, type SearchIndex, type SerializedSearch } from './search.ts';
 import { noteTitle } from './title.ts';
@@ -29,6 +30,8 @@ export interface NoteLink {
   target: string;
   path: string | null;
   kind: LinkRef['kind'];
+  /** What the link points at: a note, or another file of the vault (an attachment). */
+  type: 'note' | 'file';
   heading?: string;
   alias?: string;
 }
@@ -44,6 +47,15 @@ export interface NoteSummary {
   createdAt: string;
   updatedAt: string;
   checksum: string;
+}
+
+/**
+ * A link's `type`: what it resolved to; unresolved, a file when its target ends in an extension
+ * of the attachment type table (core/files/content-types.ts), else a note.
+ */
+function linkType(l: { target: string; path: string | null }): NoteLink['type'] {
+  if (l.path !== null) return l.path.toLowerCase().endsWith('.md') ? 'note' : 'file';
+  return isFileName(l.target) && isKnownFileType(l.target) ? 'file' : 'note';
 }
 
 /** Builds an index entry from a file's facts and its analysis. */
@@ -71,8 +83,12 @@ export function toEntry(
   };
 }
 
-/** 3: the search index is nested as JSON (2 held it as a string of JSON, escaped twice). */
-const CACHE_VERSION = 3;
+/**
+ * 3: the search index is nested as JSON (2 held it as a string of JSON, escaped twice).
+ * 4: the index parse reads Obsidian's comments and block ids as nothing, and keeps links and images
+ * to files (issue 22): entries cached by 3 would miss those.
+ */
+const CACHE_VERSION = 4;
 
 /**
  * The in-memory index: entries, link graph, search index and folder set. Pure and
@@ -169,6 +185,17 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       generation++;
     },
 
+    /**
+     * Tells the index which of the vault's other files (attachments) were added and removed:
+     * links naming them re-resolve. Returns the notes whose links or backlinks changed.
+     */
+    files(added: readonly string[], removed: readonly string[]): Set<string> {
+      const changed = graph.removeFiles(removed);
+      for (const p of graph.addFiles(added)) changed.add(p);
+      if (changed.size) generation++;
+      return forget(changed) as Set<string>;
+    },
+
     /** Every note path, sorted; the same array until a note is added or removed. */
     sortedPaths(): readonly string[] {
       sorted ??= [...entries.keys()].sort();
@@ -197,7 +224,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
         title: titleOf(e.path),
         tags: e.tags,
         links: graph.linksOf(e.path).map((l) => {
-          const out: NoteLink = { target: l.target, path: l.path, kind: l.kind };
+          const out: NoteLink = { target: l.target, path: l.path, kind: l.kind, type: linkType(l) };
           if (l.heading !== undefined) out.heading = l.heading;
           if (l.alias !== undefined) out.alias = l.alias;
           return out;

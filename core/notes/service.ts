@@ -3,6 +3,7 @@ import { validateNotePath } from '../paths.ts';
 import type { StoreChange } from '../ports.ts';
 import { createNoteContext, decode, type Note, type NoteEvent, type NoteServiceDeps } from './context.ts';
 import { applyExternalChanges, loadVault, reconcile, saveCache } from './loading.ts';
+import { withoutHidden } from './markdown/parts.ts';
 import type { NoteSummary } from './note-index.ts';
 import { makeSnippet, type SearchHit } from './search.ts';
 import { countTags, type TagCount } from './tags.ts';
@@ -136,7 +137,8 @@ export function createNoteService(deps: NoteServiceDeps) {
         const entry = index.entries.get(h.path);
         if (!entry) continue;
         const bytes = await store.read(h.path);
-        const body = bytes ? decode(bytes).slice(entry.bodyStart) : '';
+        // Comments and block ids are not words of the note: never in a snippet either.
+        const body = bytes ? withoutHidden(decode(bytes), entry.bodyStart) : '';
         out.push({
           path: h.path,
           title: index.titleOf(h.path),

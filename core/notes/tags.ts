@@ -20,3 +20,14 @@ export function countTags(notes: Iterable<{ tags: readonly string[] }>): TagCoun
   }
   return [...byKey.values()].sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag));
 }
+
+/**
+ * True when a note's tag `tag` is matched by a filter on `want` (case-insensitive, without `#`).
+ * Tags nest as in Obsidian: `project` also matches `project/alpha` and `project/alpha/x`, while
+ * `project/alpha` matches only itself and what is below it.
+ */
+export function tagMatches(tag: string, want: string): boolean {
+  const t = tag.toLowerCase();
+  const w = want.toLowerCase().replace(/^#/, '').replace(/\/+$/, '');
+  return w !== '' && (t === w || t.startsWith(`${w}/`));
+}

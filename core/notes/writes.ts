@@ -2,6 +2,7 @@
 import { stringify as stringifyYaml } from 'yaml';
 import { sha256Hex } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
+import { validateFilePath } from '../files/paths.ts';
 import { basename, validateNotePath } from '../paths.ts';
 import { decode, type Note, type NoteContext } from './context.ts';
 import { checkIfMatch } from './if-match.ts';
@@ -49,7 +50,96 @@ export function createWrites(ctx: NoteContext) {
     return note;
   };
 
+  /**
+   * The new texts of the notes whose links point at `from` (a note or a file), rewritten to point
+   * at `to`, planned against the link graph as it is before the move. Holds no lock: call it
+   * holding the mutex.
+   */
+  const planRewrites = async (
+    from: string,
+    to: string,
+    nameIsUnique: boolean,
+  ): Promise<{ path: string; text: string }[]> => {
+    const graph = ctx.index.graph;
+    const plans: { path: string; text: string }[] = [];
+    const sources = graph.backlinksOf(from).filter((p) => p !== from);
+    for (const src of sources) {
+      const bytes = await store.read(src);
+      if (!bytes) continue;
+      const text = decode(bytes);
+      const links = (await ctx.analyzeOne(text)).links;
+      await yieldToEventLoop();
+      // Resolution depends only on the link's target and kind: resolve each distinct one once.
+      const verdicts = new Map<string, boolean>();
+      const points = (l: { target: string; kind: string }) => {
+        const key = `${l.kind}\u0000${l.target}`;
+        let v = verdicts.get(key);
+        if (v === undefined) {
+          v = graph.resolve(src, l as Parameters<typeof graph.resolve>[1]) === from;
+          verdicts.set(key, v);
+        }
+        return v;
+      };
+      const next = await rewriteLinksYielding(text, src, links, points, {
+        to,
+        nameIsUnique,
+        pause: yieldToEventLoop,
+      });
+      if (next !== text) plans.push({ path: src, text: next });
+    }
+    return plans;
+  };
+
   return {
+    /**
+     * Tells the index which of the vault's other files (attachments) were added and removed, so
+     * that links and embeds to them resolve (or stop resolving). Waits for writes in flight.
+     */
+    filesChanged(added: readonly string[], removed: readonly string[]): Promise<void> {
+      // While the vault is being indexed, never wait for it: the load lists the files itself, and
+      // the reconcile after it catches a file changed after that listing.
+      if (ctx.status.state !== 'ready') return Promise.resolve();
+      return mutex.run(async () => {
+        const changed = ctx.index.files(added, removed);
+        if (changed.size) ctx.invalidate(changed);
+      });
+    },
+
+    /**
+     * Moves a file of the vault (not a note) with `move`, then tells the index. With
+     * `updateLinks`, the embeds and links to it in notes are rewritten to the new place, like a
+     * note move's. Returns what `move` returned and the paths of the notes rewritten.
+     */
+    moveFile<T>(
+      from: string,
+      to: string,
+      move: () => Promise<T>,
+      opts: { updateLinks?: boolean } = {},
+    ): Promise<{ result: T; rewritten: string[] }> {
+      from = validateFilePath(from);
+      to = validateFilePath(to);
+      // Rewriting needs the index (503 while indexing, like a note move); a plain move never waits.
+      if (opts.updateLinks) ctx.requireReady();
+      else if (ctx.status.state !== 'ready') return move().then((result) => ({ result, rewritten: [] }));
+      return mutex.run(async () => {
+        const ready = ctx.status.state === 'ready';
+        const graph = ctx.index.graph;
+        const nameIsUnique =
+          graph.fileNameCount(to) === (basename(to).toLowerCase() === basename(from).toLowerCase() ? 1 : 0);
+        const plans =
+          ready && opts.updateLinks && from !== to ? await planRewrites(from, to, nameIsUnique) : [];
+        const result = await move();
+        if (!ready || from === to) return { result, rewritten: [] };
+        ctx.invalidate(ctx.index.files([to], [from]));
+        for (const p of plans) {
+          await yieldToEventLoop();
+          await writeAndIndex(p.path, p.text);
+        }
+        for (const p of plans) ctx.emit({ type: 'updated', path: p.path, external: false });
+        return { result, rewritten: plans.map((p) => p.path) };
+      });
+    },
+
     /** Creates a note; 409 when the path is taken. */
     create(pathInput: unknown, content: string, frontmatter?: Record<string, unknown>): Promise<Note> {
       ctx.requireReady();
@@ -145,36 +235,8 @@ export function createWrites(ctx: NoteContext) {
           throw new DomainError('NOTE_ALREADY_EXISTS', `A note already exists at "${to}".`);
         }
         const graph = ctx.index.graph;
-        // Plan the rewrites against the graph as it is before the move.
-        const plans: { path: string; text: string }[] = [];
-        if (opts.updateLinks) {
-          const sources = graph.backlinksOf(from).filter((p) => p !== from);
-          const nameIsUnique = graph.stemCount(to) === (basename(to) === basename(from) ? 1 : 0);
-          for (const src of sources) {
-            const bytes = await store.read(src);
-            if (!bytes) continue;
-            const text = decode(bytes);
-            const links = (await ctx.analyzeOne(text)).links;
-            await yieldToEventLoop();
-            // Resolution depends only on the link's target and kind: resolve each distinct one once.
-            const verdicts = new Map<string, boolean>();
-            const points = (l: { target: string; kind: string }) => {
-              const key = `${l.kind}\u0000${l.target}`;
-              let v = verdicts.get(key);
-              if (v === undefined) {
-                v = graph.resolve(src, l as Parameters<typeof graph.resolve>[1]) === from;
-                verdicts.set(key, v);
-              }
-              return v;
-            };
-            const next = await rewriteLinksYielding(text, src, links, points, {
-              to,
-              nameIsUnique,
-              pause: yieldToEventLoop,
-            });
-            if (next !== text) plans.push({ path: src, text: next });
-          }
-        }
+        const nameIsUnique = graph.stemCount(to) === (basename(to) === basename(from) ? 1 : 0);
+        const plans = opts.updateLinks ? await planRewrites(from, to, nameIsUnique) : [];
         const info = await store.move(from, to);
         const old = ctx.index.entries.get(from);
         ctx.dropEntry(from);

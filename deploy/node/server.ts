@@ -58,12 +58,13 @@ export async function startServer(
   const state = fsStateStore({ dir: config.dataDir });
   const store = fsNoteStore({ dir: config.vaultDir, fsync: config.fsync });
   const pool = analyzePool({ fallback: async (texts) => texts.map((t) => analyzeNote(t)) });
-  const notes = createNoteService({ store, state, clock, logger, analyze: pool.analyze });
+  const fileStore = fsFileStore({ dir: config.vaultDir });
+  const notes = createNoteService({ store, state, clock, logger, analyze: pool.analyze, files: fileStore });
   let relayStatus: () => unknown = () => ({ state: 'disabled' });
   const { app, auth, setupConfig, channels, plugins, feed } = await composeApp({
     config,
     notes,
-    fileStore: fsFileStore({ dir: config.vaultDir }),
+    fileStore,
     state,
     clock,
     logger,

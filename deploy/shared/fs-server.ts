@@ -34,14 +34,15 @@ export async function composeFsServer(env: Env, parts: RuntimeParts) {
   // The state store first: it creates DATA_DIR 0700, before the vault inside it is made.
   const state = fsStateStore({ dir: config.dataDir });
   const store = fsNoteStore({ dir: config.vaultDir, fsync: config.fsync });
-  const core = createCore({ store, state, clock, logger });
+  const fileStore = fsFileStore({ dir: config.vaultDir });
+  const core = createCore({ store, state, clock, logger, files: fileStore });
   const clientDir = fileURLToPath(new URL('../../client-link/dist', import.meta.url));
   const { app, setupConfig, channels, plugins, feed } = await composeApp({
     resolveHost: nodeResolveHost,
     ...parts,
     config,
     notes: core.notes,
-    fileStore: fsFileStore({ dir: config.vaultDir }),
+    fileStore,
     state,
     clock,
     logger,

@@ -96,6 +96,32 @@ describe('the workspace renders an Obsidian vault (Chromium)', () => {
     await mkdir(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'obsidian-vault.png'), fullPage: true });
 
+    // Paths written out, resolved by the server (links[].path): a relative markdown image, a markdown
+    // link to a file from the vault root, a wiki-embed by full path, a block reference.
+    await page.evaluate(() => {
+      location.hash = '#note=Projects%2FSub%2FDeep.md';
+    });
+    const deep = page.locator(
+      'article[data-path="Projects/Sub/Deep.md"] [data-testid="note-body"][data-rendered="true"]',
+    );
+    await deep.waitFor();
+    const relSvg = deep.locator('img[data-embed="Attachments/diagram.svg"]');
+    await expect.poll(() => relSvg.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBe(120);
+    expect(await deep.locator('a.file-link', { hasText: 'the report' }).getAttribute('data-file')).toBe(
+      'Attachments/report.pdf',
+    );
+    const deepChart = deep.locator('img[data-embed="Attachments/chart.png"]');
+    await expect.poll(() => deepChart.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(120);
+    const blockRef = deep.locator('a[data-anchor="^monday-block"]');
+    expect(await blockRef.getAttribute('href')).toBe(`#note=${encodeURIComponent('Daily/2024-01-15.md')}`);
+    expect(await deep.textContent()).not.toContain('secret');
+    expect(await deep.textContent()).not.toContain('^deep-1');
+    await page.screenshot({ path: join(ARTIFACTS, 'obsidian-deep.png'), fullPage: true });
+    await page.evaluate(() => {
+      location.hash = '#note=Home.md';
+    });
+    await body.waitFor();
+
     // Tick the first task: the source line flips through PUT with If-Match.
     const onDisk = join(vault.dir, 'Home.md');
     expect(await readFile(onDisk, 'utf8')).toContain('- [ ] Write the first draft');

@@ -7,7 +7,7 @@ import {
   toggleTask,
   wikiParts,
 } from '../../client-link/src/ui/obsidian-source.ts';
-import { resolveTarget } from '../../client-link/src/ui/vault-paths.ts';
+import { locate } from '../../client-link/src/ui/vault-paths.ts';
 
 describe('rewriteObsidian', () => {
   const notes: Record<string, string> = { Plan: 'Projects/Plan.md', 'Projects/Plan': 'Projects/Plan.md' };
@@ -57,19 +57,22 @@ describe('tasks, sections and blocks', () => {
   });
 });
 
-describe('resolveTarget (Obsidian rules)', () => {
-  const vault = {
-    notes: ['Home.md', 'a/Plan.md', 'b/c/Plan.md'],
-    files: ['img/x.png', 'deep/more/x.png', 'a/y.png', 'b/y.png'],
+describe('locate (the server resolves, the workspace looks up)', () => {
+  const link = (target: string, path: string | null, type: 'note' | 'file') =>
+    ({ target, path, type, kind: 'embed' }) as const;
+  const note = {
+    links: [
+      link('x.png', 'img/x.png', 'file'),
+      link('Plan', 'a/Plan.md', 'note'),
+      link('gone.pdf', null, 'file'),
+    ],
   };
-  it('exact path, then relative, then by name with the shortest path', () => {
-    expect(resolveTarget(vault, 'img/x.png', 'Home.md')).toEqual({ path: 'img/x.png', kind: 'file' });
-    expect(resolveTarget(vault, 'y.png', 'b/c/Plan.md')).toEqual({ path: 'a/y.png', kind: 'file' });
-    expect(resolveTarget(vault, 'y.png', 'b/note.md')).toEqual({ path: 'b/y.png', kind: 'file' });
-    expect(resolveTarget(vault, 'X.PNG', 'Home.md')).toEqual({ path: 'img/x.png', kind: 'file' });
-    expect(resolveTarget(vault, 'more/x.png', 'Home.md')).toEqual({ path: 'deep/more/x.png', kind: 'file' });
-    expect(resolveTarget(vault, 'Plan', 'Home.md')).toEqual({ path: 'a/Plan.md', kind: 'note' });
-    expect(resolveTarget(vault, 'c/Plan', 'Home.md')).toEqual({ path: 'b/c/Plan.md', kind: 'note' });
-    expect(resolveTarget(vault, 'nope.png', 'Home.md')).toBeNull();
+  it("takes the path and type of the note's own links, the exact target first, then case-insensitively", () => {
+    expect(locate(note, 'x.png')).toEqual({ path: 'img/x.png', kind: 'file' });
+    expect(locate(note, ' X.PNG ')).toEqual({ path: 'img/x.png', kind: 'file' });
+    expect(locate(note, 'Plan')).toEqual({ path: 'a/Plan.md', kind: 'note' });
+    expect(locate(note, 'gone.pdf')).toBeNull();
+    expect(locate(note, 'nope.png')).toBeNull();
+    expect(locate(note, '')).toBeNull();
   });
 });

@@ -66,7 +66,7 @@ describe('moving a note linked 200,000 times from one note', () => {
     expect(hub.data.content.match(/\[\[moved(\|t)?\]\]/g)).toHaveLength(LINKS);
     expect(hub.data.content).not.toContain('[[target');
     expect(hub.data.links).toEqual([
-      { target: 'moved', path: 'archive/moved.md', kind: 'wikilink', alias: 't' },
+      { target: 'moved', path: 'archive/moved.md', kind: 'wikilink', type: 'note', alias: 't' },
     ]);
   }, 120_000);
 });

@@ -19,7 +19,7 @@ describe('notes API', () => {
     expect(n.path).toBe('projects/2024/plan.md');
     expect(n.title).toBe('Plan');
     expect(n.tags).toEqual(['work', 'q3', 'budget']);
-    expect(n.links).toEqual([{ target: 'ada', path: 'people/ada.md', kind: 'wikilink' }]);
+    expect(n.links).toEqual([{ target: 'ada', path: 'people/ada.md', kind: 'wikilink', type: 'note' }]);
     expect(n.backlinks).toEqual([]);
     expect(n.wordCount).toBe(5);
     expect(n.createdAt).toBe('2024-01-02T00:00:00.000Z');
@@ -129,7 +129,7 @@ describe('notes API', () => {
     expect(del.json.data).toEqual({ deleted: 'b.md' });
     expect((await call('GET', '/api/v1/notes/b.md')).status).toBe(404);
     const a = (await call('GET', '/api/v1/notes/a.md')).json.data;
-    expect(a.links).toEqual([{ target: 'b', path: null, kind: 'wikilink' }]);
+    expect(a.links).toEqual([{ target: 'b', path: null, kind: 'wikilink', type: 'note' }]);
     expect((await call('DELETE', '/api/v1/notes/b.md')).json.error.code).toBe('NOTE_NOT_FOUND');
   });
 
@@ -147,7 +147,7 @@ describe('notes API', () => {
     expect((await call('GET', `/api/v1/notes/${enc('deep/target.md')}`)).json.data.backlinks).toEqual([]);
     await call('POST', '/api/v1/notes', { path: 'other.md', content: '# O' });
     src = (await call('GET', '/api/v1/notes/src.md')).json.data;
-    expect(src.links).toEqual([{ target: 'Other', path: 'other.md', kind: 'wikilink' }]);
+    expect(src.links).toEqual([{ target: 'Other', path: 'other.md', kind: 'wikilink', type: 'note' }]);
     const moved = await call('POST', '/api/v1/notes/other.md/move', { path: 'archive/other-2.md' });
     expect(moved.status).toBe(200);
     src = (await call('GET', '/api/v1/notes/src.md')).json.data;

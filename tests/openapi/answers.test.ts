@@ -140,8 +140,14 @@ describe('real answers against the document', () => {
     const movedFile = await api.files.move('pics/a.png', 'pics/b.png', file.etag);
     expect(movedFile.path).toBe('pics/b.png');
     expect((await api.files.attachmentPath('b.png', 'plan.md')).path).toBe('b.png');
-    expect(await api.files.remove('pics/b.png')).toEqual({ path: 'pics/b.png', deleted: true });
-    expect((await failure(() => api.files.get('pics/b.png'))).code).toBe('FILE_NOT_FOUND');
+    await api.notes.create({ path: 'embeds.md', content: 'An image: ![[pics/b.png]]\n' });
+    expect((await api.notes.get('embeds.md')).links[0]).toMatchObject({ path: 'pics/b.png', type: 'file' });
+    const relinked = await api.files.move('pics/b.png', 'pics/c.png', undefined, { updateLinks: true });
+    expect(relinked).toMatchObject({ path: 'pics/c.png', rewritten: ['embeds.md'] });
+    expect((await api.notes.get('embeds.md')).content).toBe('An image: ![[pics/c.png]]\n');
+    expect(await api.files.remove('pics/c.png')).toEqual({ path: 'pics/c.png', deleted: true });
+    expect((await api.notes.get('embeds.md')).links[0]).toMatchObject({ path: null, type: 'file' });
+    expect((await failure(() => api.files.get('pics/c.png'))).code).toBe('FILE_NOT_FOUND');
     expect((await failure(() => api.notes.get('projects/r.md'))).code).toBe('NOTE_NOT_FOUND');
 
     // The agent (the local provider).

@@ -33,7 +33,7 @@ describe('the library surface', () => {
     `;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
     expect(JSON.parse(stdout)).toEqual({
-      links: [{ target: 'world', path: null, kind: 'wikilink' }],
+      links: [{ target: 'world', path: null, kind: 'wikilink', type: 'note' }],
       listed: ['hello.md'],
       missing: 'NOTE_NOT_FOUND',
     });

@@ -224,7 +224,7 @@ describe('fsNoteStore: watcher', () => {
     await waitFor('folder removal reported', () => seen('folder', 'folder-removed', mark));
   });
 
-  it('ignores dot-folders, dot-files, non-.md files and its own temporary files', async () => {
+  it('ignores dot-folders, dot-files and its own temporary files; reports other files (attachments)', async () => {
     const mark = changes.length;
     await mkdir(join(vault, '.obsidian'));
     await mkdir(join(vault, '.git'));
@@ -246,6 +246,7 @@ describe('fsNoteStore: watcher', () => {
     await waitFor('second sentinel reported', () => changes.filter((c) => c.path === 'after.md').length >= 2);
     const reported = changes.slice(mark).map((c) => c.path);
     expect(reported.filter((p) => p.split('/').some((s) => s.startsWith('.')))).toEqual([]);
-    expect(reported).not.toContain('image.png');
+    // Attachments are reported too: links and embeds to them re-resolve (issue 22).
+    expect(reported).toContain('image.png');
   });
 });

@@ -12,6 +12,12 @@ export const FileMeta = v.object({
   etag: v.string(),
 });
 
+/** A moved attachment; with `updateLinks`, also the notes whose embeds and links were rewritten. */
+export const MovedFile = v.object({
+  ...FileMeta.entries,
+  rewritten: v.optional(v.array(v.string())),
+});
+
 /** Where a new attachment goes. */
 export const AttachmentPath = v.object({ folder: v.string(), path: v.string() });
 
@@ -99,10 +105,11 @@ export const files: Operation[] = [
     method: 'post',
     path: '/api/v1/files/{path}/move',
     tag: 'Files',
-    summary: 'Rename or move an attachment (409 when the target exists)',
+    summary:
+      'Rename or move an attachment (409 when the target exists); with updateLinks, rewrite the embeds and links to it in every note',
     headers: ifMatch,
     body: MoveFileBody,
-    data: FileMeta,
+    data: MovedFile,
     errors: [404, 409, 412],
   },
 ];

@@ -12,6 +12,13 @@ export const NoteLink = v.object({
   target: v.string(),
   path: v.nullable(v.string()),
   kind: v.picklist(['wikilink', 'embed', 'markdown']),
+  /**
+   * What the link points at: `note`, or `file` for another file of the vault (an image, a PDF:
+   * fetch it from `/api/v1/files/{path}`). Unresolved, `file` when the target ends in a known
+   * attachment extension.
+   */
+  type: v.picklist(['note', 'file']),
+  /** The heading after `#`; a block reference keeps its caret (`[[Note#^id]]`: `^id`). */
   heading: v.optional(v.string()),
   alias: v.optional(v.string()),
 });

@@ -38,8 +38,16 @@ function declaredLength(c: Context): number | undefined {
 }
 
 /** `/api/v1/files` routes: the vault's attachments (every file that is not a note). */
-export function filesRoutes(files: FileService) {
+export function filesRoutes(files: FileService, notes?: NoteService) {
   const app = new Hono<AppEnv>();
+  /** Tells the note index (links and embeds to files) what changed; never fails the request. */
+  const tell = async (added: string[], removed: string[]) => {
+    try {
+      await notes?.filesChanged(added, removed);
+    } catch {
+      // The index catches up on its next reconcile.
+    }
+  };
 
   app.get('/attachment-path', async (c) =>
     ok(c, await files.attachmentPath(c.req.query('note'), c.req.query('name'))),
@@ -47,8 +55,17 @@ export function filesRoutes(files: FileService) {
 
   app.post('/:path{.+}/move', async (c) => {
     const body = await readJson(c, MoveFileBody);
-    const file = await files.move(c.req.param('path'), body.path, c.req.header('if-match'));
-    return ok(c, file, 200, { etag: file.etag });
+    const from = c.req.param('path');
+    const move = () => files.move(from, body.path, c.req.header('if-match'));
+    if (!notes) {
+      const file = await move();
+      return ok(c, file, 200, { etag: file.etag });
+    }
+    const { result: file, rewritten } = await notes.moveFile(from, body.path, move, {
+      updateLinks: body.updateLinks ?? false,
+    });
+    const data = body.updateLinks ? { ...file, rewritten } : file;
+    return ok(c, data, 200, { etag: file.etag });
   });
 
   app.get('/:path{.+}', async (c) => {
@@ -97,6 +114,7 @@ export function filesRoutes(files: FileService) {
         ifNoneMatch: c.req.header('if-none-match'),
         contentLength: declaredLength(c),
       });
+      if (created) await tell([file.path], []);
       return ok(c, file, created ? 201 : 200, { etag: file.etag });
     } catch (err) {
       if (!isDomainError(err)) throw err;
@@ -106,9 +124,11 @@ export function filesRoutes(files: FileService) {
     }
   });
 
-  app.delete('/:path{.+}', async (c) =>
-    ok(c, await files.remove(c.req.param('path'), c.req.header('if-match'))),
-  );
+  app.delete('/:path{.+}', async (c) => {
+    const done = await files.remove(c.req.param('path'), c.req.header('if-match'));
+    await tell([], [done.path]);
+    return ok(c, done);
+  });
 
   return app;
 }

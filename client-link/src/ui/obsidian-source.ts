@@ -70,7 +70,8 @@ function rewriteText(text: string, resolveNote: ResolveNote): string {
       const title = p.subpath ? ` "${p.subpath.replace(/["\\]/g, '')}"` : '';
       if (!p.target) return `[${shown}](#anchor${title})`;
       const path = resolveNote(p.target);
-      if (path) return `[${shown}](#note=${dest(path)}${title})`;
+      // A note; anything else (a file, unresolved) is looked up again by the DOM pass.
+      if (path?.toLowerCase().endsWith('.md')) return `[${shown}](#note=${dest(path)}${title})`;
       return `[${shown}](#file=${dest(p.target)}${title})`;
     })
     .replace(LOCAL_IMAGE, (all, alt: string, src: string) => {

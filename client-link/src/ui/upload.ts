@@ -3,7 +3,7 @@
  * attachment folder (`.obsidian/app.json` attachmentFolderPath, as Obsidian would place it) and
  * `![[name]]` is inserted at the cursor, like Obsidian does.
  */
-import { vaultOf } from './obsidian-render.ts';
+import { vaultPaths } from './vault-paths.ts';
 import { describe, type Workspace } from './workspace.ts';
 
 const EXT: Record<string, string> = {
@@ -36,7 +36,7 @@ export async function uploadInto(
       ws.say(`Uploading ${name}…`);
       const { path } = await ws.api.files.attachmentPath(name, notePath);
       const saved = await ws.api.files.upload(path, file);
-      const vault = await vaultOf(ws, true).catch(() => null);
+      const vault = await ws.api.tree().then(vaultPaths, () => null);
       const base = saved.path.slice(saved.path.lastIndexOf('/') + 1);
       const unique = vault
         ? vault.files.filter((f) => f.endsWith(`/${base}`) || f === base).length <= 1

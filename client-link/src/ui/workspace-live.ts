@@ -32,11 +32,19 @@ export function renderTagPane(
   );
 }
 
-/** The notes carrying `tag` (case-insensitive), or all of them. */
+/**
+ * The notes carrying `tag` (case-insensitive), or all of them. Tags nest as in Obsidian (and the
+ * server's `tagMatches`): `project` also shows the notes tagged `project/alpha`.
+ */
 export function filterByTag(notes: readonly NoteSummary[], tag: string | null): NoteSummary[] {
   if (tag === null) return [...notes];
   const want = tag.toLowerCase();
-  return notes.filter((n) => n.tags.some((t) => t.toLowerCase() === want));
+  return notes.filter((n) =>
+    n.tags.some((t) => {
+      const l = t.toLowerCase();
+      return l === want || l.startsWith(`${want}/`);
+    }),
+  );
 }
 
 /** What the change feed means for the note open in the main panel. */

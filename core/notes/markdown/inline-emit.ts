@@ -14,7 +14,7 @@ export interface Piece {
   k: number;
   s: string;
   d?: Delim;
-  /** OPEN: '[' or '!['; a link when `url` is set, an image when `image`, else literal. */
+  /** OPEN: '[' or '!['; a link (or an image when `image`) when `end` is set, else literal. */
   image?: boolean;
   url?: string | null;
   start?: number;
@@ -66,8 +66,11 @@ export function emit(pieces: Piece[], sink: InlineSink, offset: (at: number) => 
         if (p.end === undefined) buf += p.s;
         else {
           flush();
-          if (p.image) inImage++;
-          else {
+          if (p.image) {
+            // An image to a vault file is a link too (nothing inside its description is).
+            if (!inImage && p.url) sink.link(p.url, offset(p.start!), offset(p.end));
+            inImage++;
+          } else {
             if (!inImage && p.url) sink.link(p.url, offset(p.start!), offset(p.end));
             inLink++;
           }

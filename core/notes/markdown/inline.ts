@@ -179,7 +179,7 @@ export function readInline(block: InlineBlock, defs: Definitions, sink: InlineSi
     processEmphasis(delims, top.delims);
     brackets.pop();
     top.piece.image = top.image;
-    top.piece.url = top.image ? null : url;
+    top.piece.url = url;
     top.piece.end = end;
     pieces.push({ k: CLOSE, s: '', image: top.image });
     if (!top.image) linkFloor = brackets.length;

@@ -1,5 +1,7 @@
 /** Pieces of note analysis shared by the markdown parser path and the plain-text path. */
+
 import { parseDocument } from 'yaml';
+import { backtickFinder } from './code-span.ts';
 import type { LinkOccurrence } from './remark.ts';
 
 export const FRONTMATTER = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
@@ -34,7 +36,9 @@ export function parseWikiInner(inner: string, embed: boolean, start: number, end
   const occ: LinkOccurrence = { target: ref.trim(), kind: embed ? 'embed' : 'wikilink', start, end };
   if (heading) occ.heading = heading;
   if (alias) occ.alias = alias;
-  return { occ, raw: '', display: alias || inner.replace(/\|.*$/, '').trim() };
+  // `[[#Heading]]` (a heading of the same note) reads as its heading, never as a `#tag`.
+  const shown = occ.target ? inner.replace(/\|.*$/, '').trim() : (heading ?? '');
+  return { occ, raw: '', display: alias || shown };
 }
 
 export function normalizeTag(raw: string): string | null {
@@ -108,7 +112,7 @@ export function parseFrontmatter(yamlText: string, warnings: string[]): Record<s
   }
 }
 
-/** A markdown link to a note, or null for external URLs, anchors and attachments. */
+/** A markdown link or image to a note or a vault file, or null for external URLs and anchors. */
 export function markdownLink(url: string, start: number, end: number): LinkOccurrence | null {
   if (!url || EXTERNAL.test(url) || url.startsWith('#')) return null;
   let target = url;
@@ -123,8 +127,6 @@ export function markdownLink(url: string, start: number, end: number): LinkOccur
   } catch {
     // keep as written when it is not valid percent-encoding
   }
-  const last = target.slice(target.lastIndexOf('/') + 1);
-  if (last.includes('.') && !last.toLowerCase().endsWith('.md')) return null; // an attachment
   const occ: LinkOccurrence = { target, kind: 'markdown', start, end };
   if (heading) occ.heading = heading;
   return occ;
@@ -154,4 +156,145 @@ export function validDate(v: unknown): string | null {
   if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(v)) return null;
   const d = new Date(v);
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** A fence opening or closing line (`>` prefixes included): the text inside is code, not comments. */
+const HIDE_FENCE = /(?:[ \t]|>)*(`{3,}|~{3,})/y;
+
+const isIdChar = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45;
+
+/**
+ * Obsidian's hidden spans: `%% comments %%` (inline or over several lines; an unclosed `%%` hides
+ * the rest of the note, as in Obsidian) and `^block-id` anchors at the end of a line (after a space,
+ * or alone on it). A `%%` or `^id` inside a fenced code block or a code span is code. Returns flat
+ * [start, end) pairs of offsets in `raw`, from `from` on. Linear in the note's length: each
+ * character is read once, and one index of backtick runs serves every code span.
+ */
+export function hiddenSpans(raw: string, from: number): number[] {
+  const out: number[] = [];
+  if (raw.indexOf('%%', from) < 0 && raw.indexOf('^', from) < 0) return out;
+  let fence: string | null = null;
+  let findTicks: ((len: number, from: number) => number) | null = null;
+  let p = from;
+  /** True when `p` is mid-line, just after a comment (no fence can start there). */
+  let mid = false;
+  let nl = -1;
+  let pct = raw.indexOf('%%', from);
+  while (p < raw.length) {
+    // The line's end, found once per line (several comments may share one line).
+    if (nl < p) {
+      nl = raw.indexOf('\n', p);
+      if (nl < 0) nl = raw.length;
+    }
+    const lineEnd = nl > p && raw.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+    if (!mid) {
+      HIDE_FENCE.lastIndex = p;
+      const run = HIDE_FENCE.exec(raw)?.[1];
+      if (fence !== null) {
+        if (run && run[0] === fence[0] && run.length >= fence.length) fence = null;
+        p = nl + 1;
+        continue;
+      }
+      if (run) {
+        fence = run;
+        p = nl + 1;
+        continue;
+      }
+    }
+    const segStart = p;
+    mid = false;
+    let free = p;
+    let comment = -1;
+    // Lines without `%%` are not read character by character (the next `%%` is found once).
+    if (pct >= 0 && pct < p) pct = raw.indexOf('%%', p);
+    for (let j = pct >= 0 && pct < lineEnd ? p : lineEnd; j < lineEnd; ) {
+      const c = raw.charCodeAt(j);
+      if (c === 96) {
+        let k = j;
+        while (raw.charCodeAt(k) === 96) k++;
+        findTicks ??= backtickFinder(raw);
+        const close = findTicks(k - j, k);
+        j = close < 0 || close >= lineEnd ? k : close + (k - j);
+        if (close >= 0 && close < lineEnd) free = j;
+      } else if (c === 37 && raw.charCodeAt(j + 1) === 37) {
+        comment = j;
+        break;
+      } else j++;
+    }
+    if (comment >= 0) {
+      const close = raw.indexOf('%%', comment + 2);
+      const end = close < 0 ? raw.length : close + 2;
+      out.push(comment, end);
+      p = end;
+      mid = true;
+      continue;
+    }
+    // `^id` at the end of the line: read backwards over blanks, the id, the caret.
+    let e = lineEnd;
+    while (e > free && (raw.charCodeAt(e - 1) === 32 || raw.charCodeAt(e - 1) === 9)) e--;
+    let b = e;
+    while (b > free && isIdChar(raw.charCodeAt(b - 1))) b--;
+    const caret = b - 1;
+    if (b < e && caret >= free && raw.charCodeAt(caret) === 94) {
+      const before = raw.charCodeAt(caret - 1);
+      if (caret === segStart || before === 32 || before === 9) out.push(caret, e);
+    }
+    p = nl + 1;
+  }
+  return out;
+}
+
+/** `raw` from `from` on without Obsidian's hidden spans (comments, block ids): what a reader sees. */
+export function withoutHidden(raw: string, from: number): string {
+  const hidden = hiddenSpans(raw, from);
+  if (!hidden.length) return raw.slice(from);
+  const parts: string[] = [];
+  let at = from;
+  for (let i = 0; i < hidden.length; i += 2) {
+    parts.push(raw.slice(at, hidden[i]));
+    at = hidden[i + 1]!;
+  }
+  parts.push(raw.slice(at));
+  return parts.join('');
+}
+
+/** A span taken out of the body before the markdown is read: a wiki-link, or a hidden span (no wiki). */
+export interface Lifted {
+  start: number;
+  end: number;
+  wiki: Wiki | undefined;
+}
+
+/**
+ * The spans both readers replace by placeholders before reading the markdown, in order: Obsidian's
+ * hidden spans (`hiddenSpans`, which win over a wiki-link they overlap) and the wiki-links between
+ * them, each parsed by `parse` (with `raw` set).
+ */
+export function liftSpans(
+  raw: string,
+  from: number,
+  parse: (inner: string, embed: boolean, start: number, end: number) => Wiki,
+): Lifted[] {
+  const hidden = hiddenSpans(raw, from);
+  const out: Lifted[] = [];
+  const wikisIn = (a: number, b: number): void => {
+    if (b <= a) return;
+    const seg = a === 0 && b === raw.length ? raw : raw.slice(a, b);
+    if (seg.indexOf('[[') < 0) return;
+    for (const m of seg.matchAll(WIKILINK)) {
+      const start = a + (m.index ?? 0);
+      const w = parse(m[2] ?? '', m[1] === '!', start, start + m[0].length);
+      w.raw = m[0];
+      out.push({ start, end: start + m[0].length, wiki: w });
+    }
+  };
+  let at = from;
+  for (let i = 0; i < hidden.length; i += 2) {
+    wikisIn(at, hidden[i]!);
+    out.push({ start: hidden[i]!, end: hidden[i + 1]!, wiki: undefined });
+    at = hidden[i + 1]!;
+  }
+  wikisIn(at, raw.length);
+  return out;
 }

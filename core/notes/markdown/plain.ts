@@ -1,6 +1,7 @@
 import {
   FRONTMATTER,
   frontmatterTags,
+  hiddenSpans,
   INLINE_TAG,
   markdownLink,
   normalizeTag,
@@ -64,21 +65,34 @@ export function analyzePlain(raw: string, warnings: string[]): MarkdownAnalysis 
     const yaml = block.slice(block.indexOf('\n') + 1, Math.max(block.lastIndexOf('\n'), 0));
     frontmatter = parseFrontmatter(yaml, warnings);
   }
-  const masked = maskCode(raw.slice(bodyStart));
+  // Obsidian's comments and block ids read as nothing: blanked (same length) before the rest.
+  let body = raw;
+  const hidden = hiddenSpans(raw, bodyStart);
+  if (hidden.length) {
+    const parts: string[] = [];
+    let at = 0;
+    for (let i = 0; i < hidden.length; i += 2) {
+      parts.push(raw.slice(at, hidden[i]), raw.slice(hidden[i], hidden[i + 1]).replace(/[^\n]/g, ' '));
+      at = hidden[i + 1]!;
+    }
+    parts.push(raw.slice(at));
+    body = parts.join('');
+  }
+  const masked = maskCode(body.slice(bodyStart));
   const links: LinkOccurrence[] = [];
   for (const m of masked.matchAll(WIKILINK)) {
     const start = bodyStart + (m.index ?? 0);
     links.push(parseWikiInner(m[2] ?? '', m[1] === '!', start, start + m[0].length).occ);
   }
   for (const m of masked.matchAll(MD_LINK)) {
-    if (m[1] === '!') continue; // an image
     const start = bodyStart + (m.index ?? 0);
     const occ = markdownLink(m[2] ?? '', start, start + m[0].length);
     if (occ) links.push(occ);
   }
   links.sort((a, b) => a.start - b.start);
   const tags = frontmatterTags(frontmatter, warnings);
-  for (const m of masked.matchAll(INLINE_TAG)) {
+  // Not inside a wiki-link (`[[#Heading]]` is no tag).
+  for (const m of masked.replace(WIKILINK, (w) => ' '.repeat(w.length)).matchAll(INLINE_TAG)) {
     const t = normalizeTag(m[2] ?? '');
     if (t) tags.push(t);
   }

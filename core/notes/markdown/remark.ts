@@ -8,6 +8,7 @@ import {
   FRONTMATTER,
   frontmatterTags,
   INLINE_TAG,
+  liftSpans,
   markdownLink,
   normalizeTag,
   parseFrontmatter,
@@ -15,7 +16,6 @@ import {
   titleFrom,
   uniqueTags,
   validDate,
-  WIKILINK,
   type Wiki,
   WORD,
 } from './parts.ts';
@@ -44,7 +44,10 @@ export interface MarkdownAnalysis {
   /** Title from frontmatter or the first level-1 heading; null means "use the file name". */
   title: string | null;
   tags: string[];
-  /** Every note link occurrence in document order (code excluded, external URLs excluded). */
+  /**
+   * Every link occurrence to a note or a vault file in document order (wiki-links and embeds,
+   * markdown links and images; code, comments and external URLs excluded).
+   */
   links: LinkOccurrence[];
   wordCount: number;
   /** Frontmatter `created` as ISO 8601 when it is a valid date. */
@@ -79,21 +82,24 @@ function analyzeParsed(raw: string): MarkdownAnalysis {
   const warnings: string[] = [];
   const fmMatch = FRONTMATTER.exec(raw);
   const bodyStart = fmMatch ? fmMatch[0].length : 0;
-  const wikis: Wiki[] = [];
+  const wikis: (Wiki | undefined)[] = [];
   // After each placeholder, offsets in the substituted text are `delta` behind the raw text.
   const shifts: { after: number; delta: number }[] = [];
   let delta = 0;
-  const body = raw.slice(bodyStart).replace(WIKILINK, (m, bang: string, inner: string, off: number) => {
-    const start = bodyStart + off;
+  // Wiki-links, and Obsidian's comments and block ids (which read as nothing), become placeholders.
+  const pieces: string[] = [];
+  let copied = bodyStart;
+  for (const l of liftSpans(raw, bodyStart, parseWikiInner)) {
     const ph = `\uE000${wikis.length}\uE001`;
-    const w = parseWikiInner(inner, bang === '!', start, start + m.length);
-    w.raw = m;
-    wikis.push(w);
-    const substStart = start - delta;
-    delta += m.length - ph.length;
+    wikis.push(l.wiki);
+    pieces.push(raw.slice(copied, l.start), ph);
+    const substStart = l.start - delta;
+    delta += l.end - l.start - ph.length;
     shifts.push({ after: substStart + ph.length, delta });
-    return ph;
-  });
+    copied = l.end;
+  }
+  pieces.push(raw.slice(copied));
+  const body = pieces.join('');
   const toRaw = (offset: number): number => {
     // The last shift at or before `offset` (binary search: notes may hold many links).
     let lo = 0;
@@ -161,6 +167,7 @@ function analyzeParsed(raw: string): MarkdownAnalysis {
         if (node.depth === 1 && h1 === null) h1 = plain(node).trim() || null;
         break;
       case 'link':
+      case 'image':
         pushMarkdownLink(node.url, node);
         break;
     }
@@ -181,7 +188,8 @@ function analyzeParsed(raw: string): MarkdownAnalysis {
   };
 
   const collectRefs = (node: Nodes): void => {
-    if (node.type === 'linkReference') pendingRefs.push({ id: node.identifier, node });
+    if (node.type === 'linkReference' || node.type === 'imageReference')
+      pendingRefs.push({ id: node.identifier, node });
     if (node.type === 'code' || node.type === 'inlineCode') return;
     if ('children' in node) for (const c of node.children) collectRefs(c as Nodes);
   };

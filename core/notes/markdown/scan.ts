@@ -10,6 +10,7 @@ import {
   FRONTMATTER,
   frontmatterTags,
   INLINE_TAG,
+  liftSpans,
   markdownLink,
   normalizeTag,
   parseFrontmatter,
@@ -17,7 +18,6 @@ import {
   titleFrom,
   uniqueTags,
   validDate,
-  WIKILINK,
   type Wiki,
   WORD,
 } from './parts.ts';
@@ -91,25 +91,28 @@ export function analyzeMarkdownFast(raw: string): MarkdownAnalysis {
   const frontmatter = fm ? parseFrontmatter(fm[0], warnings) : {};
   const readFrom = fm ? fm[1] : bom;
 
-  // Wiki-links become placeholders, as in the reference, so that the markdown around them reads alike.
-  const wikis: Wiki[] = [];
+  // Wiki-links (and Obsidian's comments and block ids) become placeholders, as in the reference,
+  // so that the markdown around them reads alike.
+  const wikis: (Wiki | undefined)[] = [];
   const shifts: number[] = [];
   let delta = 0;
   // Like the reference, wiki-links are lifted from `bodyStart` on (which may lie past `readFrom`).
   const liftFrom = Math.max(readFrom, bodyStart);
   const [open, close] = markPairFor(raw);
   const placeholder = new RegExp(`${open}(\\d+)${close}`, 'g');
-  const lifted = raw.slice(liftFrom).replace(WIKILINK, (m, bang: string, inner: string, off: number) => {
-    const start = liftFrom + off;
+  const pieces: string[] = [];
+  let copied = liftFrom;
+  for (const l of liftSpans(raw, liftFrom, wikiOf)) {
     const ph = `${open}${wikis.length}${close}`;
-    const w = wikiOf(inner, bang === '!', start, start + m.length);
-    w.raw = m;
-    wikis.push(w);
-    const substStart = start - delta;
-    delta += m.length - ph.length;
+    wikis.push(l.wiki);
+    pieces.push(raw.slice(copied, l.start), ph);
+    const substStart = l.start - delta;
+    delta += l.end - l.start - ph.length;
     shifts.push(substStart + ph.length, delta);
-    return ph;
-  });
+    copied = l.end;
+  }
+  pieces.push(raw.slice(copied));
+  const lifted = pieces.join('');
   // One flat string: the readers index it character by character (a rope would be slow).
   let body = liftFrom > readFrom ? [raw.slice(readFrom, liftFrom), lifted].join('') : lifted;
   if (body.indexOf('\0') >= 0) body = body.replace(/\0/g, '\uFFFD');

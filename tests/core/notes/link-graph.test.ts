@@ -83,4 +83,66 @@ describe('link graph', () => {
     const changed = g.set('fresh.md', [wiki('n1')]);
     expect(changed).toEqual(new Set(['fresh.md', 'n1.md']));
   });
+
+  describe('links to files (attachments)', () => {
+    const embed = (target: string): LinkRef => ({ target, kind: 'embed' });
+
+    it('resolves by exact path, then relative to the note, then by name, shortest path first', () => {
+      const g = createLinkGraph();
+      g.addFiles([
+        'Attachments/chart.png',
+        'Projects/Assets/chart.png',
+        'Projects/img/a b.png',
+        'deep/er/folder/chart.png',
+      ]);
+      g.set('Projects/Plan.md', [
+        embed('Attachments/chart.png'),
+        md('img/a b.png'),
+        md('../Attachments/chart.png'),
+        embed('chart.png'),
+        embed('Assets/chart.png'),
+        md('/Attachments/chart.png'),
+        embed('CHART.PNG'),
+        md('../../chart.png'),
+        embed('missing.png'),
+      ]);
+      expect(g.linksOf('Projects/Plan.md').map((l) => l.path)).toEqual([
+        'Attachments/chart.png',
+        'Projects/img/a b.png',
+        'Attachments/chart.png',
+        'Attachments/chart.png', // by name: the shortest of three paths (in characters, as for notes)
+        'Projects/Assets/chart.png', // a partial path matches as a suffix
+        'Attachments/chart.png',
+        'Attachments/chart.png',
+        null, // leaves the vault
+        null,
+      ]);
+      expect(g.backlinksOf('Attachments/chart.png')).toEqual(['Projects/Plan.md']);
+    });
+
+    it('re-resolves when a file is added, moved or removed, and comes back when it is re-created', () => {
+      const g = createLinkGraph();
+      g.set('n.md', [embed('pic.png'), md('a/pic.png')]);
+      expect(g.linksOf('n.md').map((l) => l.path)).toEqual([null, null]);
+      expect([...g.addFiles(['a/pic.png'])]).toEqual(['n.md']);
+      expect(g.linksOf('n.md').map((l) => l.path)).toEqual(['a/pic.png', 'a/pic.png']);
+      g.removeFiles(['a/pic.png']);
+      g.addFiles(['b/pic.png']);
+      expect(g.linksOf('n.md').map((l) => l.path)).toEqual(['b/pic.png', null]);
+      expect(g.backlinksOf('a/pic.png')).toEqual([]);
+      expect([...g.removeFiles(['b/pic.png'])]).toEqual(['n.md']);
+      expect(g.linksOf('n.md').map((l) => l.path)).toEqual([null, null]);
+      g.addFiles(['a/pic.png']);
+      expect(g.linksOf('n.md').map((l) => l.path)).toEqual(['a/pic.png', 'a/pic.png']);
+    });
+
+    it('prefers a file to a note for a target with an extension, and falls back to a note named with dots', () => {
+      const g = createLinkGraph();
+      g.addFiles(['report.pdf']);
+      g.set('report.pdf.md', []);
+      g.set('v1.2.md', []);
+      g.set('n.md', [wiki('report.pdf'), wiki('v1.2'), wiki('report')]);
+      expect(g.linksOf('n.md').map((l) => l.path)).toEqual(['report.pdf', 'v1.2.md', null]);
+    });
+  });
 });

@@ -27,6 +27,32 @@ describe('link rewriting', () => {
     );
   });
 
+  it('rewrites embeds, links and images to a moved file, keeping its extension, size and alias', () => {
+    const text =
+      '![[chart.png|200]] [[Media/chart.png#page=2|the chart]] ![c](../Media/chart.png "t") %%![[chart.png]]%%';
+    expect(
+      rewrite(
+        text,
+        'notes/a.md',
+        ['chart.png', 'Media/chart.png', '../Media/chart.png'],
+        'Archive/chart 2.png',
+      ),
+    ).toBe(
+      '![[chart 2.png|200]] [[Archive/chart 2.png#page=2|the chart]] ![c](../Archive/chart%202.png "t") %%![[chart.png]]%%',
+    );
+    expect(
+      rewrite(
+        '![x](<Pasted image 1.png> "t") [n](<a b.md#h>)',
+        'a.md',
+        ['Pasted image 1.png', 'a b.md'],
+        'img/p 2.png',
+      ),
+    ).toBe('![x](img/p%202.png "t") [n](img/p%202.png#h)');
+    expect(rewrite('![[chart.png]]', 'a.md', ['chart.png'], 'Archive/chart.png', false)).toBe(
+      '![[Archive/chart.png]]',
+    );
+  });
+
   it('leaves links in code, reference definitions and unrelated text alone', () => {
     const text = '`[[Old]]`\n\n```\n[[Old]]\n```\n\n[ref][r]\n\n[r]: old.md\n\n[[Old]]';
     expect(rewrite(text, 'a.md', ['Old', 'old.md'], 'New.md')).toBe(

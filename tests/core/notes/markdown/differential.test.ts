@@ -51,6 +51,8 @@ describe('the fast index parse gives the reference answers', () => {
       ...literalsOf('tests/core/notes/markdown/markdown.property.test.ts'),
       ...literalsOf('tests/core/notes/service.test.ts'),
       ...literalsOf('tests/core/notes/link-graph.test.ts'),
+      ...literalsOf('tests/core/notes/markdown/obsidian.test.ts'),
+      ...literalsOf('tests/core/notes/link-rewrite.test.ts'),
     ];
     expect(inputs.length).toBeGreaterThan(100);
     let compared = 0;
@@ -71,6 +73,12 @@ describe('the fast index parse gives the reference answers', () => {
     ['broken YAML', '---\ntitle: [unclosed\ntags: {a: \n  - : :\n---\n# Body'],
     ['control characters', '\u0000\u0001\u001b\ud800\udfff\u202e[[\u0000]]#\u0007'.repeat(50)],
     ['an outline', '- item [[a]]\n  - sub\n\n'.repeat(200)],
+    [
+      'Obsidian comments, block ids and file embeds',
+      '%% a [[x]] #t %% b ^id\n```mermaid\n%% c\n```\n![[p.png|9]] ![i](<a b.png>) [x][r]\n%%\n[r]: r.pdf\n%%\n\n[r]: r.pdf\n'.repeat(
+        50,
+      ),
+    ],
     [
       'links everywhere',
       '[a](b.md) [[c|d]] ![e](f.md) [g][h] <i@j.k> `[[l]]` <!-- [[m]] --> \\[[n]]\n\n[h]: h.md\n',

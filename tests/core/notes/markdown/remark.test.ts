@@ -53,13 +53,15 @@ describe('analyzeMarkdown', () => {
     ]);
   });
 
-  it('records markdown links to notes with raw offsets, and skips external URLs and attachments', () => {
+  it('records markdown links and images to notes and files with raw offsets, and skips external URLs', () => {
     const md =
-      'Go [there](../x/My%20Note.md#h) or [web](https://e.example) or [pic](a.png) or [bare](other)\n';
+      'Go [there](../x/My%20Note.md#h) or [web](https://e.example) or [pic](a.png) or [bare](other) ![i](<b c.svg>) ![w](https://e.example/i.png)\n';
     const a = analyzeMarkdown(md);
     expect(a.links.map((l) => [l.target, l.kind, l.heading])).toEqual([
       ['../x/My Note.md', 'markdown', 'h'],
+      ['a.png', 'markdown', undefined],
       ['other', 'markdown', undefined],
+      ['b c.svg', 'markdown', undefined],
     ]);
     const first = a.links[0]!;
     expect(md.slice(first.start, first.end)).toBe('[there](../x/My%20Note.md#h)');
