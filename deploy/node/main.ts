@@ -1,6 +1,6 @@
 import { AuthStateError } from '../../core/auth/state.ts';
 import { ChannelStateError } from '../../core/channels/store.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig } from '../shared/config/server.ts';
 import { startServer } from './server.ts';
 
 /** One clear line and exit 1 for problems an operator must fix; anything else is a bug. */

@@ -19,8 +19,8 @@ import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import type { Logger } from '../../core/ports.ts';
 import { type RunningRelay, startRelay } from '../relay/server.ts';
+import type { ServerConfig } from '../shared/config/server.ts';
 import { composeApp, selfOrigins } from './compose.ts';
-import type { ServerConfig } from './config.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;

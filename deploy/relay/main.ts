@@ -1,5 +1,5 @@
 import { jsonLogger } from '../../adapters/node/logger.ts';
-import { loadRelayConfig, type RelayConfig, RelayConfigError } from './config.ts';
+import { loadRelayConfig, type RelayConfig, RelayConfigError } from '../shared/config/relay.ts';
 import { startRelay } from './server.ts';
 
 let config: RelayConfig;

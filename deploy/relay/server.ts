@@ -17,7 +17,7 @@ import { redisRelayQueue } from '../../relay/redis-queue.ts';
 import { aesSeal, plainSeal } from '../../relay/seal.ts';
 import { createTunnelHub } from '../../relay/tunnel-hub.ts';
 import type { RelayLimits } from '../../relay/types.ts';
-import { loadRelayConfig, type RelayConfig, RelayConfigError } from './config.ts';
+import { loadRelayConfig, type RelayConfig, RelayConfigError } from '../shared/config/relay.ts';
 import { attachTunnels } from './tunnel-ws.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {

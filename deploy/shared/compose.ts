@@ -19,8 +19,8 @@ import type { PluginDefinition } from '../../core/plugins/types.ts';
 import type { Clock, FileStore, Logger, StateStore } from '../../core/ports.ts';
 import { createSecurityService, type SecurityDeps } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
-import type { ServerConfig } from '../node/config.ts';
-import { isLoopback } from '../node/env.ts';
+import { isLoopback } from './config/read.ts';
+import type { ServerConfig } from './config/server.ts';
 import { securitySettings } from './security-settings.ts';
 
 /**

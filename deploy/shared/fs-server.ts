@@ -8,9 +8,9 @@ import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import { AuthStateError } from '../../core/auth/state.ts';
 import { createCore } from '../../core/create-core.ts';
-import { ConfigError, loadConfig } from '../node/config.ts';
-import type { Env } from '../node/env.ts';
 import { composeApp, type RuntimeParts, selfOrigins } from './compose.ts';
+import type { Env } from './config/read.ts';
+import { ConfigError, loadConfig } from './config/server.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;

@@ -1,5 +1,5 @@
 import type { SecuritySnapshot } from '../../core/security/types.ts';
-import type { ServerConfig } from '../node/config.ts';
+import type { ServerConfig } from './config/server.ts';
 
 /** The part of the audit's snapshot that comes from configuration (every variable that matters). */
 export type ConfigFacts = Omit<SecuritySnapshot, 'setup' | 'keys' | 'stateFiles' | 'channels' | 'plugins'>;

@@ -9,8 +9,8 @@ import { type R2BucketLike, r2NoteStore } from '../../adapters/store/r2-note-sto
 import { AuthStateError } from '../../core/auth/state.ts';
 import { createCore } from '../../core/create-core.ts';
 import pkg from '../../package.json' with { type: 'json' };
-import { ConfigError, loadConfig } from '../node/config.ts';
 import { composeApp } from '../shared/compose.ts';
+import { ConfigError, loadConfig } from '../shared/config/server.ts';
 
 /** The bindings and variables wrangler.toml gives the Worker. */
 export interface Env {

@@ -3,7 +3,7 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { composeApp } from '../../deploy/node/compose.ts';
-import { loadConfig } from '../../deploy/node/config.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { silentLogger } from '../helpers/app.ts';
 
 /** The Node root's whole app (auth, agent, channels, plugins, client, docs) over memory stores. */

@@ -8,7 +8,7 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { AUTH_STATE_KEY } from '../../core/auth/service.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { composeApp } from '../../deploy/node/compose.ts';
-import { loadConfig } from '../../deploy/node/config.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { createRelayApp } from '../../relay/app.ts';
 import { memoryRelayQueue } from '../../relay/memory-queue.ts';
 import { requester, silentLogger, tempDir } from '../helpers/app.ts';
