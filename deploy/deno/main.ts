@@ -23,6 +23,7 @@ const server = Deno.serve(
   quire.app.fetch,
 );
 quire.addDoor(() => server.shutdown());
-const stop = (signal: string) => quire.stop(signal).then(() => Deno.exit(0));
+// Deno.exit skips process 'exit' handlers: one turn first lets the last log lines out.
+const stop = (signal: string) => quire.stop(signal).then(() => setTimeout(() => Deno.exit(0), 0));
 Deno.addSignalListener('SIGINT', () => void stop('SIGINT'));
 Deno.addSignalListener('SIGTERM', () => void stop('SIGTERM'));
