@@ -6,6 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { R2BucketLike } from '../../adapters/store/r2-note-store.ts';
 import { denoArgs, runtimeBinary } from '../../deploy/shared/runtime-binary.ts';
 import { tempDir } from '../helpers/app.ts';
 import { runCommand, runTs } from '../helpers/child.ts';
@@ -58,8 +59,8 @@ describe.concurrent('each runtime root reconciles the vault periodically', () =>
           (n: { path: string }) => n.path,
         );
       expect(await paths()).toEqual([]);
-      const bucket = await rt.mf.getR2Bucket('NOTES');
-      await bucket.put('outside.md', '# Written outside', {
+      const bucket = (await rt.mf.getR2Bucket('NOTES')) as unknown as R2BucketLike;
+      await bucket.put('outside.md', new TextEncoder().encode('# Written outside'), {
         customMetadata: { mtime: String(Date.now()) },
       });
       const deadline = Date.now() + 20_000;
