@@ -1,7 +1,6 @@
 /**
  * docs/configuration.md, generated from the variable tables that validation reads
- * (`npm run docs:config` writes it through deploy/node/config-docs.ts; tests/docs fails when the
- * page and the tables differ).
+ * (`npm run docs:config` writes it; tests/docs fails when the page and the tables differ).
  */
 import { CLI_VARIABLES } from './cli-variables.ts';
 import { RELAY_VARIABLES } from './relay-variables.ts';
