@@ -110,6 +110,7 @@ export async function composeQuire(config: ServerConfig, adapters: QuireAdapters
         vault: config.vaultDir,
         version: VERSION,
         authMode: config.authMode,
+        pid: (globalThis as { process?: { pid?: number } }).process?.pid,
       });
       return url;
     },

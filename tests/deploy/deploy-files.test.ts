@@ -78,6 +78,8 @@ describe('deploy/Dockerfile', () => {
       }),
     );
     for (const dir of copied) expect(existsSync(join(ROOT, dir)), dir).toBe(true);
+    // The version comes from package.json, copied on its own into the image's root.
+    if (lines.includes('COPY package.json ./')) copied.add('package.json');
     const needed = foldersReached('deploy/node/cli/main.ts');
     for (const f of [
       'deploy/node/cli/serve.ts',
