@@ -126,7 +126,9 @@ describe('the shared lifecycle (deploy/shared/lifecycle.ts)', () => {
     let alarm: number | null = null;
     const storage = {
       getAlarm: async () => alarm,
-      setAlarm: async (at: number) => void (alarm = at),
+      setAlarm: async (at: number) => {
+        alarm = at;
+      },
     };
     await v.notes.load();
     const life = alarmLifecycle({
