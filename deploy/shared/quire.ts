@@ -6,7 +6,6 @@
  */
 import { AuthStateError } from '../../core/auth/state.ts';
 import { ChannelStateError } from '../../core/channels/store.ts';
-import { createCore } from '../../core/create-core.ts';
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
 import type { Clock, FileStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
 import pkg from '../../package.json' with { type: 'json' };
@@ -80,15 +79,15 @@ export interface QuireAdapters extends RuntimeParts {
   relayStatus?: () => unknown;
 }
 
-/** Builds the core and the HTTP app from the configuration and the runtime's adapters. */
+/** Builds the whole domain (`createCore`) and the HTTP app from the configuration and the runtime's adapters. */
 export async function composeQuire(config: ServerConfig, adapters: QuireAdapters) {
   const { notes: store, state, files, logger, analyze, ...parts } = adapters;
   const clock = adapters.clock ?? { now: () => Date.now() };
-  const core = createCore({ store, state, clock, logger, analyze });
   const composed = await composeApp({
     ...parts,
     config,
-    notes: core.notes,
+    store,
+    analyze,
     fileStore: files,
     state,
     clock,
@@ -97,7 +96,6 @@ export async function composeQuire(config: ServerConfig, adapters: QuireAdapters
   });
   return {
     ...composed,
-    core,
     /** Records the port the runtime listens on (setup payload, CORS) and logs `listening`. */
     listening(port: number): string {
       composed.setupConfig.port = port;

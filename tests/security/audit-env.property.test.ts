@@ -6,12 +6,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { publicRelayUrl } from '../../core/net/origins.ts';
 import { runAudit } from '../../core/security/audit.ts';
+import { securitySettings } from '../../core/security/settings.ts';
 import type { SecuritySnapshot } from '../../core/security/types.ts';
-import { publicRelayUrl } from '../../deploy/shared/compose.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { SERVER_VARIABLES, type Variable } from '../../deploy/shared/config/variables.ts';
-import { securitySettings } from '../../deploy/shared/security-settings.ts';
 import { SEED } from './arbitraries.ts';
 import { daysAgo, NOW } from './snapshots.ts';
 
