@@ -164,9 +164,11 @@ export interface AlarmStorage {
 
 /**
  * The Worker's form of the lifecycle: there are no timers between requests (the object may be
- * evicted at any time), so one alarm does the timers' work. A write arms it for the cache save
- * (INDEX_CACHE_SAVE_SECONDS); every alarm saves the cache, reconciles when RECONCILE_SECONDS have
- * passed since the last reconcile, and re-arms itself for the next reconcile.
+ * evicted at any time), so its alarm does the timers' work. A write arms it for the cache save
+ * (INDEX_CACHE_SAVE_SECONDS); every request makes sure it is armed for the next reconcile
+ * (RECONCILE_SECONDS after the last one). The alarm saves the cache and reconciles when due. An
+ * idle vault is not kept awake: after the last request at most one reconcile follows, and a cold
+ * start compares the bucket with the index anyway (docs/runtimes.md).
  */
 export function alarmLifecycle(opts: {
   notes: NoteService;
@@ -184,22 +186,23 @@ export function alarmLifecycle(opts: {
     if (current === null || current > at) await opts.storage.setAlarm(at);
   };
   return {
-    /** After each request: a write arms the cache save; the reconcile alarm is always armed. */
+    /** After each request: a write arms the cache save; the next reconcile is always armed. */
     async afterRequest(req: Request): Promise<void> {
       const write = req.method !== 'GET' && req.method !== 'HEAD';
       await armAt(write ? now() + opts.cacheSaveSeconds * 1000 : lastReconcile + reconcileMs);
     },
-    /** The alarm: save the cache, reconcile when due, re-arm for the next reconcile. */
+    /** The alarm: save the cache; reconcile when due, else wait for the reconcile that is. */
     async alarm(): Promise<void> {
       await opts.notes.drain();
       await opts.notes.saveCache();
-      if (now() - lastReconcile >= reconcileMs) {
-        lastReconcile = now();
-        const changed = await opts.notes.reconcile();
-        opts.logger.debug('reconcile', { trigger: 'alarm', changed });
-        if (changed) await opts.notes.saveCache();
+      if (now() - lastReconcile < reconcileMs) {
+        await armAt(lastReconcile + reconcileMs);
+        return;
       }
-      await opts.storage.setAlarm(lastReconcile + reconcileMs);
+      lastReconcile = now();
+      const changed = await opts.notes.reconcile();
+      opts.logger.debug('reconcile', { trigger: 'alarm', changed });
+      if (changed) await opts.notes.saveCache();
     },
   };
 }

@@ -120,7 +120,7 @@ describe('the shared lifecycle (deploy/shared/lifecycle.ts)', () => {
     ]);
   });
 
-  it("the Worker's alarm form saves the cache after a write, reconciles when due, and re-arms", async () => {
+  it("the Worker's alarm form saves the cache after a write, reconciles when due, and lets an idle vault sleep", async () => {
     const v = vault();
     let now = 1_000_000;
     let alarm: number | null = null;
@@ -152,8 +152,12 @@ describe('the shared lifecycle (deploy/shared/lifecycle.ts)', () => {
     expect(alarm).toBe(1_000_000 + 300_000);
     // The reconcile alarm: the edit behind the index's back is found.
     now = alarm!;
+    alarm = null;
     await life.alarm();
     expect(v.notes.list().items.map((n) => n.path)).toEqual(['a.md', 'b.md']);
+    // No request since: no further alarm wakes the object; the next request arms the next reconcile.
+    expect(alarm).toBe(null);
+    await life.afterRequest(new Request('http://x/api/v1/notes'));
     expect(alarm).toBe(now + 300_000);
   });
 });
