@@ -12,10 +12,12 @@ export function stopOnSignals(
   opts: { graceMs: number; env?: NodeJS.ProcessEnv },
 ): Promise<number> {
   return new Promise((resolve) => {
-    let started = false;
+    const onInt = () => onSignal('SIGINT');
+    const onTerm = () => onSignal('SIGTERM');
     const onSignal = (reason: string) => {
-      if (started) return;
-      started = true;
+      // Once the stop runs, a second signal takes Node's default action: an immediate exit.
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
       clearInterval(orphanWatch);
       setTimeout(() => {
         process.stderr.write('quire: shutdown took longer than SHUTDOWN_GRACE_MS + 10 s; exiting\n');
@@ -26,13 +28,13 @@ export function stopOnSignals(
         () => resolve(1),
       );
     };
-    process.once('SIGINT', () => onSignal('SIGINT'));
-    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
     const env = opts.env ?? process.env;
     const parent = process.ppid;
     const underNpm = !!(env.npm_lifecycle_event || env.npm_command);
     const orphanWatch = setInterval(() => {
-      if (underNpm && process.ppid !== parent) onSignal('parent exited');
+      if (process.ppid !== parent) onSignal('parent exited');
     }, 250);
     orphanWatch.unref();
     if (!underNpm) clearInterval(orphanWatch);
