@@ -37,9 +37,10 @@ describe('the stop signal reaches the server', () => {
     expect(unit).not.toMatch(/^KillMode=none$/m);
   });
 
-  it('npm start execs node (no shell left between npm and the server)', () => {
+  it('npm start, npm run relay and start:bun/deno exec node (no shell left between npm and the server)', () => {
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
-    expect(pkg.scripts.start).toMatch(/^exec node /);
+    for (const name of ['start', 'relay', 'start:bun', 'start:deno'])
+      expect(pkg.scripts[name], name).toMatch(/^exec node /);
   });
 
   it('bin/quire.js runs the CLI in its own process (no child process to forward signals to)', () => {
