@@ -5,8 +5,8 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../deploy/node/config.ts';
 import { startServer } from '../deploy/node/server.ts';
+import { loadConfig } from '../deploy/shared/config/server.ts';
 import { exitWithParent, memory, report } from './children.ts';
 
 exitWithParent();

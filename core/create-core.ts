@@ -2,8 +2,22 @@ import { type Agent, createAgent } from './agent/agent.ts';
 import { localProvider } from './agent/local-provider.ts';
 import type { LlmProvider } from './agent/provider.ts';
 import type { ToolSource } from './agent/types.ts';
+import { createAuthService } from './auth/service.ts';
+import { channelFacts } from './channels/audit.ts';
+import { createChannelService } from './channels/service.ts';
+import type { ChannelSender } from './channels/types.ts';
+import { secureRandom } from './crypto.ts';
+import { createFileService } from './files/service.ts';
+import { createEgress, type PinnedFetch } from './net/egress.ts';
+import { publicRelayUrl, type ReachConfig } from './net/origins.ts';
+import { createChangeFeed } from './notes/change-feed.ts';
 import { type BatchAnalyzer, createNoteService, type NoteService } from './notes/service.ts';
+import { pluginFacts } from './plugins/audit.ts';
+import { createPluginManager } from './plugins/manager.ts';
+import type { PluginDefinition } from './plugins/types.ts';
 import type { Clock, FileStore, Logger, NoteStore, StateStore } from './ports.ts';
+import { createSecurityService, type SecurityDeps } from './security/service.ts';
+import { type SecurityConfig, securitySettings } from './security/settings.ts';
 
 /** Everything `createCore` needs: a store and a clock; the rest has defaults. */
 export interface CoreDeps {
@@ -38,11 +52,60 @@ export interface Core {
   flush(): Promise<void>;
 }
 
+/** The configuration the whole domain reads (a Quire server's validated environment fits it). */
+export interface CoreSettings extends SecurityConfig, ReachConfig {
+  agent: SecurityConfig['agent'] & {
+    provider: 'local' | 'openai' | 'anthropic';
+    model: string;
+    maxSteps: number;
+    timeoutMs: number;
+  };
+  channels: { telegramApiBaseUrl: string; whatsappApiBaseUrl: string };
+  /** Largest attachment upload in bytes. */
+  maxFileBytes: number;
+  /** Recent change-feed events kept for resumes. */
+  eventsRingSize: number;
+}
+
+/** What a server's core needs besides the store: its state, its settings and its adapters. */
+export interface ServerCoreDeps extends Omit<CoreDeps, 'provider' | 'agentEnabled' | 'agentLimits'> {
+  state: StateStore;
+  logger: Logger;
+  settings: CoreSettings;
+  /** For system/info and the plugins. */
+  version: string;
+  /** The agent's model over the egress-checked fetch (adapters/llm). */
+  providerFor: (fetch: typeof globalThis.fetch) => LlmProvider;
+  /** The channels' senders over the egress-checked fetch (adapters/channels). */
+  sendersFor: (fetch: typeof globalThis.fetch) => Partial<Record<'telegram' | 'whatsapp', ChannelSender>>;
+  /** The HTTP client of the agent, channels and plugins (default: the global fetch, pinned). */
+  fetch?: typeof globalThis.fetch;
+  /** DNS lookups for the egress check; absent: only names and literal addresses are checked. */
+  resolveHost?: (hostname: string) => Promise<string[]>;
+  /** Connects to a checked address; absent: fetch by name. */
+  pinnedFetch?: PinnedFetch;
+  /** Plugins registered in code, beside the built-ins. */
+  plugins?: readonly PluginDefinition[];
+  /** Permission bits of the state files, for the audit. */
+  stateFileModes?: SecurityDeps['stateFileModes'];
+  /** The runtime's socket time-outs, for the audit. */
+  timeouts?: { headersMs: number; requestMs: number; keepAliveMs: number };
+  /** The relay clients are sent to, when known late (the embedded relay's address). */
+  relayUrl?: () => string | null;
+}
+
+/** The whole domain of a Quire server: notes, auth, plugins, one agent, channels, the audit. */
+export type ServerCore = ReturnType<typeof createServerCore>;
+
 /**
  * Builds the core for embedding: no HTTP, no platform. Hand the result to `createApp` for the
- * HTTP API, or call `notes` and `agent` directly from a script or another app.
+ * HTTP API, or call `notes` and `agent` directly from a script or another app. With `settings`
+ * (a server's configuration) and its adapters, it builds the whole domain of a Quire server.
  */
-export function createCore(deps: CoreDeps): Core {
+export function createCore(deps: ServerCoreDeps): ServerCore;
+export function createCore(deps: CoreDeps): Core;
+export function createCore(deps: CoreDeps | ServerCoreDeps): Core | ServerCore {
+  if ('settings' in deps) return createServerCore(deps);
   const notes = createNoteService({
     store: deps.store,
     clock: deps.clock,
@@ -66,6 +129,103 @@ export function createCore(deps: CoreDeps): Core {
     agent,
     load: (onProgress) => notes.load(onProgress),
     async flush() {
+      await notes.drain();
+      await notes.saveCache();
+    },
+  };
+}
+
+/** The destinations the operator named in the settings: always allowed by the egress policy. */
+function operatorHosts(settings: CoreSettings): string[] {
+  const urls = [
+    settings.agent.baseURL,
+    settings.channels.telegramApiBaseUrl,
+    settings.channels.whatsappApiBaseUrl,
+  ];
+  return urls.flatMap((u) => (u && URL.canParse(u) ? [new URL(u).host] : []));
+}
+
+function createServerCore(deps: ServerCoreDeps) {
+  const { settings, state, clock, logger } = deps;
+  const notes = createNoteService({
+    store: deps.store,
+    clock,
+    state,
+    logger,
+    analyze: deps.analyze,
+    files: deps.files,
+  });
+  const auth = createAuthService({ state, clock, logger, pairCodeTtlMs: settings.pairCodeTtlSeconds * 1000 });
+  const egress = createEgress({
+    fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    resolveHost: deps.resolveHost,
+    // An injected fetch (tests, workers) is used as it is; the runtime's pinned fetch otherwise.
+    pinnedFetch: deps.fetch ? undefined : deps.pinnedFetch,
+    allowHosts: [...settings.egressAllow, ...operatorHosts(settings)],
+  });
+  const plugins = createPluginManager({
+    notes,
+    state,
+    clock,
+    logger,
+    fetch: deps.fetch,
+    egress,
+    resolveHost: deps.resolveHost,
+    version: deps.version,
+    plugins: deps.plugins,
+  });
+  // One agent, with the plugins' tools.
+  const agent = createAgent({
+    notes,
+    clock,
+    logger,
+    provider: deps.providerFor(egress.fetchFn()),
+    enabled: settings.agent.enabled,
+    extraTools: () => [...(deps.agentTools?.() ?? []), ...plugins.tools()],
+    maxSteps: settings.agent.maxSteps,
+    timeoutMs: settings.agent.timeoutMs,
+  });
+  const channels = createChannelService({
+    state,
+    clock,
+    logger,
+    agent,
+    random: secureRandom,
+    egress,
+    senders: deps.sendersFor(egress.fetchFn()),
+  });
+  const relayUrl = deps.relayUrl ?? (() => publicRelayUrl(settings));
+  const security = createSecurityService({
+    clock,
+    auth,
+    stateFileModes: deps.stateFileModes,
+    channels: () => channelFacts(channels),
+    plugins: () => pluginFacts(plugins),
+    settings: () => securitySettings(settings, relayUrl(), deps.timeouts),
+  });
+  const files = deps.files
+    ? createFileService({ store: deps.files, clock, maxBytes: settings.maxFileBytes })
+    : undefined;
+  const feed = createChangeFeed({ notes, now: () => clock.now(), size: settings.eventsRingSize });
+  return {
+    notes,
+    agent,
+    auth,
+    plugins,
+    channels,
+    security,
+    files,
+    feed,
+    /** Reads credentials, plugins and channels from `state` (call once, before serving). */
+    async init(): Promise<void> {
+      await auth.init();
+      await plugins.load();
+      await channels.load();
+    },
+    /** Indexes the store (reusing the index cache); the lifecycle calls it. */
+    load: (onProgress?: (done: number, total: number) => void) => notes.load(onProgress),
+    /** Waits for writes in flight, then saves the index cache when it changed. */
+    async flush(): Promise<void> {
       await notes.drain();
       await notes.saveCache();
     },

@@ -29,7 +29,14 @@ export {
 } from './channels/service.ts';
 export { ChannelStateError } from './channels/store.ts';
 export type * from './channels/types.ts';
-export { type Core, type CoreDeps, createCore } from './create-core.ts';
+export {
+  type Core,
+  type CoreDeps,
+  type CoreSettings,
+  createCore,
+  type ServerCore,
+  type ServerCoreDeps,
+} from './create-core.ts';
 export { sha256Hex } from './crypto.ts';
 export { DomainError, type ErrorCode, isDomainError } from './errors.ts';
 export { createLinkGraph, type LinkGraph, type LinkRef, type ResolvedLink } from './notes/link-graph.ts';

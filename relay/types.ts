@@ -4,7 +4,7 @@ import type { RelayQueue } from './ports.ts';
 import type { PayloadSeal } from './seal.ts';
 import type { TunnelHub } from './tunnel-hub.ts';
 
-/** The relay's limits; every one configurable (deploy/relay/config.ts names the variables). */
+/** The relay's limits; every one configurable (deploy/shared/config/relay.ts names the variables). */
 export interface RelayLimits {
   /** Largest proxied request body in bytes (413 above); also the largest relayed answer body. */
   maxBodyBytes: number;

@@ -207,6 +207,8 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
             }
             const ttl = Math.max(1, Number(head.ttlMs) || 1);
             const t = setTimeout(() => s.ctl.abort(), ttl);
+            // A request's deadline never keeps a stopped server's process alive.
+            (t as { unref?: () => void }).unref?.();
             s.ctl.signal.addEventListener('abort', () => clearTimeout(t), { once: true });
             streams.set(frame.stream, s);
             if (frame.flags & END) start(frame.stream, s);

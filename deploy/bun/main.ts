@@ -18,10 +18,12 @@ const quire = await composeFsServer(process.env, {
 }).catch((err) => failStart(err, process.exit));
 const server = Bun.serve({ port: quire.config.port, hostname: quire.config.host, fetch: quire.app.fetch });
 quire.listening(server.port);
-const stop = async () => {
+// In-flight requests get the grace, then their connections are closed.
+quire.addDoor(async (graceMs) => {
+  const cut = setTimeout(() => void server.stop(true), graceMs);
   await server.stop();
-  await quire.stop();
-  process.exit(0);
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
+  clearTimeout(cut);
+});
+const stop = (signal: string) => quire.stop(signal).then(() => process.exit(0));
+process.once('SIGINT', () => void stop('SIGINT'));
+process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -22,10 +22,8 @@ const server = Deno.serve(
   { port: quire.config.port, hostname: quire.config.host, onListen: ({ port }) => quire.listening(port) },
   quire.app.fetch,
 );
-const stop = async () => {
-  await server.shutdown();
-  await quire.stop();
-  Deno.exit(0);
-};
-Deno.addSignalListener('SIGINT', stop);
-Deno.addSignalListener('SIGTERM', stop);
+quire.addDoor(() => server.shutdown());
+// Deno.exit skips process 'exit' handlers: one turn first lets the last log lines out.
+const stop = (signal: string) => quire.stop(signal).then(() => setTimeout(() => Deno.exit(0), 0));
+Deno.addSignalListener('SIGINT', () => void stop('SIGINT'));
+Deno.addSignalListener('SIGTERM', () => void stop('SIGTERM'));

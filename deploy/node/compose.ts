@@ -11,6 +11,7 @@ import {
   type RuntimeParts,
   selfOrigins,
 } from '../shared/compose.ts';
+import type { ServerConfig } from '../shared/config/index.ts';
 
 export { publicRelayUrl, selfOrigins };
 
@@ -30,19 +31,23 @@ function nodeSocketAddress(c: Context): string | undefined {
   }
 }
 
-/** What the Node root passes to the shared composition (everything but the runtime's parts). */
-export type ComposeOptions = Omit<Parameters<typeof composeShared>[0], keyof RuntimeParts>;
-
-/** Builds auth and the HTTP app from the config (the Node root's wiring, without sockets). */
-export function composeApp(opts: ComposeOptions) {
-  return composeShared({
-    ...opts,
+/** Node's parts of the HTTP app: sockets, the client UI, DNS, pinned fetch, state file modes. */
+export function nodeParts(config: ServerConfig): RuntimeParts {
+  return {
     runtime: { name: 'node', version: process.version },
     socketAddress: nodeSocketAddress,
     clientAssets: fsClientAssets(CLIENT_DIST_DIR),
     resolveHost: nodeResolveHost,
     pinnedFetch: nodePinnedFetch,
-    stateFileModes: stateFileModes(opts.config.dataDir),
-    timeouts: opts.config.timeouts,
-  });
+    stateFileModes: stateFileModes(config.dataDir),
+    timeouts: config.timeouts,
+  };
+}
+
+/** What the Node root passes to the shared composition (everything but the runtime's parts). */
+export type ComposeOptions = Omit<Parameters<typeof composeShared>[0], keyof RuntimeParts>;
+
+/** Builds auth and the HTTP app from the config with Node's parts (tests use it without sockets). */
+export function composeApp(opts: ComposeOptions) {
+  return composeShared({ ...opts, ...nodeParts(opts.config) });
 }

@@ -1,35 +1,15 @@
-import { AuthStateError } from '../../core/auth/state.ts';
-import { ChannelStateError } from '../../core/channels/store.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { startServer } from './server.ts';
+/** The Node root (`npm start`, bundled to dist/server/main.js): the server until a stop signal. */
+import { failStart, readConfig } from '../shared/quire.ts';
+import { type RunningServer, startServer } from './server.ts';
+import { stopOnSignals } from './signals.ts';
 
-/** One clear line and exit 1 for problems an operator must fix; anything else is a bug. */
-function fail(err: unknown): never {
-  if (err instanceof ConfigError || err instanceof AuthStateError || err instanceof ChannelStateError) {
-    process.stderr.write(`quire: ${err.message}\n`);
-    process.exit(1);
-  }
-  throw err;
-}
-
-let server: Awaited<ReturnType<typeof startServer>>;
-let config: ReturnType<typeof loadConfig>;
+let server: RunningServer;
+let graceMs = 0;
 try {
-  config = loadConfig(process.env);
+  const config = readConfig(process.env, { name: 'node', relayConnector: true });
+  graceMs = config.shutdownGraceMs;
   server = await startServer(config);
 } catch (err) {
-  fail(err);
+  failStart(err, process.exit);
 }
-const stop = (signal: string) => {
-  // A stop that cannot finish (a stuck disk, a hung handler) must still end the process.
-  setTimeout(() => {
-    process.stderr.write(`quire: shutdown took longer than SHUTDOWN_GRACE_MS + 10 s; exiting\n`);
-    process.exit(1);
-  }, config.shutdownGraceMs + 10_000).unref();
-  server.stop(signal).then(
-    () => process.exit(0),
-    () => process.exit(1),
-  );
-};
-process.once('SIGINT', () => stop('SIGINT'));
-process.once('SIGTERM', () => stop('SIGTERM'));
+process.exit(await stopOnSignals(server.stop, { graceMs }));

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -9,22 +8,16 @@ import { healthLane } from '../../adapters/node/health-lane.ts';
 import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
-import type { relayConnector } from '../../adapters/relay/connector.ts';
-import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
 import { fsFileStore } from '../../adapters/store/fs-file-store.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
-import { sha256Hex } from '../../core/crypto.ts';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
-import { createNoteService } from '../../core/notes/service.ts';
 import type { Logger } from '../../core/ports.ts';
-import { type RunningRelay, startRelay } from '../relay/server.ts';
-import { composeApp, selfOrigins } from './compose.ts';
-import type { ServerConfig } from './config.ts';
-
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
+import type { ServerConfig } from '../shared/config/index.ts';
+import { type StopStep, startLifecycle } from '../shared/lifecycle.ts';
+import { composeQuire, VERSION } from '../shared/quire.ts';
+import { nodeParts } from './compose.ts';
+import { linkRelay } from './relay-link.ts';
 
 /** The answer to a request that arrives while the server shuts down. */
 const shuttingDown = () =>
@@ -42,40 +35,41 @@ export interface RunningServer {
   ready: Promise<void>;
   /**
    * Refuses new requests (direct and relayed), lets those in flight finish (at most
-   * SHUTDOWN_GRACE_MS), then saves the index cache.
+   * SHUTDOWN_GRACE_MS), then saves the index cache (the shared lifecycle's ordered stop).
    */
   stop(reason?: string): Promise<void>;
 }
 
-/** The Node composition root: config in, a listening server out. Throws on damaged state. */
+/**
+ * The Node server: fs stores, analyzer threads, node:http with the health lane and a graceful
+ * drain, relay pairing, and the shared lifecycle. Config in, a listening server out.
+ */
 export async function startServer(
   config: ServerConfig,
-  opts: { logger?: Logger } = {},
+  opts: { logger?: Logger; onStopStep?: (step: StopStep) => void } = {},
 ): Promise<RunningServer> {
   const logger = opts.logger ?? jsonLogger(config.logLevel);
-  const clock = { now: () => Date.now() };
   // The state store first: it creates DATA_DIR 0700, before the vault inside it is made.
   const state = fsStateStore({ dir: config.dataDir });
-  const store = fsNoteStore({ dir: config.vaultDir, fsync: config.fsync });
+  const notes = fsNoteStore({ dir: config.vaultDir, fsync: config.fsync });
   const pool = analyzePool({ fallback: async (texts) => texts.map((t) => analyzeNote(t)) });
-  const fileStore = fsFileStore({ dir: config.vaultDir });
-  const notes = createNoteService({ store, state, clock, logger, analyze: pool.analyze, files: fileStore });
   let relayStatus: () => unknown = () => ({ state: 'disabled' });
-  const { app, auth, setupConfig, channels, plugins, feed } = await composeApp({
-    config,
+  const quire = await composeQuire(config, {
+    ...nodeParts(config),
     notes,
-    fileStore,
     state,
-    clock,
+    files: fsFileStore({ dir: config.vaultDir }),
     logger,
-    version: pkg.version,
+    analyze: pool.analyze,
     relayStatus: () => relayStatus(),
   });
+  const { app } = quire;
 
   // While shutting down, requests that were not in flight yet are refused (503, connection closed).
   let draining = () => false;
+  const clock = { now: () => Date.now() };
   const health = {
-    body: createHealthBody({ notes, version: pkg.version, clock }),
+    body: createHealthBody({ notes: quire.core.notes, version: VERSION, clock }),
     logger,
     draining: () => draining(),
   };
@@ -95,110 +89,27 @@ export async function startServer(
     server.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
-  setupConfig.port = port;
-  for (const o of selfOrigins(config, port)) if (!config.corsOrigins.includes(o)) config.corsOrigins.push(o);
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info('listening', { url, vault: config.vaultDir, version: pkg.version, authMode: config.authMode });
+  const url = quire.listening(port);
 
-  // Relay pairing: register with RELAY_URL, or run the relay in this process so every link works.
-  let relay: RunningRelay | null = null;
-  let connector: ReturnType<typeof relayConnector> | null = null;
-  if (config.pairingMode === 'relay') {
-    if (!config.relayUrl) {
-      relay = await startRelay(
-        {
-          host: config.relayHost,
-          port: config.relayPort,
-          publicBaseUrl: config.relayPublicBaseUrl,
-          redisUrl: null,
-          logLevel: config.logLevel,
-          timeouts: config.timeouts,
-        },
-        { logger },
-      );
-      setupConfig.relayUrl = relay.publicBaseUrl;
-    }
-    // One multiplexed tunnel (a relay without it is served through the long-poll protocol).
-    connector = tunnelConnector({
-      relayUrl: config.relayUrl ?? relay!.url,
-      serverId: auth.serverId,
-      identity: auth.identity,
-      handle: (req) => Promise.resolve(app.fetch(req, { relayed: true })),
-      redeemPairCode: async (code) => {
-        const key = await auth.redeemPairCode(code);
-        return key ? { apiKey: key.apiKey } : null;
-      },
-      pairCodeHash: async () => sha256Hex((await auth.pairCode()).code),
-      logger,
-    });
-    auth.onPairCodeChange(() => void connector?.syncPairCode().catch(() => {}));
-    connector.start();
-    relayStatus = () => connector!.status();
-  }
+  const link = await linkRelay({ config, app, auth: quire.auth, setupConfig: quire.setupConfig, logger });
+  if (link) relayStatus = () => link.connector.status();
 
-  // The watcher starts once the index is ready (its first walk of the vault would compete with
-  // indexing for the main thread); one reconcile after it is up closes the gap between them.
-  let watching: Promise<() => Promise<void>> | undefined;
-  const started = performance.now();
-  let lastLog = 0;
-  const ready = notes
-    .load((done, total) => {
-      const now = performance.now();
-      if (now - lastLog > 1000 || done === total) {
-        lastLog = now;
-        const rate = Math.round(done / ((now - started) / 1000));
-        logger.info('indexing', { done, total, notesPerSecond: rate });
-      }
-    })
-    .then(async () => {
-      const s = notes.status();
-      logger.info('index ready', { notes: s.notes, ms: Math.round(performance.now() - started) });
-      await pool.close();
-      await notes.saveCache();
-      watching = store.watch?.((changes) => void notes.applyExternalChanges(changes));
-      void watching?.then(() => notes.reconcile());
-    });
-  ready.catch((err) => logger.error('indexing failed', { error: String(err) }));
-  const saver = setInterval(() => void notes.saveCache().catch(() => {}), 10_000);
-  saver.unref();
-  // A safety net for changes a watcher can miss (network filesystems, overflowed inotify queues).
-  const reconciler = setInterval(
-    () => void notes.reconcile().catch(() => {}),
-    config.reconcileSeconds * 1000,
-  );
-  reconciler.unref();
-
-  let stopping: Promise<void> | undefined;
-  return {
-    url,
-    port,
+  const lifecycle = startLifecycle({
+    notes: quire.core.notes,
+    store: notes,
     logger,
-    ready,
-    stop(reason = 'stop') {
-      stopping ??= (async () => {
-        logger.info('shutting down', { reason });
-        clearInterval(saver);
-        clearInterval(reconciler);
-        // Event streams and long polls end now (clients resume by id), so they do not hold the drain.
-        feed.close();
-        // New work stops at once on both doors (direct: 503 or refused; relay: 503 SERVER_OFFLINE,
-        // the connector unregisters first); what is in flight on either finishes within the grace.
-        const [closed] = await Promise.all([
-          drain.close(config.shutdownGraceMs),
-          connector?.stop(config.shutdownGraceMs),
-        ]);
-        if (closed.cut) logger.warn('connections still busy after the grace were closed', {});
-        await ready.catch(() => {});
-        await channels.close();
-        await (await watching)?.();
-        await notes.drain();
-        await plugins.stop();
-        await notes.saveCache();
-        await pool.close();
-        await relay?.stop();
-        logger.info('stopped');
-      })();
-      return stopping;
-    },
-  };
+    reconcileSeconds: config.reconcileSeconds,
+    shutdownGraceMs: config.shutdownGraceMs,
+    app: quire,
+    afterIndex: () => pool.close(),
+    onStopStep: opts.onStopStep,
+  });
+  lifecycle.addDoor(async (graceMs) => {
+    const closed = await drain.close(graceMs);
+    if (closed.cut) logger.warn('connections still busy after the grace were closed', {});
+  });
+  if (link) lifecycle.addDoor((graceMs) => link.connector.stop(graceMs));
+  lifecycle.addFinal(() => pool.close());
+  if (link?.relay) lifecycle.addFinal(() => link.relay!.stop());
+  return { url, port, logger, ready: lifecycle.ready, stop: lifecycle.stop };
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { errorBody } from '../../adapters/http-kit/envelope.ts';
 import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
@@ -17,7 +17,7 @@ import { redisRelayQueue } from '../../relay/redis-queue.ts';
 import { aesSeal, plainSeal } from '../../relay/seal.ts';
 import { createTunnelHub } from '../../relay/tunnel-hub.ts';
 import type { RelayLimits } from '../../relay/types.ts';
-import { loadRelayConfig, type RelayConfig, RelayConfigError } from './config.ts';
+import { loadRelayConfig, type RelayConfig, RelayConfigError } from '../shared/config/relay.ts';
 import { proxyLane } from './proxy-lane.ts';
 import { attachTunnels } from './tunnel-ws.ts';
 
@@ -91,7 +91,10 @@ export async function startRelay(
   const ownsRedis = !redis && !!cfg.redisUrl;
   if (!redis && cfg.redisUrl) {
     // Fail fast while Redis is away (503 NOT_READY to callers) instead of queueing commands.
-    redis = new Redis(cfg.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    // Loaded only when configured: a relay on the memory queue (the note server's embedded one
+    // included) never loads Redis' client.
+    const { Redis: RedisClient } = await import('ioredis');
+    redis = new RedisClient(cfg.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     redis.on('error', (err: Error) => logger.debug('redis error', { error: err.message }));
     const ready = await new Promise<boolean>((resolve) => {
       const t = setTimeout(() => resolve(false), 5_000);

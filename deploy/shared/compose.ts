@@ -3,54 +3,20 @@ import { telegramSender, whatsappSender } from '../../adapters/channels/index.ts
 import { createApp } from '../../adapters/http/app.ts';
 import type { ClientAssets } from '../../adapters/http/client-ui.ts';
 import { createProvider } from '../../adapters/llm/index.ts';
-import { createAgent } from '../../core/agent/agent.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
-import { createAuthService } from '../../core/auth/service.ts';
-import { createChannelService } from '../../core/channels/service.ts';
-import { secureRandom } from '../../core/crypto.ts';
-import { createFileService } from '../../core/files/service.ts';
-import { createEgress, type PinnedFetch } from '../../core/net/egress.ts';
-import { createChangeFeed } from '../../core/notes/change-feed.ts';
-import type { NoteService } from '../../core/notes/service.ts';
-import { createPluginManager } from '../../core/plugins/manager.ts';
+import { createCore } from '../../core/create-core.ts';
+import type { PinnedFetch } from '../../core/net/egress.ts';
+import { publicRelayUrl, selfOrigins } from '../../core/net/origins.ts';
+import type { BatchAnalyzer } from '../../core/notes/service.ts';
 import type { PluginDefinition } from '../../core/plugins/types.ts';
-import type { Clock, FileStore, Logger, StateStore } from '../../core/ports.ts';
-import { createSecurityService, type SecurityDeps } from '../../core/security/service.ts';
+import type { Clock, FileStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
+import type { SecurityDeps } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
-import type { ServerConfig } from '../node/config.ts';
-import { isLoopback } from '../node/env.ts';
-import { securitySettings } from './security-settings.ts';
+import type { ServerConfig } from './config/index.ts';
 
-/**
- * The relay address clients are told to use: the public base (the relay as clients reach it,
- * also when the server reaches RELAY_URL at an internal address, as in deploy/compose.yaml),
- * else RELAY_URL, else the embedded relay.
- */
-export function publicRelayUrl(config: ServerConfig): string | null {
-  if (config.pairingMode !== 'relay') return null;
-  if (config.relayPublicBaseUrl) return config.relayPublicBaseUrl;
-  if (config.relayUrl) return config.relayUrl;
-  const host = config.publicUrl ? new URL(config.publicUrl).hostname : config.host;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return `http://${shown}:${config.relayPort}`;
-}
-
-/**
- * The origins the server's own pages are loaded from once it listens on `port` (PUBLIC_URL, the
- * listening address, and `localhost` for a loopback host): the client UI it serves calls the
- * relay's /r/<serverId> address cross-origin, so CORS must allow them.
- */
-export function selfOrigins(config: ServerConfig, port: number): string[] {
-  const out = new Set<string>();
-  if (config.publicUrl) out.add(new URL(config.publicUrl).origin);
-  const wildcard = config.host === '0.0.0.0' || config.host === '::';
-  const host = wildcard ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
-  out.add(`http://${host}:${port}`);
-  if (wildcard || isLoopback(config.host)) out.add(`http://localhost:${port}`);
-  return [...out];
-}
+export { publicRelayUrl, selfOrigins };
 
 /** What differs between runtimes once the stores are built. */
 export interface RuntimeParts {
@@ -73,17 +39,19 @@ export interface RuntimeParts {
 }
 
 /**
- * Builds auth, the agent and the HTTP app from the config: the wiring every composition root
- * (Node, Bun, Deno, workerd) shares, without sockets or stores.
+ * The composition every runtime root (Node, Bun, Deno, workerd) shares, without sockets: the
+ * configuration and the adapters go into `createCore`, which builds the whole domain; the HTTP
+ * app is made over it. Only adapters and configuration are chosen here.
  */
 export async function composeApp(
   opts: RuntimeParts & {
     config: ServerConfig;
-    notes: NoteService;
+    store: NoteStore;
     state: StateStore;
     clock: Clock;
     logger: Logger;
     version: string;
+    analyze?: BatchAnalyzer;
     relayStatus?: () => unknown;
     /** Tools plugins contribute to the agent. */
     agentTools?: ToolSource;
@@ -95,20 +63,7 @@ export async function composeApp(
     fileStore?: FileStore;
   },
 ) {
-  const { config, notes, state, clock, logger } = opts;
-  const service = createAuthService({
-    state,
-    clock,
-    logger,
-    pairCodeTtlMs: config.pairCodeTtlSeconds * 1000,
-  });
-  await service.init();
-  const jwt = config.jwt ? createJwt({ ...config.jwt, clock }) : null;
-  if (config.authMode === 'none') {
-    logger.warn(
-      'AUTHENTICATION IS OFF (SERVICE_AUTH_MODE=none): anyone who can reach this server can read and change every note. Development only.',
-    );
-  }
+  const { config, clock, logger } = opts;
   const setupConfig: SetupConfig = {
     version: opts.version,
     authMode: config.authMode,
@@ -121,38 +76,38 @@ export async function composeApp(
     testClientUrl: config.testClientUrl,
     localDevUiUrl: config.localDevUiUrl,
   };
-  const egress = createEgress({
-    fetch: opts.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    resolveHost: opts.resolveHost,
-    // An injected fetch (tests, workers) is used as it is; the runtime's pinned fetch otherwise.
-    pinnedFetch: opts.fetch ? undefined : opts.pinnedFetch,
-    allowHosts: [...config.egressAllow, ...operatorHosts(config)],
-  });
-  const plugins = createPluginManager({
-    notes,
-    state,
+  const core = createCore({
+    store: opts.store,
+    state: opts.state,
     clock,
     logger,
-    fetch: opts.fetch,
-    egress,
-    resolveHost: opts.resolveHost,
+    analyze: opts.analyze,
+    settings: config,
     version: opts.version,
+    providerFor: (fetch) => createProvider({ ...config.agent, fetch }),
+    sendersFor: (fetch) => ({
+      telegram: telegramSender({ fetch, baseUrl: config.channels.telegramApiBaseUrl }),
+      whatsapp: whatsappSender({ fetch, baseUrl: config.channels.whatsappApiBaseUrl }),
+    }),
+    fetch: opts.fetch,
+    resolveHost: opts.resolveHost,
+    pinnedFetch: opts.pinnedFetch,
     plugins: opts.plugins,
+    agentTools: opts.agentTools,
+    files: opts.fileStore,
+    stateFileModes: opts.stateFileModes,
+    timeouts: opts.timeouts,
+    relayUrl: () => setupConfig.relayUrl,
   });
-  await plugins.load();
+  await core.init();
+  if (config.authMode === 'none') {
+    logger.warn(
+      'AUTHENTICATION IS OFF (SERVICE_AUTH_MODE=none): anyone who can reach this server can read and change every note. Development only.',
+    );
+  }
   logger.info('plugins', {
-    installed: plugins.list().map((p) => p.id),
-    enabled: plugins.list().flatMap((p) => (p.enabled ? [p.id] : [])),
-  });
-  const agent = createAgent({
-    notes,
-    clock,
-    logger,
-    provider: createProvider({ ...config.agent, fetch: egress.fetchFn() }),
-    enabled: config.agent.enabled,
-    extraTools: () => [...(opts.agentTools?.() ?? []), ...plugins.tools()],
-    maxSteps: config.agent.maxSteps,
-    timeoutMs: config.agent.timeoutMs,
+    installed: core.plugins.list().map((p) => p.id),
+    enabled: core.plugins.list().flatMap((p) => (p.enabled ? [p.id] : [])),
   });
   logger.info('agent', {
     enabled: config.agent.enabled,
@@ -160,54 +115,27 @@ export async function composeApp(
     model: config.agent.model || 'quire-local-rules',
     baseURL: config.agent.baseURL,
   });
-  const channels = createChannelService({
-    state,
-    clock,
-    logger,
-    agent,
-    random: secureRandom,
-    egress,
-    senders: {
-      telegram: telegramSender({ fetch: egress.fetchFn(), baseUrl: config.channels.telegramApiBaseUrl }),
-      whatsapp: whatsappSender({ fetch: egress.fetchFn(), baseUrl: config.channels.whatsappApiBaseUrl }),
-    },
-  });
-  await channels.load();
-  const security = createSecurityService({
-    clock,
-    auth: service,
-    stateFileModes: opts.stateFileModes,
-    channels: () =>
-      channels.list().map((c) => ({
-        id: c.id,
-        provider: c.provider,
-        enabled: c.enabled,
-        // A web channel has no public webhook: its messages come through protected routes.
-        signatureCheck:
-          c.provider === 'web' ||
-          (c.provider === 'telegram' ? c.secrets.secretToken : c.secrets.appSecret) === true,
-      })),
-    plugins: () => plugins.egress().map(({ id, enabled, egress }) => ({ id, enabled, egress })),
-    settings: () => securitySettings(config, setupConfig.relayUrl, opts.timeouts),
-  });
-  const files = opts.fileStore
-    ? createFileService({ store: opts.fileStore, clock, maxBytes: config.maxFileBytes })
-    : undefined;
-  const feed = createChangeFeed({ notes, now: () => clock.now(), size: config.eventsRingSize });
+  const jwt = config.jwt ? createJwt({ ...config.jwt, clock }) : null;
   const app = createApp({
-    notes,
-    files,
-    feed,
+    notes: core.notes,
+    files: core.files,
+    feed: core.feed,
     mcpWrite: config.mcpWrite,
-    agent,
-    channels,
-    plugins,
-    security,
+    agent: core.agent,
+    channels: core.channels,
+    plugins: core.plugins,
+    security: core.security,
     version: opts.version,
     clock,
     logger,
-    authenticator: createAuthenticator({ mode: config.authMode, auth: service, jwt }),
-    setup: { service, jwt, config: setupConfig, publicUrl: config.publicUrl, relayStatus: opts.relayStatus },
+    authenticator: createAuthenticator({ mode: config.authMode, auth: core.auth, jwt }),
+    setup: {
+      service: core.auth,
+      jwt,
+      config: setupConfig,
+      publicUrl: config.publicUrl,
+      relayStatus: opts.relayStatus,
+    },
     corsOrigins: config.corsOrigins,
     rateLimits: config.rateLimits,
     trustProxy: config.trustProxy,
@@ -220,11 +148,16 @@ export async function composeApp(
       ? { assets: opts.clientAssets, relayUrl: () => setupConfig.relayUrl }
       : undefined,
   });
-  return { app, auth: service, setupConfig, agent, channels, plugins, security, feed };
-}
-
-/** The destinations the operator named in the environment: always allowed by the egress policy. */
-function operatorHosts(config: ServerConfig): string[] {
-  const urls = [config.agent.baseURL, config.channels.telegramApiBaseUrl, config.channels.whatsappApiBaseUrl];
-  return urls.flatMap((u) => (u && URL.canParse(u) ? [new URL(u).host] : []));
+  return {
+    app,
+    core,
+    notes: core.notes,
+    auth: core.auth,
+    setupConfig,
+    agent: core.agent,
+    channels: core.channels,
+    plugins: core.plugins,
+    security: core.security,
+    feed: core.feed,
+  };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createProvider } from '../../adapters/llm/index.ts';
-import { loadAgentConfig } from '../../deploy/node/agent-config.ts';
-import { ConfigError, loadConfig } from '../../deploy/node/config.ts';
+import { loadAgentConfig } from '../../deploy/shared/config/agent.ts';
+import { ConfigError, loadConfig } from '../../deploy/shared/config/server.ts';
 
 describe('AGENT_* config', () => {
   it('defaults to the enabled local provider', () => {

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../deploy/node/config.ts';
+import { ConfigError, loadConfig } from '../../deploy/shared/config/server.ts';
 import { tempDir, waitFor } from '../helpers/app.ts';
 import { runTs } from '../helpers/child.ts';
 import { startFakeTelegram, startFakeWhatsApp, telegramUpdate } from './fake-providers.ts';

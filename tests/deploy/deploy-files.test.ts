@@ -5,11 +5,11 @@ import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CLI_VARIABLES } from '../../deploy/node/cli/common.ts';
 import { publicRelayUrl } from '../../deploy/node/compose.ts';
-import { loadConfig } from '../../deploy/node/config.ts';
-import { SERVER_VARIABLES } from '../../deploy/node/variables.ts';
-import { RELAY_VARIABLES } from '../../deploy/relay/variables.ts';
+import { CLI_VARIABLES } from '../../deploy/shared/config/cli-variables.ts';
+import { RELAY_VARIABLES } from '../../deploy/shared/config/relay-variables.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
+import { SERVER_VARIABLES } from '../../deploy/shared/config/variables.ts';
 import { ROOT } from '../helpers/child.ts';
 
 const run = promisify(execFile);
@@ -78,6 +78,8 @@ describe('deploy/Dockerfile', () => {
       }),
     );
     for (const dir of copied) expect(existsSync(join(ROOT, dir)), dir).toBe(true);
+    // The version comes from package.json, copied on its own into the image's root.
+    if (lines.includes('COPY package.json ./')) copied.add('package.json');
     const needed = foldersReached('deploy/node/cli/main.ts');
     for (const f of [
       'deploy/node/cli/serve.ts',

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_VARIABLES } from '../../deploy/node/cli/common.ts';
-import { ConfigError, loadConfig } from '../../deploy/node/config.ts';
 import { CONFIG_PAGE, configurationPage } from '../../deploy/node/config-docs.ts';
-import { SERVER_VARIABLES } from '../../deploy/node/variables.ts';
-import { LIMIT_VARIABLES, loadRelayConfig, RelayConfigError } from '../../deploy/relay/config.ts';
-import { RELAY_VARIABLES } from '../../deploy/relay/variables.ts';
+import { CLI_VARIABLES } from '../../deploy/shared/config/cli-variables.ts';
+import { LIMIT_VARIABLES, loadRelayConfig, RelayConfigError } from '../../deploy/shared/config/relay.ts';
+import { RELAY_VARIABLES } from '../../deploy/shared/config/relay-variables.ts';
+import { ConfigError, loadConfig } from '../../deploy/shared/config/server.ts';
+import { SERVER_VARIABLES } from '../../deploy/shared/config/variables.ts';
 import { ROOT } from '../helpers/child.ts';
 
 const KNOWN = new Set([
@@ -39,17 +39,22 @@ describe('the configuration page', () => {
   });
 
   it('names every variable the server, the relay and the CLI read', () => {
-    const files = [...sources('deploy/node'), ...sources('deploy/node/cli'), ...sources('deploy/relay')];
+    const files = [
+      ...sources('deploy/shared/config'),
+      ...sources('deploy/node'),
+      ...sources('deploy/node/cli'),
+      ...sources('deploy/relay'),
+    ];
     const unknown = files.flatMap((f) =>
       variablesRead(f)
         .filter((n) => !KNOWN.has(n))
         .map((n) => `${n} (${f.slice(ROOT.length)})`),
     );
     expect(unknown).toEqual([]);
-    expect(variablesRead(join(ROOT, 'deploy/node/config.ts'))).toEqual(
+    expect(variablesRead(join(ROOT, 'deploy/shared/config/server.ts'))).toEqual(
       expect.arrayContaining(['PORT', 'JWT_SECRET']),
     );
-    expect(variablesRead(join(ROOT, 'deploy/relay/config.ts'))).toEqual(
+    expect(variablesRead(join(ROOT, 'deploy/shared/config/relay.ts'))).toEqual(
       expect.arrayContaining(['REDIS_URL', 'RELAY_QUEUE_KEY']),
     );
     for (const name of Object.keys(LIMIT_VARIABLES)) expect(Object.keys(RELAY_VARIABLES)).toContain(name);
@@ -105,5 +110,34 @@ describe('the configuration page', () => {
     }
     expect(named.length).toBeGreaterThan(20);
     expect(named.filter((n) => !KNOWN.has(n))).toEqual([]);
+  });
+});
+
+describe('the one configuration module (deploy/shared/config)', () => {
+  it('is runtime-neutral: no node:* import, so the Worker, Bun and Deno read it as Node does', () => {
+    for (const f of sources('deploy/shared/config'))
+      expect(readFileSync(f, 'utf8'), f).not.toMatch(/from ['"]node:|import\(['"]node:/);
+  });
+
+  it('the server and the relay accept the same words for booleans, with the one error type', () => {
+    for (const [word, on] of [
+      ['yes', true],
+      ['on', true],
+      ['TRUE', true],
+      ['no', false],
+      ['off', false],
+      ['0', false],
+    ] as const) {
+      expect(loadConfig({ TRUST_PROXY: word }).trustProxy, word).toBe(on);
+      expect(loadRelayConfig({ RELAY_TRUST_PROXY: word }).trustProxy, word).toBe(on);
+    }
+    expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow(ConfigError);
+    expect(() => loadRelayConfig({ RELAY_TRUST_PROXY: 'maybe' })).toThrow(ConfigError);
+    expect(RelayConfigError).toBe(ConfigError);
+  });
+
+  it('resolves relative paths against the working folder without node:path', () => {
+    expect(loadConfig({ DATA_DIR: '../x/./d' }, '/srv/q').dataDir).toBe('/srv/x/d');
+    expect(loadConfig({ DATA_DIR: '/abs/', VAULT_DIR: 'v' }, '/srv').vaultDir).toBe('/srv/v');
   });
 });

@@ -2,8 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from '../../core/ports.ts';
-import { loadConfig } from '../../deploy/node/config.ts';
 import { startServer } from '../../deploy/node/server.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { tempDir, waitFor } from './app.ts';
 
 /** A logger that keeps every line as JSON text, to check that nothing secret was logged. */

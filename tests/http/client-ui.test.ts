@@ -6,7 +6,7 @@ import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { selfOrigins } from '../../deploy/node/compose.ts';
-import { loadConfig } from '../../deploy/node/config.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { requester, silentLogger, tempDir } from '../helpers/app.ts';
 
 const cleanups: (() => Promise<void>)[] = [];

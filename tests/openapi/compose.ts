@@ -1,25 +1,23 @@
 import { memoryFileStore } from '../../adapters/store/memory-file-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
-import { createNoteService } from '../../core/notes/service.ts';
 import { composeApp } from '../../deploy/node/compose.ts';
-import { loadConfig } from '../../deploy/node/config.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { silentLogger } from '../helpers/app.ts';
 
 /** The Node root's whole app (auth, agent, channels, plugins, client, docs) over memory stores. */
 export async function composedApp(files: Record<string, string> = {}, env: Record<string, string> = {}) {
   const clock = { now: () => Date.now() };
-  const notes = createNoteService({ store: memoryNoteStore({ files }), clock, logger: silentLogger });
-  await notes.load();
   const config = loadConfig({ DATA_DIR: '/nonexistent-quire-test', RATE_LIMIT: '0', ...env });
   const composed = await composeApp({
     config,
-    notes,
+    store: memoryNoteStore({ files }),
     fileStore: memoryFileStore({ files: { 'seed.png': new Uint8Array([137, 80, 78, 71]) } }),
     state: memoryStateStore(),
     clock,
     logger: silentLogger,
     version: '1.2.3',
   });
-  return { ...composed, notes, config };
+  await composed.core.load();
+  return { ...composed, config };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadRelayConfig, RelayConfigError } from '../../deploy/relay/config.ts';
+import { loadRelayConfig, RelayConfigError } from '../../deploy/shared/config/relay.ts';
 import { DEFAULT_LIMITS } from '../../relay/types.ts';
 import { runTs } from '../helpers/child.ts';
 import { postJson } from './e2e-harness.ts';

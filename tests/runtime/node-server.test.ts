@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../deploy/node/config.ts';
+import { ConfigError, loadConfig } from '../../deploy/shared/config/server.ts';
 import { tempDir } from '../helpers/app.ts';
 import { runTs } from '../helpers/child.ts';
 

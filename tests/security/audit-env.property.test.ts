@@ -1,17 +1,17 @@
 /**
  * Finding 10: the audit sees every weak setting. The monotonicity property over the whole variable
  * table: from any valid environment, making any one variable less safe (the direction its `audit`
- * entry in deploy/node/variables.ts declares) never raises the score; neutral variables never
+ * entry in deploy/shared/config/variables.ts declares) never raises the score; neutral variables never
  * change it; lowering the audit's own thresholds never raises it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { publicRelayUrl } from '../../core/net/origins.ts';
 import { runAudit } from '../../core/security/audit.ts';
+import { securitySettings } from '../../core/security/settings.ts';
 import type { SecuritySnapshot } from '../../core/security/types.ts';
-import { loadConfig } from '../../deploy/node/config.ts';
-import { SERVER_VARIABLES, type Variable } from '../../deploy/node/variables.ts';
-import { publicRelayUrl } from '../../deploy/shared/compose.ts';
-import { securitySettings } from '../../deploy/shared/security-settings.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
+import { SERVER_VARIABLES, type Variable } from '../../deploy/shared/config/variables.ts';
 import { SEED } from './arbitraries.ts';
 import { daysAgo, NOW } from './snapshots.ts';
 

@@ -3,8 +3,8 @@ import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonLogger } from '../../adapters/node/logger.ts';
-import { loadConfig } from '../../deploy/node/config.ts';
 import { type RunningServer, startServer } from '../../deploy/node/server.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { tempDir, waitFor } from '../helpers/app.ts';
 import { SEED } from './arbitraries.ts';
 import {

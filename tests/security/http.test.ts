@@ -8,7 +8,7 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { AUTH_STATE_KEY } from '../../core/auth/service.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { composeApp } from '../../deploy/node/compose.ts';
-import { loadConfig } from '../../deploy/node/config.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { createRelayApp } from '../../relay/app.ts';
 import { memoryRelayQueue } from '../../relay/memory-queue.ts';
 import { requester, silentLogger, tempDir } from '../helpers/app.ts';
@@ -25,16 +25,15 @@ async function composed(env: Record<string, string> = {}, opts: { now?: () => nu
   const config = loadConfig({ DATA_DIR: join(tmp.dir, 'data'), ...env }, tmp.dir);
   const clock = { now: opts.now ?? (() => Date.now()) };
   const state = fsStateStore({ dir: config.dataDir });
-  const notes = createNoteService({ store: memoryNoteStore(), clock, state, logger: silentLogger });
-  await notes.load();
   const made = await composeApp({
     config,
-    notes,
+    store: memoryNoteStore(),
     state,
     clock,
     logger: silentLogger,
     version: '9.9.9',
   });
+  await made.core.load();
   const call = requester(made.app);
   const apiKey = made.auth.firstKeyPlain()!;
   const get = async (path: string) =>

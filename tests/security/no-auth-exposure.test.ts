@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { findingsOf } from '../../core/security/audit.ts';
 import { remoteReachPaths } from '../../core/security/exposure.ts';
-import { ConfigError, loadConfig } from '../../deploy/node/config.ts';
+import { ConfigError, loadConfig } from '../../deploy/shared/config/server.ts';
 import { NOW, safeSnapshot } from './snapshots.ts';
 
 const base = { SERVICE_AUTH_MODE: 'none', HOST: '127.0.0.1', DATA_DIR: '/tmp/quire-none' };

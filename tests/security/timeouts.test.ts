@@ -1,10 +1,10 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../deploy/node/config.ts';
 import { startServer } from '../../deploy/node/server.ts';
-import { loadRelayConfig } from '../../deploy/relay/config.ts';
 import { startRelay } from '../../deploy/relay/server.ts';
+import { loadRelayConfig } from '../../deploy/shared/config/relay.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { silentLogger, tempDir } from '../helpers/app.ts';
 import { newIdentity, registerBody } from '../relay/fixtures.ts';
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
-import { loadConfig } from '../../deploy/node/config.ts';
+import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { tempDir } from '../helpers/app.ts';
 
 describe('FSYNC: the durability setting of note writes', () => {

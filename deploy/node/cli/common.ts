@@ -1,6 +1,5 @@
 /** What every CLI command shares: exit codes, usage errors, option parsing, the server's address. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import type { Variable } from '../variables.ts';
 
 /** Exit codes scripts can trust (docs/cli.md). */
 export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
@@ -43,22 +42,6 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
     throw new UsageError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ''));
   }
 }
-
-/** The variables the CLI itself reads (besides the server's and the relay's). */
-export const CLI_VARIABLES = {
-  QUIRE_URL: {
-    group: 'CLI',
-    kind: 'url',
-    shown: '`http://HOST:PORT`',
-    meaning: 'The server `quire setup`, `keys` and `doctor` talk to (`--url` overrides).',
-  },
-  QUIRE_API_KEY: {
-    group: 'CLI',
-    kind: 'secret',
-    shown: '—',
-    meaning: 'The key `quire keys` sends (a key, not a flag, so it stays out of `ps` and shell history).',
-  },
-} as const satisfies Record<string, Variable>;
 
 /** The server's URL: `--url`, QUIRE_URL, or HOST:PORT from the environment (loopback for 0.0.0.0). */
 export function serverUrlFrom(env: NodeJS.ProcessEnv, flag?: string): string {

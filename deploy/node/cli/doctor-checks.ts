@@ -4,9 +4,9 @@ import { access } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { AuthStateError, parseAuthState } from '../../../core/auth/state.ts';
-import { loadRelayConfig, RelayConfigError } from '../../relay/config.ts';
+import { loadRelayConfig, RelayConfigError } from '../../shared/config/relay.ts';
+import type { ServerConfig } from '../../shared/config/server.ts';
 import { CLIENT_DIST_DIR } from '../compose.ts';
-import type { ServerConfig } from '../config.ts';
 
 /** The outcome of one check. */
 export interface Check {

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type ServerConfig } from '../config.ts';
+import { ConfigError, loadConfig, type ServerConfig } from '../../shared/config/server.ts';
 import { type Command, EXIT, parse } from './common.ts';
 import {
   type Check,

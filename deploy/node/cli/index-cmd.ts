@@ -4,7 +4,7 @@ import { fsStateStore } from '../../../adapters/store/fs-state-store.ts';
 import { analyzeNote } from '../../../core/notes/markdown/analyzer.ts';
 import { createNoteService } from '../../../core/notes/service.ts';
 import type { StateStore } from '../../../core/ports.ts';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../../shared/config/server.ts';
 import { CliProblem, type Command, EXIT, parse } from './common.ts';
 import { duration, progressBar } from './progress.ts';
 

@@ -4,7 +4,7 @@ import { fsStateStore } from '../../../adapters/store/fs-state-store.ts';
 import { createAuthService } from '../../../core/auth/service.ts';
 import { AuthStateError } from '../../../core/auth/state.ts';
 import { createQuireClient } from '../../../sdk/index.ts';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../../shared/config/server.ts';
 import { CliProblem, type Command, EXIT, fetchWithin, parse, serverUrlFrom, UsageError } from './common.ts';
 import { unreachable } from './setup.ts';
 

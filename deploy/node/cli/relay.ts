@@ -1,6 +1,6 @@
 import { jsonLogger } from '../../../adapters/node/logger.ts';
-import { loadRelayConfig, RelayConfigError } from '../../relay/config.ts';
 import { startRelay } from '../../relay/server.ts';
+import { loadRelayConfig, RelayConfigError } from '../../shared/config/relay.ts';
 import { CliProblem, type Command, EXIT, parse } from './common.ts';
 
 /** `quire relay`: the relay service alone. */

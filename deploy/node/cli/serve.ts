@@ -1,7 +1,8 @@
 import { AuthStateError } from '../../../core/auth/state.ts';
 import { ChannelStateError } from '../../../core/channels/store.ts';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../../shared/config/server.ts';
 import { startServer } from '../server.ts';
+import { stopOnSignals } from '../signals.ts';
 import { CliProblem, type Command, EXIT, parse } from './common.ts';
 
 /** `quire serve`: the note server, with the embedded relay unless told otherwise. */
@@ -45,8 +46,10 @@ Stops on Ctrl-C or SIGTERM after in-flight requests finish. Exit 1 on a bad conf
     set('RELAY_URL', values['relay-url']);
     if (values['no-relay']) env.PAIRING_MODE = 'open-port';
     let server: Awaited<ReturnType<typeof startServer>>;
+    let config: ReturnType<typeof loadConfig>;
     try {
-      server = await startServer(loadConfig(env));
+      config = loadConfig(env);
+      server = await startServer(config);
     } catch (err) {
       if (err instanceof ConfigError || err instanceof AuthStateError || err instanceof ChannelStateError)
         throw new CliProblem(err.message);
@@ -56,14 +59,6 @@ Stops on Ctrl-C or SIGTERM after in-flight requests finish. Exit 1 on a bad conf
         );
       throw err;
     }
-    return new Promise<number>((resolve) => {
-      const stop = (signal: string) =>
-        server.stop(signal).then(
-          () => resolve(EXIT.ok),
-          () => resolve(EXIT.problem),
-        );
-      process.once('SIGINT', () => void stop('SIGINT'));
-      process.once('SIGTERM', () => void stop('SIGTERM'));
-    });
+    return stopOnSignals(server.stop, { graceMs: config.shutdownGraceMs, env: io.env });
   },
 };

@@ -1,10 +1,11 @@
 /**
- * Every environment variable of the note server, once: validation (config.ts, agent-config.ts,
- * channels-config.ts) reads defaults and bounds from here, and docs/configuration.md is generated
- * from here (`npm run docs:config`; a test fails when the page drifts).
+ * Every environment variable of the note server, once: validation (server.ts, agent.ts,
+ * channels.ts) reads defaults and bounds from here, and docs/configuration.md is generated
+ * from here (`npm run docs:config`; a test fails when the page drifts). The relay's table is
+ * relay-variables.ts; both are read with `readersFor`.
  */
-import { AUDIT_THRESHOLDS } from '../../core/security/thresholds.ts';
-import { bool, type Env, int, oneOf, str, url } from './env.ts';
+import { AUDIT_THRESHOLDS } from '../../../core/security/thresholds.ts';
+import { bool, type Env, int, LOG_LEVELS, oneOf, str, url } from './read.ts';
 
 /** How a variable is read and what it accepts. */
 export type VariableSpec =
@@ -33,8 +34,6 @@ export type Variable = VariableSpec & {
   accepts?: string;
   audit?: AuditEffect;
 };
-
-const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
 /** The note server's variables (`npm start`, `quire serve`), in the order the page lists them. */
 export const SERVER_VARIABLES = {
@@ -497,51 +496,55 @@ export const SERVER_VARIABLES = {
 } as const satisfies Record<string, Variable>;
 
 export type ServerVariable = keyof typeof SERVER_VARIABLES;
-type OfKind<K extends string> = {
-  [N in ServerVariable]: (typeof SERVER_VARIABLES)[N]['kind'] extends K ? N : never;
-}[ServerVariable];
 
-/** A whole number within the table's bounds, or its default. */
-export function readInt(env: Env, name: OfKind<'int'>): number {
-  const s = SERVER_VARIABLES[name];
-  return int(env, name, s.def, s.min, s.max);
+type Table = Record<string, Variable>;
+type Name<T extends Table> = keyof T & string;
+type OfKind<T extends Table, K extends string> = {
+  [N in Name<T>]: T[N]['kind'] extends K ? N : never;
+}[Name<T>];
+type Defaulted<T extends Table> = { [N in Name<T>]: T[N] extends { def: string } ? N : never }[Name<T>];
+type Value<T extends Table, N extends Name<T>> = N extends Defaulted<T> ? string : string | undefined;
+type EnumValue<T extends Table, N extends Name<T>> = T[N] extends { values: readonly (infer V)[] }
+  ? V
+  : never;
+
+/**
+ * The typed readers of one variable table (the server's or the relay's): each takes its default
+ * and bounds from the table and throws ConfigError naming the variable.
+ */
+export function readersFor<T extends Table>(table: T) {
+  const textDefault = (name: Name<T>) => {
+    const s: Variable = table[name]!;
+    return 'def' in s && typeof s.def === 'string' ? s.def : undefined;
+  };
+  return {
+    /** A whole number within the table's bounds, or its default (`def` overrides it). */
+    readInt(env: Env, name: OfKind<T, 'int'>, def?: number): number {
+      const s = table[name] as Extract<Variable, { kind: 'int' }>;
+      return int(env, name, def ?? s.def, s.min, s.max);
+    },
+    /** A boolean, or the table's default. */
+    readBool(env: Env, name: OfKind<T, 'bool'>): boolean {
+      return bool(env, name, (table[name] as Extract<Variable, { kind: 'bool' }>).def);
+    },
+    /** One of the table's values, or its default. */
+    readEnum<N extends OfKind<T, 'enum'>>(env: Env, name: N): EnumValue<T, N> {
+      const s = table[name] as Extract<Variable, { kind: 'enum' }>;
+      return oneOf(env, name, s.values, s.def) as EnumValue<T, N>;
+    },
+    /** An http(s) URL (no trailing slash), the table's default, or undefined. */
+    readUrl<N extends OfKind<T, 'url'>>(env: Env, name: N): Value<T, N> {
+      return (url(env, name) ?? textDefault(name)) as Value<T, N>;
+    },
+    /** A trimmed non-empty string, the table's default, or undefined. */
+    readStr<N extends OfKind<T, 'text' | 'secret' | 'path' | 'origins'>>(env: Env, name: N): Value<T, N> {
+      return (str(env, name) ?? textDefault(name)) as Value<T, N>;
+    },
+  };
 }
 
-/** A boolean, or the table's default. */
-export function readBool(env: Env, name: OfKind<'bool'>): boolean {
-  return bool(env, name, SERVER_VARIABLES[name].def);
-}
-
-/** One of the table's values, or its default. */
-export function readEnum<N extends OfKind<'enum'>>(
-  env: Env,
-  name: N,
-): (typeof SERVER_VARIABLES)[N]['values'][number] {
-  const s = SERVER_VARIABLES[name];
-  return oneOf(env, name, s.values, s.def as (typeof s.values)[number]);
-}
-
-type Defaulted = {
-  [N in ServerVariable]: (typeof SERVER_VARIABLES)[N] extends { def: string } ? N : never;
-}[ServerVariable];
-type Value<N extends ServerVariable> = N extends Defaulted ? string : string | undefined;
-const textDefault = (name: ServerVariable) => {
-  const s: Variable = SERVER_VARIABLES[name];
-  return 'def' in s && typeof s.def === 'string' ? s.def : undefined;
-};
-
-/** An http(s) URL (no trailing slash), the table's default, or undefined. */
-export function readUrl<N extends OfKind<'url'>>(env: Env, name: N): Value<N> {
-  return (url(env, name) ?? textDefault(name)) as Value<N>;
-}
-
-/** A trimmed non-empty string, the table's default, or undefined. */
-export function readStr<N extends OfKind<'text' | 'secret' | 'path' | 'origins'>>(
-  env: Env,
-  name: N,
-): Value<N> {
-  return (str(env, name) ?? textDefault(name)) as Value<N>;
-}
+/** The note server's readers. */
+export const { readInt, readBool, readEnum, readUrl, readStr } = readersFor(SERVER_VARIABLES);
 
 /** What the page shows as the default. */
 export function shownDefault(v: Variable): string {

@@ -1,16 +1,21 @@
-import { resolve } from 'node:path';
-import type { HttpTimeouts } from '../../adapters/node/http-timeouts.ts';
-import type { LogLevel } from '../../adapters/node/logger.ts';
-import type { AuthMode } from '../../core/auth/authenticator.ts';
-import { remoteReachPaths } from '../../core/security/exposure.ts';
-import { type AgentConfig, loadAgentConfig } from './agent-config.ts';
-import { type ChannelsConfig, loadChannelsConfig } from './channels-config.ts';
-import { ConfigError, type Env, url } from './env.ts';
+import type { AuthMode } from '../../../core/auth/authenticator.ts';
+import { remoteReachPaths } from '../../../core/security/exposure.ts';
+import { type AgentConfig, loadAgentConfig } from './agent.ts';
+import { type ChannelsConfig, loadChannelsConfig } from './channels.ts';
+import {
+  ConfigError,
+  type Env,
+  type HttpTimeouts,
+  type LogLevel,
+  resolvePath,
+  url,
+  workingDir,
+} from './read.ts';
 import { readBool, readEnum, readInt, readStr, readUrl } from './variables.ts';
 
 export { ConfigError };
 
-/** The validated server environment (decisions.md section 1; README lists every variable). */
+/** The validated server environment (docs/configuration.md lists every variable). */
 export interface ServerConfig {
   port: number;
   host: string;
@@ -78,13 +83,13 @@ function loadTimeouts(env: Env): HttpTimeouts {
   };
 }
 
-/** Reads and validates the environment (bounds and defaults from variables.ts); throws ConfigError on the first bad value. */
-export function loadConfig(env: Env, cwd = process.cwd()): ServerConfig {
+/** Reads and validates the environment (bounds and defaults from variables.ts); `cwd` resolves relative paths; throws ConfigError on the first bad value. */
+export function loadConfig(env: Env, cwd = workingDir()): ServerConfig {
   const port = readInt(env, 'PORT');
   const host = readStr(env, 'HOST');
   if (/\s|\//.test(host)) throw new ConfigError(`HOST must be a host name or address, got "${env.HOST}".`);
-  const dataDir = resolve(cwd, readStr(env, 'DATA_DIR'));
-  const vaultDir = resolve(cwd, readStr(env, 'VAULT_DIR') ?? `${dataDir}/notes`);
+  const dataDir = resolvePath(cwd, readStr(env, 'DATA_DIR'));
+  const vaultDir = resolvePath(cwd, readStr(env, 'VAULT_DIR') ?? `${dataDir}/notes`);
   const logLevel = readEnum(env, 'LOG_LEVEL');
   const maxBodyBytes = readInt(env, 'MAX_BODY_BYTES');
 

@@ -1,4 +1,4 @@
-import { ConfigError, type Env } from './env.ts';
+import { ConfigError, type Env } from './read.ts';
 import { readBool, readEnum, readInt, readStr, readUrl } from './variables.ts';
 
 /** The agent's settings from AGENT_* (README "The agent"). */

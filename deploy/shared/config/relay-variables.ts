@@ -1,9 +1,10 @@
 /**
- * Every environment variable of the relay service (`npm run relay`, `quire relay`): config.ts
+ * Every environment variable of the relay service (`npm run relay`, `quire relay`): relay.ts
  * reads defaults and bounds from here, and docs/configuration.md is generated from here.
  */
-import { DEFAULT_LIMITS } from '../../relay/types.ts';
-import type { Variable } from '../node/variables.ts';
+import { DEFAULT_LIMITS } from '../../../relay/types.ts';
+import { LOG_LEVELS } from './read.ts';
+import type { Variable } from './variables.ts';
 
 const MAX = 2 ** 31;
 const limit = (def: number, meaning: string, shown?: string): Variable => ({
@@ -36,8 +37,9 @@ export const RELAY_VARIABLES = {
   },
   REDIS_URL: {
     group: 'Relay',
-    kind: 'url',
+    kind: 'secret',
     shown: 'unset',
+    accepts: '`redis://` or `rediss://` URL (it may carry a password: never logged)',
     meaning: '`redis://` or `rediss://`. Unset: in-memory queue, one instance only.',
   },
   RELAY_REDIS_PREFIX: {
@@ -59,7 +61,6 @@ export const RELAY_VARIABLES = {
     kind: 'bool',
     def: false,
     shown: '`0`',
-    accepts: '`1`/`0` (`true`/`false`)',
     meaning:
       '`1`: run on Redis without `RELAY_QUEUE_KEY` (payloads stored unsealed). Without it, a relay on Redis refuses to start with no key.',
   },
@@ -68,14 +69,13 @@ export const RELAY_VARIABLES = {
     kind: 'bool',
     def: false,
     shown: '`0`',
-    accepts: '`1`/`0` (`true`/`false`)',
     meaning:
       '`1`: take the client address from the last `X-Forwarded-For` hop (only behind a proxy you run).',
   },
   LOG_LEVEL: {
     group: 'Relay',
     kind: 'enum',
-    values: ['debug', 'info', 'warn', 'error', 'silent'],
+    values: LOG_LEVELS,
     def: 'info',
     meaning: 'JSON log lines; never a key or pairing code.',
   },

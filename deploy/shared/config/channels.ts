@@ -1,4 +1,4 @@
-import type { Env } from './env.ts';
+import type { Env } from './read.ts';
 import { readUrl } from './variables.ts';
 
 /** The channels' provider API addresses (README "Channels"). */

@@ -1,7 +1,15 @@
-/** Small readers for environment variables; each throws ConfigError naming the variable. */
+/**
+ * Small readers for environment variables, shared by the note server and the relay (one set of
+ * accepted words, one error type); each throws ConfigError naming the variable. Runtime-neutral:
+ * no `node:*` import, so Node, Bun, Deno and the Worker read their configuration the same way.
+ */
 
 /** A bad environment value; the message is one line naming the variable. */
 export class ConfigError extends Error {}
+
+/** The words a boolean variable accepts (docs/configuration.md says the same). */
+export const TRUE_WORDS = ['1', 'true', 'yes', 'on'] as const;
+export const FALSE_WORDS = ['0', 'false', 'no', 'off'] as const;
 
 export type Env = Record<string, string | undefined>;
 
@@ -22,8 +30,8 @@ export function int(env: Env, name: string, def: number, min: number, max: numbe
 export function bool(env: Env, name: string, def = false): boolean {
   const raw = str(env, name)?.toLowerCase();
   if (raw === undefined) return def;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  if ((TRUE_WORDS as readonly string[]).includes(raw)) return true;
+  if ((FALSE_WORDS as readonly string[]).includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false (1/0), got "${env[name]}".`);
 }
 
@@ -55,3 +63,34 @@ export function url(env: Env, name: string): string | undefined {
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
+
+/**
+ * `path` resolved against the folder `cwd` (POSIX, like `path.resolve` with two arguments) without
+ * `node:path`, so the Worker can read the same configuration.
+ */
+export function resolvePath(cwd: string, path: string): string {
+  const parts: string[] = [];
+  for (const seg of `${path.startsWith('/') ? '' : cwd}/${path}`.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') parts.pop();
+    else parts.push(seg);
+  }
+  return `/${parts.join('/')}`;
+}
+
+/** The working folder where the runtime has one (Node, Bun, Deno's process shim); `/` elsewhere. */
+export function workingDir(): string {
+  const proc = (globalThis as { process?: { cwd?: () => string } }).process;
+  return proc?.cwd?.() ?? '/';
+}
+
+/** Socket time-outs against slow clients, in ms (the server's and the relay's). */
+export interface HttpTimeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+}
+
+/** LOG_LEVEL's values. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -1,0 +1,54 @@
+import type { Hono } from 'hono';
+import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
+import type { AuthService } from '../../core/auth/service.ts';
+import { sha256Hex } from '../../core/crypto.ts';
+import type { Logger } from '../../core/ports.ts';
+import type { SetupConfig } from '../../core/setup.ts';
+import type { ServerConfig } from '../shared/config/index.ts';
+
+/**
+ * Relay pairing on Node: registers with RELAY_URL, or runs the relay in this process (the memory
+ * queue; Redis' client is never loaded) so every link works. One multiplexed tunnel carries the
+ * relayed requests. Returns null in open-port pairing.
+ */
+export async function linkRelay(opts: {
+  config: ServerConfig;
+  app: Pick<Hono, 'fetch'>;
+  auth: AuthService;
+  setupConfig: SetupConfig;
+  logger: Logger;
+}) {
+  const { config, auth, logger } = opts;
+  if (config.pairingMode !== 'relay') return null;
+  let relay: { url: string; publicBaseUrl: string; stop(): Promise<void> } | null = null;
+  if (!config.relayUrl) {
+    const { startRelay } = await import('../relay/server.ts');
+    relay = await startRelay(
+      {
+        host: config.relayHost,
+        port: config.relayPort,
+        publicBaseUrl: config.relayPublicBaseUrl,
+        redisUrl: null,
+        logLevel: config.logLevel,
+        timeouts: config.timeouts,
+      },
+      { logger },
+    );
+    opts.setupConfig.relayUrl = relay.publicBaseUrl;
+  }
+  const connector = tunnelConnector({
+    relayUrl: config.relayUrl ?? relay!.url,
+    serverId: auth.serverId,
+    identity: auth.identity,
+    handle: (req) => Promise.resolve(opts.app.fetch(req, { relayed: true })),
+    redeemPairCode: async (code) => {
+      const key = await auth.redeemPairCode(code);
+      return key ? { apiKey: key.apiKey } : null;
+    },
+    pairCodeHash: async () => sha256Hex((await auth.pairCode()).code),
+    logger,
+  });
+  auth.onPairCodeChange(() => void connector.syncPairCode().catch(() => {}));
+  connector.start();
+  return { relay, connector };
+}

@@ -1,0 +1,116 @@
+/**
+ * What every runtime root does between reading its environment and serving: validate the
+ * configuration, build the core over the runtime's stores, compose the HTTP app, and record the
+ * port once the runtime listens. Runtime-neutral (no `node:*` import): Node, Bun, Deno and the
+ * Worker call it with their own adapters (docs/architecture.md "Runtime roots").
+ */
+import { AuthStateError } from '../../core/auth/state.ts';
+import { ChannelStateError } from '../../core/channels/store.ts';
+import type { BatchAnalyzer } from '../../core/notes/service.ts';
+import type { Clock, FileStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
+import pkg from '../../package.json' with { type: 'json' };
+import { composeApp, type RuntimeParts, selfOrigins } from './compose.ts';
+import { ConfigError, type Env, loadConfig, type ServerConfig } from './config/index.ts';
+
+/**
+ * The validated configuration of a runtime. Where the runtime has no relay connector (Bun, Deno,
+ * the Worker), pairing defaults to open-port and relay pairing is refused with one line.
+ */
+export function readConfig(
+  env: Env,
+  runtime: { name: string; relayConnector: boolean; defaults?: Env; cwd?: string },
+): ServerConfig {
+  const defaults = runtime.relayConnector
+    ? runtime.defaults
+    : { PAIRING_MODE: 'open-port', ...runtime.defaults };
+  const config = loadConfig({ ...defaults, ...env }, runtime.cwd);
+  if (!runtime.relayConnector && config.pairingMode !== 'open-port') {
+    throw new ConfigError(
+      `PAIRING_MODE must be open-port on ${runtime.name}: the relay connector runs on Node only.`,
+    );
+  }
+  return config;
+}
+
+/** True for a start failure an operator must fix (a bad variable, damaged state files). */
+export function isOperatorError(err: unknown): err is Error {
+  return err instanceof ConfigError || err instanceof AuthStateError || err instanceof ChannelStateError;
+}
+
+/** One clear line on stderr and exit 1 for a bad configuration; anything else is a bug. */
+export function failStart(err: unknown, exit: (code: number) => never): never {
+  if (isOperatorError(err)) {
+    console.error(`quire: ${err.message}`);
+    return exit(1);
+  }
+  throw err;
+}
+
+/**
+ * The answer to every request while a fetch-driven runtime (the Worker) could not start: an
+ * operator's problem (503 naming it, until fixed) or anything else (500; `retry`: start again).
+ */
+export function startFailure(err: unknown): { response: Response; retry: boolean } {
+  const operator = isOperatorError(err);
+  console.error(`quire: ${operator ? err.message : `start failed: ${String(err)}`}`);
+  const error = operator
+    ? { code: 'NOT_READY', message: `quire: ${err.message}` }
+    : { code: 'INTERNAL_ERROR', message: 'The server could not start; see the logs.' };
+  return {
+    response: Response.json({ success: false, error }, { status: operator ? 503 : 500 }),
+    retry: !operator,
+  };
+}
+
+/** The package version, for system/info and the setup payload. */
+export const VERSION: string = pkg.version;
+
+/** A runtime's adapters: its stores and its parts of the HTTP app. */
+export interface QuireAdapters extends RuntimeParts {
+  notes: NoteStore;
+  state: StateStore;
+  files?: FileStore;
+  logger: Logger;
+  clock?: Clock;
+  /** Parses many notes at once (Node spreads this over threads). */
+  analyze?: BatchAnalyzer;
+  /** The HTTP client of the agent, channels and plugins (tests inject one; default: global fetch). */
+  fetch?: typeof globalThis.fetch;
+  relayStatus?: () => unknown;
+}
+
+/** Builds the whole domain (`createCore`) and the HTTP app from the configuration and the runtime's adapters. */
+export async function composeQuire(config: ServerConfig, adapters: QuireAdapters) {
+  const { notes: store, state, files, logger, analyze, ...parts } = adapters;
+  const clock = adapters.clock ?? { now: () => Date.now() };
+  const composed = await composeApp({
+    ...parts,
+    config,
+    store,
+    analyze,
+    fileStore: files,
+    state,
+    clock,
+    logger,
+    version: VERSION,
+  });
+  return {
+    ...composed,
+    /** Records the port the runtime listens on (setup payload, CORS) and logs `listening`. */
+    listening(port: number): string {
+      composed.setupConfig.port = port;
+      for (const o of selfOrigins(config, port))
+        if (!config.corsOrigins.includes(o)) config.corsOrigins.push(o);
+      const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+      logger.info('listening', {
+        url,
+        runtime: parts.runtime.name,
+        vault: config.vaultDir,
+        version: VERSION,
+        authMode: config.authMode,
+        pid: (globalThis as { process?: { pid?: number } }).process?.pid,
+      });
+      return url;
+    },
+  };
+}
