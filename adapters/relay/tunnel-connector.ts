@@ -39,6 +39,7 @@ interface Inbound {
   parts: Uint8Array[];
   size: number;
   ctl: AbortController;
+  deadline?: ReturnType<typeof setTimeout>;
 }
 
 /**
@@ -209,6 +210,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
             const t = setTimeout(() => s.ctl.abort(), ttl);
             // A request's deadline never keeps a stopped server's process alive.
             (t as { unref?: () => void }).unref?.();
+            s.deadline = t;
             s.ctl.signal.addEventListener('abort', () => clearTimeout(t), { once: true });
             streams.set(frame.stream, s);
             if (frame.flags & END) start(frame.stream, s);
@@ -238,6 +240,8 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
         const p = run(stream, s)
           .catch((err) => logger.error('relayed request failed', { error: String(err) }))
           .finally(() => {
+            // Done: its deadline timer goes now, not when it would have fired.
+            clearTimeout(s.deadline);
             inflight.delete(p);
             if (streams.get(stream) === s) streams.delete(stream);
           });
