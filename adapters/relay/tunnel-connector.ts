@@ -198,6 +198,12 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
             const head = frameJson<RequestHead>(frame);
             if (head.kind !== 'http' && head.kind !== 'pair')
               throw new FrameError('unknown request kind', frame.stream);
+            if (!running) {
+              // Sent by the relay before it read our GOAWAY: refused, never run (its client gets
+              // 503 SERVER_OFFLINE), so nothing runs whose answer the closing tunnel would lose.
+              send(FrameType.RESET, frame.stream, END, { status: 503, message: 'The server is stopping.' });
+              return;
+            }
             const s: Inbound = { head, parts: [], size: 0, ctl: new AbortController() };
             const inline = inlineBody(frame);
             if (inline?.byteLength) {

@@ -56,7 +56,9 @@ export async function viaTunnel(
           ? 'PAYLOAD_TOO_LARGE'
           : a.status === 504
             ? 'RELAY_TIMEOUT'
-            : 'INTERNAL_ERROR';
+            : a.status === 503
+              ? 'SERVER_OFFLINE'
+              : 'INTERNAL_ERROR';
     return { requestId, answer: jsonError(requestId, a.status, code, a.message) };
   }
   return {

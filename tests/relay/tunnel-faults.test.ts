@@ -1,5 +1,6 @@
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
 import { identitySigner, tunnelStatement } from '../../core/identity.ts';
 import { decodeFrame, END, encodeFrame, FrameType, frameJson } from '../../relay/protocol/frames.ts';
@@ -15,6 +16,72 @@ afterEach(async () => {
 });
 
 describe('tunnel faults (real sockets, Redis)', () => {
+  it('a request that reaches a stopping server after its GOAWAY is refused with 503 and never run', async () => {
+    world = e2eWorld();
+    // A hand-made relay end: it sends one slow request, and one more right after the GOAWAY.
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((r) => wss.once('listening', r));
+    stops.push(() => new Promise((r) => wss.close(r)));
+    const app = smallApp();
+    const who = await newIdentity();
+    const frames: { type: number; stream: number; json?: unknown }[] = [];
+    let sawGoaway!: () => void;
+    const goaway = new Promise<void>((r) => {
+      sawGoaway = r;
+    });
+    wss.on('connection', (ws) => {
+      ws.send(encodeFrame(FrameType.HELLO, 0, 0, { challenge: 'c'.repeat(43), version: 1 }));
+      ws.on('message', (data: Buffer) => {
+        const f = decodeFrame(new Uint8Array(data));
+        if (f.type === FrameType.AUTH) {
+          ws.send(encodeFrame(FrameType.READY, 0, 0, { publicUrl: 'http://relay/r/x', now: Date.now() }));
+          const slow = {
+            kind: 'http',
+            method: 'GET',
+            path: '/api/v1/slow?ms=300',
+            headers: [],
+            ttlMs: 5_000,
+          };
+          ws.send(encodeFrame(FrameType.REQ, 1, END, slow));
+          return;
+        }
+        frames.push({
+          type: f.type,
+          stream: f.stream,
+          json: f.type === FrameType.DATA ? undefined : frameJson(f),
+        });
+        if (f.type === FrameType.GOAWAY) {
+          const late = { kind: 'http', method: 'GET', path: '/api/v1/n/7', headers: [], ttlMs: 5_000 };
+          ws.send(encodeFrame(FrameType.REQ, 3, END, late));
+          sawGoaway();
+        }
+      });
+    });
+    const connector = tunnelConnector({
+      relayUrl: `http://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+      serverId: who.serverId,
+      identity: who.identity,
+      handle: app.handle,
+      redeemPairCode: pairing().redeemPairCode,
+      logger: quiet,
+      backoff: { minMs: 20, maxMs: 200 },
+    });
+    connector.start();
+    await until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
+    await until('the slow request to run', () => app.calls.get('/api/v1/slow') === 1);
+    const stopped = connector.stop(5_000);
+    await goaway;
+    await stopped;
+    // The slow one in flight was answered; the late one got RESET 503 and never reached the app.
+    expect(frames.some((f) => f.stream === 1 && f.type === FrameType.RES)).toBe(true);
+    expect(frames.find((f) => f.stream === 3)).toEqual({
+      type: FrameType.RESET,
+      stream: 3,
+      json: { status: 503, message: 'The server is stopping.' },
+    });
+    expect(app.calls.has('/api/v1/n/7')).toBe(false);
+  });
+
   it('a malformed frame fails its own request alone; the others in flight are answered', async () => {
     world = e2eWorld();
     const relay = await world.relay({ redisUrl: null });
