@@ -14,17 +14,65 @@ export interface ResolvedLink extends LinkRef {
   path: string | null;
 }
 
+/**
+ * One note's outgoing links, compact: the link objects are shared with the index entry (never
+ * copied), `paths[i]` is where `links[i]` points now (null while unresolved). A link that gains a
+ * field (e.g. a target kind) carries it here for free.
+ */
 interface Source {
-  links: ResolvedLink[];
-  keys: Set<string>;
+  links: readonly LinkRef[];
+  paths: (string | null)[];
 }
 
 const lower = (s: string): string => s.toLowerCase();
 
 /** The stem a link would match by file name: `folder/My Note.md` -> `my note`. */
 function linkKey(target: string): string {
-  return lower(stem(target.replace(/\/+$/, '')));
+  let end = target.length;
+  while (end > 0 && target.charCodeAt(end - 1) === 47) end--;
+  return lower(stem(end === target.length ? target : target.slice(0, end)));
 }
+
+/**
+ * A multiset of paths: an array while small (a Set or Map costs several times an array of one or
+ * two strings), counts in a Map once large (a hub note linked from thousands stays O(1) a change).
+ */
+type Bag = string[] | Map<string, number>;
+const BAG_ARRAY_MAX = 32;
+
+const addTo = <K>(m: Map<K, Bag>, k: K, v: string) => {
+  const a = m.get(k);
+  if (!a) m.set(k, [v]);
+  else if (Array.isArray(a)) {
+    a.push(v);
+    if (a.length > BAG_ARRAY_MAX) {
+      const counts = new Map<string, number>();
+      for (const x of a) counts.set(x, (counts.get(x) ?? 0) + 1);
+      m.set(k, counts);
+    }
+  } else a.set(v, (a.get(v) ?? 0) + 1);
+};
+const removeFrom = <K>(m: Map<K, Bag>, k: K, v: string) => {
+  const a = m.get(k);
+  if (!a) return;
+  if (Array.isArray(a)) {
+    const i = a.indexOf(v);
+    if (i < 0) return;
+    if (a.length === 1) m.delete(k);
+    else a.splice(i, 1);
+    return;
+  }
+  const n = a.get(v);
+  if (n === undefined) return;
+  if (n > 1) a.set(v, n - 1);
+  else {
+    a.delete(v);
+    if (a.size === 0) m.delete(k);
+  }
+};
+/** The distinct paths of a bag. */
+const members = (a: Bag | undefined): string[] =>
+  !a ? [] : Array.isArray(a) ? [...new Set(a)] : [...a.keys()];
 
 /** One element per distinct target, in document order. */
 export function distinctLinks(links: readonly LinkRef[]): LinkRef[] {
@@ -41,26 +89,30 @@ export function distinctLinks(links: readonly LinkRef[]): LinkRef[] {
   return out;
 }
 
+/** `links` itself when its targets are already distinct and non-empty (an index entry's are). */
+function distinctShared(links: readonly LinkRef[]): readonly LinkRef[] {
+  const seen = new Set<string>();
+  for (const l of links) {
+    if (!l.target || seen.has(l.target)) return distinctLinks(links);
+    seen.add(l.target);
+  }
+  return links;
+}
+
 /**
  * The vault's link graph with Obsidian-style resolution. Changing one note costs work
  * proportional to its own links plus the links that name its file (by stem), never the vault.
  */
 export function createLinkGraph() {
   const sources = new Map<string, Source>();
-  const byStem = new Map<string, Set<string>>();
+  /** Paths by file-name stem. */
+  const byStem = new Map<string, Bag>();
   const byLowerPath = new Map<string, string>();
-  const refsByKey = new Map<string, Set<string>>();
-  const backlinks = new Map<string, Map<string, number>>();
-
-  const addTo = <K, V>(m: Map<K, Set<V>>, k: K, v: V) => {
-    const s = m.get(k);
-    if (s) s.add(v);
-    else m.set(k, new Set([v]));
-  };
-  const removeFrom = <K, V>(m: Map<K, Set<V>>, k: K, v: V) => {
-    const s = m.get(k);
-    if (s?.delete(v) && s.size === 0) m.delete(k);
-  };
+  /** Notes with a link of each stem key, once per note. */
+  const refsByKey = new Map<string, Bag>();
+  /** Linking notes per target, once per link that resolves there (a multiset). */
+  const backlinks = new Map<string, Bag>();
+  const EMPTY: Source = { links: [], paths: [] };
 
   const findPath = (candidate: string): string | null => {
     if (sources.has(candidate)) return candidate;
@@ -68,8 +120,9 @@ export function createLinkGraph() {
   };
 
   const byName = (candidate: string): string | null => {
-    const matches = byStem.get(linkKey(candidate));
-    if (!matches) return null;
+    const bag = byStem.get(linkKey(candidate));
+    if (!bag) return null;
+    const matches = Array.isArray(bag) ? bag : bag.keys();
     const suffix = candidate.includes('/') ? `/${lower(candidate)}` : null;
     let best: string | null = null;
     for (const p of matches) {
@@ -100,38 +153,34 @@ export function createLinkGraph() {
   };
 
   const detach = (path: string, src: Source, changed: Set<string>) => {
-    for (const l of src.links) {
-      if (!l.path) continue;
-      const m = backlinks.get(l.path);
-      if (!m) continue;
-      const n = (m.get(path) ?? 1) - 1;
-      if (n <= 0) m.delete(path);
-      else m.set(path, n);
-      if (m.size === 0) backlinks.delete(l.path);
-      changed.add(l.path);
+    for (const p of src.paths) {
+      if (!p) continue;
+      removeFrom(backlinks, p, path);
+      changed.add(p);
     }
   };
 
   const attach = (path: string, src: Source, changed: Set<string>) => {
-    for (const l of src.links) {
-      if (!l.path) continue;
-      const m = backlinks.get(l.path) ?? new Map<string, number>();
-      backlinks.set(l.path, m);
-      m.set(path, (m.get(path) ?? 0) + 1);
-      changed.add(l.path);
+    for (const p of src.paths) {
+      if (!p) continue;
+      addTo(backlinks, p, path);
+      changed.add(p);
     }
   };
+
+  /** The distinct stem keys of a note's links (computed when needed, not kept per note). */
+  const keysOf = (links: readonly LinkRef[]): Set<string> => new Set(links.map((l) => linkKey(l.target)));
 
   const reresolve = (key: string, changed: Set<string>) => {
     const refs = refsByKey.get(key);
     if (!refs) return;
-    for (const sp of refs) {
+    for (const sp of members(refs)) {
       const src = sources.get(sp);
       if (!src) continue;
-      const next = src.links.map((l) => (linkKey(l.target) === key ? resolve(sp, l) : l.path));
-      if (next.every((p, i) => p === src.links[i]?.path)) continue;
+      const next = src.links.map((l, i) => (linkKey(l.target) === key ? resolve(sp, l) : src.paths[i]!));
+      if (next.every((p, i) => p === src.paths[i])) continue;
       detach(sp, src, changed);
-      src.links = src.links.map((l, i) => ({ ...l, path: next[i] ?? null }));
+      src.paths = next;
       attach(sp, src, changed);
       changed.add(sp);
     }
@@ -141,17 +190,14 @@ export function createLinkGraph() {
   const addPath = (path: string) => {
     addTo(byStem, linkKey(path), path);
     byLowerPath.set(lower(path), path);
-    sources.set(path, { links: [], keys: new Set() });
+    sources.set(path, EMPTY);
   };
 
   /** Resolves and records the outgoing links of a known `path` (its old ones already detached). */
   const setLinks = (path: string, links: readonly LinkRef[], changed: Set<string>) => {
-    const src: Source = { links: [], keys: new Set() };
-    for (const l of distinctLinks(links)) {
-      src.links.push({ ...l, path: resolve(path, l) });
-      src.keys.add(linkKey(l.target));
-    }
-    for (const k of src.keys) addTo(refsByKey, k, path);
+    const shared = distinctShared(links);
+    const src: Source = { links: shared, paths: shared.map((l) => resolve(path, l)) };
+    for (const k of keysOf(shared)) addTo(refsByKey, k, path);
     sources.set(path, src);
     attach(path, src, changed);
   };
@@ -169,7 +215,7 @@ export function createLinkGraph() {
       const old = sources.get(path);
       if (old) {
         detach(path, old, changed);
-        for (const k of old.keys) removeFrom(refsByKey, k, path);
+        for (const k of keysOf(old.links)) removeFrom(refsByKey, k, path);
       } else {
         addPath(path);
         reresolve(linkKey(path), changed);
@@ -197,12 +243,12 @@ export function createLinkGraph() {
       const src = sources.get(path);
       if (!src) return changed;
       detach(path, src, changed);
-      for (const k of src.keys) removeFrom(refsByKey, k, path);
+      for (const k of keysOf(src.links)) removeFrom(refsByKey, k, path);
       sources.delete(path);
       removeFrom(byStem, linkKey(path), path);
       if (byLowerPath.get(lower(path)) === path) {
         byLowerPath.delete(lower(path));
-        for (const p of byStem.get(linkKey(path)) ?? [])
+        for (const p of members(byStem.get(linkKey(path))))
           if (lower(p) === lower(path)) byLowerPath.set(lower(p), p);
       }
       reresolve(linkKey(path), changed);
@@ -211,20 +257,20 @@ export function createLinkGraph() {
       return changed;
     },
 
-    /** Outgoing links of `path` (empty when unknown). */
-    linksOf(path: string): readonly ResolvedLink[] {
-      return sources.get(path)?.links ?? [];
+    /** Outgoing links of `path` with their resolution (empty when unknown); a new array each call. */
+    linksOf(path: string): ResolvedLink[] {
+      const src = sources.get(path);
+      return src ? src.links.map((l, i) => ({ ...l, path: src.paths[i] ?? null })) : [];
     },
 
     /** Paths of the notes linking to `path`, sorted. */
     backlinksOf(path: string): string[] {
-      const m = backlinks.get(path);
-      return m ? [...m.keys()].sort() : [];
+      return members(backlinks.get(path)).sort();
     },
 
     /** How many notes share the file name stem of `path`. */
     stemCount(name: string): number {
-      return byStem.get(lower(stem(basename(name))))?.size ?? 0;
+      return members(byStem.get(lower(stem(basename(name))))).length;
     },
   };
 }

@@ -329,7 +329,12 @@ export interface ParsedIndexCache {
 export function parseIndexCache(text: string | null, journal?: string | null): ParsedIndexCache | null {
   if (!text) return null;
   try {
-    const data = JSON.parse(text) as { v?: number; gen?: number; entries?: IndexEntry[]; search?: SerializedSearch };
+    const data = JSON.parse(text) as {
+      v?: number;
+      gen?: number;
+      entries?: IndexEntry[];
+      search?: SerializedSearch;
+    };
     const s = data.search;
     if (
       data.v !== CACHE_VERSION ||

@@ -144,7 +144,10 @@ describe('the index cache', () => {
     await s1.saveCache();
     const journal = (await state.get('index-journal.log'))!;
     // A crash in the middle of the second line.
-    await state.put('index-journal.log', journal.slice(0, journal.lastIndexOf('\n', journal.length - 2) + 20));
+    await state.put(
+      'index-journal.log',
+      journal.slice(0, journal.lastIndexOf('\n', journal.length - 2) + 20),
+    );
     const s2 = createNoteService({ store, state, clock });
     await s2.load();
     expect((await s2.search('pulsar')).map((h) => h.path)).toEqual(['f0/note 0.md']);
@@ -152,7 +155,10 @@ describe('the index cache', () => {
     expect((await s2.search('quark')).map((h) => h.path)).toEqual(['f1/note 1.md']);
     expect(JSON.stringify(s2.list().items)).toBe(JSON.stringify(s1.list().items));
     // A journal of another generation is never applied.
-    const stale = parseIndexCache(await state.get('index-cache.json'), journal.replace('"gen":1', '"gen":7'))!;
+    const stale = parseIndexCache(
+      await state.get('index-cache.json'),
+      journal.replace('"gen":1', '"gen":7'),
+    )!;
     expect(stale.journaled).toBe(0);
   });
 
@@ -184,7 +190,9 @@ describe('the index cache', () => {
     clearInterval(timer);
     expect(ticks).toBeGreaterThan(0);
     // The snapshot is the picture from before the write; the write is journaled by the next save.
-    expect(parseIndexCache(await state.get('index-cache.json'))!.entries.get('f0/note 0.md')?.wordCount).not.toBe(3);
+    expect(
+      parseIndexCache(await state.get('index-cache.json'))!.entries.get('f0/note 0.md')?.wordCount,
+    ).not.toBe(3);
     expect(await s1.saveCache()).toBe(true);
     const s2 = createNoteService({ store, state, clock });
     await s2.load();
