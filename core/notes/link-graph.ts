@@ -139,7 +139,8 @@ export function createLinkGraph() {
     const markdown = link.kind === 'markdown';
     if (markdown && t.startsWith('/')) t = t.replace(/^\/+/, '');
     const candidate = lower(t).endsWith('.md') ? t : `${t}.md`;
-    const exact = !candidate.split('/').some((s) => s === '..' || s === '.') ? findPath(candidate) : null;
+    const dotted = candidate.startsWith('.') || candidate.includes('/.');
+    const exact = !dotted || !candidate.split('/').some((s) => s === '..' || s === '.') ? findPath(candidate) : null;
     if (exact) return exact;
     if (markdown) {
       const rel = joinRelative(dirname(from), candidate);
@@ -194,9 +195,26 @@ export function createLinkGraph() {
   };
 
   /** Resolves and records the outgoing links of a known `path` (its old ones already detached). */
-  const setLinks = (path: string, links: readonly LinkRef[], changed: Set<string>) => {
+  const setLinks = (
+    path: string,
+    links: readonly LinkRef[],
+    changed: Set<string>,
+    memo?: Map<string, string | null>,
+  ) => {
     const shared = distinctShared(links);
-    const src: Source = { links: shared, paths: shared.map((l) => resolve(path, l)) };
+    const src: Source = {
+      links: shared,
+      paths: shared.map((l) => {
+        // Only a markdown link's resolution depends on the note it is written in.
+        if (!memo || l.kind === 'markdown') return resolve(path, l);
+        let p = memo.get(l.target);
+        if (p === undefined) {
+          p = resolve(path, l);
+          memo.set(l.target, p);
+        }
+        return p;
+      }),
+    };
     for (const k of keysOf(shared)) addTo(refsByKey, k, path);
     sources.set(path, src);
     attach(path, src, changed);
@@ -231,8 +249,10 @@ export function createLinkGraph() {
     load(notes: readonly (readonly [string, readonly LinkRef[]])[]): void {
       for (const [path] of notes) if (!sources.has(path)) addPath(path);
       const ignored = new Set<string>();
+      // Nothing changes while loading: each distinct wiki-link target resolves once.
+      const memo = new Map<string, string | null>();
       for (const [path, links] of notes) {
-        setLinks(path, links, ignored);
+        setLinks(path, links, ignored, memo);
         ignored.clear();
       }
     },

@@ -36,7 +36,8 @@ export function loadVault(
       ? await Promise.all([state.get(CACHE_KEY), state.append ? state.get(JOURNAL_KEY) : null])
       : [null, null];
     const cache = parseIndexCache(snapshot, journal);
-    const files = (await store.list()).filter((f) => {
+    const [listed, folders] = await Promise.all([store.list(), store.listFolders()]);
+    const files = listed.filter((f) => {
       try {
         validateNotePath(f.path);
         return true;
@@ -61,7 +62,7 @@ export function loadVault(
         index.markChanged(p);
       }
     }
-    for (const folder of await store.listFolders()) index.addFolder(folder);
+    for (const folder of folders) index.addFolder(folder);
     const loaded: IndexEntry[] = [];
     for (let i = 0; i < files.length; i += BATCH) {
       const toParse: { info: FileInfo; firstSeen: number }[] = [];
