@@ -36,7 +36,13 @@ const gc = (globalThis as { gc?: () => void }).gc;
 const mem = () => {
   gc?.();
   const m = process.memoryUsage();
-  return { heapMB: +(m.heapUsed / 2 ** 20).toFixed(1), rssMB: +(m.rss / 2 ** 20).toFixed(1) };
+  const mb = (n: number) => +(n / 2 ** 20).toFixed(1);
+  return {
+    heapMB: mb(m.heapUsed),
+    heapTotalMB: mb(m.heapTotal),
+    externalMB: mb(m.external),
+    rssMB: mb(m.rss),
+  };
 };
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();

@@ -140,7 +140,8 @@ export function createLinkGraph() {
     if (markdown && t.startsWith('/')) t = t.replace(/^\/+/, '');
     const candidate = lower(t).endsWith('.md') ? t : `${t}.md`;
     const dotted = candidate.startsWith('.') || candidate.includes('/.');
-    const exact = !dotted || !candidate.split('/').some((s) => s === '..' || s === '.') ? findPath(candidate) : null;
+    const exact =
+      !dotted || !candidate.split('/').some((s) => s === '..' || s === '.') ? findPath(candidate) : null;
     if (exact) return exact;
     if (markdown) {
       const rel = joinRelative(dirname(from), candidate);
