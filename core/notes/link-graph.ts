@@ -278,6 +278,11 @@ export function createLinkGraph() {
       return changed;
     },
 
+    /** Outgoing links of `path` and where each points (parallel arrays, not copies; do not change them). */
+    resolutionsOf(path: string): { links: readonly LinkRef[]; paths: readonly (string | null)[] } {
+      return sources.get(path) ?? EMPTY;
+    },
+
     /** Outgoing links of `path` with their resolution (empty when unknown); a new array each call. */
     linksOf(path: string): ResolvedLink[] {
       const src = sources.get(path);

@@ -215,12 +215,13 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       if (cached) return cached;
       const e = entries.get(path);
       if (!e) return null;
+      const resolved = graph.resolutionsOf(e.path);
       const s: NoteSummary = {
         path: e.path,
         title: titleOf(e.path),
         tags: e.tags,
-        links: graph.linksOf(e.path).map((l) => {
-          const out: NoteLink = { target: l.target, path: l.path, kind: l.kind };
+        links: resolved.links.map((l, i) => {
+          const out: NoteLink = { target: l.target, path: resolved.paths[i] ?? null, kind: l.kind };
           if (l.heading !== undefined) out.heading = l.heading;
           if (l.alias !== undefined) out.alias = l.alias;
           return out;
