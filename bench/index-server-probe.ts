@@ -1,6 +1,7 @@
 /**
  * Issue 17: the bundled server (`dist/server/main.js`, built by `npm run build:server`) on a vault,
- * cold (empty DATA_DIR) then warm: spawn to the first full `GET /api/v1/notes`, and RSS then.
+ * cold (empty DATA_DIR) then twice warm: spawn to the first full `GET /api/v1/notes`, the server's CPU
+ * time and RSS then, and RSS a moment later (after the cache save and the watcher's start).
  * Usage: npx tsx bench/index-server-probe.ts <vaultDir> <dataDir> [repoRoot]
  * `repoRoot` (default this repository) lets one run compare two checkouts (each built first).
  */
@@ -22,13 +23,20 @@ const freePort = () =>
       s.close(() => ok(port));
     });
   });
+/** CPU time the process used so far (user + system, all threads), ms; CLK_TCK is 100 on Linux. */
+const cpuMs = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
 const rssMB = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function run(phase: string) {
   const port = await freePort();
   const started = performance.now();
-  const proc = spawn(process.execPath, [join(root, 'dist/server/main.js')], {
+  // PROBE_CPU_PROF=<dir> writes a CPU profile of each server run there.
+  const prof = process.env.PROBE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROBE_CPU_PROF}`] : [];
+  const proc = spawn(process.execPath, [...prof, join(root, 'dist/server/main.js')], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -52,10 +60,11 @@ async function run(phase: string) {
     }
     const listMs = Math.round(performance.now() - started);
     const rss = rssMB(proc.pid!);
+    const cpu = cpuMs(proc.pid!);
     // The cache save after a cold index runs beside requests; wait for it before the warm run.
     await sleep(phase === 'cold' ? 3000 : 200);
     console.log(
-      JSON.stringify({ phase, listMs, rssMB: Math.round(rss), rssLaterMB: Math.round(rssMB(proc.pid!)) }),
+      JSON.stringify({ phase, listMs, listCpuMs: cpu, rssMB: Math.round(rss), rssLaterMB: Math.round(rssMB(proc.pid!)) }),
     );
   } finally {
     const exited = new Promise((r) => proc.once('exit', r));
