@@ -36,7 +36,9 @@ async function run(phase: string) {
   const started = performance.now();
   // PROBE_CPU_PROF=<dir> writes a CPU profile of each server run there.
   const prof = process.env.PROBE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROBE_CPU_PROF}`] : [];
-  const proc = spawn(process.execPath, [...prof, join(root, 'dist/server/main.js')], {
+  // PROBE_NODE_FLAGS adds V8/Node flags (space-separated), e.g. to try heap settings.
+  const flags = (process.env.PROBE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...flags, ...prof, join(root, 'dist/server/main.js')], {
     env: {
       ...process.env,
       PORT: String(port),

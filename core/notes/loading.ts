@@ -183,7 +183,9 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
     }
     return true;
   }
-  const gen = (cache?.gen ?? 0) + 1;
+  // A generation never used before, even by a cache written elsewhere (e.g. `quire index`): a
+  // leftover journal can never match a new snapshot by chance.
+  const gen = Math.max((cache?.gen ?? 0) + 1, ctx.clock.now());
   const capture = index.capture(gen);
   // Changes from here on are journaled under the new generation (by the next save).
   index.track(true);
