@@ -298,8 +298,9 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
  */
 export function* snapshotParts(c: IndexCapture): Generator<string> {
   yield `{"v":${CACHE_VERSION},"gen":${c.gen},"entries":[`;
-  for (let i = 0; i < c.entries.length; i += 256) {
-    yield (i ? ',' : '') + JSON.stringify(c.entries.slice(i, i + 256)).slice(1, -1);
+  // 64 entries a piece: 1 to 3 ms of JSON, so a slice of the save stays near its 8 ms.
+  for (let i = 0; i < c.entries.length; i += 64) {
+    yield (i ? ',' : '') + JSON.stringify(c.entries.slice(i, i + 64)).slice(1, -1);
   }
   yield '],"search":';
   yield* serializeSearchParts(c.search);

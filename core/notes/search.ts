@@ -382,7 +382,7 @@ export function* serializeSearchParts(c: SearchCapture): Generator<string> {
   for (const [term, b, count, last] of c.terms) {
     batch.push(`[${JSON.stringify(term)},${count},${last},"${bytesToBase64(b)}"]`);
     bytes += b.length;
-    if (batch.length === 4096 || bytes > 256 * 1024) {
+    if (batch.length === 1024 || bytes > 128 * 1024) {
       yield (first ? '' : ',') + batch.join(',');
       first = false;
       batch = [];
