@@ -7,6 +7,7 @@ import {
   createNoteIndex,
   type IndexEntry,
   journalHeader,
+  journalLine,
   parseIndexCache,
   snapshotParts,
   toEntry,
@@ -159,13 +160,15 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
   const cache = ctx.cache;
   const journalMax = Math.max(1000, index.entries.size / 2);
   if (state.append && cache && !ctx.snapshotNeeded && cache.journaled + index.changes <= journalMax) {
-    const lines = index.takeChanges();
-    if (!lines.length) return true;
+    const records = index.takeChanges();
+    if (!records.length) return true;
     try {
-      // Written in pieces of about 1 MB, so no single string or write is vault-sized.
+      // Turned into text a slice at a time and written in pieces of about 1 MB, so no step, string
+      // or write is vault-sized even after a burst of changes.
       let piece: string[] = [];
       let size = 0;
-      for await (const line of sliced(lines)) {
+      for await (const record of sliced(records)) {
+        const line = journalLine(record);
         piece.push(line);
         size += line.length;
         if (size > 1 << 20) {
@@ -175,7 +178,7 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
         }
       }
       if (piece.length) await state.append(JOURNAL_KEY, piece.join(''));
-      cache.journaled += lines.length;
+      cache.journaled += records.length;
     } catch (err) {
       ctx.dirty = true;
       ctx.snapshotNeeded = true;

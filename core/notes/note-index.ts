@@ -256,21 +256,22 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
     },
 
     /**
-     * The journal lines of the notes changed since the last call (proportional to them), and
-     * forgets those changes. Each line is `[path]` (removed), `[path, entry]` (its words did not
-     * change) or `[path, entry, terms]`.
+     * The notes changed since the last call, as their journal records (the entry and words as they
+     * are now: entries are never changed in place, so a record stays true while it waits to be
+     * written), and forgets those changes. Work proportional to the changed notes; `journalLine`
+     * turns a record into text.
      */
-    takeChanges(): string[] {
+    takeChanges(): JournalRecord[] {
       if (!changed) return [];
-      const lines: string[] = [];
+      const out: JournalRecord[] = [];
       for (const p of changed) {
         const e = entries.get(p);
         const terms = search.termsOf(p);
-        lines.push(`${JSON.stringify(e ? (terms ? [p, e, terms] : [p, e]) : [p])}\n`);
+        out.push(e ? (terms ? [p, e, terms] : [p, e]) : [p]);
       }
       changed.clear();
       search.clearTracked();
-      return lines;
+      return out;
     },
 
     /**
@@ -306,6 +307,12 @@ export function* snapshotParts(c: IndexCapture): Generator<string> {
   yield* serializeSearchParts(c.search);
   yield '}';
 }
+
+/** One journal line: `[path]` (removed), `[path, entry]` (its words did not change), `[path, entry, terms]`. */
+export type JournalRecord = [string] | [string, IndexEntry] | [string, IndexEntry, DocTerms];
+
+/** The text of one journal record, a line. */
+export const journalLine = (r: JournalRecord): string => `${JSON.stringify(r)}\n`;
 
 /** The journal's first line: which snapshot its changes apply to. */
 export const journalHeader = (gen: number): string => `${JSON.stringify({ v: CACHE_VERSION, gen })}\n`;
