@@ -188,6 +188,8 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
   }
   // A generation never used before, even by a cache written elsewhere (e.g. `quire index`): a
   // leftover journal can never match a new snapshot by chance.
+  // Before a snapshot: removed notes' postings out, or the lists' unused buffer space given back.
+  for await (const _ of sliced(index.search.sweep()));
   const gen = Math.max((cache?.gen ?? 0) + 1, ctx.clock.now());
   const capture = index.capture(gen);
   // Changes from here on are journaled under the new generation (by the next save).

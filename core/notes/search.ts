@@ -240,7 +240,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
 
   /** Drops the postings of removed notes from one term's list (a new buffer: captures stay valid). */
   const sweepTerm = (term: string, list: Postings) => {
-    const next = new Postings(new Uint8Array(Math.max(8, list.n)));
+    const next = new Postings(new Uint8Array(Math.max(8, list.n + 12)));
     eachPosting(list.b, list.n, (id, tf) => {
       if (docs.has(id)) next.add(id, tf);
     });
@@ -289,13 +289,20 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       return docs.size;
     },
     /**
-     * Drops the postings of removed notes, a term at a time, yielding between terms so a caller
-     * can pause (each step copies one list). Queries skip those postings meanwhile.
+     * Drops the postings of removed notes (or, when there are none, the unused end of each list's
+     * buffer), a term at a time, yielding between terms so a caller can pause (each step copies one
+     * list). Queries skip removed notes' postings meanwhile.
      */
     *sweep(): Generator<void> {
+      const filter = dead > 0;
       dead = 0;
       for (const [term, list] of [...postings]) {
-        if (postings.get(term) === list) sweepTerm(term, list);
+        if (postings.get(term) !== list) continue;
+        if (filter) sweepTerm(term, list);
+        else if (list.b.length > list.n + (list.n >> 2) + 16) {
+          // Growing doubles a buffer: give back the unused end (a copy, so captures stay valid).
+          postings.set(term, new Postings(list.b.slice(0, list.n), list.n, list.count, list.last));
+        }
         yield;
       }
     },
