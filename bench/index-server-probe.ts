@@ -35,7 +35,9 @@ async function run(phase: string) {
   const port = await freePort();
   const started = performance.now();
   // PROBE_CPU_PROF=<dir> writes a CPU profile of each server run there.
-  const prof = process.env.PROBE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROBE_CPU_PROF}`] : [];
+  const prof = process.env.PROBE_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROBE_CPU_PROF}`]
+    : [];
   // PROBE_NODE_FLAGS adds V8/Node flags (space-separated), e.g. to try heap settings.
   const flags = (process.env.PROBE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const proc = spawn(process.execPath, [...flags, ...prof, join(root, 'dist/server/main.js')], {
@@ -66,7 +68,13 @@ async function run(phase: string) {
     // The cache save after a cold index runs beside requests; wait for it before the warm run.
     await sleep(phase === 'cold' ? 3000 : 200);
     console.log(
-      JSON.stringify({ phase, listMs, listCpuMs: cpu, rssMB: Math.round(rss), rssLaterMB: Math.round(rssMB(proc.pid!)) }),
+      JSON.stringify({
+        phase,
+        listMs,
+        listCpuMs: cpu,
+        rssMB: Math.round(rss),
+        rssLaterMB: Math.round(rssMB(proc.pid!)),
+      }),
     );
   } finally {
     const exited = new Promise((r) => proc.once('exit', r));
