@@ -161,7 +161,7 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
   const journalMax = Math.max(1000, index.entries.size / 2);
   if (state.append && cache && !ctx.snapshotNeeded && cache.journaled + index.changes <= journalMax) {
     const records = index.takeChanges();
-    if (!records.length) return true;
+    if (!records.length) return false;
     try {
       // Turned into text a slice at a time and written in pieces of about 1 MB, so no step, string
       // or write is vault-sized even after a burst of changes.
