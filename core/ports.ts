@@ -63,6 +63,16 @@ export interface StateStore {
   put(key: string, value: string): Promise<void>;
   /** Removes `key`; no error when absent. */
   remove(key: string): Promise<void>;
+  /**
+   * Optional: adds `value` at the end of `key` (created when absent). Not atomic: a crash may
+   * leave the end torn, so callers write self-delimiting lines and check them when reading.
+   */
+  append?(key: string, value: string): Promise<void>;
+  /**
+   * Optional: replaces `key` atomically (old or new, never torn) with the pieces written one
+   * after another, so a large value is never held or encoded as one string.
+   */
+  putPieces?(key: string, pieces: AsyncIterable<string>): Promise<void>;
 }
 
 /** Wall clock. */

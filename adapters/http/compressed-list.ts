@@ -99,6 +99,29 @@ export function createCompressedList() {
     length: bytes.length,
   });
 
+  /** `deflate` on the thread pool: the event loop only computes the CRC. */
+  const deflateAsync = (z: Zlib, bytes: Uint8Array, history?: Uint8Array): Promise<DeflatedPart> =>
+    new Promise((resolve, reject) => {
+      z.deflateRaw(
+        bytes,
+        {
+          level: 6,
+          memLevel: 9,
+          finishFlush: z.constants.Z_SYNC_FLUSH,
+          ...(history?.length ? { dictionary: history.subarray(Math.max(0, history.length - WINDOW)) } : {}),
+        },
+        (err, out) => {
+          if (err) reject(err);
+          else
+            resolve({
+              deflated: out,
+              crc: typeof z.crc32 === 'function' ? z.crc32(bytes) : crc32(bytes),
+              length: bytes.length,
+            });
+        },
+      );
+    });
+
   const rebuild = (items: readonly NoteSummary[]) => {
     const old = new Map<string, Chunk>();
     for (const ch of chunks) old.set(`${ch.first ? '^' : ''}${ch.items[0]!.path}`, ch);
@@ -168,6 +191,41 @@ export function createCompressedList() {
         gzip = assembleGzip([ends.head, ...chunks.map((ch) => ch.part!), ends.tail]);
       }
       return gzip;
+    },
+
+    /**
+     * The same gzip answer, with the chunks not deflated yet deflated on the thread pool, in
+     * parallel (after a start that is every chunk: 10,000 notes took 0.3 to 0.6 s of the event loop
+     * when deflated in place). A write meanwhile does not change this answer (it is the version
+     * the caller's ETag names); it is kept only when it is still the current one.
+     */
+    async gzipAsync(z: Zlib): Promise<Uint8Array<ArrayBuffer>> {
+      if (gzip) return gzip;
+      ends ??= {
+        head: deflate(z, encoder.encode(HEAD), false),
+        tail: deflate(z, encoder.encode(TAIL), true),
+      };
+      const mine = chunks;
+      const parts: (DeflatedPart | Promise<DeflatedPart>)[] = [];
+      let before: Chunk | null = null;
+      for (const ch of mine) {
+        if (ch.part && ch.partAfter === before) parts.push(ch.part);
+        else {
+          const after = before;
+          parts.push(
+            deflateAsync(z, ch.json, after?.json).then((part) => {
+              ch.part = part;
+              ch.partAfter = after;
+              return part;
+            }),
+          );
+        }
+        before = ch;
+      }
+      const done = await Promise.all(parts);
+      const body = assembleGzip([ends.head, ...done, ends.tail]);
+      if (chunks === mine) gzip = body;
+      return body;
     },
 
     /**

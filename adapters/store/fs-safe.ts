@@ -81,11 +81,12 @@ export async function syncFolder(dir: string): Promise<void> {
 
 /**
  * Writes `bytes` to `abs` atomically: a temporary file in the same folder, flushed to disk,
- * then renamed over the target. Readers see the old or the new content, never a mix.
+ * then renamed over the target. Readers see the old or the new content, never a mix. `bytes`
+ * may come in pieces (written one after another, never joined).
  */
 export async function writeAtomic(
   abs: string,
-  bytes: Uint8Array,
+  bytes: Uint8Array | AsyncIterable<Uint8Array>,
   mode?: number,
   durable = true,
 ): Promise<void> {
@@ -94,7 +95,8 @@ export async function writeAtomic(
   try {
     const fh = await open(tmp, 'wx', mode ?? 0o644);
     try {
-      await fh.writeFile(bytes);
+      if (bytes instanceof Uint8Array) await fh.writeFile(bytes);
+      else for await (const piece of bytes) await fh.write(piece);
       if (durable) await fh.sync();
     } catch (err) {
       await fh.close().catch(() => {});

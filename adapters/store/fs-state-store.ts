@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { appendFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StateStore } from '../../core/ports.ts';
 import { TEMP_PREFIX, tempsInFlight, writeAtomic } from './fs-safe.ts';
@@ -30,6 +30,19 @@ export function fsStateStore(opts: { dir: string }): StateStore {
     },
     async put(key, value) {
       await writeAtomic(file(key), new TextEncoder().encode(value), 0o600);
+    },
+    async putPieces(key, pieces) {
+      const encoder = new TextEncoder();
+      await writeAtomic(
+        file(key),
+        (async function* () {
+          for await (const piece of pieces) yield encoder.encode(piece);
+        })(),
+        0o600,
+      );
+    },
+    async append(key, value) {
+      await appendFile(file(key), value, { mode: 0o600 });
     },
     async remove(key) {
       await rm(file(key), { force: true });

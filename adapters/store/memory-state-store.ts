@@ -10,6 +10,9 @@ export function memoryStateStore(): StateStore {
     async put(key, value) {
       m.set(key, value);
     },
+    async append(key, value) {
+      m.set(key, (m.get(key) ?? '') + value);
+    },
     async remove(key) {
       m.delete(key);
     },

@@ -95,6 +95,12 @@ export function createNoteContext(deps: NoteServiceDeps) {
     indexingSince: 0,
     /** True when the index changed since the cache was last saved. */
     dirty: false,
+    /** The snapshot on disk this index journals against, and how many lines its journal holds. */
+    cache: null as { gen: number; journaled: number } | null,
+    /** True after a failed save: the next one writes a whole snapshot. */
+    snapshotNeeded: false,
+    /** The save in progress (saves run one at a time, beside writes, never under the write lock). */
+    saving: Promise.resolve() as Promise<unknown>,
     listeners,
 
     emit(e: NoteEvent): void {

@@ -14,16 +14,23 @@ export interface ResolvedLink extends LinkRef {
   path: string | null;
 }
 
+/**
+ * One note's outgoing links, compact: the link objects are shared with the index entry (never
+ * copied), `paths[i]` is where `links[i]` points now (null while unresolved). A link that gains a
+ * field (e.g. a target kind) carries it here for free.
+ */
 interface Source {
-  links: ResolvedLink[];
-  keys: Set<string>;
+  links: readonly LinkRef[];
+  paths: (string | null)[];
 }
 
 const lower = (s: string): string => s.toLowerCase();
 
 /** The stem a link would match by file name: `folder/My Note.md` -> `my note`. */
 function linkKey(target: string): string {
-  return lower(stem(target.replace(/\/+$/, '')));
+  let end = target.length;
+  while (end > 0 && target.charCodeAt(end - 1) === 47) end--;
+  return lower(stem(end === target.length ? target : target.slice(0, end)));
 }
 
 /** True when a link target names a file other than a note (`x.png`, `a/report.pdf`). */
@@ -32,6 +39,47 @@ export function isFileName(target: string): boolean {
   const dot = name.lastIndexOf('.');
   return dot > 0 && dot < name.length - 1 && name.slice(dot).toLowerCase() !== '.md';
 }
+
+/**
+ * A multiset of paths: an array while small (a Set or Map costs several times an array of one or
+ * two strings), counts in a Map once large (a hub note linked from thousands stays O(1) a change).
+ */
+type Bag = string[] | Map<string, number>;
+const BAG_ARRAY_MAX = 32;
+
+const addTo = <K>(m: Map<K, Bag>, k: K, v: string) => {
+  const a = m.get(k);
+  if (!a) m.set(k, [v]);
+  else if (Array.isArray(a)) {
+    a.push(v);
+    if (a.length > BAG_ARRAY_MAX) {
+      const counts = new Map<string, number>();
+      for (const x of a) counts.set(x, (counts.get(x) ?? 0) + 1);
+      m.set(k, counts);
+    }
+  } else a.set(v, (a.get(v) ?? 0) + 1);
+};
+const removeFrom = <K>(m: Map<K, Bag>, k: K, v: string) => {
+  const a = m.get(k);
+  if (!a) return;
+  if (Array.isArray(a)) {
+    const i = a.indexOf(v);
+    if (i < 0) return;
+    if (a.length === 1) m.delete(k);
+    else a.splice(i, 1);
+    return;
+  }
+  const n = a.get(v);
+  if (n === undefined) return;
+  if (n > 1) a.set(v, n - 1);
+  else {
+    a.delete(v);
+    if (a.size === 0) m.delete(k);
+  }
+};
+/** The distinct paths of a bag. */
+const members = (a: Bag | undefined): string[] =>
+  !a ? [] : Array.isArray(a) ? [...new Set(a)] : [...a.keys()];
 
 /** One element per distinct target, in document order. */
 export function distinctLinks(links: readonly LinkRef[]): LinkRef[] {
@@ -48,29 +96,33 @@ export function distinctLinks(links: readonly LinkRef[]): LinkRef[] {
   return out;
 }
 
+/** `links` itself when its targets are already distinct and non-empty (an index entry's are). */
+function distinctShared(links: readonly LinkRef[]): readonly LinkRef[] {
+  const seen = new Set<string>();
+  for (const l of links) {
+    if (!l.target || seen.has(l.target)) return distinctLinks(links);
+    seen.add(l.target);
+  }
+  return links;
+}
+
 /**
  * The vault's link graph with Obsidian-style resolution. Changing one note costs work
  * proportional to its own links plus the links that name its file (by stem), never the vault.
  */
 export function createLinkGraph() {
   const sources = new Map<string, Source>();
-  const byStem = new Map<string, Set<string>>();
+  /** Paths by file-name stem. */
+  const byStem = new Map<string, Bag>();
   const byLowerPath = new Map<string, string>();
-  const refsByKey = new Map<string, Set<string>>();
-  const backlinks = new Map<string, Map<string, number>>();
+  /** Notes with a link of each stem key, once per note. */
+  const refsByKey = new Map<string, Bag>();
+  /** Linking notes per target, once per link that resolves there (a multiset). */
+  const backlinks = new Map<string, Bag>();
+  const EMPTY: Source = { links: [], paths: [] };
   /** The vault's other files (attachments), by lower-case path, and by lower-case file name. */
   const files = new Map<string, string>();
-  const filesByName = new Map<string, Set<string>>();
-
-  const addTo = <K, V>(m: Map<K, Set<V>>, k: K, v: V) => {
-    const s = m.get(k);
-    if (s) s.add(v);
-    else m.set(k, new Set([v]));
-  };
-  const removeFrom = <K, V>(m: Map<K, Set<V>>, k: K, v: V) => {
-    const s = m.get(k);
-    if (s?.delete(v) && s.size === 0) m.delete(k);
-  };
+  const filesByName = new Map<string, Bag>();
 
   const findPath = (candidate: string): string | null => {
     if (sources.has(candidate)) return candidate;
@@ -78,8 +130,9 @@ export function createLinkGraph() {
   };
 
   const byName = (candidate: string): string | null => {
-    const matches = byStem.get(linkKey(candidate));
-    if (!matches) return null;
+    const bag = byStem.get(linkKey(candidate));
+    if (!bag) return null;
+    const matches = Array.isArray(bag) ? bag : bag.keys();
     const suffix = candidate.includes('/') ? `/${lower(candidate)}` : null;
     let best: string | null = null;
     for (const p of matches) {
@@ -100,8 +153,7 @@ export function createLinkGraph() {
     const hit = rel ? files.get(lower(rel)) : undefined;
     if (hit) return hit;
     if (t.startsWith('../') || t.startsWith('./')) return null;
-    const matches = filesByName.get(lower(basename(t)));
-    if (!matches) return null;
+    const matches = members(filesByName.get(lower(basename(t))));
     const suffix = t.includes('/') ? `/${lower(t)}` : null;
     let best: string | null = null;
     for (const p of matches) {
@@ -122,7 +174,9 @@ export function createLinkGraph() {
       if (file) return file;
     }
     const candidate = lower(t).endsWith('.md') ? t : `${t}.md`;
-    const exact = !candidate.split('/').some((s) => s === '..' || s === '.') ? findPath(candidate) : null;
+    const dotted = candidate.startsWith('.') || candidate.includes('/.');
+    const exact =
+      !dotted || !candidate.split('/').some((s) => s === '..' || s === '.') ? findPath(candidate) : null;
     if (exact) return exact;
     if (markdown) {
       const rel = joinRelative(dirname(from), candidate);
@@ -136,38 +190,34 @@ export function createLinkGraph() {
   };
 
   const detach = (path: string, src: Source, changed: Set<string>) => {
-    for (const l of src.links) {
-      if (!l.path) continue;
-      const m = backlinks.get(l.path);
-      if (!m) continue;
-      const n = (m.get(path) ?? 1) - 1;
-      if (n <= 0) m.delete(path);
-      else m.set(path, n);
-      if (m.size === 0) backlinks.delete(l.path);
-      changed.add(l.path);
+    for (const p of src.paths) {
+      if (!p) continue;
+      removeFrom(backlinks, p, path);
+      changed.add(p);
     }
   };
 
   const attach = (path: string, src: Source, changed: Set<string>) => {
-    for (const l of src.links) {
-      if (!l.path) continue;
-      const m = backlinks.get(l.path) ?? new Map<string, number>();
-      backlinks.set(l.path, m);
-      m.set(path, (m.get(path) ?? 0) + 1);
-      changed.add(l.path);
+    for (const p of src.paths) {
+      if (!p) continue;
+      addTo(backlinks, p, path);
+      changed.add(p);
     }
   };
+
+  /** The distinct stem keys of a note's links (computed when needed, not kept per note). */
+  const keysOf = (links: readonly LinkRef[]): Set<string> => new Set(links.map((l) => linkKey(l.target)));
 
   const reresolve = (key: string, changed: Set<string>) => {
     const refs = refsByKey.get(key);
     if (!refs) return;
-    for (const sp of refs) {
+    for (const sp of members(refs)) {
       const src = sources.get(sp);
       if (!src) continue;
-      const next = src.links.map((l) => (linkKey(l.target) === key ? resolve(sp, l) : l.path));
-      if (next.every((p, i) => p === src.links[i]?.path)) continue;
+      const next = src.links.map((l, i) => (linkKey(l.target) === key ? resolve(sp, l) : src.paths[i]!));
+      if (next.every((p, i) => p === src.paths[i])) continue;
       detach(sp, src, changed);
-      src.links = src.links.map((l, i) => ({ ...l, path: next[i] ?? null }));
+      src.paths = next;
       attach(sp, src, changed);
       changed.add(sp);
     }
@@ -177,17 +227,31 @@ export function createLinkGraph() {
   const addPath = (path: string) => {
     addTo(byStem, linkKey(path), path);
     byLowerPath.set(lower(path), path);
-    sources.set(path, { links: [], keys: new Set() });
+    sources.set(path, EMPTY);
   };
 
   /** Resolves and records the outgoing links of a known `path` (its old ones already detached). */
-  const setLinks = (path: string, links: readonly LinkRef[], changed: Set<string>) => {
-    const src: Source = { links: [], keys: new Set() };
-    for (const l of distinctLinks(links)) {
-      src.links.push({ ...l, path: resolve(path, l) });
-      src.keys.add(linkKey(l.target));
-    }
-    for (const k of src.keys) addTo(refsByKey, k, path);
+  const setLinks = (
+    path: string,
+    links: readonly LinkRef[],
+    changed: Set<string>,
+    memo?: Map<string, string | null>,
+  ) => {
+    const shared = distinctShared(links);
+    const src: Source = {
+      links: shared,
+      paths: shared.map((l) => {
+        // Only a markdown link's resolution depends on the note it is written in.
+        if (!memo || l.kind === 'markdown') return resolve(path, l);
+        let p = memo.get(l.target);
+        if (p === undefined) {
+          p = resolve(path, l);
+          memo.set(l.target, p);
+        }
+        return p;
+      }),
+    };
+    for (const k of keysOf(shared)) addTo(refsByKey, k, path);
     sources.set(path, src);
     attach(path, src, changed);
   };
@@ -205,7 +269,7 @@ export function createLinkGraph() {
       const old = sources.get(path);
       if (old) {
         detach(path, old, changed);
-        for (const k of old.keys) removeFrom(refsByKey, k, path);
+        for (const k of keysOf(old.links)) removeFrom(refsByKey, k, path);
       } else {
         addPath(path);
         reresolve(linkKey(path), changed);
@@ -221,8 +285,10 @@ export function createLinkGraph() {
     load(notes: readonly (readonly [string, readonly LinkRef[]])[]): void {
       for (const [path] of notes) if (!sources.has(path)) addPath(path);
       const ignored = new Set<string>();
+      // Nothing changes while loading: each distinct wiki-link target resolves once.
+      const memo = new Map<string, string | null>();
       for (const [path, links] of notes) {
-        setLinks(path, links, ignored);
+        setLinks(path, links, ignored, memo);
         ignored.clear();
       }
     },
@@ -233,12 +299,12 @@ export function createLinkGraph() {
       const src = sources.get(path);
       if (!src) return changed;
       detach(path, src, changed);
-      for (const k of src.keys) removeFrom(refsByKey, k, path);
+      for (const k of keysOf(src.links)) removeFrom(refsByKey, k, path);
       sources.delete(path);
       removeFrom(byStem, linkKey(path), path);
       if (byLowerPath.get(lower(path)) === path) {
         byLowerPath.delete(lower(path));
-        for (const p of byStem.get(linkKey(path)) ?? [])
+        for (const p of members(byStem.get(linkKey(path))))
           if (lower(p) === lower(path)) byLowerPath.set(lower(p), p);
       }
       reresolve(linkKey(path), changed);
@@ -298,23 +364,28 @@ export function createLinkGraph() {
 
     /** How many known files share the file name of `path`. */
     fileNameCount(name: string): number {
-      return filesByName.get(lower(basename(name)))?.size ?? 0;
+      return members(filesByName.get(lower(basename(name)))).length;
     },
 
-    /** Outgoing links of `path` (empty when unknown). */
-    linksOf(path: string): readonly ResolvedLink[] {
-      return sources.get(path)?.links ?? [];
+    /** Outgoing links of `path` and where each points (parallel arrays, not copies; do not change them). */
+    resolutionsOf(path: string): { links: readonly LinkRef[]; paths: readonly (string | null)[] } {
+      return sources.get(path) ?? EMPTY;
+    },
+
+    /** Outgoing links of `path` with their resolution (empty when unknown); a new array each call. */
+    linksOf(path: string): ResolvedLink[] {
+      const src = sources.get(path);
+      return src ? src.links.map((l, i) => ({ ...l, path: src.paths[i] ?? null })) : [];
     },
 
     /** Paths of the notes linking to `path`, sorted. */
     backlinksOf(path: string): string[] {
-      const m = backlinks.get(path);
-      return m ? [...m.keys()].sort() : [];
+      return members(backlinks.get(path)).sort();
     },
 
     /** How many notes share the file name stem of `path`. */
     stemCount(name: string): number {
-      return byStem.get(lower(stem(basename(name))))?.size ?? 0;
+      return members(byStem.get(lower(stem(basename(name))))).length;
     },
   };
 }

@@ -3,10 +3,21 @@ import { sha256Hex } from '../crypto.ts';
 import { validateNotePath } from '../paths.ts';
 import type { FileInfo, StoreChange } from '../ports.ts';
 import { decode, type NoteContext } from './context.ts';
-import { createNoteIndex, type IndexEntry, parseIndexCache, toEntry } from './note-index.ts';
+import {
+  createNoteIndex,
+  type IndexEntry,
+  journalHeader,
+  journalLine,
+  parseIndexCache,
+  snapshotParts,
+  toEntry,
+} from './note-index.ts';
 import { noteTitle } from './title.ts';
 
+/** The snapshot of the index (layout in note-index.ts). */
 export const CACHE_KEY = 'index-cache.json';
+/** The notes changed since the snapshot, one JSON line each (on stores that can append). */
+export const JOURNAL_KEY = 'index-journal.log';
 /** Notes read, hashed and parsed together: enough to keep the disk busy, small enough to yield often. */
 const BATCH = 128;
 
@@ -21,6 +32,7 @@ export function loadVault(
 ): Promise<void> {
   const { store, state, logger, clock } = ctx;
   return ctx.mutex.run(async () => {
+    await ctx.saving;
     // The vault's other files are listed alongside the notes (a second walk, in parallel).
     const attachments = ctx.files?.list().catch((err: unknown) => {
       logger?.warn('could not list the vault files; links to them stay unresolved until the reconcile', {
@@ -28,8 +40,12 @@ export function loadVault(
       });
       return [];
     });
-    const cache = parseIndexCache(state ? await state.get(CACHE_KEY) : null);
-    const files = (await store.list()).filter((f) => {
+    const [snapshot, journal] = state
+      ? await Promise.all([state.get(CACHE_KEY), state.append ? state.get(JOURNAL_KEY) : null])
+      : [null, null];
+    const cache = parseIndexCache(snapshot, journal);
+    const [listed, folders] = await Promise.all([store.list(), store.listFolders()]);
+    const files = listed.filter((f) => {
       try {
         validateNotePath(f.path);
         return true;
@@ -41,11 +57,20 @@ export function loadVault(
     const index = createNoteIndex(cache?.search);
     ctx.index = index;
     ctx.clearNoteCache();
+    // With a snapshot to journal against, the notes this load re-parses or drops are journaled;
+    // without one (a cold index), the first save writes a whole snapshot.
+    ctx.cache = cache ? { gen: cache.gen, journaled: cache.journaled } : null;
+    index.track(cache !== null);
     ctx.status = { state: 'indexing', done: 0, total: files.length };
     ctx.indexingSince = clock.now();
     const present = new Set(files.map((f) => f.path));
-    for (const p of cache?.entries.keys() ?? []) if (!present.has(p)) index.search.remove(p);
-    for (const folder of await store.listFolders()) index.addFolder(folder);
+    for (const p of cache?.entries.keys() ?? []) {
+      if (!present.has(p)) {
+        index.search.remove(p);
+        index.markChanged(p);
+      }
+    }
+    for (const folder of folders) index.addFolder(folder);
     // The vault's other files first, so that links to them resolve in the one pass below.
     if (attachments)
       index.files(
@@ -85,6 +110,7 @@ export function loadVault(
             tags: entry.tags.join(' '),
             text: a.text,
           });
+          index.markChanged(entry.path);
           loaded.push(entry);
         }
         ctx.dirty = true;
@@ -101,34 +127,105 @@ export function loadVault(
 /** Longest run of serialization between two yields to the event loop, in ms. */
 const SAVE_SLICE_MS = 8;
 
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** Steps through `steps`, yielding to the event loop whenever a slice ran for SAVE_SLICE_MS. */
+async function* sliced<T>(steps: Iterable<T>): AsyncGenerator<T> {
+  let slice = performance.now();
+  for (const step of steps) {
+    yield step;
+    if (performance.now() - slice > SAVE_SLICE_MS) {
+      await yieldToEventLoop();
+      slice = performance.now();
+    }
+  }
+}
+
 /**
- * Writes the index cache when anything changed since the last save. The JSON is built in pieces
- * with a yield to the event loop every few ms, so reads keep being answered; writes wait (the
- * save holds the write lock, so the cache is one consistent picture of the index).
+ * Writes the index cache when anything changed since the last save, never under the write lock
+ * and never in a step longer than a few ms: writes go on meanwhile.
+ *
+ * - Usually it appends the notes changed since the last save to the journal (work proportional
+ *   to them).
+ * - When there is no snapshot yet, the journal has grown past half the vault, or the store cannot
+ *   append, it writes a new snapshot: a picture of the index taken at once (no entry or posting
+ *   list is copied; they are never changed in place), serialized in slices with a yield between
+ *   them, written piece by piece to a temporary file and renamed; then the journal restarts under
+ *   the snapshot's generation. Changes made meanwhile are journaled by the next save.
+ * - Removed notes' postings are swept out of the search lists first when there are many, a list
+ *   at a time.
+ * A failed save makes the next one write a whole snapshot.
  */
 export function saveCache(ctx: NoteContext): Promise<boolean> {
+  const run = ctx.saving.then(() => saveNow(ctx));
+  ctx.saving = run.catch(() => {});
+  return run;
+}
+
+async function saveNow(ctx: NoteContext): Promise<boolean> {
   const state = ctx.state;
-  if (!state || !ctx.dirty || ctx.status.state !== 'ready') return Promise.resolve(false);
-  return ctx.mutex.run(async () => {
-    if (!ctx.dirty || ctx.status.state !== 'ready') return false;
-    ctx.dirty = false;
-    const parts: string[] = [];
-    let slice = performance.now();
-    for (const part of ctx.index.serializeParts()) {
-      parts.push(part);
-      if (performance.now() - slice > SAVE_SLICE_MS) {
-        await new Promise<void>((resolve) => setTimeout(resolve, 0));
-        slice = performance.now();
-      }
-    }
+  if (!state || !ctx.dirty || ctx.status.state !== 'ready') return false;
+  const index = ctx.index;
+  ctx.dirty = false;
+  if (index.search.dead > Math.max(1000, index.search.size / 4)) {
+    for await (const _ of sliced(index.search.sweep()));
+  }
+  const cache = ctx.cache;
+  const journalMax = Math.max(1000, index.entries.size / 2);
+  if (state.append && cache && !ctx.snapshotNeeded && cache.journaled + index.changes <= journalMax) {
+    const records = index.takeChanges();
+    if (!records.length) return false;
     try {
-      await state.put(CACHE_KEY, parts.join(''));
+      // Turned into text a slice at a time and written in pieces of about 1 MB, so no step, string
+      // or write is vault-sized even after a burst of changes.
+      let piece: string[] = [];
+      let size = 0;
+      for await (const record of sliced(records)) {
+        const line = journalLine(record);
+        piece.push(line);
+        size += line.length;
+        if (size > 1 << 20) {
+          await state.append(JOURNAL_KEY, piece.join(''));
+          piece = [];
+          size = 0;
+        }
+      }
+      if (piece.length) await state.append(JOURNAL_KEY, piece.join(''));
+      cache.journaled += records.length;
     } catch (err) {
       ctx.dirty = true;
+      ctx.snapshotNeeded = true;
       throw err;
     }
     return true;
-  });
+  }
+  // A generation never used before, even by a cache written elsewhere (e.g. `quire index`): a
+  // leftover journal can never match a new snapshot by chance.
+  // Before a snapshot: removed notes' postings out, or the lists' unused buffer space given back.
+  for await (const _ of sliced(index.search.sweep()));
+  const gen = Math.max((cache?.gen ?? 0) + 1, ctx.clock.now());
+  const capture = index.capture(gen);
+  // Changes from here on are journaled under the new generation (by the next save).
+  index.track(true);
+  try {
+    const pieces = sliced(snapshotParts(capture));
+    if (state.putPieces) await state.putPieces(CACHE_KEY, pieces);
+    else {
+      const all: string[] = [];
+      for await (const p of pieces) all.push(p);
+      await state.put(CACHE_KEY, all.join(''));
+    }
+    if (state.append) await state.put(JOURNAL_KEY, journalHeader(gen));
+    if (ctx.index === index) {
+      ctx.cache = { gen, journaled: 0 };
+      ctx.snapshotNeeded = false;
+    }
+  } catch (err) {
+    ctx.dirty = true;
+    ctx.snapshotNeeded = true;
+    throw err;
+  }
+  return true;
 }
 
 /** Applies changes made outside the server (from the store's watcher). */

@@ -2,7 +2,14 @@ import { isKnownFileType } from '../files/content-types.ts';
 import { dirname } from '../paths.ts';
 import { createLinkGraph, distinctLinks, isFileName, type LinkRef } from './link-graph.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';
-import { createSearchIndex, type SearchIndex, type SerializedSearch } from './search.ts';
+import {
+  createSearchIndex,
+  type DocTerms,
+  type SearchCapture,
+  type SearchIndex,
+  type SerializedSearch,
+  serializeSearchParts,
+} from './search.ts';
 import { noteTitle } from './title.ts';
 
 /** What the index keeps of one note (no body text). */
@@ -84,11 +91,19 @@ export function toEntry(
 }
 
 /**
- * 3: the search index is nested as JSON (2 held it as a string of JSON, escaped twice).
- * 4: the index parse reads Obsidian's comments and block ids as nothing, and keeps links and images
- * to files (issue 22): entries cached by 3 would miss those.
+ * 4: the index parse reads Obsidian's comments and block ids as nothing and keeps links and images
+ * to files (entries cached by 3 would miss those); and the cache is a snapshot (`index-cache.json`: entries, search postings as varint lists in base64, and a
+ * generation) plus a journal of the notes changed since (`index-journal.log`, one JSON line each,
+ * headed by the snapshot's generation). 3 held the postings as JSON numbers and had no journal.
  */
-const CACHE_VERSION = 4;
+export const CACHE_VERSION = 4;
+
+/** A consistent picture of the index for a snapshot; taken synchronously, written later in pieces. */
+export interface IndexCapture {
+  gen: number;
+  entries: IndexEntry[];
+  search: SearchCapture;
+}
 
 /**
  * The in-memory index: entries, link graph, search index and folder set. Pure and
@@ -105,6 +120,8 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
   let generation = 0;
   /** Running total of the notes' sizes, so health never walks the vault. */
   let bytes = 0;
+  /** Paths whose entry changed since the last `takeChanges` (null while not tracked). */
+  let changed: Set<string> | null = null;
   const forget = (paths: Iterable<string>) => {
     for (const p of paths) summaries.delete(p);
     return paths;
@@ -140,6 +157,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       if (!old) sorted = null;
       bytes += entry.size - (old?.size ?? 0);
       entries.set(entry.path, entry);
+      changed?.add(entry.path);
       addFolders(entry.path);
       if (text !== undefined) {
         search.put({ path: entry.path, title: titleOf(entry.path), tags: entry.tags.join(' '), text });
@@ -166,6 +184,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       const old = entries.get(path);
       if (!old) return new Set();
       entries.delete(path);
+      changed?.add(path);
       bytes -= old.size;
       sorted = null;
       search.remove(path);
@@ -179,8 +198,9 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       const e = entries.get(path);
       if (!e) return;
       bytes += info.size - e.size;
-      e.size = info.size;
-      e.mtimeMs = info.mtimeMs;
+      // A new object: entries are never changed in place, so a capture of them stays consistent.
+      entries.set(path, { ...e, size: info.size, mtimeMs: info.mtimeMs });
+      changed?.add(path);
       summaries.delete(path);
       generation++;
     },
@@ -219,12 +239,19 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       if (cached) return cached;
       const e = entries.get(path);
       if (!e) return null;
+      const resolved = graph.resolutionsOf(e.path);
       const s: NoteSummary = {
         path: e.path,
         title: titleOf(e.path),
         tags: e.tags,
-        links: graph.linksOf(e.path).map((l) => {
-          const out: NoteLink = { target: l.target, path: l.path, kind: l.kind, type: linkType(l) };
+        links: resolved.links.map((l, i) => {
+          const path = resolved.paths[i] ?? null;
+          const out: NoteLink = {
+            target: l.target,
+            path,
+            kind: l.kind,
+            type: linkType({ target: l.target, path }),
+          };
           if (l.heading !== undefined) out.heading = l.heading;
           if (l.alias !== undefined) out.alias = l.alias;
           return out;
@@ -239,49 +266,148 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       return s;
     },
 
-    /** Serializes entries and the search index for a warm restart. */
-    serialize(): string {
-      return [...this.serializeParts()].join('');
+    /**
+     * Starts recording changed notes (and their words) for the journal; off while there is no
+     * snapshot to journal against (a cold index is saved whole).
+     */
+    track(on: boolean): void {
+      changed = on ? new Set() : null;
+      search.track(on);
+    },
+
+    /** Records that `path` changed outside `put` and `remove` (a load's bulk pass). */
+    markChanged(path: string): void {
+      changed?.add(path);
+    },
+
+    /** How many notes changed since the last `takeChanges` (0 while not tracked). */
+    get changes(): number {
+      return changed?.size ?? 0;
     },
 
     /**
-     * The cache's JSON in pieces of a few hundred entries or a few thousand search terms, so the
-     * caller can yield to the event loop between them (the save never blocks requests for long).
-     * Do not change the index while iterating (the note service holds its write lock).
+     * The notes changed since the last call, as their journal records (the entry and words as they
+     * are now: entries are never changed in place, so a record stays true while it waits to be
+     * written), and forgets those changes. Work proportional to the changed notes; `journalLine`
+     * turns a record into text.
      */
-    *serializeParts(): Generator<string> {
-      yield `{"v":${CACHE_VERSION},"entries":[`;
-      let batch: IndexEntry[] = [];
-      let first = true;
-      for (const e of entries.values()) {
-        batch.push(e);
-        if (batch.length === 512) {
-          yield (first ? '' : ',') + JSON.stringify(batch).slice(1, -1);
-          first = false;
-          batch = [];
-        }
+    takeChanges(): JournalRecord[] {
+      if (!changed) return [];
+      const out: JournalRecord[] = [];
+      for (const p of changed) {
+        const e = entries.get(p);
+        const terms = search.termsOf(p);
+        out.push(e ? (terms ? [p, e, terms] : [p, e]) : [p]);
       }
-      if (batch.length) yield (first ? '' : ',') + JSON.stringify(batch).slice(1, -1);
-      yield '],"search":';
-      yield* search.serializeParts();
-      yield '}';
+      changed.clear();
+      search.clearTracked();
+      return out;
+    },
+
+    /**
+     * A consistent picture for a snapshot of generation `gen`: work proportional to the number of
+     * notes and terms (no entry or posting list is copied: neither is ever changed in place). The
+     * changes recorded so far are in it, so they are forgotten.
+     */
+    capture(gen: number): IndexCapture {
+      changed?.clear();
+      search.clearTracked();
+      return { gen, entries: [...entries.values()], search: search.capture() };
+    },
+
+    /** Serializes entries and the search index for a warm restart (tests; the server saves in pieces). */
+    serialize(): string {
+      for (const _ of search.sweep());
+      return [...snapshotParts(this.capture(0))].join('');
     },
   };
 }
 
+/**
+ * The snapshot's JSON in pieces of a few hundred entries or a few thousand search terms, so the
+ * caller can yield to the event loop between them (and write them one by one).
+ */
+export function* snapshotParts(c: IndexCapture): Generator<string> {
+  yield `{"v":${CACHE_VERSION},"gen":${c.gen},"entries":[`;
+  // 64 entries a piece: 1 to 3 ms of JSON, so a slice of the save stays near its 8 ms.
+  for (let i = 0; i < c.entries.length; i += 64) {
+    yield (i ? ',' : '') + JSON.stringify(c.entries.slice(i, i + 64)).slice(1, -1);
+  }
+  yield '],"search":';
+  yield* serializeSearchParts(c.search);
+  yield '}';
+}
+
+/** One journal line: `[path]` (removed), `[path, entry]` (its words did not change), `[path, entry, terms]`. */
+export type JournalRecord = [string] | [string, IndexEntry] | [string, IndexEntry, DocTerms];
+
+/** The text of one journal record, a line. */
+export const journalLine = (r: JournalRecord): string => `${JSON.stringify(r)}\n`;
+
+/** The journal's first line: which snapshot its changes apply to. */
+export const journalHeader = (gen: number): string => `${JSON.stringify({ v: CACHE_VERSION, gen })}\n`;
+
 export type NoteIndex = ReturnType<typeof createNoteIndex>;
 
-/** Reads a cache written by `serialize`; null when absent, of another version, or corrupt. */
-export function parseIndexCache(
-  text: string | null,
-): { entries: Map<string, IndexEntry>; search: SerializedSearch } | null {
+/** What `parseIndexCache` gives: the entries and search index as the snapshot and journal leave them. */
+export interface ParsedIndexCache {
+  gen: number;
+  entries: Map<string, IndexEntry>;
+  search: SerializedSearch;
+  /** Journal lines applied. */
+  journaled: number;
+}
+
+/**
+ * Reads a snapshot and its journal; null when the snapshot is absent, of another layout or
+ * damaged (a cold index follows, the cache is never trusted). A journal of another generation
+ * (a crash between a snapshot and the journal's reset) is ignored; journal lines are applied in
+ * order up to the first damaged one (a crash in an append tears only the last). Entries are
+ * still checked against the files' size and mtime by the loader.
+ */
+export function parseIndexCache(text: string | null, journal?: string | null): ParsedIndexCache | null {
   if (!text) return null;
   try {
-    const data = JSON.parse(text) as { v?: number; entries?: IndexEntry[]; search?: SerializedSearch };
+    const data = JSON.parse(text) as {
+      v?: number;
+      gen?: number;
+      entries?: IndexEntry[];
+      search?: SerializedSearch;
+    };
     const s = data.search;
-    if (data.v !== CACHE_VERSION || !Array.isArray(data.entries) || !s || !Array.isArray(s.docs) || !s.terms)
+    if (
+      data.v !== CACHE_VERSION ||
+      typeof data.gen !== 'number' ||
+      !Array.isArray(data.entries) ||
+      !s ||
+      !Array.isArray(s.docs) ||
+      !Array.isArray(s.terms)
+    )
       return null;
-    return { entries: new Map(data.entries.map((e) => [e.path, e])), search: s };
+    const entries = new Map(data.entries.map((e) => [e.path, e]));
+    const out: ParsedIndexCache = { gen: data.gen, entries, search: { ...s, journal: [] }, journaled: 0 };
+    if (journal?.startsWith(journalHeader(data.gen))) {
+      const lines = journal.split('\n');
+      for (let i = 1; i < lines.length; i++) {
+        let rec: [string, IndexEntry?, DocTerms?];
+        try {
+          rec = JSON.parse(lines[i]!);
+        } catch {
+          break;
+        }
+        if (!Array.isArray(rec) || typeof rec[0] !== 'string') break;
+        const [path, entry, terms] = rec;
+        if (!entry) {
+          entries.delete(path);
+          out.search.journal!.push([path]);
+        } else {
+          entries.set(path, entry);
+          if (terms) out.search.journal!.push([path, terms]);
+        }
+        out.journaled++;
+      }
+    }
+    return out;
   } catch {
     return null;
   }

@@ -30,75 +30,222 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
-/** The search index as the cache stores it (inside the index cache's JSON, see note-index.ts). */
+/**
+ * The search index as the cache stores it (inside the index cache's JSON, see note-index.ts):
+ * `docs` as `[id, path, length]`, `terms` as `[term, postings, last id, base64 of the encoded list]`
+ * (the list's bytes exactly as memory holds them, see `Postings`), and `journal`: the notes changed
+ * since, each `[path]` (removed) or `[path, terms]` (`terms` as `termsOf` gives them).
+ */
 export interface SerializedSearch {
   docs: [number, string, number][];
-  terms: Record<string, number[]>;
+  terms: [string, number, number, string][];
+  journal?: ([string] | [string, DocTerms])[];
+}
+
+/** One note's words for the journal: `[length, term, weighted tf, term, weighted tf, ...]`. */
+export type DocTerms = (string | number)[];
+
+/**
+ * One term's postings: `(id - previous id, weighted tf)` pairs as unsigned LEB128 varints in one
+ * byte buffer (ids only grow, so deltas are small: 2 to 3 bytes a posting instead of 16 as a pair
+ * of JS numbers). Bytes below `n` are never changed in place (growing and sweeping copy), so a
+ * capture of `(b, n)` stays a consistent picture while the index goes on changing.
+ */
+class Postings {
+  b: Uint8Array;
+  n = 0;
+  count = 0;
+  last = 0;
+  constructor(b: Uint8Array = new Uint8Array(8), n = 0, count = 0, last = 0) {
+    this.b = b;
+    this.n = n;
+    this.count = count;
+    this.last = last;
+  }
+  add(id: number, tf: number): void {
+    if (this.n + 12 > this.b.length) {
+      const next = new Uint8Array(Math.max(16, this.b.length * 2, this.n + 12));
+      next.set(this.b.subarray(0, this.n));
+      this.b = next;
+    }
+    this.n = writeVarint(this.b, writeVarint(this.b, this.n, id - this.last), tf);
+    this.last = id;
+    this.count++;
+  }
+}
+
+function writeVarint(b: Uint8Array, at: number, v: number): number {
+  while (v >= 0x80) {
+    b[at++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  b[at++] = v;
+  return at;
+}
+
+/** Calls `fn(id, tf)` for each posting of `b[0..n)`. */
+function eachPosting(b: Uint8Array, n: number, fn: (id: number, tf: number) => void): void {
+  let at = 0;
+  let id = 0;
+  while (at < n) {
+    let v = 0;
+    let mul = 1;
+    let c: number;
+    do {
+      c = b[at++]!;
+      v += (c & 0x7f) * mul;
+      mul *= 0x80;
+    } while (c & 0x80);
+    id += v;
+    v = 0;
+    mul = 1;
+    do {
+      c = b[at++]!;
+      v += (c & 0x7f) * mul;
+      mul *= 0x80;
+    } while (c & 0x80);
+    fn(id, v);
+  }
+}
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const B64_INDEX = new Int16Array(128).fill(-1);
+for (let i = 0; i < 64; i++) B64_INDEX[B64.charCodeAt(i)] = i;
+type BufferLike = {
+  from(b: ArrayBufferLike, o: number, l: number): { toString(enc: 'base64'): string };
+  from(s: string, enc: 'base64'): Uint8Array;
+};
+const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
+
+/** Standard base64 of `b` (the runtime's native encoder where there is one). */
+export function bytesToBase64(b: Uint8Array): string {
+  if (NodeBuffer) return NodeBuffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+  const out: string[] = [];
+  for (let i = 0; i < b.length; i += 3) {
+    const x = (b[i]! << 16) | ((b[i + 1] ?? 0) << 8) | (b[i + 2] ?? 0);
+    out.push(
+      B64[x >> 18]! +
+        B64[(x >> 12) & 63]! +
+        (i + 1 < b.length ? B64[(x >> 6) & 63]! : '=') +
+        (i + 2 < b.length ? B64[x & 63]! : '='),
+    );
+  }
+  return out.join('');
+}
+
+/** Bytes of standard base64 `s`; throws on a character outside the alphabet. */
+export function base64ToBytes(s: string): Uint8Array {
+  if (NodeBuffer) {
+    const buf = NodeBuffer.from(s, 'base64');
+    // A copy the size of the list: a small Buffer is a view of a shared 8 KiB pool.
+    return new Uint8Array(buf);
+  }
+  const clean = s.replace(/=+$/, '');
+  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  let acc = 0;
+  let bits = 0;
+  let o = 0;
+  for (let i = 0; i < clean.length; i++) {
+    const v = B64_INDEX[clean.charCodeAt(i)] ?? -1;
+    if (v < 0) throw new Error('not base64');
+    acc = ((acc << 6) | v) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 0xff;
+    }
+  }
+  return out;
+}
+
+/** A consistent picture of the search index, taken synchronously, serialized later in pieces. */
+export interface SearchCapture {
+  docs: [number, string, number][];
+  terms: [string, Uint8Array, number, number][];
 }
 
 /**
  * A compact inverted index with BM25 ranking over title (x3), tags (x2) and body text.
- * Postings are flat `[docId, weightedTf, ...]` arrays; every query term must match (the
+ * Postings are varint byte lists per term (`Postings`); every query term must match (the
  * last one also as a prefix). Built for 10,000s of notes: adding a note costs its own words.
  */
 export function createSearchIndex(serialized?: string | SerializedSearch | null) {
-  const postings = new Map<string, number[]>();
+  const postings = new Map<string, Postings>();
   const docs = new Map<number, { path: string; len: number }>();
   const ids = new Map<string, number>();
   let nextId = 0;
   let totalLen = 0;
+  /** Notes removed or replaced since the last sweep: their postings are still in the lists. */
+  let dead = 0;
+  /** The words of notes changed since the last `takeChanges`, for the journal; null while not tracked. */
+  let pending: Map<string, DocTerms> | null = null;
 
-  const addPostings = (id: number, tfs: Map<string, number>) => {
-    for (const [term, tf] of tfs) {
-      const list = postings.get(term);
-      if (list) list.push(id, tf);
-      else postings.set(term, [id, tf]);
+  const addTerms = (path: string, terms: DocTerms) => {
+    const id = nextId++;
+    const len = terms[0] as number;
+    docs.set(id, { path, len });
+    ids.set(path, id);
+    totalLen += len;
+    for (let i = 1; i < terms.length; i += 2) {
+      const term = terms[i] as string;
+      let list = postings.get(term);
+      if (!list) {
+        list = new Postings();
+        postings.set(term, list);
+      }
+      list.add(id, terms[i + 1] as number);
+    }
+    pending?.set(path, terms);
+  };
+
+  const remove = (path: string) => {
+    const id = ids.get(path);
+    pending?.delete(path);
+    if (id === undefined) return;
+    totalLen -= docs.get(id)?.len ?? 0;
+    docs.delete(id);
+    ids.delete(path);
+    dead++;
+  };
+
+  const load = (data: SerializedSearch) => {
+    for (const [term, count, last, b64] of data.terms) {
+      const b = base64ToBytes(b64);
+      postings.set(term, new Postings(b, b.length, count, last));
+    }
+    for (const [id, path, len] of data.docs) {
+      docs.set(id, { path, len });
+      ids.set(path, id);
+      totalLen += len;
+      nextId = Math.max(nextId, id + 1);
+    }
+    for (const t of postings.values()) nextId = Math.max(nextId, t.last + 1);
+    dead = 0;
+    for (const rec of data.journal ?? []) {
+      remove(rec[0]);
+      if (rec.length === 2) addTerms(rec[0], rec[1]);
     }
   };
   if (serialized) {
     try {
-      const data = (typeof serialized === 'string' ? JSON.parse(serialized) : serialized) as SerializedSearch;
-      for (const [term, list] of Object.entries(data.terms)) postings.set(term, list);
-      for (const [id, path, len] of data.docs) {
-        docs.set(id, { path, len });
-        ids.set(path, id);
-        totalLen += len;
-        nextId = Math.max(nextId, id + 1);
-      }
+      load((typeof serialized === 'string' ? JSON.parse(serialized) : serialized) as SerializedSearch);
     } catch {
       postings.clear();
       docs.clear();
       ids.clear();
       totalLen = 0;
+      nextId = 0;
     }
   }
 
-  // Removal is lazy: a removed or replaced note's id becomes a tombstone, skipped by queries and
-  // swept out of the posting lists in one pass once there are many (so a change costs only the
-  // note's own words, never a scan of every list it appears in).
-  const tombstones = new Set<number>();
-  const compact = () => {
-    if (!tombstones.size) return;
-    for (const [term, list] of postings) {
-      let w = 0;
-      for (let r = 0; r < list.length; r += 2) {
-        if (tombstones.has(list[r]!)) continue;
-        list[w++] = list[r]!;
-        list[w++] = list[r + 1]!;
-      }
-      if (w === 0) postings.delete(term);
-      else list.length = w;
-    }
-    tombstones.clear();
-  };
-  const remove = (path: string) => {
-    const id = ids.get(path);
-    if (id === undefined) return;
-    totalLen -= docs.get(id)?.len ?? 0;
-    docs.delete(id);
-    ids.delete(path);
-    tombstones.add(id);
-    if (tombstones.size > Math.max(1000, docs.size / 4)) compact();
+  /** Drops the postings of removed notes from one term's list (a new buffer: captures stay valid). */
+  const sweepTerm = (term: string, list: Postings) => {
+    const next = new Postings(new Uint8Array(Math.max(8, list.n + 12)));
+    eachPosting(list.b, list.n, (id, tf) => {
+      if (docs.has(id)) next.add(id, tf);
+    });
+    if (next.count === 0) postings.delete(term);
+    else if (next.count !== list.count) postings.set(term, next);
   };
 
   /** Terms of the index matching query term `q`: itself, and as a prefix when `prefix`. */
@@ -112,7 +259,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     return out;
   };
 
-  return {
+  const api = {
     /** Adds or replaces one note. */
     put(doc: SearchDoc): void {
       remove(doc.path);
@@ -125,16 +272,58 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
           len += w;
         }
       }
-      const id = nextId++;
-      docs.set(id, { path: doc.path, len });
-      ids.set(doc.path, id);
-      totalLen += len;
-      addPostings(id, tfs);
+      const terms: DocTerms = [len];
+      for (const [t, tf] of tfs) terms.push(t, tf);
+      addTerms(doc.path, terms);
     },
     /** Removes one note; no error when absent. */
     remove,
     has(path: string): boolean {
       return ids.has(path);
+    },
+    /** How many notes were removed or replaced since the last sweep (their postings linger). */
+    get dead(): number {
+      return dead;
+    },
+    get size(): number {
+      return docs.size;
+    },
+    /**
+     * Drops the postings of removed notes (or, when there are none, the unused end of each list's
+     * buffer), a term at a time, yielding between terms so a caller can pause (each step copies one
+     * list). Queries skip removed notes' postings meanwhile.
+     */
+    *sweep(): Generator<void> {
+      const filter = dead > 0;
+      dead = 0;
+      for (const [term, list] of [...postings]) {
+        if (postings.get(term) !== list) continue;
+        if (filter) sweepTerm(term, list);
+        else if (list.b.length > list.n + (list.n >> 2) + 16) {
+          // Growing doubles a buffer: give back the unused end (a copy, so captures stay valid).
+          postings.set(term, new Postings(list.b.slice(0, list.n), list.n, list.count, list.last));
+        }
+        yield;
+      }
+    },
+    /** Starts (or stops) recording the words of changed notes for the journal. */
+    track(on: boolean): void {
+      pending = on ? new Map() : null;
+    },
+    /** The recorded words of `path` (replaced since tracking began), or undefined. */
+    termsOf(path: string): DocTerms | undefined {
+      return pending?.get(path);
+    },
+    /** Forgets the recorded words (they were journaled or captured). */
+    clearTracked(): void {
+      pending?.clear();
+    },
+    /** A consistent picture for the cache, in work proportional to the terms and notes (no copying of lists). */
+    capture(): SearchCapture {
+      return {
+        docs: [...docs].map(([id, d]) => [id, d.path, d.len]),
+        terms: [...postings].map(([term, l]) => [term, l.b.subarray(0, l.n), l.count, l.last]),
+      };
     },
     /** Paths and scores, best first, and the index terms that matched. */
     query(q: string, limit: number): { path: string; score: number; terms: string[] }[] {
@@ -146,14 +335,13 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
         const seenThisTerm = new Set<number>();
         for (const term of expand(qt, qi === qterms.length - 1 || qt.length >= 4)) {
           const list = postings.get(term)!;
-          const df = list.length / 2;
+          const df = list.count;
           const idf = Math.log(1 + (docs.size - df + 0.5) / (df + 0.5));
           const penalty = term === qt ? 1 : 0.5;
-          for (let i = 0; i < list.length; i += 2) {
-            const id = list[i]!;
-            if (tombstones.has(id)) continue;
-            const tf = list[i + 1]!;
-            const len = docs.get(id)?.len ?? avg;
+          eachPosting(list.b, list.n, (id, tf) => {
+            const doc = docs.get(id);
+            if (!doc) return;
+            const len = doc.len;
             const part = penalty * idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg)));
             const s = scores.get(id) ?? { score: 0, hits: 0, terms: new Set<string>() };
             s.score += part;
@@ -163,7 +351,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
               s.hits++;
             }
             scores.set(id, s);
-          }
+          });
         }
       });
       return [...scores]
@@ -177,29 +365,39 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
         }));
     },
     serialize(): string {
-      return [...this.serializeParts()].join('');
-    },
-    /**
-     * The same JSON as `serialize`, in pieces of a few thousand terms, so a caller can yield to
-     * the event loop between them. Do not change the index while iterating.
-     */
-    *serializeParts(): Generator<string> {
-      compact();
-      yield `{"docs":${JSON.stringify([...docs].map(([id, d]) => [id, d.path, d.len]))},"terms":{`;
-      let batch: string[] = [];
-      let first = true;
-      for (const [term, list] of postings) {
-        batch.push(`${JSON.stringify(term)}:${JSON.stringify(list)}`);
-        if (batch.length === 4096) {
-          yield (first ? '' : ',') + batch.join(',');
-          first = false;
-          batch = [];
-        }
-      }
-      if (batch.length) yield (first ? '' : ',') + batch.join(',');
-      yield '}}';
+      for (const _ of api.sweep());
+      return [...serializeSearchParts(api.capture())].join('');
     },
   };
+  return api;
+}
+
+/**
+ * The JSON of a capture (a `SerializedSearch` without journal), in pieces of a few thousand terms
+ * so a caller can yield to the event loop between them.
+ */
+export function* serializeSearchParts(c: SearchCapture): Generator<string> {
+  const DOCS = 2048;
+  yield '{"docs":[';
+  for (let i = 0; i < c.docs.length; i += DOCS) {
+    yield (i ? ',' : '') + JSON.stringify(c.docs.slice(i, i + DOCS)).slice(1, -1);
+  }
+  yield '],"terms":[';
+  let batch: string[] = [];
+  let bytes = 0;
+  let first = true;
+  for (const [term, b, count, last] of c.terms) {
+    batch.push(`[${JSON.stringify(term)},${count},${last},"${bytesToBase64(b)}"]`);
+    bytes += b.length;
+    if (batch.length === 1024 || bytes > 128 * 1024) {
+      yield (first ? '' : ',') + batch.join(',');
+      first = false;
+      batch = [];
+      bytes = 0;
+    }
+  }
+  if (batch.length) yield (first ? '' : ',') + batch.join(',');
+  yield ']}';
 }
 
 export type SearchIndex = ReturnType<typeof createSearchIndex>;

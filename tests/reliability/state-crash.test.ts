@@ -13,6 +13,12 @@ describe('crash safety of state files', () => {
     expect(r.violations).toEqual([]);
     expect(r.cut).toBeGreaterThan(0);
     expect(r.keysChecked).toBeGreaterThan(0);
-    expect(r.filesChecked).toEqual(['channels.json', 'credentials.json', 'index-cache.json', 'plugins.json']);
+    expect(r.filesChecked).toEqual([
+      'channels.json',
+      'credentials.json',
+      'index-cache.json',
+      'index-journal.log',
+      'plugins.json',
+    ]);
   }, 180_000);
 });

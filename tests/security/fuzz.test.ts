@@ -201,6 +201,7 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       expect(files.filter((f) => f.startsWith('data/')).sort()).toEqual([
         'data/credentials.json',
         'data/index-cache.json',
+        'data/index-journal.log',
       ]);
       expect(await readFile(join(tmp.dir, 'sentinel.txt'), 'utf8')).toBe('SENTINEL-OUTSIDE-THE-VAULT');
       expect(await readFile(join(tmp.dir, 'box', 'beside.md'), 'utf8')).toBe('SENTINEL-BESIDE-THE-VAULT');

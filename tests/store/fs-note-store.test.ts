@@ -1,4 +1,15 @@
-import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import {
+  link,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  symlink,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -222,6 +233,26 @@ describe('fsNoteStore: watcher', () => {
     const mark = changes.length;
     await rm(join(vault, 'folder'), { recursive: true });
     await waitFor('folder removal reported', () => seen('folder', 'folder-removed', mark));
+  });
+
+  it('reports the notes of a folder moved in whole, and watches inside it', async () => {
+    const outside = await tempDir('quire-watch-outside-');
+    await mkdir(join(outside, 'batch', 'deep'), { recursive: true });
+    await writeFile(join(outside, 'batch', 'one.md'), '1');
+    await writeFile(join(outside, 'batch', 'deep', 'two.md'), '2');
+    await rename(join(outside, 'batch'), join(vault, 'batch'));
+    await waitFor(
+      'the moved-in notes reported',
+      () => seen('batch/one.md', 'changed') && seen('batch/deep/two.md', 'changed'),
+    );
+    const mark = changes.length;
+    await writeFile(join(vault, 'batch', 'deep', 'three.md'), '3');
+    await waitFor('a note written inside reported', () => seen('batch/deep/three.md', 'changed', mark));
+    await rename(join(vault, 'batch'), join(vault, 'renamed'));
+    await waitFor(
+      'the rename reported as a removal and new notes',
+      () => seen('batch', 'folder-removed', mark) && seen('renamed/deep/three.md', 'changed', mark),
+    );
   });
 
   it('ignores dot-folders, dot-files and its own temporary files; reports other files (attachments)', async () => {

@@ -57,7 +57,7 @@ export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: n
       const br = list.brotli(z);
       if (br) return sealedResponse(c, 200, br, { ...headers, 'Content-Encoding': 'br' });
     }
-    if (z) return sealedResponse(c, 200, list.gzip(z), { ...headers, 'Content-Encoding': 'gzip' });
+    if (z) return sealedResponse(c, 200, await list.gzipAsync(z), { ...headers, 'Content-Encoding': 'gzip' });
     return sealedResponse(c, 200, list.identity(), headers);
   });
 

@@ -9,6 +9,7 @@ import { CliProblem, type Command, EXIT, parse } from './common.ts';
 import { duration, progressBar } from './progress.ts';
 
 const CACHE_KEY = 'index-cache.json';
+const JOURNAL_KEY = 'index-journal.log';
 
 /** `quire index`: parses the whole vault again and writes a fresh index cache. */
 export const index: Command = {
@@ -51,6 +52,8 @@ Exit 0 when the cache is written, 1 on a bad configuration or a failure, 2 on a 
     const fresh: StateStore = {
       get: (key) => (key === CACHE_KEY ? Promise.resolve(null) : state.get(key)),
       put: (key, value) => state.put(key, value),
+      putPieces: (key, pieces) => state.putPieces!(key, pieces),
+      append: (key, value) => state.append!(key, value),
       remove: (key) => state.remove(key),
     };
     const pool = analyzePool({ fallback: async (texts) => texts.map((t) => analyzeNote(t)) });
@@ -66,7 +69,10 @@ Exit 0 when the cache is written, 1 on a bad configuration or a failure, 2 on a 
       await notes.load(values.quiet ? undefined : (done, total) => bar.update(done, total));
       if (!values.quiet) bar.finish();
       // Nothing to save (an empty vault): no stale cache stays behind either.
-      if (!(await notes.saveCache())) await state.remove(CACHE_KEY);
+      if (!(await notes.saveCache())) {
+        await state.remove(CACHE_KEY);
+        await state.remove(JOURNAL_KEY);
+      }
     } finally {
       await pool.close();
     }

@@ -62,7 +62,7 @@ export const SERVER_VARIABLES = {
     kind: 'path',
     def: './data',
     meaning:
-      'Server state: `credentials.json`, `index-cache.json`, `channels.json`, `plugins.json` (mode 0600).',
+      'Server state: `credentials.json`, `index-cache.json` and `index-journal.log`, `channels.json`, `plugins.json` (mode 0600).',
     audit: { weaker: 'neutral', threshold: 'files readable by others are high (the folder is created 0700)' },
   },
   VAULT_DIR: {

@@ -145,4 +145,22 @@ describe('link graph', () => {
       expect(g.linksOf('n.md').map((l) => l.path)).toEqual(['report.pdf', 'v1.2.md', null]);
     });
   });
+
+  it('keeps a hub linked from hundreds of notes exact through changes (small bags become counts)', () => {
+    const g = createLinkGraph();
+    g.set('hub.md', []);
+    for (let i = 0; i < 300; i++) g.set(`s${i}.md`, [wiki('hub'), wiki('Hub.md'), wiki(`s${i + 1}`)]);
+    expect(g.backlinksOf('hub.md')).toHaveLength(300);
+    for (let i = 0; i < 300; i += 2) g.set(`s${i}.md`, [wiki('other')]);
+    expect(g.backlinksOf('hub.md')).toHaveLength(150);
+    expect(g.backlinksOf('hub.md')[0]).toBe('s1.md');
+    // Removing the hub re-resolves every link naming it; a new hub in a folder takes them all.
+    g.remove('hub.md');
+    expect(g.linksOf('s1.md')[0]?.path).toBeNull();
+    g.set('deep/hub.md', []);
+    expect(g.backlinksOf('deep/hub.md')).toHaveLength(150);
+    expect(g.linksOf('s3.md').map((l) => l.path)).toEqual(['deep/hub.md', 'deep/hub.md', 's4.md']);
+    for (let i = 1; i < 300; i += 2) g.remove(`s${i}.md`);
+    expect(g.backlinksOf('deep/hub.md')).toEqual([]);
+  });
 });

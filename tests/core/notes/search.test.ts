@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createSearchIndex, makeSnippet, tokenize } from '../../../core/notes/search.ts';
+import {
+  base64ToBytes,
+  bytesToBase64,
+  createSearchIndex,
+  makeSnippet,
+  tokenize,
+} from '../../../core/notes/search.ts';
 
 const doc = (path: string, text: string, title = '', tags = '') => ({ path, title, tags, text });
 
@@ -65,5 +71,38 @@ describe('search index', () => {
     const snip = makeSnippet(body, ['tomatoes'], 60);
     expect(snip).toMatch(/^….*Tomatoes need sun.*…$/);
     expect(snip.length).toBeLessThanOrEqual(62);
+  });
+
+  it('keeps postings as varint lists: large ids and weights, sweeps of removed notes, captures that stay put', () => {
+    const s = createSearchIndex();
+    const heavy = 'word '.repeat(70_000);
+    for (let i = 0; i < 3000; i++) s.put(doc(`n${i}.md`, i === 2999 ? heavy : `word w${i}`));
+    expect(s.query('w2500', 5).map((h) => h.path)).toEqual(['n2500.md']);
+    expect(s.query('word', 1).map((h) => h.path)).toEqual(['n2999.md']);
+    const before = s.capture();
+    for (let i = 0; i < 2000; i++) s.remove(`n${i}.md`);
+    for (let i = 0; i < 20; i++) s.put(doc(`n${i}.md`, `again${i}`));
+    expect(s.dead).toBe(2000);
+    for (const _ of s.sweep());
+    expect(s.dead).toBe(0);
+    expect(s.query('w10', 5).map((h) => h.path)).not.toContain('n10.md');
+    expect(s.query('again7', 5).map((h) => h.path)).toEqual(['n7.md']);
+    expect(s.query('word', 2000)).toHaveLength(1000);
+    // The capture taken before still reads as the index it was.
+    const back = createSearchIndex({
+      docs: before.docs,
+      terms: before.terms.map(([t, b, c, l]) => [t, c, l, bytesToBase64(b)]),
+    });
+    expect(back.query('w10', 5)[0]?.path).toBe('n10.md');
+    expect(back.query('word', 5000)).toHaveLength(3000);
+    expect(createSearchIndex(s.serialize()).query('word', 5000)).toHaveLength(1000);
+  });
+
+  it('encodes base64 like the standard', () => {
+    for (const n of [0, 1, 2, 3, 4, 255, 1000]) {
+      const b = Uint8Array.from({ length: n }, (_, i) => (i * 37) % 256);
+      expect(bytesToBase64(b)).toBe(Buffer.from(b).toString('base64'));
+      expect([...base64ToBytes(bytesToBase64(b))]).toEqual([...b]);
+    }
   });
 });

@@ -35,6 +35,15 @@ export const STATE_FILES: StateFileSpec[] = [
       if (!parseIndexCache(text)) throw new Error('index-cache.json does not parse as an index cache');
     },
   },
+  {
+    // Appended to: a kill may tear its last line (the loader drops it), never its header.
+    key: 'index-journal.log',
+    parse: (text) => {
+      const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { v?: unknown; gen?: unknown };
+      if (typeof header.v !== 'number' || typeof header.gen !== 'number')
+        throw new Error('index-journal.log does not start with its header line');
+    },
+  },
   { key: CHANNELS_KEY, parse: parseChannels },
   { key: PLUGINS_KEY, parse: (text) => void parsePluginState(text) },
 ];
