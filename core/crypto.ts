@@ -16,11 +16,25 @@ export async function sha256Hex(data: Uint8Array | string): Promise<string> {
   return toHex(new Uint8Array(digest));
 }
 
+/** Standard base64 of `bytes` (web-standard `btoa`, fed in slices so no call gets huge arguments). */
+export function toBase64(bytes: Uint8Array): string {
+  const parts: string[] = [];
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    parts.push(String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]));
+  return btoa(parts.join(''));
+}
+
+/** Bytes of standard base64 `text`; throws on a character outside the alphabet. */
+export function fromBase64(text: string): Uint8Array {
+  const bin = atob(text);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
 /** Base64url without padding. */
 export function toBase64Url(bytes: Uint8Array): string {
-  let bin = '';
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /** Compares two strings in time that depends only on their lengths, not their contents. */

@@ -1,3 +1,4 @@
+import { fromBase64, toBase64 } from '../crypto.ts';
 /** One search result. */
 export interface SearchHit {
   path: string;
@@ -108,55 +109,10 @@ function eachPosting(b: Uint8Array, n: number, fn: (id: number, tf: number) => v
   }
 }
 
-const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const B64_INDEX = new Int16Array(128).fill(-1);
-for (let i = 0; i < 64; i++) B64_INDEX[B64.charCodeAt(i)] = i;
-type BufferLike = {
-  from(b: ArrayBufferLike, o: number, l: number): { toString(enc: 'base64'): string };
-  from(s: string, enc: 'base64'): Uint8Array;
-};
-const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
-
-/** Standard base64 of `b` (the runtime's native encoder where there is one). */
-export function bytesToBase64(b: Uint8Array): string {
-  if (NodeBuffer) return NodeBuffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
-  const out: string[] = [];
-  for (let i = 0; i < b.length; i += 3) {
-    const x = (b[i]! << 16) | ((b[i + 1] ?? 0) << 8) | (b[i + 2] ?? 0);
-    out.push(
-      B64[x >> 18]! +
-        B64[(x >> 12) & 63]! +
-        (i + 1 < b.length ? B64[(x >> 6) & 63]! : '=') +
-        (i + 2 < b.length ? B64[x & 63]! : '='),
-    );
-  }
-  return out.join('');
-}
-
+/** Standard base64 of `b`. */
+export const bytesToBase64 = toBase64;
 /** Bytes of standard base64 `s`; throws on a character outside the alphabet. */
-export function base64ToBytes(s: string): Uint8Array {
-  if (NodeBuffer) {
-    const buf = NodeBuffer.from(s, 'base64');
-    // A copy the size of the list: a small Buffer is a view of a shared 8 KiB pool.
-    return new Uint8Array(buf);
-  }
-  const clean = s.replace(/=+$/, '');
-  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
-  let acc = 0;
-  let bits = 0;
-  let o = 0;
-  for (let i = 0; i < clean.length; i++) {
-    const v = B64_INDEX[clean.charCodeAt(i)] ?? -1;
-    if (v < 0) throw new Error('not base64');
-    acc = ((acc << 6) | v) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = (acc >> bits) & 0xff;
-    }
-  }
-  return out;
-}
+export const base64ToBytes = fromBase64;
 
 /** A consistent picture of the search index, taken synchronously, serialized later in pieces. */
 export interface SearchCapture {
