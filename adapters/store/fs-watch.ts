@@ -68,7 +68,7 @@ export function watchVault(
       if (e.name.startsWith('.')) continue;
       const abs = join(dir, e.name);
       if (e.isDirectory()) await add(abs, report);
-      else if (report && e.isFile()) push(abs, 'changed');
+      else if (report && (e.isFile() || e.isSymbolicLink())) push(abs, 'changed');
     }
   };
 
@@ -86,7 +86,8 @@ export function watchVault(
       return;
     }
     if (st.isDirectory()) await add(abs, true);
-    else if (st.isFile()) push(abs, 'changed');
+    // A symlink is reported as what it names may be a note; the note service checks where it leads.
+    else if (st.isFile() || st.isSymbolicLink()) push(abs, 'changed');
   };
 
   const stop = async () => {
