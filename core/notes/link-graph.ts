@@ -129,11 +129,14 @@ export function createLinkGraph() {
     return byLowerPath.get(lower(candidate)) ?? null;
   };
 
-  const byName = (candidate: string): string | null => {
-    const bag = byStem.get(linkKey(candidate));
+  /**
+   * Of the paths in `bag`, the one `written` names by file name: ending with what was written when
+   * it has folders, the shortest on a tie, then the first in order.
+   */
+  const shortestMatch = (bag: Bag | undefined, written: string): string | null => {
     if (!bag) return null;
     const matches = Array.isArray(bag) ? bag : bag.keys();
-    const suffix = candidate.includes('/') ? `/${lower(candidate)}` : null;
+    const suffix = written.includes('/') ? `/${lower(written)}` : null;
     let best: string | null = null;
     for (const p of matches) {
       if (suffix && !`/${lower(p)}`.endsWith(suffix)) continue;
@@ -141,6 +144,9 @@ export function createLinkGraph() {
     }
     return best;
   };
+
+  const byName = (candidate: string): string | null =>
+    shortestMatch(byStem.get(linkKey(candidate)), candidate);
 
   /**
    * The file a link names, by Obsidian's rules: the exact vault path, then relative to the note's
@@ -153,14 +159,7 @@ export function createLinkGraph() {
     const hit = rel ? files.get(lower(rel)) : undefined;
     if (hit) return hit;
     if (t.startsWith('../') || t.startsWith('./')) return null;
-    const matches = members(filesByName.get(lower(basename(t))));
-    const suffix = t.includes('/') ? `/${lower(t)}` : null;
-    let best: string | null = null;
-    for (const p of matches) {
-      if (suffix && !`/${lower(p)}`.endsWith(suffix)) continue;
-      if (best === null || p.length < best.length || (p.length === best.length && p < best)) best = p;
-    }
-    return best;
+    return shortestMatch(filesByName.get(lower(basename(t))), t);
   };
 
   /** Where `link` written in note `from` points right now; null when nothing matches. */
