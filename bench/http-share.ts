@@ -119,14 +119,17 @@ export async function httpShareBench(o: HttpShareOptions): Promise<string> {
       extra: Partial<Parameters<typeof wrk>[0]> & { pid?: number } = {},
     ): Promise<Row> => {
       const runs: { r: WrkResult; bare: WrkResult; us: number; bareUs: number }[] = [];
-      const pid = extra.pid ?? server.child.pid;
+      // The server this route is measured on: the small-cache server's row used to read the
+      // stopped first server's /proc entry (NaN in the CPU column).
+      const { pid: given, ...wrkExtra } = extra;
+      const pid = given ?? server.child.pid;
       for (let i = 0; i < o.rounds; i++) {
         const conns = extra.connections ?? o.connections;
         const b0 = await cpuMs(ceiling.pid);
         const bare = await wrk({ ...base, label: 'bare', url: c.url, connections: conns });
         const b1 = await cpuMs(ceiling.pid);
         const r0 = await cpuMs(pid);
-        const r = await wrk({ ...base, label, url, ...extra });
+        const r = await wrk({ ...base, label, url, ...wrkExtra });
         const r1 = await cpuMs(pid);
         const perReq = (ms: number, w: WrkResult) => (ms * 1000) / (w.rps * o.seconds);
         runs.push({ r, bare, us: perReq(r1 - r0, r), bareUs: perReq(b1 - b0, bare) });
@@ -198,6 +201,7 @@ export async function httpShareBench(o: HttpShareOptions): Promise<string> {
       {
         headers: { 'x-service-key': small.key },
         paths,
+        pid: small.child.pid,
       },
     );
     await small.child.stop();

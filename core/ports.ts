@@ -99,6 +99,12 @@ export interface Authenticator {
    * or `INVALID_API_KEY` (something given that is not valid).
    */
   authenticate(creds: RequestCredentials): Promise<Principal>;
+  /**
+   * The principal when `creds` are known good without any work (a key verified moments ago, or no
+   * authentication at all); null when `authenticate` must decide. Never throws; a runtime's fast
+   * lane answers only what this accepts and hands everything else to the full path.
+   */
+  known?(creds: RequestCredentials): Principal | null;
 }
 
 /** One byte range of a file, both ends inclusive (`{start: 0, end: 0}` is the first byte). */

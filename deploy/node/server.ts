@@ -9,6 +9,7 @@ import { healthLane } from '../../adapters/node/health-lane.ts';
 import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
+import { readLane } from '../../adapters/node/read-lane.ts';
 import type { relayConnector } from '../../adapters/relay/connector.ts';
 import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
 import { fsFileStore } from '../../adapters/store/fs-file-store.ts';
@@ -45,12 +46,18 @@ export interface RunningServer {
    * SHUTDOWN_GRACE_MS), then saves the index cache.
    */
   stop(reason?: string): Promise<void>;
+  /** Requests the note read lane answered itself (adapters/node/read-lane.ts). */
+  fastLaneAnswers(): number;
 }
 
 /** The Node composition root: config in, a listening server out. Throws on damaged state. */
 export async function startServer(
   config: ServerConfig,
-  opts: { logger?: Logger } = {},
+  opts: {
+    logger?: Logger;
+    /** False: every request takes the app (tests compare the fast lanes' answers with it). */
+    fastLanes?: boolean;
+  } = {},
 ): Promise<RunningServer> {
   const logger = opts.logger ?? jsonLogger(config.logLevel);
   const clock = { now: () => Date.now() };
@@ -60,7 +67,7 @@ export async function startServer(
   const pool = analyzePool({ fallback: async (texts) => texts.map((t) => analyzeNote(t)) });
   const notes = createNoteService({ store, state, clock, logger, analyze: pool.analyze });
   let relayStatus: () => unknown = () => ({ state: 'disabled' });
-  const { app, auth, setupConfig, channels, plugins, feed } = await composeApp({
+  const { app, auth, setupConfig, channels, plugins, feed, lane } = await composeApp({
     config,
     notes,
     fileStore: fsFileStore({ dir: config.vaultDir }),
@@ -78,14 +85,28 @@ export async function startServer(
     logger,
     draining: () => draining(),
   };
+  const reads = {
+    notes,
+    cache: lane.noteCache,
+    authenticator: lane.authenticator,
+    logger,
+    corsOrigins: config.corsOrigins,
+    stats: lane.frameStats,
+    draining: () => draining(),
+    answered: { count: 0 },
+  };
   const server = serve({
     fetch: (req, env) => (draining() ? shuttingDown() : app.fetch(req, env)),
     port: config.port,
     hostname: config.host,
     serverOptions: timeoutServerOptions(config.timeouts),
-    // Health skips the web Request/Response conversion (adapters/node/health-lane.ts).
+    // Health and cached note reads skip the web Request/Response conversion and the app
+    // (adapters/node/health-lane.ts, adapters/node/read-lane.ts).
     createServer: ((options: ServerOptions, listener: Parameters<typeof healthLane>[0]) =>
-      createServer(options, healthLane(listener, health))) as typeof createServer,
+      createServer(
+        options,
+        opts.fastLanes === false ? listener : healthLane(readLane(listener, reads), health),
+      )) as typeof createServer,
   }) as Server;
   const drain = httpDrain(server);
   draining = () => drain.draining;
@@ -173,6 +194,7 @@ export async function startServer(
     port,
     logger,
     ready,
+    fastLaneAnswers: () => reads.answered.count,
     stop(reason = 'stop') {
       stopping ??= (async () => {
         logger.info('shutting down', { reason });

@@ -2,6 +2,8 @@ import type { Context } from 'hono';
 import { telegramSender, whatsappSender } from '../../adapters/channels/index.ts';
 import { createApp } from '../../adapters/http/app.ts';
 import type { ClientAssets } from '../../adapters/http/client-ui.ts';
+import type { FrameStats } from '../../adapters/http/frame.ts';
+import { createNoteCache } from '../../adapters/http/note-cache.ts';
 import { createProvider } from '../../adapters/llm/index.ts';
 import { createAgent } from '../../core/agent/agent.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
@@ -194,6 +196,10 @@ export async function composeApp(
     ? createFileService({ store: opts.fileStore, clock, maxBytes: config.maxFileBytes })
     : undefined;
   const feed = createChangeFeed({ notes, now: () => clock.now(), size: config.eventsRingSize });
+  // Shared with a runtime's fast lane for cached note reads (adapters/node/read-lane.ts).
+  const authenticator = createAuthenticator({ mode: config.authMode, auth: service, jwt });
+  const noteCache = createNoteCache(config.noteCacheBytes);
+  const frameStats: FrameStats = { requests: 0 };
   const app = createApp({
     notes,
     files,
@@ -206,7 +212,7 @@ export async function composeApp(
     version: opts.version,
     clock,
     logger,
-    authenticator: createAuthenticator({ mode: config.authMode, auth: service, jwt }),
+    authenticator,
     setup: { service, jwt, config: setupConfig, publicUrl: config.publicUrl, relayStatus: opts.relayStatus },
     corsOrigins: config.corsOrigins,
     rateLimits: config.rateLimits,
@@ -215,12 +221,24 @@ export async function composeApp(
     runtime: opts.runtime,
     maxBodyBytes: config.maxBodyBytes,
     noteCacheBytes: config.noteCacheBytes,
+    noteCache,
+    frameStats,
     compress: opts.compress,
     client: opts.clientAssets
       ? { assets: opts.clientAssets, relayUrl: () => setupConfig.relayUrl }
       : undefined,
   });
-  return { app, auth: service, setupConfig, agent, channels, plugins, security, feed };
+  return {
+    app,
+    auth: service,
+    setupConfig,
+    agent,
+    channels,
+    plugins,
+    security,
+    feed,
+    lane: { authenticator, noteCache, frameStats },
+  };
 }
 
 /** The destinations the operator named in the environment: always allowed by the egress policy. */
