@@ -155,7 +155,7 @@ const seconds = Number(values.seconds);
 const servers: Started[] = [];
 try {
   for (const [i, b] of positionals.entries())
-    servers.push(await start(resolve(b), vault, join(values.data, String(i))));
+    servers.push(await start(resolve(b), vault, join(values.data, b === 'bare' ? 'bare' : String(i))));
   const paths = (await run('find', [vault, '-name', '*.md'], { maxBuffer: 64 << 20 })).stdout
     .trim()
     .split('\n')

@@ -29,6 +29,12 @@ export interface NoteStore {
   /** Size and mtime of the file at `path`; `null` when there is no such file. */
   stat(path: string): Promise<FileInfo | null>;
   /**
+   * The bytes and the info of the file at `path` in one go (one path check, one open: what a
+   * note read needs to trust the index); `null` when there is no such file. Optional: without
+   * it the core calls `stat` and `read`.
+   */
+  readWithInfo?(path: string): Promise<{ info: FileInfo; bytes: Uint8Array } | null>;
+  /**
    * Replaces the whole file atomically (readers see the old or the new bytes, never a mix),
    * creating parent folders. Returns the file's info after the write.
    */

@@ -1,5 +1,16 @@
 import { lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
-import { link, lstat, readdir, readFile, realpath, rm, stat, unlink } from 'node:fs/promises';
+import {
+  type FileHandle,
+  link,
+  lstat,
+  open,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { FileInfo, NoteStore, StoreChange } from '../../core/ports.ts';
 import {
@@ -109,6 +120,29 @@ export function fsNoteStore(opts: {
       } catch (err) {
         if (code(err) === 'ENOENT' || code(err) === 'EISDIR' || code(err) === 'ENOTDIR') return null;
         throw err;
+      }
+    },
+    // One realpath (the vault-escape check) and one open instead of two and two: a note read that
+    // misses the answer cache spent 22% of its CPU in the second realpath and the extra stat.
+    async readWithInfo(path) {
+      const abs = await resolveInside(root, path);
+      if (!abs) return null;
+      let fh: FileHandle | undefined;
+      try {
+        fh = await open(abs, 'r');
+        const st = await fh.stat();
+        if (!st.isFile()) return null;
+        // One byte more than the size: a file that grew since the fstat is read whole again.
+        const buf = new Uint8Array(st.size + 1);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+        if (bytesRead <= st.size) return { info: toInfo(path, st), bytes: buf.subarray(0, bytesRead) };
+        const bytes = new Uint8Array(await fh.readFile());
+        return { info: toInfo(path, await fh.stat()), bytes };
+      } catch (err) {
+        if (code(err) === 'ENOENT' || code(err) === 'EISDIR' || code(err) === 'ENOTDIR') return null;
+        throw err;
+      } finally {
+        await fh?.close();
       }
     },
     async stat(path) {
