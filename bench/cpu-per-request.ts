@@ -18,6 +18,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { settle } from './children.ts';
 
 const run = promisify(execFile);
 
@@ -25,22 +26,6 @@ async function cpuTicks(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(f[11]) + Number(f[12]);
-}
-
-/**
- * Waits until process `pid` is idle (under 4% of a CPU over half a second): after `index ready`
- * the server still saves its index cache, starts the watcher and reconciles the vault, seconds of
- * CPU that would otherwise be counted against the first route measured.
- */
-export async function settle(pid: number, maxMs = 180_000): Promise<void> {
-  const until = Date.now() + maxMs;
-  let last = await cpuTicks(pid);
-  while (Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 500));
-    const now = await cpuTicks(pid);
-    if (now - last <= 2) return;
-    last = now;
-  }
 }
 
 const BARE = `import { createServer } from 'node:http';
@@ -99,7 +84,8 @@ async function start(bundle: string, vault: string, dataDir: string): Promise<St
     child.once('exit', (code) => rej(new Error(`server exited ${code}`)));
     child.stdout!.on('data', (d: Buffer) => {
       // Lines that are not the JSON log (--trace-gc and the like) are passed on to stderr.
-      if (values.node?.includes('--trace')) for (const l of d.toString().split('\n')) if (l && l[0] !== '{') process.stderr.write(`${l}\n`);
+      if (values.node?.includes('--trace'))
+        for (const l of d.toString().split('\n')) if (l && l[0] !== '{') process.stderr.write(`${l}\n`);
       if (ready) return;
       buf += d.toString();
       if (buf.includes('"index ready"')) {
@@ -109,6 +95,7 @@ async function start(bundle: string, vault: string, dataDir: string): Promise<St
       }
     });
   });
+  await settle(child.pid!);
   const creds = JSON.parse(await readFile(join(dataDir, 'credentials.json'), 'utf8')) as {
     firstKeyPlain: string;
   };

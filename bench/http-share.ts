@@ -12,7 +12,7 @@ import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { type BenchChild, startChild } from './children.ts';
+import { type BenchChild, settle, startChild } from './children.ts';
 import { ensureVault } from './generate-vault.ts';
 import { canPin, pin, type WrkResult, wrk } from './wrk.ts';
 
@@ -68,6 +68,9 @@ async function startServer(vault: string, dataDir: string, env: Record<string, s
     ...env,
   });
   const ready = await child.waitFor<{ type: string; url: string }>('ready', 600_000);
+  // After `index ready` the server saves its index cache, starts the watcher and reconciles:
+  // seconds of CPU that were counted against the first route measured (health).
+  await settle(child.pid);
   const creds = JSON.parse(await readFile(join(dataDir, 'credentials.json'), 'utf8')) as {
     firstKeyPlain: string;
   };
@@ -287,7 +290,12 @@ async function rawGzipSize(url: string, key: string): Promise<{ bytes: number; i
 }
 
 /** Median server CPU (ms) of the first gzip list after a PUT, the PUT's own CPU excluded. */
-async function listAfterWrite(url: string, key: string, child: BenchChild, paths: string[]): Promise<number> {
+export async function listAfterWrite(
+  url: string,
+  key: string,
+  child: BenchChild,
+  paths: string[],
+): Promise<number> {
   const cpu = async () => (await child.ask<{ type: string; cpuUs: number }>({ type: 'mem' }, 'mem')).cpuUs;
   const out: number[] = [];
   for (let i = 0; i < 15; i++) {
