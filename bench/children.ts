@@ -124,7 +124,16 @@ export function report(msg: ChildMessage): Promise<void> {
 }
 
 /** The child's side: memory in bytes (`maxRss` is the peak since start), CPU time in µs. */
-export function memory(): { rss: number; heapUsed: number; external: number; maxRss: number; cpuUs: number } {
+export function memory(): {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  maxRss: number;
+  cpuUs: number;
+  stdoutQueued: number;
+} {
+  // With --expose-gc, the figures are taken after a full collection (what stays, not what waits).
+  (globalThis as { gc?: () => void }).gc?.();
   const m = process.memoryUsage();
   const cpu = process.cpuUsage();
   return {
@@ -133,6 +142,7 @@ export function memory(): { rss: number; heapUsed: number; external: number; max
     external: m.external,
     maxRss: process.resourceUsage().maxRSS * 1024,
     cpuUs: cpu.user + cpu.system,
+    stdoutQueued: process.stdout.writableLength,
   };
 }
 
