@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,6 +89,11 @@ describe('fsNoteStore.readWithInfo (one path check and one open per note read)',
     expect(await store.readWithInfo!('missing.md')).toBeNull();
     expect(await store.readWithInfo!('sub')).toBeNull();
     expect(await store.readWithInfo!('sub/n.md/x.md')).toBeNull();
+    // A symlink loop is no note; a FIFO neither, and opening it does not wait for a writer.
+    await symlink(join(vault, 'loop.md'), join(vault, 'loop.md'));
+    expect(await store.readWithInfo!('loop.md')).toBeNull();
+    execFileSync('mkfifo', [join(vault, 'pipe.md')]);
+    expect(await store.readWithInfo!('pipe.md')).toBeNull();
   });
 });
 
