@@ -33,6 +33,16 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
     });
 
     describe('read and stat', () => {
+      it('readWithInfo, where offered, gives what read and stat give, and null for a missing file', async (ctx) => {
+        if (!store.readWithInfo) return ctx.skip();
+        await store.write('folder/n.md', enc('héllo ✓'));
+        const got = await store.readWithInfo('folder/n.md');
+        expect(sameBytes(got!.bytes, (await store.read('folder/n.md'))!)).toBe(true);
+        expect(got!.info).toEqual(await store.stat('folder/n.md'));
+        expect(await store.readWithInfo('missing.md')).toBeNull();
+        expect(await store.readWithInfo('folder')).toBeNull();
+      });
+
       it('read and stat of a missing file are null', async () => {
         expect(await store.read('missing.md')).toBeNull();
         expect(await store.read('no/such/folder/missing.md')).toBeNull();
