@@ -126,6 +126,8 @@ export async function httpShareBench(o: HttpShareOptions): Promise<string> {
       // stopped first server's /proc entry (NaN in the CPU column).
       const { pid: given, ...wrkExtra } = extra;
       const pid = given ?? server.child.pid;
+      // One unmeasured second first: the first round no longer carries the JIT's warm-up.
+      await wrk({ ...base, label, url, ...wrkExtra, seconds: 1 });
       for (let i = 0; i < o.rounds; i++) {
         const conns = extra.connections ?? o.connections;
         const b0 = await cpuMs(ceiling.pid);
