@@ -72,7 +72,8 @@ export function frameHeaders(
 ): BaseHeaders {
   const base: BaseHeaders = { ...SECURE_HEADERS, 'X-Request-Id': id };
   if (origin) {
-    if (origins?.some((o) => o === origin || o.replace(/\/+$/, '') === origin))
+    // A trailing slash is ignored; only the entries that have one are copied to compare.
+    if (origins?.some((o) => o === origin || (o.endsWith('/') && o.replace(/\/+$/, '') === origin)))
       base['Access-Control-Allow-Origin'] = origin;
     base['Access-Control-Expose-Headers'] = EXPOSE;
     base.Vary = 'Origin';
