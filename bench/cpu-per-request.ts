@@ -36,7 +36,7 @@ writeFileSync(process.env.DATA_DIR + '/credentials.json', '{"firstKeyPlain":""}'
 createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': body.length });
   res.end(body);
-}).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('"index ready"'));`;
+}).listen(Number(process.env.PORT), '127.0.0.1');`;
 
 async function freePort(): Promise<number> {
   return new Promise((res) => {
@@ -53,7 +53,12 @@ interface Started {
   key: string;
 }
 
-async function start(bundle: string, vault: string, dataDir: string): Promise<Started> {
+async function start(
+  bundle: string,
+  vault: string,
+  dataDir: string,
+  own: Record<string, string> = {},
+): Promise<Started> {
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
   const flags = values.node ? values.node.split(' ') : [];
@@ -74,27 +79,29 @@ async function start(bundle: string, vault: string, dataDir: string): Promise<St
       CORS_ORIGINS: 'http://localhost:5173',
       RECONCILE_SECONDS: '3600',
       PAIRING_MODE: 'open-port',
+      ...own,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // The access log goes to a pipe that is read and dropped, as a log collector would.
-  let ready = false;
-  let buf = '';
-  await new Promise<void>((res, rej) => {
-    child.once('exit', (code) => rej(new Error(`server exited ${code}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      // Lines that are not the JSON log (--trace-gc and the like) are passed on to stderr.
-      if (values.node?.includes('--trace'))
-        for (const l of d.toString().split('\n')) if (l && l[0] !== '{') process.stderr.write(`${l}\n`);
-      if (ready) return;
-      buf += d.toString();
-      if (buf.includes('"index ready"')) {
-        ready = true;
-        buf = '';
-        res();
-      }
-    });
+  child.stdout!.on('data', (d: Buffer) => {
+    // Lines that are not the JSON log (--trace-gc and the like) are passed on to stderr.
+    if (values.node?.includes('--trace'))
+      for (const l of d.toString().split('\n')) if (l && l[0] !== '{') process.stderr.write(`${l}\n`);
   });
+  let exited: number | null | undefined;
+  child.once('exit', (code) => {
+    exited = code;
+  });
+  // Ready: health says ok (whatever LOG_LEVEL the server logs at); the bare server answers at once.
+  for (;;) {
+    if (exited !== undefined) throw new Error(`server exited ${exited}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`)
+      .then(async (r) => (await r.text()).includes('"ok"'))
+      .catch(() => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
   await settle(child.pid!);
   const creds = JSON.parse(await readFile(join(dataDir, 'credentials.json'), 'utf8')) as {
     firstKeyPlain: string;
@@ -141,8 +148,16 @@ const vault = resolve(values.vault);
 const seconds = Number(values.seconds);
 const servers: Started[] = [];
 try {
-  for (const [i, b] of positionals.entries())
-    servers.push(await start(resolve(b), vault, join(values.data, b === 'bare' ? 'bare' : String(i))));
+  for (const [i, b] of positionals.entries()) {
+    // BUNDLE::NAME=VALUE,NAME=VALUE sets that server's own environment (e.g. LOG_LEVEL=warn).
+    const [file, envs] = b.split('::') as [string, string | undefined];
+    const own = Object.fromEntries(
+      (envs ? envs.split(',') : []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+    );
+    servers.push(
+      await start(resolve(file), vault, join(values.data, file === 'bare' ? 'bare' : String(i)), own),
+    );
+  }
   const paths = (await run('find', [vault, '-name', '*.md'], { maxBuffer: 64 << 20 })).stdout
     .trim()
     .split('\n')
