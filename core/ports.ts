@@ -32,6 +32,12 @@ export interface NoteStore {
   /** Size and mtime of the file at `path`; `null` when there is no such file. */
   stat(path: string): Promise<FileInfo | null>;
   /**
+   * The bytes and the info of the file at `path` in one go (one path check, one open: what a
+   * note read needs to trust the index); `null` when there is no such file. Optional: without
+   * it the core calls `stat` and `read`.
+   */
+  readWithInfo?(path: string): Promise<{ info: FileInfo; bytes: Uint8Array } | null>;
+  /**
    * Replaces the whole file atomically (readers see the old or the new bytes, never a mix),
    * creating parent folders. Returns the file's info after the write.
    */
@@ -112,6 +118,12 @@ export interface Authenticator {
    * or `INVALID_API_KEY` (something given that is not valid).
    */
   authenticate(creds: RequestCredentials): Promise<Principal>;
+  /**
+   * The principal when `creds` are known good without any work (a key verified moments ago, or no
+   * authentication at all); null when `authenticate` must decide. Never throws; a runtime's fast
+   * lane answers only what this accepts and hands everything else to the full path.
+   */
+  known?(creds: RequestCredentials): Principal | null;
 }
 
 /** One byte range of a file, both ends inclusive (`{start: 0, end: 0}` is the first byte). */

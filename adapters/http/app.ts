@@ -85,7 +85,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1', systemRoutes(deps));
   app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
-  app.route('/api/v1/notes', notesRoutes(deps.notes, instance, deps.noteCacheBytes));
+  app.route('/api/v1/notes', notesRoutes(deps.notes, instance, deps.noteCacheBytes, deps.noteCache));
   app.route('/api/v1/notes', notePatchRoutes(deps.notes));
   if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files, deps.notes));
   if (deps.files) app.route('/api/v1/folders', foldersWithFilesRoutes(deps.notes, deps.files));

@@ -52,11 +52,16 @@ const MAX_CHUNK = 512;
 const encoder = new TextEncoder();
 
 /** FNV-1a of a path: chunk boundaries depend on paths only, so a write touches one chunk. */
-const boundary = (path: string): boolean => {
+const isBoundary = (path: string): boolean => {
   let h = 0x811c9dc5;
   for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 0x01000193);
   return (h >>> 0) % SPREAD === 0;
 };
+/** Deflate level of the first build and of the polish; a chunk redone after a write uses FAST_LEVEL. */
+const LEVEL = 6;
+const FAST_LEVEL = 1;
+/** Quiet time after the last rebuild before chunks deflated at FAST_LEVEL are deflated again at LEVEL. */
+const POLISH_AFTER_MS = 2000;
 
 interface Chunk {
   items: readonly NoteSummary[];
@@ -65,6 +70,8 @@ interface Chunk {
   part?: DeflatedPart;
   /** The chunk before this one when `part` was made: its bytes primed the compressor. */
   partAfter?: Chunk | null;
+  /** `part` was made at FAST_LEVEL (a write's redo), to be polished at LEVEL when writes pause. */
+  fast?: boolean;
 }
 
 /** Deflate's window: a chunk is compressed with this much of the previous chunk as history. */
@@ -88,9 +95,15 @@ export function createCompressedList() {
   // A chunk's compressor is primed with the end of the chunk before it (the bytes that precede it
   // in the answer), so back-references reach across chunks as in one stream; a chunk is redone when
   // it or the chunk before it changed.
-  const deflate = (z: Zlib, bytes: Uint8Array, last: boolean, history?: Uint8Array): DeflatedPart => ({
+  const deflate = (
+    z: Zlib,
+    bytes: Uint8Array,
+    last: boolean,
+    history?: Uint8Array,
+    level = LEVEL,
+  ): DeflatedPart => ({
     deflated: z.deflateRawSync(bytes, {
-      level: 6,
+      level,
       memLevel: 9,
       finishFlush: last ? z.constants.Z_FINISH : z.constants.Z_SYNC_FLUSH,
       ...(history?.length ? { dictionary: history.subarray(Math.max(0, history.length - WINDOW)) } : {}),
@@ -122,20 +135,60 @@ export function createCompressedList() {
       );
     });
 
+  // Per summary object (the index makes a new one when a note changes): its JSON, and whether a
+  // chunk ends after it. A write re-serializes only the summaries it changed.
+  const json = new WeakMap<NoteSummary, string>();
+  const boundaries = new Map<string, boolean>();
+  const serialize = (s: NoteSummary) => {
+    let text = json.get(s);
+    if (text === undefined) {
+      text = JSON.stringify(s);
+      json.set(s, text);
+    }
+    return text;
+  };
+  const boundary = (path: string) => {
+    let b = boundaries.get(path);
+    if (b === undefined) {
+      b = isBoundary(path);
+      boundaries.set(path, b);
+    }
+    return b;
+  };
+  let polishTimer: ReturnType<typeof setTimeout> | null = null;
+  let polishWith: Zlib | null = null;
+  /** Deflates the chunks a write redid at FAST_LEVEL again at LEVEL (same bytes once inflated). */
+  const polish = () => {
+    polishTimer = null;
+    const z = polishWith;
+    if (!z) return;
+    let any = false;
+    for (const ch of chunks) {
+      if (!ch.fast || !ch.part) continue;
+      ch.part = deflate(z, ch.json, false, ch.partAfter?.json);
+      ch.fast = false;
+      any = true;
+    }
+    if (any) gzip = null;
+  };
+
   const rebuild = (items: readonly NoteSummary[]) => {
+    if (boundaries.size > 2 * items.length + 1024) boundaries.clear();
     const old = new Map<string, Chunk>();
-    for (const ch of chunks) old.set(`${ch.first ? '^' : ''}${ch.items[0]!.path}`, ch);
+    for (const ch of chunks) old.set(ch.first ? `^${ch.items[0]!.path}` : ch.items[0]!.path, ch);
     const next: Chunk[] = [];
     let start = 0;
     for (let i = 0; i < items.length; i++) {
       if (i + 1 < items.length && i + 1 - start < MAX_CHUNK && !boundary(items[i]!.path)) continue;
-      const slice = items.slice(start, i + 1);
       const first = start === 0;
-      const prev = old.get(`${first ? '^' : ''}${slice[0]!.path}`);
-      if (prev && prev.items.length === slice.length && prev.items.every((s, k) => s === slice[k])) {
-        next.push(prev);
+      const prev = old.get(first ? `^${items[start]!.path}` : items[start]!.path);
+      let same = prev !== undefined && prev.items.length === i + 1 - start;
+      for (let k = start; same && k <= i; k++) same = prev!.items[k - start] === items[k];
+      if (same) {
+        next.push(prev!);
       } else {
-        const text = (first ? '' : ',') + slice.map((s) => JSON.stringify(s)).join(',');
+        const slice = items.slice(start, i + 1);
+        const text = (first ? '' : ',') + slice.map(serialize).join(',');
         next.push({ items: slice, first, json: encoder.encode(text) });
       }
       start = i + 1;
@@ -180,15 +233,28 @@ export function createCompressedList() {
           head: deflate(z, encoder.encode(HEAD), false),
           tail: deflate(z, encoder.encode(TAIL), true),
         };
+        // The first build deflates every chunk at LEVEL; after that, the chunks a write changed (and
+        // the chunk after each, primed with their bytes) are deflated at FAST_LEVEL and polished at
+        // LEVEL once writes pause: the first list after a write costs a few ms, not tens.
+        const fresh = chunks.every((ch) => !ch.part);
         let before: Chunk | null = null;
+        let fast = false;
         for (const ch of chunks) {
           if (!ch.part || ch.partAfter !== before) {
-            ch.part = deflate(z, ch.json, false, before?.json);
+            ch.part = deflate(z, ch.json, false, before?.json, fresh ? LEVEL : FAST_LEVEL);
             ch.partAfter = before;
+            ch.fast = !fresh;
+            fast ||= !fresh;
           }
           before = ch;
         }
         gzip = assembleGzip([ends.head, ...chunks.map((ch) => ch.part!), ends.tail]);
+        if (fast) {
+          polishWith = z;
+          if (polishTimer) clearTimeout(polishTimer);
+          polishTimer = setTimeout(polish, POLISH_AFTER_MS);
+          (polishTimer as { unref?: () => void }).unref?.();
+        }
       }
       return gzip;
     },
@@ -248,6 +314,17 @@ export function createCompressedList() {
         );
       }
       return null;
+    },
+
+    /** Deflates the chunks a write redid at the full level now (for tests; otherwise after a pause). */
+    polishNow(): void {
+      if (polishTimer) clearTimeout(polishTimer);
+      polish();
+    },
+
+    /** How many chunks deflated at the fast level wait for the polish (for tests). */
+    fastChunks(): number {
+      return chunks.filter((ch) => ch.fast).length;
     },
 
     /** How many chunks the list has now (for tests). */

@@ -35,23 +35,15 @@ export function requestFrame(opts: {
   const { logger } = opts;
   const origins = opts.corsOrigins;
   const answerPreflight = preflightAnswer(origins);
-  const allowed = (origin: string) =>
-    !!origins?.some((o) => o === origin || o.replace(/\/+$/, '') === origin);
   const stats = opts.stats ?? { requests: 0 };
 
   return async (c, next) => {
     const started = performance.now();
     stats.requests++;
-    let id = c.req.header('x-request-id');
-    if (!id || !VALID_ID.test(id)) id = crypto.randomUUID();
+    const id = requestIdOf(c.req.header('x-request-id'));
     c.set('requestId', id);
-    const base: BaseHeaders = { ...SECURE_HEADERS, 'X-Request-Id': id };
     const origin = origins?.length && c.req.path.startsWith('/api/') ? c.req.header('origin') : undefined;
-    if (origin) {
-      if (allowed(origin)) base['Access-Control-Allow-Origin'] = origin;
-      base['Access-Control-Expose-Headers'] = EXPOSE;
-      base.Vary = 'Origin';
-    }
+    const base = frameHeaders(id, origin, origins);
     c.set('baseHeaders', base);
     if (isPreflight(c.req.method, c.req)) {
       // Answered by the CORS layer alone, the same way for every path (adapters/http/preflight.ts).
@@ -60,14 +52,51 @@ export function requestFrame(opts: {
     } else await next();
     const res = c.res;
     if (!sealed.has(res)) addMissing(c, base);
-    logger.info('request', {
-      requestId: id,
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
+    logRequest(logger, id, c.req.method, c.req.path, c.res.status, started);
   };
+}
+
+/** The request's own `X-Request-Id` when it is a sane one, else a new random id. */
+export function requestIdOf(given: string | undefined): string {
+  return given && VALID_ID.test(given) ? given : crypto.randomUUID();
+}
+
+/**
+ * The base headers of one request: security headers, `X-Request-Id`, and the CORS headers when
+ * `origin` is given (pass it only for `/api/` paths with a non-empty allowlist).
+ */
+export function frameHeaders(
+  id: string,
+  origin: string | undefined,
+  origins: string[] | undefined,
+): BaseHeaders {
+  const base: BaseHeaders = { ...SECURE_HEADERS, 'X-Request-Id': id };
+  if (origin) {
+    // A trailing slash is ignored; only the entries that have one are copied to compare.
+    if (origins?.some((o) => o === origin || (o.endsWith('/') && o.replace(/\/+$/, '') === origin)))
+      base['Access-Control-Allow-Origin'] = origin;
+    base['Access-Control-Expose-Headers'] = EXPOSE;
+    base.Vary = 'Origin';
+  }
+  return base;
+}
+
+/** The access log line of one request (every request logs one at `info`). */
+export function logRequest(
+  logger: Logger,
+  requestId: string,
+  method: string,
+  path: string,
+  status: number,
+  started: number,
+): void {
+  logger.info('request', {
+    requestId,
+    method,
+    path,
+    status,
+    ms: Math.round((performance.now() - started) * 10) / 10,
+  });
 }
 
 /**
@@ -109,13 +138,19 @@ export function sealedResponse(
   body: BodyInit | null,
   headers: Record<string, string>,
 ): Response {
-  const base = c.get('baseHeaders') as BaseHeaders | undefined;
-  let all = headers;
-  if (base) {
-    all = { ...base, ...headers };
-    if (base.Vary && headers.Vary) all.Vary = `${base.Vary}, ${headers.Vary}`;
-  }
+  const all = withBase(c.get('baseHeaders') as BaseHeaders | undefined, headers);
   const res = new Response(body, { status, headers: all });
   sealed.add(res);
   return res;
+}
+
+/** The header record of a sealed answer: `base`, then `headers` (which win; a `Vary` of both is merged). */
+export function withBase(
+  base: BaseHeaders | undefined,
+  headers: Record<string, string>,
+): Record<string, string> {
+  if (!base) return headers;
+  const all = { ...base, ...headers };
+  if (base.Vary && headers.Vary) all.Vary = `${base.Vary}, ${headers.Vary}`;
+  return all;
 }

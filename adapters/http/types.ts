@@ -12,6 +12,7 @@ import type { SecurityService } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ClientUiDeps } from './client-ui.ts';
 import type { FrameStats } from './frame.ts';
+import type { NoteCache } from './note-cache.ts';
 
 /** Variables set on the Hono context by the app's middleware. */
 export type AppEnv = {
@@ -86,6 +87,8 @@ export interface AppDeps {
   security?: SecurityService;
   /** Budget of the encoded-note cache of `GET /notes/:path` in bytes (NOTE_CACHE_BYTES; default 64 MiB). */
   noteCacheBytes?: number;
+  /** The encoded-note cache itself, when a runtime's fast lane shares it; absent: one of noteCacheBytes. */
+  noteCache?: NoteCache;
   /**
    * False where the platform compresses answers itself and would compress pre-compressed bytes
    * again (workerd: a `Content-Encoding` header makes the runtime encode the body). Default true.

@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
-import { lstat, mkdir, open, realpath, rename, rm, stat, utimes } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+  utimes,
+} from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { DomainError } from '../../core/errors.ts';
 
@@ -10,6 +21,40 @@ export function isInside(root: string, abs: string): boolean {
 }
 
 const code = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
+
+let procFd: boolean | undefined;
+
+/**
+ * Opens the file at vault-relative `rel` for reading and checks that what was opened lies inside
+ * `root`: on Linux by the descriptor's own link in /proc/self/fd (one system call, and it names the
+ * file actually opened, so a symlink swapped in between cannot slip past), elsewhere by `realpath`
+ * of the name. Null when there is no such file; INVALID_PATH when it lies outside the vault. A FIFO
+ * does not block the open (O_NONBLOCK). The caller closes the handle.
+ */
+export async function openInside(root: string, rel: string): Promise<FileHandle | null> {
+  const abs = join(root, rel);
+  let fh: FileHandle;
+  try {
+    fh = await open(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    if (code(err) === 'ENOENT' || code(err) === 'ENOTDIR' || code(err) === 'ELOOP') return null;
+    throw err;
+  }
+  try {
+    let real: string | null = null;
+    if (procFd !== false) {
+      real = await readlink(`/proc/self/fd/${fh.fd}`).catch(() => null);
+      procFd ??= real !== null;
+    }
+    real ??= await realpath(abs);
+    if (!isInside(root, real)) throw new DomainError('INVALID_PATH', 'That path leads outside the vault.');
+    return fh;
+  } catch (err) {
+    await fh.close();
+    if (code(err) === 'ENOENT' || code(err) === 'ENOTDIR') return null;
+    throw err;
+  }
+}
 
 /**
  * Resolves a vault-relative path to an absolute one whose real location is inside `root`.

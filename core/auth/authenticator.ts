@@ -23,7 +23,18 @@ export function createAuthenticator(opts: {
   // at most 256, each for 30 s (then verifyKey runs again and records lastUsedAt), and any
   // change of the credentials (revoke, mint, rotate) empties it at once.
   const verified = new Map<string, { id: string; at: number; generation: number }>();
+  const fresh = (apiKey: string) => {
+    const seen = verified.get(apiKey);
+    return seen && seen.generation === auth.generation && now() - seen.at < VERIFIED_TTL_MS ? seen : null;
+  };
   return {
+    known(creds) {
+      if (mode === 'none') return { id: 'anonymous', method: 'none' };
+      if (mode !== 'api-key') return null;
+      const apiKey = creds.apiKey ?? creds.bearer;
+      const seen = apiKey ? fresh(apiKey) : null;
+      return seen ? { id: seen.id, method: 'api-key' } : null;
+    },
     async authenticate(creds): Promise<Principal> {
       if (mode === 'none') return { id: 'anonymous', method: 'none' };
       if (mode === 'jwt') {
@@ -48,10 +59,8 @@ export function createAuthenticator(opts: {
       if (!apiKey) {
         throw new DomainError('UNAUTHORIZED', 'Send your API key in the X-Service-Key header.');
       }
-      const seen = verified.get(apiKey);
-      if (seen && seen.generation === auth.generation && now() - seen.at < VERIFIED_TTL_MS) {
-        return { id: seen.id, method: 'api-key' };
-      }
+      const seen = fresh(apiKey);
+      if (seen) return { id: seen.id, method: 'api-key' };
       const key = await auth.verifyKey(apiKey);
       if (!key) throw new DomainError('INVALID_API_KEY', 'The API key in X-Service-Key is not valid.');
       if (verified.size >= 256) verified.clear();

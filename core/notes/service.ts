@@ -95,7 +95,13 @@ export function createNoteService(deps: NoteServiceDeps) {
       const path = validateNotePath(pathInput);
       const cached = ctx.cachedNote(path);
       if (cached) return cached;
-      const [info, bytes] = await Promise.all([store.stat(path), store.read(path)]);
+      const got = store.readWithInfo
+        ? await store.readWithInfo(path)
+        : await Promise.all([store.stat(path), store.read(path)]).then(([i, b]) =>
+            i && b ? { info: i, bytes: b } : null,
+          );
+      const info = got?.info ?? null;
+      const bytes = got?.bytes ?? null;
       const entry = ctx.index.entries.get(path);
       if (info && bytes && entry && entry.size === info.size && entry.mtimeMs === info.mtimeMs) {
         if (bytes.length === entry.size) {

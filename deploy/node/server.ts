@@ -8,6 +8,7 @@ import { healthLane } from '../../adapters/node/health-lane.ts';
 import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
+import { readLane } from '../../adapters/node/read-lane.ts';
 import { fsFileStore } from '../../adapters/store/fs-file-store.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
@@ -38,6 +39,8 @@ export interface RunningServer {
    * SHUTDOWN_GRACE_MS), then saves the index cache (the shared lifecycle's ordered stop).
    */
   stop(reason?: string): Promise<void>;
+  /** Requests the note read lane answered itself (adapters/node/read-lane.ts). */
+  fastLaneAnswers(): number;
 }
 
 /**
@@ -46,7 +49,12 @@ export interface RunningServer {
  */
 export async function startServer(
   config: ServerConfig,
-  opts: { logger?: Logger; onStopStep?: (step: StopStep) => void } = {},
+  opts: {
+    logger?: Logger;
+    onStopStep?: (step: StopStep) => void;
+    /** False: every request takes the app (tests compare the fast lanes' answers with it). */
+    fastLanes?: boolean;
+  } = {},
 ): Promise<RunningServer> {
   const logger = opts.logger ?? jsonLogger(config.logLevel);
   // The state store first: it creates DATA_DIR 0700, before the vault inside it is made.
@@ -73,14 +81,28 @@ export async function startServer(
     logger,
     draining: () => draining(),
   };
+  const reads = {
+    notes: quire.core.notes,
+    cache: quire.lane.noteCache,
+    authenticator: quire.lane.authenticator,
+    logger,
+    corsOrigins: config.corsOrigins,
+    stats: quire.lane.frameStats,
+    draining: () => draining(),
+    answered: { count: 0 },
+  };
   const server = serve({
     fetch: (req, env) => (draining() ? shuttingDown() : app.fetch(req, env)),
     port: config.port,
     hostname: config.host,
     serverOptions: timeoutServerOptions(config.timeouts),
-    // Health skips the web Request/Response conversion (adapters/node/health-lane.ts).
+    // Health and cached note reads skip the web Request/Response conversion and the app
+    // (adapters/node/health-lane.ts, adapters/node/read-lane.ts).
     createServer: ((options: ServerOptions, listener: Parameters<typeof healthLane>[0]) =>
-      createServer(options, healthLane(listener, health))) as typeof createServer,
+      createServer(
+        options,
+        opts.fastLanes === false ? listener : healthLane(readLane(listener, reads), health),
+      )) as typeof createServer,
   }) as Server;
   const drain = httpDrain(server);
   draining = () => drain.draining;
@@ -111,5 +133,12 @@ export async function startServer(
   if (link) lifecycle.addDoor((graceMs) => link.connector.stop(graceMs));
   lifecycle.addFinal(() => pool.close());
   if (link?.relay) lifecycle.addFinal(() => link.relay!.stop());
-  return { url, port, logger, ready: lifecycle.ready, stop: lifecycle.stop };
+  return {
+    url,
+    port,
+    logger,
+    ready: lifecycle.ready,
+    stop: lifecycle.stop,
+    fastLaneAnswers: () => reads.answered.count,
+  };
 }

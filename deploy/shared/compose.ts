@@ -2,6 +2,8 @@ import type { Context } from 'hono';
 import { telegramSender, whatsappSender } from '../../adapters/channels/index.ts';
 import { createApp } from '../../adapters/http/app.ts';
 import type { ClientAssets } from '../../adapters/http/client-ui.ts';
+import type { FrameStats } from '../../adapters/http/frame.ts';
+import { createNoteCache } from '../../adapters/http/note-cache.ts';
 import { createProvider } from '../../adapters/llm/index.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
@@ -116,6 +118,10 @@ export async function composeApp(
     baseURL: config.agent.baseURL,
   });
   const jwt = config.jwt ? createJwt({ ...config.jwt, clock }) : null;
+  // Shared with a runtime's fast lane for cached note reads (adapters/node/read-lane.ts).
+  const authenticator = createAuthenticator({ mode: config.authMode, auth: core.auth, jwt });
+  const noteCache = createNoteCache(config.noteCacheBytes);
+  const frameStats: FrameStats = { requests: 0 };
   const app = createApp({
     notes: core.notes,
     files: core.files,
@@ -128,7 +134,7 @@ export async function composeApp(
     version: opts.version,
     clock,
     logger,
-    authenticator: createAuthenticator({ mode: config.authMode, auth: core.auth, jwt }),
+    authenticator,
     setup: {
       service: core.auth,
       jwt,
@@ -143,6 +149,8 @@ export async function composeApp(
     runtime: opts.runtime,
     maxBodyBytes: config.maxBodyBytes,
     noteCacheBytes: config.noteCacheBytes,
+    noteCache,
+    frameStats,
     compress: opts.compress,
     client: opts.clientAssets
       ? { assets: opts.clientAssets, relayUrl: () => setupConfig.relayUrl }
@@ -159,5 +167,6 @@ export async function composeApp(
     plugins: core.plugins,
     security: core.security,
     feed: core.feed,
+    lane: { authenticator, noteCache, frameStats },
   };
 }

@@ -2,7 +2,7 @@ import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KvNamespaceLike, kvStateStore } from '../../adapters/store/kv-state-store.ts';
 import { type R2BucketLike, r2NoteStore } from '../../adapters/store/r2-note-store.ts';
-import { runNoteStoreContract } from './note-store.contract.ts';
+import { NOTE_STORE_CASES, runNoteStoreContract } from './note-store.contract.ts';
 import { runStateStoreContract } from './state-store.contract.ts';
 
 // Miniflare's local R2 and KV (workerd's own implementations), reached from Node through its
@@ -31,6 +31,12 @@ afterAll(async () => {
 // Each case gets its own key prefix in the one bucket, so "an empty store" is empty.
 runNoteStoreContract('r2NoteStore (Miniflare R2)', {
   create: async () => ({ store: r2NoteStore({ bucket, prefix: fresh() }), cleanup: async () => {} }),
+  skip: [
+    {
+      reason: 'R2 answers a read with the object and its facts already: there is no separate stat to save',
+      tests: [NOTE_STORE_CASES.readWithInfo],
+    },
+  ],
 });
 
 describe('r2NoteStore beyond the contract', () => {

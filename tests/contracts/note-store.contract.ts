@@ -2,6 +2,12 @@ import { afterEach, beforeEach, describe, expect } from 'vitest';
 import type { FileInfo, NoteStore } from '../../core/ports.ts';
 import { type DeclaredSkip, withDeclaredSkips } from './skips.ts';
 
+/** Titles of the cases an adapter may declare it skips. */
+export const NOTE_STORE_CASES = {
+  readWithInfo:
+    'readWithInfo (an optional capability) gives what read and stat give, and null for a missing file',
+} as const;
+
 /** How the contract gets a fresh, empty store for each case, and disposes of it. */
 export interface NoteStoreFactory {
   create: () => Promise<{ store: NoteStore; cleanup(): Promise<void> }>;
@@ -37,6 +43,16 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
     });
 
     describe('read and stat', () => {
+      test(NOTE_STORE_CASES.readWithInfo, async () => {
+        await store.write('folder/n.md', enc('héllo ✓'));
+        const read = store.readWithInfo!;
+        const got = await read('folder/n.md');
+        expect(sameBytes(got!.bytes, (await store.read('folder/n.md'))!)).toBe(true);
+        expect(got!.info).toEqual(await store.stat('folder/n.md'));
+        expect(await read('missing.md')).toBeNull();
+        expect(await read('folder')).toBeNull();
+      });
+
       test('read and stat of a missing file are null', async () => {
         expect(await store.read('missing.md')).toBeNull();
         expect(await store.read('no/such/folder/missing.md')).toBeNull();

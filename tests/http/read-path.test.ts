@@ -1,6 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
+import { createCompressedList } from '../../adapters/http/compressed-list.ts';
 import { createByteLru } from '../../adapters/http/note-cache.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
@@ -102,6 +103,36 @@ describe('compressed answers', () => {
     expect(data).toHaveLength(500);
     expect(data[0].path).toBe('a-first.md');
     expect(data.find((n: { path: string }) => n.path === 'f3/note-00010.md').title).toBe('Changed');
+  });
+
+  it('redoes the chunks a write changed at a fast level, then polishes them: same bytes inflated, same size as a fresh build', async () => {
+    const t = await app(vault(600));
+    const z = await import('node:zlib');
+    const list = createCompressedList();
+    const summaries = () => t.notes.list();
+    let cur = summaries();
+    list.update(cur.generation, cur.items);
+    const freshSize = list.gzip(z).length;
+    expect(list.fastChunks()).toBe(0);
+    expect((await t.send('PUT', '/api/v1/notes/f3%2Fnote-00010.md', { content: '# Changed\n' })).status).toBe(
+      200,
+    );
+    cur = summaries();
+    list.update(cur.generation, cur.items);
+    const quick = list.gzip(z);
+    // The changed note's chunk, the chunks of the notes whose backlinks changed, and the chunk after each.
+    expect(list.fastChunks()).toBeGreaterThan(0);
+    expect(list.fastChunks()).toBeLessThan(list.chunkCount() / 2);
+    expect(text(gunzipSync(quick))).toBe(text(list.identity()));
+    list.polishNow();
+    expect(list.fastChunks()).toBe(0);
+    const polished = list.gzip(z);
+    expect(polished).not.toBe(quick);
+    expect(text(gunzipSync(polished))).toBe(text(list.identity()));
+    const fresh = createCompressedList();
+    fresh.update(cur.generation, cur.items);
+    expect(polished.length).toBe(fresh.gzip(z).length);
+    expect(Math.abs(polished.length - freshSize)).toBeLessThan(200);
   });
 
   it('compresses the folder tree when asked, identical after decompression', async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   link,
   mkdir,
@@ -82,6 +83,31 @@ describe('fsNoteStore: what it lists', () => {
   });
 });
 
+describe('fsNoteStore.readWithInfo (one path check and one open per note read)', () => {
+  it('gives the bytes with the same size and mtime as stat, and null for what is not a note file', async () => {
+    const vault = await tempDir('quire-fs-');
+    await mkdir(join(vault, 'sub'));
+    await writeFile(join(vault, 'sub', 'n.md'), 'héllo ✓');
+    await writeFile(join(vault, 'empty.md'), '');
+    await symlink(join(vault, 'sub', 'n.md'), join(vault, 'alias.md'));
+    const store = fsNoteStore({ dir: vault, watch: false });
+    const got = await store.readWithInfo!('sub/n.md');
+    expect(got!.bytes).toEqual(enc('héllo ✓'));
+    expect(got!.info).toEqual(await store.stat('sub/n.md'));
+    expect(got!.info.size).toBe(got!.bytes.length);
+    expect((await store.readWithInfo!('empty.md'))!.bytes.length).toBe(0);
+    expect((await store.readWithInfo!('alias.md'))!.bytes).toEqual(enc('héllo ✓'));
+    expect(await store.readWithInfo!('missing.md')).toBeNull();
+    expect(await store.readWithInfo!('sub')).toBeNull();
+    expect(await store.readWithInfo!('sub/n.md/x.md')).toBeNull();
+    // A symlink loop is no note; a FIFO neither, and opening it does not wait for a writer.
+    await symlink(join(vault, 'loop.md'), join(vault, 'loop.md'));
+    expect(await store.readWithInfo!('loop.md')).toBeNull();
+    execFileSync('mkfifo', [join(vault, 'pipe.md')]);
+    expect(await store.readWithInfo!('pipe.md')).toBeNull();
+  });
+});
+
 describe('fsNoteStore: symlinks that leave the vault', () => {
   let vault: string;
   let outside: string;
@@ -109,6 +135,8 @@ describe('fsNoteStore: symlinks that leave the vault', () => {
   it('a symlinked file: read, stat, write, remove and move never reach the outside file', async () => {
     await expectDomainError(store.read('leak.md'), 'INVALID_PATH');
     await expectDomainError(store.stat('leak.md'), 'INVALID_PATH');
+    await expectDomainError(store.readWithInfo!('leak.md'), 'INVALID_PATH');
+    await expectDomainError(store.readWithInfo!('ext/secret.md'), 'INVALID_PATH');
     await expectDomainError(store.write('leak.md', enc('overwritten')), 'INVALID_PATH');
     await expectDomainError(store.remove('leak.md'), 'INVALID_PATH');
     await expectDomainError(store.move('leak.md', 'stolen.md'), 'INVALID_PATH');

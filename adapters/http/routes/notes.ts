@@ -6,7 +6,7 @@ import { answerEncoding, createCompressedList, loadZlib } from '../compressed-li
 import { sealedResponse } from '../frame.ts';
 import { encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
 import { listPage, parseListQuery } from '../list-query.ts';
-import { createNoteCache } from '../note-cache.ts';
+import { createNoteCache, type NoteCache } from '../note-cache.ts';
 import type { AppEnv } from '../types.ts';
 
 const JSON_HEADER = { 'content-type': JSON_TYPE };
@@ -20,14 +20,49 @@ function noneMatch(header: string | undefined, etag: string): boolean {
   });
 }
 
-/** `/api/v1/notes` routes; `cacheBytes` bounds the cache of encoded note answers. */
-export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: number) {
+const NOTE_HEADERS = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache' };
+
+/** An answer of `GET /notes/:path` known without the disk: its status, body and own headers. */
+export interface IndexedNoteAnswer {
+  status: 200 | 304;
+  body: Uint8Array<ArrayBuffer> | null;
+  headers: Record<string, string>;
+}
+
+/**
+ * The answer of `GET /notes/:path` that needs neither the disk nor the note service: a cache
+ * hit still valid for the index's summary (200, or 304 when `If-None-Match` matches), or a 304
+ * from the index's checksum. Null: the note must be read. The route and the Node fast lane
+ * (adapters/node/read-lane.ts) both answer through this, so they cannot disagree.
+ */
+export function indexedNoteAnswer(
+  notes: NoteService,
+  cache: NoteCache,
+  path: string,
+  inm: string | undefined,
+): IndexedNoteAnswer | null {
+  const summary = notes.indexedSummary(path);
+  if (summary === null) return null;
+  const hit = cache.get(path);
+  if (hit && hit.version === summary) {
+    if (inm && noneMatch(inm, hit.etag)) return { status: 304, body: null, headers: { ETag: hit.etag } };
+    return { status: 200, body: hit.body, headers: { ...NOTE_HEADERS, ETag: hit.etag } };
+  }
+  const etag = `"${summary.checksum}"`;
+  if (inm && noneMatch(inm, etag)) return { status: 304, body: null, headers: { ETag: etag } };
+  return null;
+}
+
+/**
+ * `/api/v1/notes` routes; `cache` holds the encoded note answers (shared with a runtime's fast
+ * lane), or `cacheBytes` bounds a new one.
+ */
+export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: number, shared?: NoteCache) {
   const app = new Hono<AppEnv>();
   const serialized = new WeakMap<Note, string>();
   const list = createCompressedList();
-  const cache = createNoteCache(cacheBytes);
+  const cache = shared ?? createNoteCache(cacheBytes);
   const encoder = new TextEncoder();
-  const NOTE_HEADERS = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache' };
 
   const noteBody = (note: Note): string => {
     let s = serialized.get(note);
@@ -82,16 +117,8 @@ export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: n
   app.get('/:path{.+}', async (c) => {
     const path = c.req.param('path');
     const inm = c.req.header('if-none-match');
-    const summary = notes.indexedSummary(path);
-    if (summary !== null) {
-      const hit = cache.get(path);
-      if (hit && hit.version === summary) {
-        if (inm && noneMatch(inm, hit.etag)) return sealedResponse(c, 304, null, { ETag: hit.etag });
-        return sealedResponse(c, 200, hit.body, { ...NOTE_HEADERS, ETag: hit.etag });
-      }
-      const etag = `"${summary.checksum}"`;
-      if (inm && noneMatch(inm, etag)) return sealedResponse(c, 304, null, { ETag: etag });
-    }
+    const known = indexedNoteAnswer(notes, cache, path, inm);
+    if (known) return sealedResponse(c, known.status, known.body, known.headers);
     const note = await notes.get(path);
     const etag = `"${note.checksum}"`;
     if (inm && noneMatch(inm, etag)) return sealedResponse(c, 304, null, { ETag: etag });

@@ -77,7 +77,8 @@ export const SERVER_VARIABLES = {
     kind: 'enum',
     values: LOG_LEVELS,
     def: 'info',
-    meaning: 'JSON log lines with a request id; keys and secrets are never logged.',
+    meaning:
+      'JSON log lines with a request id; keys and secrets are never logged. Lines go to stdout in batches (at most 25 ms late; warnings and errors at once).',
     audit: { weaker: 'neutral' },
   },
   MAX_BODY_BYTES: {
