@@ -16,7 +16,12 @@ export const GONE = 'gone';
 export function redisWakeups(client: Redis, answerChannel: string, logger?: Logger) {
   const pulls = createWaiters();
   const answers = createWaiters();
-  const sub = client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+  // Connected now (not lazily on the first command, even when `client` is lazy), and every
+  // SUBSCRIBE is sent after the one before it has been answered: subscriptions queued together on
+  // a connection still being set up were seen to come back miscounted (a count of 1 for the second
+  // channel), after which that channel's messages never reached 'message' and a pull slept to its
+  // poll interval (the RelayQueue contract's lost wake-up).
+  const sub = client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, lazyConnect: false });
   sub.on('error', (err: Error) => logger?.debug('relay subscriber error', { error: err.message }));
   sub.on('message', (channel: string, message: string) => {
     if (channel === answerChannel) answers.wake(message);
@@ -25,6 +30,7 @@ export function redisWakeups(client: Redis, answerChannel: string, logger?: Logg
     else pulls.wakeOne(channel); // one message per queued request
   });
   const subscribed = sub.subscribe(answerChannel).catch(() => undefined);
+  let lastSubscribe: Promise<unknown> = subscribed;
   const channels = new Map<string, { count: number; ready: Promise<unknown>; idle?: NodeJS.Timeout }>();
   const settled = new WeakSet<Promise<unknown>>();
   let closed = false;
@@ -46,7 +52,8 @@ export function redisWakeups(client: Redis, answerChannel: string, logger?: Logg
     listen(channel: string) {
       let entry = channels.get(channel);
       if (!entry) {
-        entry = { count: 0, ready: sub.subscribe(channel).catch(() => undefined) };
+        lastSubscribe = lastSubscribe.then(() => sub.subscribe(channel)).catch(() => undefined);
+        entry = { count: 0, ready: lastSubscribe };
         channels.set(channel, entry);
       }
       clearTimeout(entry.idle);
