@@ -16,7 +16,11 @@ const FLUSH_MS = 25;
  * Whatever is left is written before the process exits. Warnings and errors are written at once,
  * with the lines before them.
  */
-export function bufferedStdout(): { write: (line: string, urgent?: boolean) => void; flush: () => void } {
+export function bufferedStdout(): {
+  write: (line: string, urgent?: boolean) => void;
+  flush: () => void;
+  flushSync: () => void;
+} {
   let buf: string[] = [];
   let scheduled: ReturnType<typeof setTimeout> | null = null;
   const flush = () => {
@@ -27,15 +31,17 @@ export function bufferedStdout(): { write: (line: string, urgent?: boolean) => v
     buf = [];
     process.stdout.write(text);
   };
-  process.on('exit', () => {
+  const flushSync = () => {
     try {
       if (buf.length) writeSync(1, buf.join(''));
     } catch {
       // stdout is gone or full at exit: nothing better to do with the last lines.
     }
     buf = [];
-  });
+  };
+  process.on('exit', flushSync);
   return {
+    flushSync,
     write(line, urgent) {
       buf.push(line);
       if (urgent || buf.length >= 512) flush();
@@ -49,6 +55,11 @@ export function bufferedStdout(): { write: (line: string, urgent?: boolean) => v
 }
 
 let sharedStdout: ReturnType<typeof bufferedStdout> | null = null;
+
+/** Writes the log lines still buffered, synchronously: for runtimes whose exit skips 'exit' handlers (Deno). */
+export function flushLogsSync(): void {
+  sharedStdout?.flushSync();
+}
 
 /** JSON-lines logger to a writable sink (stdout by default, batched), filtered by level. */
 export function jsonLogger(

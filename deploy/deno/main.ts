@@ -1,5 +1,5 @@
 /** The Deno composition root: `deno run -A deploy/deno/main.ts` (the same env variables as `npm start`). */
-import { composeFsServer, failStart } from '../shared/fs-server.ts';
+import { composeFsServer, failStart, flushLogsSync } from '../shared/fs-server.ts';
 
 /** The part of Deno's API this root uses. */
 declare const Deno: {
@@ -23,7 +23,11 @@ const server = Deno.serve(
   quire.app.fetch,
 );
 quire.addDoor(() => server.shutdown());
-// Deno.exit skips process 'exit' handlers: one turn first lets the last log lines out.
-const stop = (signal: string) => quire.stop(signal).then(() => setTimeout(() => Deno.exit(0), 0));
+// Deno.exit skips process 'exit' handlers: the buffered log lines are written first.
+const stop = (signal: string) =>
+  quire.stop(signal).then(() => {
+    flushLogsSync();
+    Deno.exit(0);
+  });
 Deno.addSignalListener('SIGINT', () => void stop('SIGINT'));
 Deno.addSignalListener('SIGTERM', () => void stop('SIGTERM'));

@@ -10,6 +10,7 @@ import type { Env } from './config/index.ts';
 import { startLifecycle } from './lifecycle.ts';
 import { composeQuire, readConfig } from './quire.ts';
 
+export { flushLogsSync } from '../../adapters/node/logger.ts';
 export { failStart } from './quire.ts';
 
 /**
