@@ -31,6 +31,24 @@ export interface TunnelConnectorOptions extends RelayConnectorOptions {
   heartbeatMs?: number;
 }
 
+/**
+ * Resolves when the WebSocket's socket has written out what was queued (or after 50 ms, or at
+ * once when there is no socket): a large answer waits for the wire, not for a timer tick.
+ */
+function drained(ws: WebSocket): Promise<void> {
+  const socket = (ws as unknown as { _socket?: import('node:net').Socket })._socket;
+  if (!socket) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      socket.off('drain', done);
+      resolve();
+    };
+    const timer = setTimeout(done, 50);
+    socket.once('drain', done);
+  });
+}
+
 /** Bytes queued on the socket above which a large answer waits, so small ones get through between its chunks. */
 const HIGH_WATER = 256 * 1024;
 
@@ -309,7 +327,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
         for (let i = 0; i < parts.length; i++) {
           // Flow control: a large answer yields while the socket is backed up.
           while (socket.bufferedAmount > HIGH_WATER && socket.readyState === WebSocket.OPEN)
-            await new Promise((r) => setTimeout(r, 1));
+            await drained(socket);
           if (s.ctl.signal.aborted && socket.readyState !== WebSocket.OPEN) return;
           send(FrameType.DATA, stream, i === parts.length - 1 ? END : 0, parts[i]);
         }
