@@ -97,8 +97,21 @@ export function proxyLane(
     res.once('close', () => {
       if (!res.writableFinished) gone.abort();
     });
-    viaTunnel(relay.ctx, gone.signal, tunnel, { kind: 'http', method, path, headers, bytes: null }).then(
-      (done) => {
+    // Anything thrown on the way out (a header value the server sent that no HTTP message can
+    // carry, say) answers 500 like the Hono route's error handler; it never escapes as a crash.
+    const internal = (err: unknown) => {
+      relay.ctx.logger.error('unhandled error', { requestId, error: String(err) });
+      if (res.headersSent) return void res.destroy();
+      const body = errorBody(
+        'INTERNAL_ERROR',
+        'Something went wrong in the relay; the request id is in X-Request-Id.',
+      );
+      const bytes = method === 'HEAD' ? null : Buffer.from(JSON.stringify(body));
+      write(res, 500, [['content-type', 'application/json']], requestId, bytes);
+      log(500);
+    };
+    viaTunnel(relay.ctx, gone.signal, tunnel, { kind: 'http', method, path, headers, bytes: null })
+      .then((done) => {
         if (!done) return; // the client went away
         const a = done.answer as { status: number; headers: [string, string][]; bytes: Uint8Array | null };
         const out = endToEnd(a.headers);
@@ -107,22 +120,15 @@ export function proxyLane(
         // As on the Hono route, a proxied answer carries the server's own X-Request-Id, not the relay's.
         write(res, a.status, out, null, noBody ? null : a.bytes);
         log(a.status);
-      },
-      (err) => {
+      })
+      .catch((err) => {
         try {
-          fail(err);
-        } catch {
-          relay.ctx.logger.error('unhandled error', { requestId, error: String(err) });
-          const body = errorBody(
-            'INTERNAL_ERROR',
-            'Something went wrong in the relay; the request id is in X-Request-Id.',
-          );
-          const bytes = method === 'HEAD' ? null : Buffer.from(JSON.stringify(body));
-          write(res, 500, [['content-type', 'application/json']], requestId, bytes);
-          log(500);
+          if (isDomainError(err) && !res.headersSent) fail(err);
+          else internal(err);
+        } catch (again) {
+          internal(again);
         }
-      },
-    );
+      });
   };
 }
 

@@ -16,6 +16,50 @@ afterEach(async () => {
 });
 
 describe('tunnel faults (real sockets, Redis)', () => {
+  it('an answer with a header value no HTTP message can carry fails alone with 500 (lane and route); the relay stays up', async () => {
+    world = e2eWorld();
+    for (const fastLane of [true, false]) {
+      const relay = await world.relay({ redisUrl: null, fastLane });
+      const who = await newIdentity();
+      const signer = identitySigner(who.identity);
+      const ws = new WebSocket(`${relay.url.replace('http', 'ws')}/api/v1/relay/tunnel`);
+      stops.push(async () => ws.close());
+      let ready = false;
+      ws.on('message', async (data: Buffer) => {
+        const f = decodeFrame(new Uint8Array(data));
+        if (f.type === FrameType.HELLO) {
+          const { challenge } = frameJson<{ challenge: string }>(f);
+          const signature = await signer.sign(tunnelStatement(who.serverId, signer.publicKey, challenge));
+          ws.send(
+            encodeFrame(FrameType.AUTH, 0, 0, {
+              serverId: who.serverId,
+              publicKey: signer.publicKey,
+              signature,
+            }),
+          );
+        } else if (f.type === FrameType.READY) ready = true;
+        else if (f.type === FrameType.REQ) {
+          const bad = frameJson<{ path: string }>(f).path.endsWith('/bad');
+          const headers = bad ? [['x-bad', 'line\r\nbreak']] : [['content-type', 'text/plain']];
+          ws.send(encodeFrame(FrameType.RES, f.stream, END, { status: 200, headers }));
+        }
+      });
+      await until('the tunnel to be ready', () => ready);
+      const base = `${relay.url}/r/${who.serverId}`;
+      for (const method of ['GET', 'POST']) {
+        const bad = await call(`${base}/bad`, { method });
+        expect([method, fastLane, bad.status, bad.json?.error?.code]).toEqual([
+          method,
+          fastLane,
+          500,
+          'INTERNAL_ERROR',
+        ]);
+        expect((await call(`${base}/fine`, { method })).status).toBe(200);
+      }
+      if (fastLane) expect(relay.laneTaken()).toBe(2);
+    }
+  });
+
   it('a request that reaches a stopping server after its GOAWAY is refused with 503 and never run', async () => {
     world = e2eWorld();
     // A hand-made relay end: it sends one slow request, and one more right after the GOAWAY.
