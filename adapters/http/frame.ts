@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Logger } from '../../core/ports.ts';
+import { requestIdOf } from '../http-kit/request-id.ts';
 import { SECURE_HEADERS } from '../http-kit/secure-headers.ts';
 import { isPreflight, preflightAnswer } from './preflight.ts';
 
@@ -7,7 +8,6 @@ import { isPreflight, preflightAnswer } from './preflight.ts';
 export type BaseHeaders = Record<string, string>;
 
 const EXPOSE = 'ETag,X-Request-Id,Retry-After,Content-Range,Content-Disposition';
-const VALID_ID = /^[\w\-=]{1,64}$/;
 /** Responses built with `sealedResponse`: they carry every base header already. */
 const sealed = new WeakSet<Response>();
 
@@ -54,11 +54,6 @@ export function requestFrame(opts: {
     if (!sealed.has(res)) addMissing(c, base);
     logRequest(logger, id, c.req.method, c.req.path, c.res.status, started);
   };
-}
-
-/** The request's own `X-Request-Id` when it is a sane one, else a new random id. */
-export function requestIdOf(given: string | undefined): string {
-  return given && VALID_ID.test(given) ? given : crypto.randomUUID();
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../core/ports.ts';
+import { requestIdOf } from '../http-kit/request-id.ts';
 import { SECURE_HEADERS } from '../http-kit/secure-headers.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
-const VALID_ID = /^[\w\-=]{1,64}$/;
 const HEADERS = { 'Content-Type': 'application/json; charset=UTF-8', ...SECURE_HEADERS };
 
 /**
@@ -30,7 +30,7 @@ export function healthLane(
     }
     const started = performance.now();
     const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && VALID_ID.test(given) ? given : crypto.randomUUID();
+    const id = requestIdOf(given);
     const body = opts.body();
     res.writeHead(200, { ...HEADERS, 'X-Request-Id': id, 'Content-Length': body.length });
     res.end(body);

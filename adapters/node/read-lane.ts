@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NoteService } from '../../core/notes/service.ts';
 import type { Authenticator, Logger } from '../../core/ports.ts';
-import { type FrameStats, frameHeaders, logRequest, requestIdOf, withBase } from '../http/frame.ts';
+import { type FrameStats, frameHeaders, logRequest, withBase } from '../http/frame.ts';
 import type { NoteCache } from '../http/note-cache.ts';
 import { indexedNoteAnswer } from '../http/routes/notes.ts';
+import { requestIdOf } from '../http-kit/request-id.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -101,7 +102,7 @@ export function readLane(
     if (stats) stats.requests++;
     if (opts.answered) opts.answered.count++;
     const given = h['x-request-id'];
-    const id = requestIdOf(typeof given === 'string' ? given : undefined);
+    const id = requestIdOf(given);
     const origin = corsOrigins?.length ? h.origin : undefined;
     const headers = withBase(frameHeaders(id, origin, corsOrigins), answer.headers);
     if (answer.body === null) {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorBody, STATUS } from '../../adapters/http-kit/envelope.ts';
+import { requestIdOf } from '../../adapters/http-kit/request-id.ts';
 import { SECURE_HEADERS } from '../../adapters/http-kit/secure-headers.ts';
 import { isDomainError } from '../../core/errors.ts';
 import type { Relay } from '../../relay/app.ts';
@@ -10,8 +11,6 @@ import type { TunnelHub } from '../../relay/tunnel-hub.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** What Hono's request-id middleware accepts from a client (else it makes one). */
-const VALID_ID = /^[\w\-=]{1,64}$/;
 /**
  * Request targets the lane takes: characters the WHATWG URL parser leaves alone in a path and
  * query, and no dot segment (`/.`, `%2e`), so the path the server gets is the one the Hono route
@@ -70,7 +69,7 @@ export function proxyLane(
     opts.taken?.();
     const started = performance.now();
     const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && VALID_ID.test(given) ? given : crypto.randomUUID();
+    const requestId = requestIdOf(given);
     const log = (status: number) =>
       relay.ctx.logger.info('request', {
         requestId,

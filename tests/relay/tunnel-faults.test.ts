@@ -3,7 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
 import { identitySigner, tunnelStatement } from '../../core/identity.ts';
-import { decodeFrame, END, encodeFrame, FrameType, frameJson } from '../../relay/protocol/frames.ts';
+import {
+  decodeFrame,
+  END,
+  encodeFrame,
+  type Frame,
+  FrameType,
+  frameJson,
+} from '../../relay/protocol/frames.ts';
 import { call, e2eWorld, postJson } from './e2e-harness.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import { quiet, redisClient, until } from './helpers.ts';
@@ -15,36 +22,41 @@ afterEach(async () => {
   await world.cleanup();
 });
 
+/**
+ * A hand-made server end of a tunnel to `relayUrl`: it proves a fresh key, then hands each
+ * request frame to `onRequest` with the socket to answer on. Resolves once the relay said READY.
+ */
+async function handMadeServer(relayUrl: string, onRequest: (ws: WebSocket, f: Frame) => void) {
+  const who = await newIdentity();
+  const signer = identitySigner(who.identity);
+  const ws = new WebSocket(`${relayUrl.replace('http', 'ws')}/api/v1/relay/tunnel`);
+  stops.push(async () => ws.close());
+  let ready = false;
+  ws.on('message', async (data: Buffer) => {
+    const f = decodeFrame(new Uint8Array(data));
+    if (f.type === FrameType.HELLO) {
+      const { challenge } = frameJson<{ challenge: string }>(f);
+      const signature = await signer.sign(tunnelStatement(who.serverId, signer.publicKey, challenge));
+      ws.send(
+        encodeFrame(FrameType.AUTH, 0, 0, { serverId: who.serverId, publicKey: signer.publicKey, signature }),
+      );
+    } else if (f.type === FrameType.READY) ready = true;
+    else if (f.type === FrameType.REQ) onRequest(ws, f);
+  });
+  await until('the tunnel to be ready', () => ready);
+  return who;
+}
+
 describe('tunnel faults (real sockets, Redis)', () => {
   it('an answer with a header value no HTTP message can carry fails alone with 500 (lane and route); the relay stays up', async () => {
     world = e2eWorld();
     for (const fastLane of [true, false]) {
       const relay = await world.relay({ redisUrl: null, fastLane });
-      const who = await newIdentity();
-      const signer = identitySigner(who.identity);
-      const ws = new WebSocket(`${relay.url.replace('http', 'ws')}/api/v1/relay/tunnel`);
-      stops.push(async () => ws.close());
-      let ready = false;
-      ws.on('message', async (data: Buffer) => {
-        const f = decodeFrame(new Uint8Array(data));
-        if (f.type === FrameType.HELLO) {
-          const { challenge } = frameJson<{ challenge: string }>(f);
-          const signature = await signer.sign(tunnelStatement(who.serverId, signer.publicKey, challenge));
-          ws.send(
-            encodeFrame(FrameType.AUTH, 0, 0, {
-              serverId: who.serverId,
-              publicKey: signer.publicKey,
-              signature,
-            }),
-          );
-        } else if (f.type === FrameType.READY) ready = true;
-        else if (f.type === FrameType.REQ) {
-          const bad = frameJson<{ path: string }>(f).path.endsWith('/bad');
-          const headers = bad ? [['x-bad', 'line\r\nbreak']] : [['content-type', 'text/plain']];
-          ws.send(encodeFrame(FrameType.RES, f.stream, END, { status: 200, headers }));
-        }
+      const who = await handMadeServer(relay.url, (ws, f) => {
+        const bad = frameJson<{ path: string }>(f).path.endsWith('/bad');
+        const headers = bad ? [['x-bad', 'line\r\nbreak']] : [['content-type', 'text/plain']];
+        ws.send(encodeFrame(FrameType.RES, f.stream, END, { status: 200, headers }));
       });
-      await until('the tunnel to be ready', () => ready);
       const base = `${relay.url}/r/${who.serverId}`;
       for (const method of ['GET', 'POST']) {
         const bad = await call(`${base}/bad`, { method });
@@ -129,46 +141,26 @@ describe('tunnel faults (real sockets, Redis)', () => {
   it('a malformed frame fails its own request alone; the others in flight are answered', async () => {
     world = e2eWorld();
     const relay = await world.relay({ redisUrl: null });
-    const who = await newIdentity();
-    const signer = identitySigner(who.identity);
     // A hand-made server end: it answers every request, but stream 2 gets a garbage answer head.
-    const ws = new WebSocket(`${relay.url.replace('http', 'ws')}/api/v1/relay/tunnel`);
-    stops.push(async () => ws.close());
     const seen: number[] = [];
-    let ready = false;
-    ws.on('message', async (data: Buffer) => {
-      const f = decodeFrame(new Uint8Array(data));
-      if (f.type === FrameType.HELLO) {
-        const { challenge } = frameJson<{ challenge: string }>(f);
-        const signature = await signer.sign(tunnelStatement(who.serverId, signer.publicKey, challenge));
+    const who = await handMadeServer(relay.url, (ws, f) => {
+      const head = frameJson<{ path: string }>(f);
+      seen.push(f.stream);
+      if (head.path.endsWith('/bad')) {
+        ws.send(encodeFrame(FrameType.RES, f.stream, END, new Uint8Array([0x7b, 0xff, 0x00])));
+        // And a frame of an unknown type: ignored, nothing else is touched.
+        ws.send(new Uint8Array([99, 0, 0, 0, 0, 0]));
+      } else {
+        const body = new TextEncoder().encode(head.path);
         ws.send(
-          encodeFrame(FrameType.AUTH, 0, 0, {
-            serverId: who.serverId,
-            publicKey: signer.publicKey,
-            signature,
+          encodeFrame(FrameType.RES, f.stream, 0, {
+            status: 200,
+            headers: [['content-type', 'text/plain']],
           }),
         );
-      } else if (f.type === FrameType.READY) ready = true;
-      else if (f.type === FrameType.REQ) {
-        const head = frameJson<{ path: string }>(f);
-        seen.push(f.stream);
-        if (head.path.endsWith('/bad')) {
-          ws.send(encodeFrame(FrameType.RES, f.stream, END, new Uint8Array([0x7b, 0xff, 0x00])));
-          // And a frame of an unknown type: ignored, nothing else is touched.
-          ws.send(new Uint8Array([99, 0, 0, 0, 0, 0]));
-        } else {
-          const body = new TextEncoder().encode(head.path);
-          ws.send(
-            encodeFrame(FrameType.RES, f.stream, 0, {
-              status: 200,
-              headers: [['content-type', 'text/plain']],
-            }),
-          );
-          setTimeout(() => ws.send(encodeFrame(FrameType.DATA, f.stream, END, body)), 50);
-        }
+        setTimeout(() => ws.send(encodeFrame(FrameType.DATA, f.stream, END, body)), 50);
       }
     });
-    await until('the tunnel to be ready', () => ready);
     const base = `${relay.url}/r/${who.serverId}`;
     const [a, bad, b] = await Promise.all([call(`${base}/one`), call(`${base}/bad`), call(`${base}/two`)]);
     expect([a.status, new TextDecoder().decode(a.bytes)]).toEqual([200, '/one']);
