@@ -57,6 +57,7 @@ export async function startServer(
   } = {},
 ): Promise<RunningServer> {
   const logger = opts.logger ?? jsonLogger(config.logLevel);
+  if (config.startNotice) logger.info(config.startNotice, {});
   // The state store first: it creates DATA_DIR 0700, before the vault inside it is made.
   const state = fsStateStore({ dir: config.dataDir });
   const notes = fsNoteStore({ dir: config.vaultDir, fsync: config.fsync });

@@ -71,7 +71,12 @@ export interface ServerConfig {
   deviceKeyIdleDays: number;
   /** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS (server and embedded relay). */
   timeouts: HttpTimeouts;
+  /** One line the runtime logs at start (mode none turning relay pairing off), if any. */
+  startNotice?: string;
 }
+
+/** The variables that ask for relay pairing. */
+const RELAY_VARIABLES = ['PAIRING_MODE', 'RELAY_URL', 'RELAY_PUBLIC_BASE_URL', 'RELAY_HOST', 'RELAY_PORT'];
 
 /** The socket time-outs from the environment; headers can take at most as long as the whole request. */
 function loadTimeouts(env: Env): HttpTimeouts {
@@ -94,19 +99,31 @@ export function loadConfig(env: Env, cwd = workingDir()): ServerConfig {
   const maxBodyBytes = readInt(env, 'MAX_BODY_BYTES');
 
   const authMode = readEnum(env, 'SERVICE_AUTH_MODE');
-  if (authMode === 'none' && !readBool(env, 'ALLOW_INSECURE_NO_AUTH')) {
-    const pairingMode = readEnum(env, 'PAIRING_MODE');
-    const relayUrl = readUrl(env, 'RELAY_URL') ?? null;
+  const allowInsecure = readBool(env, 'ALLOW_INSECURE_NO_AUTH');
+  const relayUrl = readUrl(env, 'RELAY_URL') ?? null;
+  const relayPublicBaseUrl = readUrl(env, 'RELAY_PUBLIC_BASE_URL') ?? null;
+  let pairingMode = readEnum(env, 'PAIRING_MODE');
+  let startNotice: string | undefined;
+  // Mode none pairs with no relay unless asked to: with no relay variable set (PAIRING_MODE,
+  // RELAY_URL, RELAY_PUBLIC_BASE_URL, RELAY_HOST, RELAY_PORT), it starts in open-port pairing and
+  // says so; a relay asked for is refused below (docs/security.md).
+  const relayAsked = RELAY_VARIABLES.some((name) => !!env[name]);
+  if (authMode === 'none' && !allowInsecure && !relayAsked) {
+    pairingMode = 'open-port';
+    startNotice =
+      'SERVICE_AUTH_MODE=none: relay pairing is off (PAIRING_MODE=open-port), so no relay forwards requests to this unauthenticated server.';
+  }
+  if (authMode === 'none' && !allowInsecure) {
     const paths = remoteReachPaths({
       host,
       pairingMode,
-      relayUrl,
+      relayUrl: relayPublicBaseUrl ?? relayUrl,
       embeddedRelayHost: pairingMode === 'relay' && !relayUrl ? (readStr(env, 'RELAY_HOST') ?? host) : null,
       trustProxy: readBool(env, 'TRUST_PROXY'),
     });
     if (paths.length) {
       throw new ConfigError(
-        `SERVICE_AUTH_MODE=none refuses to start: ${paths.join('; ')}, so anyone could read your notes. Keep HOST, RELAY_HOST and RELAY_URL on loopback with TRUST_PROXY off, or set ALLOW_INSECURE_NO_AUTH=1 if you really mean it.`,
+        `SERVICE_AUTH_MODE=none refuses to start: ${paths.join('; ')}, so anyone could read your notes. Keep HOST on loopback with PAIRING_MODE=open-port and TRUST_PROXY off, or set ALLOW_INSECURE_NO_AUTH=1 if you really mean it.`,
       );
     }
   }
@@ -158,11 +175,11 @@ export function loadConfig(env: Env, cwd = workingDir()): ServerConfig {
     maxFileBytes: readInt(env, 'MAX_FILE_BYTES'),
     authMode,
     jwt,
-    pairingMode: readEnum(env, 'PAIRING_MODE'),
-    relayUrl: readUrl(env, 'RELAY_URL') ?? null,
+    pairingMode,
+    relayUrl,
     relayPort: readInt(env, 'RELAY_PORT'),
     relayHost: readStr(env, 'RELAY_HOST') ?? host,
-    relayPublicBaseUrl: readUrl(env, 'RELAY_PUBLIC_BASE_URL') ?? null,
+    relayPublicBaseUrl,
     publicUrl: readUrl(env, 'PUBLIC_URL') ?? null,
     trustProxy: readBool(env, 'TRUST_PROXY'),
     corsOrigins,
@@ -194,5 +211,6 @@ export function loadConfig(env: Env, cwd = workingDir()): ServerConfig {
     keyMaxAgeDays: readInt(env, 'KEY_MAX_AGE_DAYS'),
     deviceKeyIdleDays: readInt(env, 'DEVICE_KEY_IDLE_DAYS'),
     timeouts: loadTimeouts(env),
+    ...(startNotice ? { startNotice } : {}),
   };
 }

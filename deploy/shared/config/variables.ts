@@ -181,7 +181,7 @@ export const SERVER_VARIABLES = {
     def: false,
     shown: 'off',
     meaning:
-      'Lets mode `none` start although another machine could reach it (a non-loopback `HOST` or `RELAY_HOST`, a remote `RELAY_URL`, `TRUST_PROXY`).',
+      'Lets mode `none` start although another machine could reach it (a non-loopback `HOST`, any relay pairing: `RELAY_URL`, `RELAY_PUBLIC_BASE_URL` or the embedded relay, even on loopback; `TRUST_PROXY`). Without it, mode `none` with no relay variable set (`PAIRING_MODE`, `RELAY_URL`, `RELAY_PUBLIC_BASE_URL`, `RELAY_HOST`, `RELAY_PORT`) starts in open-port pairing (one log line says so).',
     audit: { weaker: 'on', threshold: 'with mode none, reaching the server from outside is critical' },
   },
   JWT_SECRET: {
