@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { DomainError } from '../../core/errors.ts';
+import { checkJsonDepth } from '../../core/json-depth.ts';
 
 type AnySchema = {
   type?: string;
@@ -55,6 +56,7 @@ export function parseStrictBody<S extends v.GenericSchema>(schema: S, text: stri
   } catch {
     throw new DomainError('INVALID_JSON', 'The request body is not valid JSON.');
   }
+  checkJsonDepth(data, 'The request body');
   const unknown = unknownFields(schema as AnySchema, data);
   if (unknown.length) {
     const names = unknown.map((k) => JSON.stringify(k)).join(', ');

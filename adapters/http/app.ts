@@ -90,8 +90,23 @@ export function createApp(deps: AppDeps) {
   if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files, deps.notes));
   if (deps.files) app.route('/api/v1/folders', foldersWithFilesRoutes(deps.notes, deps.files));
   app.route('/api/v1/tags', tagsRoutes(deps.notes));
-  if (deps.feed) app.route('/api/v1/events', eventsRoutes(deps.feed, { heartbeatMs: deps.heartbeatMs }));
-  app.route('/mcp', mcpRoutes({ notes: deps.notes, version: deps.version, write: deps.mcpWrite ?? true }));
+  if (deps.feed)
+    app.route(
+      '/api/v1/events',
+      eventsRoutes(deps.feed, {
+        heartbeatMs: deps.heartbeatMs,
+        ...(deps.eventsStreamsPerKey ? { maxStreamsPerKey: deps.eventsStreamsPerKey } : {}),
+      }),
+    );
+  app.route(
+    '/mcp',
+    mcpRoutes({
+      notes: deps.notes,
+      version: deps.version,
+      write: deps.mcpWrite ?? true,
+      ...(deps.mcpMaxAnswerBytes ? { maxAnswerBytes: deps.mcpMaxAnswerBytes } : {}),
+    }),
+  );
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
   app.route('/api/v1/search', searchRoutes(deps.notes));
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));

@@ -104,4 +104,8 @@ export interface AppDeps {
   heartbeatMs?: number;
   /** The MCP endpoint lists and allows the write tools (MCP_WRITE; default true). */
   mcpWrite?: boolean;
+  /** The largest answer to one MCP POST (MCP_MAX_ANSWER_BYTES; default 4 MiB). */
+  mcpMaxAnswerBytes?: number;
+  /** Event streams open at once per credential (EVENTS_STREAMS_PER_KEY; default 8). */
+  eventsStreamsPerKey?: number;
 }

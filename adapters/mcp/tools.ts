@@ -98,6 +98,9 @@ const noteFields = (n: Awaited<ReturnType<NoteService['get']>>) => ({
   updatedAt: n.updatedAt,
 });
 
+/** True when `name` is one of the tools (an own name: `constructor` or `__proto__` is not). */
+export const isMcpToolName = (name: string): name is ToolName => Object.hasOwn(McpToolInputs, name);
+
 /** Runs tool `name` with `args`; every failure becomes a tool error, never a thrown error. */
 export async function callMcpTool(
   notes: NoteService,
@@ -105,7 +108,7 @@ export async function callMcpTool(
   name: string,
   args: unknown,
 ): Promise<McpToolResult> {
-  if (!(name in McpToolInputs)) return toolError('NOT_FOUND', `No tool called "${name}".`);
+  if (!isMcpToolName(name)) return toolError('NOT_FOUND', `No tool called "${name}".`);
   const tool = name as ToolName;
   if (WRITE.has(tool) && !write) {
     return toolError('FORBIDDEN', `"${tool}" is a write tool and writes are off on this server (MCP_WRITE).`);

@@ -12,6 +12,7 @@ import { link, lstat, readFile, realpath, rm, stat, unlink } from 'node:fs/promi
 import { join, relative, sep } from 'node:path';
 import type { FileInfo, NoteStore, StoreChange } from '../../core/ports.ts';
 import {
+  conflictOf,
   ensureParents,
   isInside,
   openInside,
@@ -165,7 +166,10 @@ export function fsNoteStore(opts: {
       const prev = existing?.isSymbolicLink() ? await stat(abs).catch(() => null) : existing;
       // A symlinked note (inside the vault) is written through to its target, so the link stays a link.
       const target = prev && existing?.isSymbolicLink() ? await realpath(abs) : abs;
-      await writeAtomic(target, bytes, undefined, durable);
+      if (prev?.isDirectory()) throw conflictOf({ code: 'EISDIR' }, path);
+      await writeAtomic(target, bytes, undefined, durable).catch((err) => {
+        throw conflictOf(err, path);
+      });
       // Two quick writes could share an mtime: keep it moving forward, like the memory store.
       return toInfo(path, await statAfterReplace(abs, prev));
     },
@@ -179,7 +183,9 @@ export function fsNoteStore(opts: {
       const journal = join(root, MOVE_JOURNAL);
       await writeAtomic(journal, new TextEncoder().encode(JSON.stringify({ from, to })));
       try {
-        await link(src, dest);
+        await link(src, dest).catch((err) => {
+          throw conflictOf(err, to);
+        });
         await unlink(src);
       } finally {
         await rm(journal, { force: true });

@@ -125,6 +125,18 @@ export async function syncFolder(dir: string): Promise<void> {
 }
 
 /**
+ * The error to throw for a write or move that the file system refused because the place is taken
+ * by something of the other kind (a folder where a file should go, or the reverse): a
+ * DomainError `CONFLICT` (409) naming `rel`; any other error is returned unchanged.
+ */
+export function conflictOf(err: unknown, rel: string): unknown {
+  const c = code(err);
+  if (c === 'EISDIR' || c === 'EEXIST' || c === 'ENOTDIR' || c === 'ENOTEMPTY')
+    return new DomainError('CONFLICT', `"${rel}" is taken: a folder or file of that name exists.`);
+  return err;
+}
+
+/**
  * Writes `bytes` to `abs` atomically: a temporary file in the same folder, flushed to disk,
  * then renamed over the target. Readers see the old or the new content, never a mix. `bytes`
  * may come in pieces (written one after another, never joined).

@@ -5,6 +5,7 @@ import { DomainError } from '../errors.ts';
 import { validateFilePath } from '../files/paths.ts';
 import { basename, validateNotePath } from '../paths.ts';
 import { decode, type Note, type NoteContext } from './context.ts';
+import { checkFrontmatterReadsBack, checkValueDepth } from './frontmatter-check.ts';
 import { checkIfMatch } from './if-match.ts';
 import { rewriteLinksYielding } from './link-rewrite.ts';
 import { splitFrontmatter } from './markdown/remark.ts';
@@ -26,7 +27,11 @@ function compose(content: string, frontmatter: unknown, keepBlock: string): stri
       );
     }
     const fm = frontmatter as Record<string, unknown>;
-    return Object.keys(fm).length ? `---\n${stringifyYaml(fm)}---\n${content}` : content;
+    checkValueDepth(fm, 'The frontmatter');
+    if (!Object.keys(fm).length) return content;
+    const text = `---\n${stringifyYaml(fm)}---\n${content}`;
+    checkFrontmatterReadsBack(text);
+    return text;
   }
   return hasOwn ? content : keepBlock + content;
 }
@@ -189,7 +194,9 @@ export function createWrites(ctx: NoteContext) {
         const cur = await readCurrent(path);
         checkIfMatch(ifMatch, cur.checksum);
         const text = decode(cur.bytes);
+        if (op.target?.type === 'frontmatter') checkValueDepth(op.content, 'The value');
         const next = applySectionPatch(text, op);
+        if (op.target?.type === 'frontmatter') checkFrontmatterReadsBack(next, text);
         if (next === text) return ctx.buildNote((await ctx.refresh(path, true))!, text);
         const bom = cur.bytes[0] === 0xef && cur.bytes[1] === 0xbb && cur.bytes[2] === 0xbf ? '\ufeff' : '';
         const note = await writeAndIndex(path, bom + next);

@@ -127,6 +127,8 @@ export async function composeApp(
     files: core.files,
     feed: core.feed,
     mcpWrite: config.mcpWrite,
+    mcpMaxAnswerBytes: config.mcpMaxAnswerBytes,
+    eventsStreamsPerKey: config.eventsStreamsPerKey,
     agent: core.agent,
     channels: core.channels,
     plugins: core.plugins,

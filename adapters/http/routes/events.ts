@@ -10,10 +10,16 @@ import type { AppEnv } from '../types.ts';
 export interface EventsRouteOptions {
   /** Milliseconds between heartbeat comments on a stream (default 15,000). */
   heartbeatMs?: number;
+  /** Bytes a stream's reader may fall behind before the stream is closed (default 1 MiB). */
+  maxBacklogBytes?: number;
+  /** Event streams open at once per credential (key, token subject); beyond: 429 (default 8). */
+  maxStreamsPerKey?: number;
 }
 
 /** Bytes a slow stream reader may fall behind before the stream is closed (it resumes by id). */
-const MAX_BACKLOG = 1024 * 1024;
+export const MAX_BACKLOG_BYTES = 1024 * 1024;
+/** Event streams open at once per credential. */
+export const MAX_STREAMS_PER_KEY = 8;
 const encoder = new TextEncoder();
 const frame = (e: FeedEvent): string => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`;
 
@@ -24,6 +30,10 @@ const frame = (e: FeedEvent): string => `id: ${e.id}\nevent: ${e.type}\ndata: ${
 export function eventsRoutes(feed: ChangeFeed, opts: EventsRouteOptions = {}) {
   const app = new Hono<AppEnv>();
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  const maxBacklog = opts.maxBacklogBytes ?? MAX_BACKLOG_BYTES;
+  const maxStreams = opts.maxStreamsPerKey ?? MAX_STREAMS_PER_KEY;
+  /** Open streams per principal id. */
+  const open = new Map<string, number>();
 
   app.get('/', async (c) => {
     const q = v.safeParse(EventsQuery, { after: c.req.query('after'), wait: c.req.query('wait') });
@@ -46,14 +56,30 @@ export function eventsRoutes(feed: ChangeFeed, opts: EventsRouteOptions = {}) {
     }
     const lastId = c.req.header('last-event-id') ?? c.req.query('after');
     const from = lastId !== undefined && /^\d{1,15}$/.test(lastId.trim()) ? Number(lastId) : null;
+    const who = c.get('principal')?.id ?? 'anonymous';
+    const count = open.get(who) ?? 0;
+    if (count >= maxStreams) {
+      throw new DomainError(
+        'RATE_LIMITED',
+        `At most ${maxStreams} event streams may be open at once per key; close one, or use the long-poll form.`,
+      );
+    }
+    open.set(who, count + 1);
+    const release = () => {
+      const n = (open.get(who) ?? 1) - 1;
+      if (n > 0) open.set(who, n);
+      else open.delete(who);
+    };
     let stop = () => {};
     const stream = new ReadableStream<Uint8Array>(
       {
         start(controller) {
-          let open = true;
+          let live = true;
+          // desiredSize counts queued bytes (the strategy below): a reader more than maxBacklog
+          // behind is cut; it resumes with Last-Event-ID.
           const send = (s: string) => {
-            if (!open) return;
-            if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) return stop();
+            if (!live) return;
+            if ((controller.desiredSize ?? 0) < -maxBacklog) return stop();
             controller.enqueue(encoder.encode(s));
           };
           let out = 'retry: 2000\n\n';
@@ -67,8 +93,9 @@ export function eventsRoutes(feed: ChangeFeed, opts: EventsRouteOptions = {}) {
           const beat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
           const unClose = feed.onClose(() => stop());
           stop = () => {
-            if (!open) return;
-            open = false;
+            if (!live) return;
+            live = false;
+            release();
             clearInterval(beat);
             unlisten();
             unClose();
@@ -82,7 +109,7 @@ export function eventsRoutes(feed: ChangeFeed, opts: EventsRouteOptions = {}) {
           stop();
         },
       },
-      { highWaterMark: 0 },
+      { highWaterMark: 0, size: (chunk) => chunk.byteLength },
     );
     return c.body(stream, 200, {
       'content-type': 'text/event-stream; charset=utf-8',

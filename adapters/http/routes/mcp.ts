@@ -13,7 +13,8 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { Hono } from 'hono';
 import { isDomainError } from '../../../core/errors.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
-import { callMcpTool, mcpToolList } from '../../mcp/tools.ts';
+import { capMcpAnswer, MCP_MAX_ANSWER_BYTES, readMcpBody } from '../../mcp/limits.ts';
+import { callMcpTool, isMcpToolName, mcpToolList } from '../../mcp/tools.ts';
 import type { AppEnv } from '../types.ts';
 
 /** What the MCP endpoint needs. */
@@ -22,6 +23,8 @@ export interface McpDeps {
   version: string;
   /** List and allow the write tools (MCP_WRITE, default on). */
   write: boolean;
+  /** The largest answer to one POST (MCP_MAX_ANSWER_BYTES, default 4 MiB). */
+  maxAnswerBytes?: number;
 }
 
 const PREFIX = 'quire://note/';
@@ -47,9 +50,13 @@ function buildServer(deps: McpDeps): Server {
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList(deps.write) }));
-  server.setRequestHandler(CallToolRequestSchema, (req) =>
-    callMcpTool(deps.notes, deps.write, req.params.name, req.params.arguments),
-  );
+  server.setRequestHandler(CallToolRequestSchema, (req) => {
+    // Own names only: `constructor` or `__proto__` is no tool (a JSON-RPC error, as the spec asks).
+    const name = req.params.name;
+    if (!isMcpToolName(name))
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name.slice(0, 100)}".`);
+    return callMcpTool(deps.notes, deps.write, name, req.params.arguments);
+  });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [
       {
@@ -104,7 +111,10 @@ function buildServer(deps: McpDeps): Server {
  */
 export function mcpRoutes(deps: McpDeps) {
   const app = new Hono<AppEnv>();
+  const maxAnswer = deps.maxAnswerBytes ?? MCP_MAX_ANSWER_BYTES;
   app.post('/', async (c) => {
+    const read = readMcpBody(await c.req.text());
+    if ('refuse' in read) return read.refuse;
     const server = buildServer(deps);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -112,7 +122,10 @@ export function mcpRoutes(deps: McpDeps) {
     });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw);
+      return await capMcpAnswer(
+        await transport.handleRequest(c.req.raw, { parsedBody: read.body }),
+        maxAnswer,
+      );
     } finally {
       void server.close().catch(() => {});
     }

@@ -51,6 +51,10 @@ export interface ServerConfig {
   eventsRingSize: number;
   /** MCP_WRITE: the MCP endpoint lists and allows the write tools. */
   mcpWrite: boolean;
+  /** EVENTS_STREAMS_PER_KEY: event streams open at once per credential. */
+  eventsStreamsPerKey: number;
+  /** MCP_MAX_ANSWER_BYTES: the largest answer to one MCP POST. */
+  mcpMaxAnswerBytes: number;
   /** Workers: seconds after a write until the index cache is saved. */
   indexCacheSaveSeconds: number;
   /** FSYNC: note writes fsync the file and its folder (default true). */
@@ -199,6 +203,8 @@ export function loadConfig(env: Env, cwd = workingDir()): ServerConfig {
     indexCacheSaveSeconds: readInt(env, 'INDEX_CACHE_SAVE_SECONDS'),
     eventsRingSize: readInt(env, 'EVENTS_RING_SIZE'),
     mcpWrite: readBool(env, 'MCP_WRITE'),
+    eventsStreamsPerKey: readInt(env, 'EVENTS_STREAMS_PER_KEY'),
+    mcpMaxAnswerBytes: readInt(env, 'MCP_MAX_ANSWER_BYTES'),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS'),
     fsync: readBool(env, 'FSYNC'),
     agent: loadAgentConfig(env),

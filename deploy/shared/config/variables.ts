@@ -132,6 +132,26 @@ export const SERVER_VARIABLES = {
       'Change feed (`GET /api/v1/events`): how many recent events are kept for `Last-Event-ID` / `after=` resumes; an older id gets `reset`.',
     audit: { weaker: 'neutral' },
   },
+  EVENTS_STREAMS_PER_KEY: {
+    group: 'Server',
+    kind: 'int',
+    def: 8,
+    min: 1,
+    max: 10_000,
+    meaning:
+      'Change feed: event streams (`text/event-stream`) open at once per key or token subject; one more answers 429. The long-poll form is not counted.',
+    audit: { weaker: 'neutral' },
+  },
+  MCP_MAX_ANSWER_BYTES: {
+    group: 'Server',
+    kind: 'int',
+    def: 4 * 1024 * 1024,
+    min: 4096,
+    max: 256 * 1024 * 1024,
+    meaning:
+      'MCP endpoint: the largest answer to one POST (a message or a batch of at most 32); a message that would go beyond it is answered with a JSON-RPC error instead.',
+    audit: { weaker: 'neutral' },
+  },
   MCP_WRITE: {
     group: 'Server',
     kind: 'bool',
