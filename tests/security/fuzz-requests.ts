@@ -56,6 +56,23 @@ const query = fc.oneof(
     .map(([q, n]) => `?q=${encodeURIComponent(q)}&limit=${n}`),
 );
 
+/** The change feed in both forms: `after`/`wait` (long poll with Accept: application/json) or a stream. */
+const eventsTarget = fc
+  .tuple(
+    fc.option(fc.oneof(fc.nat(100), fc.constantFrom('-1', 'x', '1e3', '99999999999999999999', '')), {
+      nil: undefined,
+    }),
+    fc.option(fc.oneof(fc.constantFrom(0, 0, 0, 1), fc.constantFrom('-1', 'x', '100000')), {
+      nil: undefined,
+    }),
+  )
+  .map(([after, wait]) => {
+    const q = [after === undefined ? '' : `after=${after}`, wait === undefined ? '' : `wait=${wait}`]
+      .filter(Boolean)
+      .join('&');
+    return `/api/v1/events${q ? `?${q}` : ''}`;
+  });
+
 /** Request targets on the note server. */
 export function serverTarget(k: FuzzKnowledge) {
   const p = param(k.notes);
@@ -67,6 +84,9 @@ export function serverTarget(k: FuzzKnowledge) {
         .map((x) => x.join('')),
     },
     { weight: 2, arbitrary: p.map((x) => `/api/v1/notes/${x}/move`) },
+    { weight: 3, arbitrary: fc.tuple(p, query).map(([x, q]) => `/api/v1/files/${x}${q}`) },
+    { weight: 1, arbitrary: p.map((x) => `/api/v1/files/${x}/move`) },
+    { weight: 2, arbitrary: eventsTarget },
     { weight: 2, arbitrary: p.map((x) => `/api/v1/auth/keys/${x}`) },
     { weight: 1, arbitrary: p.map((x) => `/api/v1/channels/webhook/${x}`) },
     {
@@ -92,6 +112,14 @@ export function serverTarget(k: FuzzKnowledge) {
             '/api/v1/security/audit',
             '/api/v1/security/config',
             '/api/v1/security/recommendations',
+            '/api/v1/tags',
+            '/api/v1/tags/x',
+            '/api/v1/files',
+            '/api/v1/files/tree',
+            '/api/v1/files/attachment-path',
+            '/api/v1/events',
+            '/mcp',
+            '/mcp/',
             '//api/v1/notes',
             '/api/v1/../../etc/passwd',
             '/api/v2/notes',
@@ -178,6 +206,24 @@ function headers(k: FuzzKnowledge) {
               ['X-Request-Id', 'id-from-client'],
               ['Access-Control-Request-Method', 'DELETE'],
               ['Range', 'bytes=0-10'],
+              ['Range', 'bytes=5-'],
+              ['Range', 'bytes=-3'],
+              ['Range', 'bytes=10-5'],
+              ['Range', 'bytes=0-0,2-3'],
+              ['Range', 'bytes=x'],
+              ['Range', 'bytes=99999999999999999999-'],
+              ['If-Range', '"nope"'],
+              ['Accept', 'application/json, text/event-stream'],
+              ['Accept', 'application/json, text/event-stream'],
+              ['Accept', 'application/json'],
+              ['Accept', 'application/json'],
+              ['Accept', 'text/event-stream'],
+              ['Last-Event-ID', '0'],
+              ['Last-Event-ID', '3'],
+              ['Last-Event-ID', '-1'],
+              ['Last-Event-ID', '99999999999999999999'],
+              ['Mcp-Session-Id', 'x'],
+              ['Mcp-Protocol-Version', '2025-03-26'],
               ['Expect', '100-continue'],
               ['Cookie', 'a=b; c'],
               ['!#$%&*+.^_`|~', 'token-name'],
@@ -195,6 +241,115 @@ function headers(k: FuzzKnowledge) {
       if (type !== undefined) h.push(['Content-Type', type]);
       return [...h, ...extra];
     });
+}
+
+const TOOLS = [
+  'search_notes',
+  'list_notes',
+  'read_note',
+  'get_backlinks',
+  'list_tags',
+  'create_note',
+  'update_note',
+  'patch_note',
+  'move_note',
+  'delete_note',
+];
+
+/** A section PATCH: real operations and targets, and hostile ones. */
+const patchBody = fc.record(
+  {
+    operation: fc.constantFrom('append', 'prepend', 'replace', 'replace', 'delete', ''),
+    target: fc.oneof(
+      fc.record({
+        type: fc.constant('heading'),
+        heading: fc.oneof(fc.constantFrom('A', 'C', 'A::B'), fc.string()),
+      }),
+      fc.record({ type: fc.constant('block'), id: fc.oneof(fc.constantFrom('x', 'abc-1'), fc.string()) }),
+      fc.record({
+        type: fc.constant('frontmatter'),
+        key: fc.oneof(fc.constantFrom('title', 'tags', '__proto__', 'constructor', 'a.b'), fc.string()),
+      }),
+      fc.record({ type: fc.constant('document') }),
+      fc.jsonValue(),
+    ),
+    content: fc.oneof(noteText, fc.jsonValue(), fc.constant('x'.repeat(70_000))),
+  },
+  { requiredKeys: [] },
+);
+
+/** A JSON-RPC message to /mcp: real methods and tools with hostile arguments, and junk shapes. */
+function rpcMessage(anyPath: fc.Arbitrary<string>) {
+  const args = fc.oneof(
+    fc.record(
+      {
+        path: anyPath,
+        to: anyPath,
+        content: fc.oneof(noteText, fc.jsonValue()),
+        query: fc.string({ maxLength: 30 }),
+        limit: fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.jsonValue()),
+        cursor: fc.string({ maxLength: 10 }),
+        folder: anyPath,
+        operation: fc.constantFrom('append', 'prepend', 'replace', 'x'),
+        target: patchBody.map((b) => b.target),
+        ifMatch: fc.constantFrom('"nope"', '*', ''),
+        updateLinks: fc.boolean(),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.jsonValue(),
+  );
+  const params = fc.oneof(
+    fc.record(
+      {
+        name: fc.oneof(
+          fc.constantFrom(...TOOLS),
+          fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'),
+          fc.string({ maxLength: 20 }),
+        ),
+        arguments: args,
+      },
+      { requiredKeys: [] },
+    ),
+    fc.record({
+      uri: fc.oneof(
+        anyPath.map((p) => `quire://note/${p}`),
+        fc.string(),
+      ),
+      cursor: fc.string(),
+    }),
+    fc.record({
+      protocolVersion: fc.constantFrom('2025-03-26', '2024-11-05', 'x'),
+      capabilities: fc.jsonValue(),
+      clientInfo: fc.record({ name: fc.string(), version: fc.string() }),
+    }),
+    fc.jsonValue(),
+  );
+  return fc.record(
+    {
+      jsonrpc: fc.constantFrom('2.0', '2.0', '2.0', '1.0', 2),
+      id: fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), fc.jsonValue()),
+      method: fc.oneof(
+        fc.constantFrom(
+          'initialize',
+          'ping',
+          'tools/list',
+          'tools/call',
+          'tools/call',
+          'tools/call',
+          'resources/list',
+          'resources/read',
+          'resources/templates/list',
+          'notifications/initialized',
+          'prompts/list',
+          '__proto__',
+        ),
+        fc.string({ maxLength: 20 }),
+      ),
+      params,
+    },
+    { requiredKeys: ['jsonrpc', 'method'] },
+  );
 }
 
 /** Bodies: well-shaped JSON with hostile values, random JSON, broken JSON, bytes, too large. */
@@ -238,6 +393,22 @@ function body(k: FuzzKnowledge) {
         .map(json),
     },
     { weight: 1, arbitrary: fc.record({ name: fc.string() }).map(json) },
+    { weight: 4, arbitrary: rpcMessage(anyPath).map(json) },
+    { weight: 2, arbitrary: fc.array(rpcMessage(anyPath), { maxLength: 40 }).map(json) },
+    { weight: 3, arbitrary: patchBody.map(json) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.integer({ min: 60, max: 5000 }),
+          fc.constantFrom('frontmatter', 'content', 'params', 'arguments'),
+        )
+        .map(([n, key]) =>
+          enc.encode(
+            `{"path":"deep.md","jsonrpc":"2.0","id":1,"method":"tools/call","${key}":${'['.repeat(n)}1${']'.repeat(n)}}`,
+          ),
+        ),
+    },
     { weight: 1, arbitrary: fc.record({ code: fc.string({ maxLength: 20 }) }).map(json) },
     {
       weight: 1,
@@ -310,6 +481,29 @@ export function serverRoute(k: FuzzKnowledge): fc.Arbitrary<[string, string]> {
       ),
     ),
     line(['POST'], fc.constant('/api/v1/agent/chat')),
+    line(['POST'], fc.constant('/mcp')),
+    line(['POST'], fc.constant('/mcp')),
+    line(
+      ['PATCH'],
+      p.map((x) => `/api/v1/notes/${x}`),
+    ),
+    line(
+      ['GET', 'HEAD', 'PUT', 'DELETE'],
+      fc.tuple(p, query).map(([x, q]) => `/api/v1/files/${x}${q}`),
+    ),
+    line(
+      ['POST'],
+      p.map((x) => `/api/v1/files/${x}/move`),
+    ),
+    line(
+      ['GET'],
+      fc.oneof(
+        fc.constantFrom('/api/v1/files/tree', '/api/v1/tags', '/api/v1/tags?x=1'),
+        p.map((x) => `/api/v1/files/tree/${x}`),
+        p.map((x) => `/api/v1/files/attachment-path?note=${x}&name=${x}`),
+      ),
+    ),
+    line(['GET'], eventsTarget),
     line(
       ['GET'],
       fc.constantFrom('audit', 'config', 'recommendations').map((x) => `/api/v1/security/${x}`),

@@ -113,7 +113,18 @@ export function sendRaw(port: number, req: RawRequest, ms = 10_000): Promise<Raw
       reject(new Error(`no answer within ${ms} ms`));
     }, ms);
     socket.on('connect', () => socket.write(encodeRequest(req, `127.0.0.1:${port}`)));
-    socket.on('data', (d) => chunks.push(d));
+    socket.on('data', (d) => {
+      chunks.push(d);
+      // An event stream never ends: its head and first event are the answer.
+      const seen = Buffer.concat(chunks).toString('latin1');
+      const end = seen.indexOf('\r\n\r\n');
+      if (
+        end > 0 &&
+        /\r\ncontent-type: text\/event-stream/i.test(seen.slice(0, end)) &&
+        seen.includes('\n\n', end + 4)
+      )
+        socket.destroy();
+    });
     // A server may close while we are still writing (413 before the whole body): not a failure.
     socket.on('error', () => {});
     socket.on('close', () => {
