@@ -83,10 +83,19 @@ export function eventsRoutes(feed: ChangeFeed, opts: EventsRouteOptions = {}) {
             controller.enqueue(encoder.encode(s));
           };
           let out = 'retry: 2000\n\n';
+          // A catch-up larger than the backlog limit is sent up to the limit, then the stream
+          // closes: the client resumes from the last id it got (never one giant answer).
+          let partial = false;
           if (from !== null) {
             const page = feed.after(from);
             if (page.reset) out += `id: ${page.next}\nevent: reset\ndata: {"next":${page.next}}\n\n`;
-            for (const e of page.events) out += frame(e);
+            for (const e of page.events) {
+              if (out.length > maxBacklog) {
+                partial = true;
+                break;
+              }
+              out += frame(e);
+            }
           } else out += `id: ${feed.last()}\n: ready\n\n`;
           send(out);
           const unlisten = feed.listen((e) => send(frame(e)));
@@ -104,6 +113,7 @@ export function eventsRoutes(feed: ChangeFeed, opts: EventsRouteOptions = {}) {
             } catch {}
           };
           c.req.raw.signal.addEventListener('abort', () => stop(), { once: true });
+          if (partial) stop();
         },
         cancel() {
           stop();
