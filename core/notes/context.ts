@@ -9,6 +9,10 @@ import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '
 import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
+import { countTextYielding } from './search.ts';
+
+/** Lets timers and requests run between slices of long work (a macrotask, not a microtask). */
+const pauseForTimers = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** A whole note as `GET /notes/:path` returns it. */
 export interface Note extends NoteSummary {
@@ -176,7 +180,12 @@ export function createNoteContext(deps: NoteServiceDeps) {
       const old = ctx.index.entries.get(path);
       const firstSeen = keepFirstSeen ?? old?.firstSeen ?? Math.min(clock.now(), info.mtimeMs);
       const entry = toEntry(path, info, checksum, analysis, firstSeen);
-      ctx.invalidate(ctx.index.put(entry, analysis.text));
+      // A large note's words are counted in slices with pauses between them (issue 31, item 8).
+      const counted =
+        analysis.text.length >= LARGE_NOTE_CHARS
+          ? await countTextYielding(analysis.text, pauseForTimers)
+          : undefined;
+      ctx.invalidate(ctx.index.put(entry, analysis.text, counted));
       return entry;
     },
 

@@ -52,7 +52,7 @@ function rewriteOne(
 }
 
 /** Occurrences rewritten between two yields to the event loop. */
-const SLICE = 8192;
+const SLICE = 1024;
 
 type RewriteOpts = { to: string; nameIsUnique: boolean };
 

@@ -9,6 +9,7 @@ import {
   type SearchIndex,
   type SerializedSearch,
   serializeSearchParts,
+  type TextCounts,
 } from './search.ts';
 import { noteTitle } from './title.ts';
 
@@ -151,8 +152,11 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       return bytes;
     },
 
-    /** Adds or replaces an entry; `text` (when given) refreshes the search index. */
-    put(entry: IndexEntry, text?: string): Set<string> {
+    /**
+     * Adds or replaces an entry; `text` (when given) refreshes the search index, with `counted`
+     * (its words from `countTextYielding`) when they were counted ahead.
+     */
+    put(entry: IndexEntry, text?: string, counted?: TextCounts): Set<string> {
       const old = entries.get(entry.path);
       if (!old) sorted = null;
       bytes += entry.size - (old?.size ?? 0);
@@ -160,7 +164,10 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       changed?.add(entry.path);
       addFolders(entry.path);
       if (text !== undefined) {
-        search.put({ path: entry.path, title: titleOf(entry.path), tags: entry.tags.join(' '), text });
+        search.put(
+          { path: entry.path, title: titleOf(entry.path), tags: entry.tags.join(' '), text },
+          counted,
+        );
       }
       generation++;
       return forget(graph.set(entry.path, entry.links)) as Set<string>;

@@ -31,6 +31,40 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
+/** Characters tokenized between two pauses in `countTextYielding`. */
+const COUNT_SLICE = 32 * 1024;
+
+/** A note text's words and how often each occurs, counted ahead of `put`. */
+export interface TextCounts {
+  tfs: Map<string, number>;
+  len: number;
+}
+
+/**
+ * The words of a note's text (what `put` counts for its text field), pausing with `pause()` every
+ * COUNT_SLICE characters so a large note never holds the event loop for long. The text is cut at
+ * whitespace only, where no word can be split.
+ */
+export async function countTextYielding(text: string, pause: () => Promise<void>): Promise<TextCounts> {
+  const tfs = new Map<string, number>();
+  let len = 0;
+  let at = 0;
+  while (at < text.length) {
+    let end = Math.min(text.length, at + COUNT_SLICE);
+    if (end < text.length) {
+      const space = text.slice(end, end + 4096).search(/\s/);
+      end = space < 0 ? Math.min(text.length, end + 4096) : end + space;
+    }
+    for (const t of tokenize(text.slice(at, end))) {
+      tfs.set(t, (tfs.get(t) ?? 0) + 1);
+      len++;
+    }
+    at = end;
+    if (at < text.length) await pause();
+  }
+  return { tfs, len };
+}
+
 /**
  * The search index as the cache stores it (inside the index cache's JSON, see note-index.ts):
  * `docs` as `[id, path, length]`, `terms` as `[term, postings, last id, base64 of the encoded list]`
@@ -216,13 +250,18 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   };
 
   const api = {
-    /** Adds or replaces one note. */
-    put(doc: SearchDoc): void {
+    /** Adds or replaces one note; `counted`: its text's words from `countTextYielding`, if done ahead. */
+    put(doc: SearchDoc, counted?: TextCounts): void {
       remove(doc.path);
       const tfs = new Map<string, number>();
       let len = 0;
       for (const field of ['title', 'tags', 'text'] as const) {
         const w = FIELD_WEIGHT[field];
+        if (field === 'text' && counted) {
+          for (const [t, n] of counted.tfs) tfs.set(t, (tfs.get(t) ?? 0) + n * w);
+          len += counted.len * w;
+          continue;
+        }
         for (const t of tokenize(doc[field])) {
           tfs.set(t, (tfs.get(t) ?? 0) + w);
           len += w;
