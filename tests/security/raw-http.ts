@@ -116,7 +116,10 @@ export function sendRaw(port: number, req: RawRequest, ms = 10_000): Promise<Raw
     socket.on('data', (d) => {
       chunks.push(d);
       // An event stream never ends: its head and first event are the answer.
-      const seen = Buffer.concat(chunks).toString('latin1');
+      let seen = Buffer.concat(chunks).toString('latin1');
+      // Past interim answers (100 Continue) to the final head.
+      while (/^HTTP\/1\.[01] 1\d\d /.test(seen) && seen.includes('\r\n\r\n'))
+        seen = seen.slice(seen.indexOf('\r\n\r\n') + 4);
       const end = seen.indexOf('\r\n\r\n');
       if (
         end > 0 &&
