@@ -32,7 +32,8 @@ export type ErrorCode =
   | 'SERVER_OFFLINE'
   | 'AGENT_DISABLED'
   | 'NOT_READY'
-  | 'RELAY_TIMEOUT';
+  | 'RELAY_TIMEOUT'
+  | 'REQUEST_TIMEOUT';
 
 /** A failure the caller can act on. Adapters map `code` to a status in one table. */
 export class DomainError extends Error {

@@ -79,7 +79,7 @@ export function createRelay(deps: RelayDeps & { closing?: AbortSignal }) {
   app.use('/api/*', (c, next) =>
     (c.req.path === '/api/v1/relay/respond' ? respondLimit : smallLimit)(c, next),
   );
-  app.use('/r/*', tooLarge(limits.maxBodyBytes));
+  // `/r/*` bodies are limited by the proxy route itself, as they stream (never buffered here).
   // Every other path is small too (404s included: nothing is read beyond the limit).
   app.use((c, next) => (/^\/(api|r)\//.test(c.req.path) ? next() : smallLimit(c, next)));
 

@@ -78,6 +78,45 @@ export function requestHeaders(pairs: Iterable<[string, string]>, info: ForwardI
   return out;
 }
 
+/**
+ * Answer headers no server may set on the relay's shared origin: cookies (every server's path
+ * would share them), wiping the origin's storage, HSTS and alternative services for the relay's
+ * host, service-worker scope widening.
+ */
+const ORIGIN_WIDE = new Set([
+  'set-cookie',
+  'set-cookie2',
+  'clear-site-data',
+  'strict-transport-security',
+  'alt-svc',
+  'service-worker-allowed',
+]);
+
+/** Types a browser runs or renders as a document (scripts, markup, PDF); no type at all counts too. */
+const ACTIVE_TYPE =
+  /^(text\/(html|xml|xsl|javascript|ecmascript|jscript|vbscript)|application\/(xhtml\+xml|xml|javascript|ecmascript|x-javascript|pdf|wasm|[\w.+-]*\+xml)|image\/svg\+xml|multipart\/x-mixed-replace)\b/i;
+
+/** The CSP a proxied active answer gets: a unique opaque origin, no script, no form, no plugin. */
+export const RELAY_SANDBOX_CSP = 'sandbox';
+
+/**
+ * The headers a proxied answer reaches the client with: end-to-end ones, minus those that act
+ * on the relay's whole origin (`ORIGIN_WIDE`); an answer with active content also gets
+ * `Content-Security-Policy: sandbox` (added to the server's own, so both apply) and
+ * `X-Frame-Options: DENY`, and every answer `X-Content-Type-Options: nosniff`, so one server on
+ * a shared relay can neither run script on the relay's origin nor set state for the others
+ * (docs/relay.md, "One origin, many servers").
+ */
+export function proxiedHeaders(pairs: Iterable<[string, string]>): [string, string][] {
+  const all = endToEnd(pairs, ORIGIN_WIDE);
+  const type = all.find(([k]) => k === 'content-type')?.[1].trim() ?? '';
+  const active = type === '' || ACTIVE_TYPE.test(type);
+  const out = all.filter(([k]) => k !== 'x-content-type-options' && !(active && k === 'x-frame-options'));
+  out.push(['x-content-type-options', 'nosniff']);
+  if (active) out.push(['content-security-policy', RELAY_SANDBOX_CSP], ['x-frame-options', 'DENY']);
+  return out;
+}
+
 /** The client's Response for a server's answer. */
 export function answerToResponse(
   answer: HttpAnswer & { bytes?: Uint8Array | null },
@@ -85,7 +124,7 @@ export function answerToResponse(
   requestId: string,
 ): Response {
   const headers = new Headers();
-  for (const [k, val] of endToEnd(answer.headers)) headers.append(k, val);
+  for (const [k, val] of proxiedHeaders(answer.headers)) headers.append(k, val);
   headers.set('x-relay-request-id', requestId);
   const noBody = method === 'HEAD' || [204, 205, 304].includes(answer.status);
   const bytes = noBody ? null : answer.bytes !== undefined ? answer.bytes : fromBase64(answer.body);

@@ -51,6 +51,8 @@ export function memoryRelayQueue(opts: { now?: () => number } = {}): RelayQueue 
       else queues.delete(sid);
     }
     for (const [h, p] of pairs) if (p.expiresAt <= t) pairs.delete(h);
+    // A server's current code whose hash expired (or was spent) is no longer worth a slot.
+    for (const [sid, h] of currentPair) if (pairs.get(h)?.serverId !== sid) currentPair.delete(sid);
     for (const [k, c] of counters) if (c.resetAt <= t) counters.delete(k);
     for (const [s, e] of seen) if (e <= t) seen.delete(s);
   }, 10_000);

@@ -8,6 +8,14 @@ export function windowCounter(windowMs: number, now: () => number) {
   const counts = new Map<string, { count: number; resetAt: number }>();
   let nextSweep = now() + windowMs;
   return {
+    /** The count of `key` in its current window (no hit), and the ms until that window ends. */
+    peek(key: string): { count: number; resetInMs: number } {
+      const t = now();
+      const c = counts.get(key);
+      return c && c.resetAt > t
+        ? { count: c.count, resetInMs: c.resetAt - t }
+        : { count: 0, resetInMs: windowMs };
+    },
     /** Counts one hit on `key`; the count after it and the ms until its window ends. */
     hit(key: string): { count: number; resetInMs: number } {
       const t = now();

@@ -30,6 +30,10 @@ import type { HttpItem, PairItem } from './protocol.ts';
 import type { PayloadSeal } from './seal.ts';
 import type { RelayLimits } from './types.ts';
 
+/** Bytes a tunnel may have waiting for the wire before a streamed body's next chunk is read. */
+const TUNNEL_HIGH_WATER = 1024 * 1024;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /** What the hub needs of one connection. */
 export interface TunnelSocket {
   send(bytes: Uint8Array): void;
@@ -50,7 +54,8 @@ export interface Tunnel {
   /** Sends one request and waits for its answer until `deadline` (epoch ms) or `signal`. */
   forward(
     head: RequestHead,
-    body: Uint8Array | null,
+    /** Whole bytes, or chunks as they arrive (sent with flow control; an error thrown fails the call). */
+    body: Uint8Array | AsyncIterable<Uint8Array> | null,
     deadline: number,
     signal?: AbortSignal,
   ): Promise<TunnelAnswer | null>;
@@ -83,7 +88,8 @@ export function createTunnelHub(deps: TunnelHubDeps) {
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
   let closed = false;
 
-  function accept(socket: TunnelSocket) {
+  /** Binds one connection; `address` is its client's (rate limits on new serverIds). */
+  function accept(socket: TunnelSocket, address?: string) {
     const challenge = toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
     let serverId: string | null = null;
     let open = true;
@@ -142,15 +148,21 @@ export function createTunnelHub(deps: TunnelHubDeps) {
       },
       closeNow,
       forward(head, body, deadline, signal) {
-        return new Promise<TunnelAnswer | null>((resolve) => {
+        return new Promise<TunnelAnswer | null>((resolve, reject) => {
           if (!open) return resolve(null);
           const stream = nextStream;
           nextStream = nextStream >= 0xfffffff0 ? 1 : nextStream + 1;
           let timer: ReturnType<typeof setTimeout> | undefined;
-          const done = (a: TunnelAnswer | null) => {
+          let settled = false;
+          const finish = () => {
+            settled = true;
             clearTimeout(timer);
             signal?.removeEventListener('abort', giveUp);
             if (pending.get(stream) === p) pending.delete(stream);
+          };
+          const done = (a: TunnelAnswer | null) => {
+            if (settled) return;
+            finish();
             resolve(a);
           };
           const giveUp = () => {
@@ -162,8 +174,26 @@ export function createTunnelHub(deps: TunnelHubDeps) {
           pending.set(stream, p);
           timer = setTimeout(giveUp, Math.max(1, deadline - clock.now()));
           signal?.addEventListener('abort', giveUp, { once: true });
-          const hasBody = !!body && body.byteLength > 0;
           const reqHead = { ...head, ttlMs: Math.max(1, deadline - clock.now()) };
+          if (body && !(body instanceof Uint8Array)) {
+            // A streamed body: the head now, DATA frames as the client's bytes arrive.
+            send(FrameType.REQ, stream, 0, reqHead);
+            void streamBody(stream, body, () => settled).then(
+              () => undefined,
+              (err: unknown) => {
+                if (settled) return;
+                // The body failed (too slow, too large, client gone): the server drops the stream.
+                send(FrameType.RESET, stream, END, {
+                  status: 400,
+                  message: 'the request body did not arrive',
+                });
+                finish();
+                reject(err);
+              },
+            );
+            return;
+          }
+          const hasBody = !!body && body.byteLength > 0;
           // A body that fits in one frame goes with its head: one message.
           const whole = hasBody ? encodeInline(FrameType.REQ, stream, reqHead, body as Uint8Array) : null;
           if (whole) {
@@ -179,6 +209,21 @@ export function createTunnelHub(deps: TunnelHubDeps) {
         });
       },
     };
+
+    /**
+     * Sends `body` as DATA frames with flow control: the next chunk is read from the client only
+     * while this tunnel has less than `TUNNEL_HIGH_WATER` bytes waiting for the wire, so a fast
+     * client behind a slow tunnel is slowed by TCP and nothing piles up in the relay. The last
+     * frame (empty) carries END.
+     */
+    async function streamBody(stream: number, body: AsyncIterable<Uint8Array>, stopped: () => boolean) {
+      for await (const part of body) {
+        while (open && !stopped() && socket.buffered() > TUNNEL_HIGH_WATER) await pause(2);
+        if (!open || stopped()) return;
+        send(FrameType.DATA, stream, 0, part);
+      }
+      if (!stopped()) send(FrameType.DATA, stream, END, new Uint8Array(0));
+    }
     const entry = { closeNow };
     all.add(entry);
 
@@ -196,6 +241,9 @@ export function createTunnelHub(deps: TunnelHubDeps) {
         return closeNow(4003, 'the serverId is not the one the key names');
       if (!(await verifySignature(publicKey, tunnelStatement(id, publicKey, challenge), signature)))
         return closeNow(4003, 'the challenge is not signed by that key');
+      if (!open) return;
+      if (!(await admitNew(id, address)))
+        return closeNow(4029, 'too many new servers from this address; retry later');
       if (!open) return;
       clearTimeout(authTimer);
       serverId = id;
@@ -381,6 +429,31 @@ export function createTunnelHub(deps: TunnelHubDeps) {
       },
       onClose,
     };
+  }
+
+  /**
+   * Counts a sign-in of a serverId this relay does not know (no pin, not online, not seen within
+   * the hour) against its address's `newServersPerClientHour`, the counter the HTTP register
+   * uses too; false when the address is over it. A store error lets it through (the tunnel
+   * then fails on the store anyway).
+   */
+  async function admitNew(id: string, address: string | undefined): Promise<boolean> {
+    try {
+      const seenKey = `tunnel-id:${id}`;
+      const known =
+        (await queue.isOnline(id)) ||
+        (await queue.hits(seenKey)).count > 0 ||
+        (await queue.owner(id)) !== null;
+      if (!known) {
+        const limitKey = `register:${address ?? 'unknown'}`;
+        if ((await queue.hits(limitKey)).count >= limits.newServersPerClientHour) return false;
+        await queue.hit(limitKey, 3_600_000);
+      }
+      await queue.hit(seenKey, 3_600_000);
+      return true;
+    } catch {
+      return true;
+    }
   }
 
   return {

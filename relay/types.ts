@@ -34,6 +34,16 @@ export interface RelayLimits {
   proxyPerServer: number;
   /** Length of the proxied-request rate window, in ms (fixed, per relay instance). */
   proxyWindowMs: number;
+  /** Proxied requests per serverId per window answered 401/403 or sent without a credential (the stranger budget). */
+  proxyUnauthPerServer: number;
+  /** Proxied requests one client address may have open at once (429 above). */
+  maxOpenPerClient: number;
+  /** Request-body bytes one client address may have in flight (received, not yet answered). */
+  maxInflightBytesPerClient: number;
+  /** Request-body bytes the whole relay instance may have in flight. */
+  maxInflightBytes: number;
+  /** Longest a proxied request body may take to arrive, in ms (408 `REQUEST_TIMEOUT` above). */
+  bodyTimeoutMs: number;
 }
 
 /** Defaults of the relay's limits; docs/relay.md ("Variables") lists each with its variable. */
@@ -52,6 +62,11 @@ export const DEFAULT_LIMITS: RelayLimits = {
   proxyPerClient: 20_000,
   proxyPerServer: 100_000,
   proxyWindowMs: 10_000,
+  proxyUnauthPerServer: 10_000,
+  maxOpenPerClient: 64,
+  maxInflightBytesPerClient: 32 * 1024 * 1024,
+  maxInflightBytes: 256 * 1024 * 1024,
+  bodyTimeoutMs: 30_000,
 };
 
 /** Everything `createRelayApp` needs. */

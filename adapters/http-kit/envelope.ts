@@ -41,6 +41,7 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   AGENT_DISABLED: 503,
   NOT_READY: 503,
   RELAY_TIMEOUT: 504,
+  REQUEST_TIMEOUT: 408,
 };
 
 /** The error envelope. */

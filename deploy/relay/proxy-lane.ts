@@ -4,9 +4,11 @@ import { requestIdOf } from '../../adapters/http-kit/request-id.ts';
 import { SECURE_HEADERS } from '../../adapters/http-kit/secure-headers.ts';
 import { isDomainError } from '../../core/errors.ts';
 import type { Relay } from '../../relay/app.ts';
-import { endToEnd } from '../../relay/http-codec.ts';
+import type { DoorLease } from '../../relay/door-budget.ts';
+import { proxiedHeaders } from '../../relay/http-codec.ts';
 import { checkRequestHead } from '../../relay/protocol/limits.ts';
 import { viaTunnel } from '../../relay/routes/forward.ts';
+import { credentialed } from '../../relay/routes/proxy.ts';
 import type { TunnelHub } from '../../relay/tunnel-hub.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -87,13 +89,19 @@ export function proxyLane(
       write(res, status, out, requestId, method === 'HEAD' ? null : Buffer.from(body));
       log(status);
     };
+    let lease: DoorLease;
     try {
-      relay.door.admit(serverId, address);
+      lease = relay.door.admit(
+        serverId,
+        address,
+        credentialed((n) => req.headers[n] !== undefined),
+      );
     } catch (err) {
       return fail(err);
     }
     const gone = new AbortController();
     res.once('close', () => {
+      lease.release();
       if (!res.writableFinished) gone.abort();
     });
     // Anything thrown on the way out (a header value the server sent that no HTTP message can
@@ -113,7 +121,8 @@ export function proxyLane(
       .then((done) => {
         if (!done) return; // the client went away
         const a = done.answer as { status: number; headers: [string, string][]; bytes: Uint8Array | null };
-        const out = endToEnd(a.headers);
+        relay.door.settle(serverId, a.status);
+        const out = proxiedHeaders(a.headers);
         out.push(['x-relay-request-id', done.requestId]);
         const noBody = method === 'HEAD' || a.status === 204 || a.status === 205 || a.status === 304;
         // As on the Hono route, a proxied answer carries the server's own X-Request-Id, not the relay's.
@@ -154,7 +163,7 @@ function write(
 }
 
 /** The client's address, as the Hono route's `clientAddress` finds it. */
-function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
   if (trustProxy) {
     const xff = req.headers['x-forwarded-for'];
     const last = (Array.isArray(xff) ? xff.join(',') : xff)?.split(',').at(-1)?.trim();

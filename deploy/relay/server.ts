@@ -18,7 +18,7 @@ import { aesSeal, plainSeal } from '../../relay/seal.ts';
 import { createTunnelHub } from '../../relay/tunnel-hub.ts';
 import type { RelayLimits } from '../../relay/types.ts';
 import { loadRelayConfig, type RelayConfig, RelayConfigError } from '../shared/config/relay.ts';
-import { proxyLane } from './proxy-lane.ts';
+import { clientAddress as nodeClientAddress, proxyLane } from './proxy-lane.ts';
 import { attachTunnels } from './tunnel-ws.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -160,7 +160,12 @@ export async function startRelay(
   const publicBaseUrl = (cfg.publicBaseUrl ?? url).replace(/\/+$/, '');
   const seal = cfg.queueKey ? aesSeal(cfg.queueKey) : plainSeal;
   hub = createTunnelHub({ queue, seal, limits: cfg.limits, logger, publicBaseUrl });
-  const tunnels = attachTunnels(server, hub, () => drain.draining);
+  const tunnels = attachTunnels(
+    server,
+    hub,
+    () => drain.draining,
+    (req) => nodeClientAddress(req, cfg.trustProxy),
+  );
   relay = createRelay({
     tunnels: hub,
     queue,

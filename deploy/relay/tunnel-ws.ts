@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { corkedSender } from '../../adapters/relay/ws-cork.ts';
@@ -13,7 +13,13 @@ export const TUNNEL_PATH = '/api/v1/relay/tunnel';
  * the frames are runtime-neutral). Other upgrades, and every upgrade once `refuse()` is true
  * (shutting down), are refused with a plain HTTP answer.
  */
-export function attachTunnels(server: Server, hub: TunnelHub, refuse: () => boolean) {
+export function attachTunnels(
+  server: Server,
+  hub: TunnelHub,
+  refuse: () => boolean,
+  /** The client's address as the relay's routes see it (last X-Forwarded-For hop with trustProxy). */
+  addressOf: (req: IncomingMessage) => string | undefined = (req) => req.socket.remoteAddress,
+) {
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: WIRE_LIMITS.maxFrameBytes,
@@ -29,11 +35,14 @@ export function attachTunnels(server: Server, hub: TunnelHub, refuse: () => bool
     wss.handleUpgrade(req, socket, head, (ws) => {
       (ws as unknown as { _socket?: { setNoDelay?: (v: boolean) => void } })._socket?.setNoDelay?.(true);
       const send = corkedSender(ws);
-      const conn = hub.accept({
-        send,
-        buffered: () => ws.bufferedAmount,
-        close: (code, reason) => ws.close(code, reason),
-      });
+      const conn = hub.accept(
+        {
+          send,
+          buffered: () => ws.bufferedAmount,
+          close: (code, reason) => ws.close(code, reason),
+        },
+        addressOf(req),
+      );
       ws.on('message', (data, isBinary) => {
         if (!isBinary) return conn.onMessage(new Uint8Array(0));
         const buf = data as Buffer;

@@ -1,6 +1,7 @@
 import { errorBody } from '../../adapters/http-kit/envelope.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import { DomainError } from '../../core/errors.ts';
+import { readBody } from '../body-stream.ts';
 import { retryLater } from '../errors.ts';
 import { toBase64 } from '../http-codec.ts';
 import type { RequestHead } from '../protocol/frames.ts';
@@ -10,7 +11,14 @@ import type { RelayContext } from '../types.ts';
 
 /** The item fields the relay fills in; `forward` adds requestId and deadline. */
 export type ItemDraft =
-  | { kind: 'http'; method: string; path: string; headers: [string, string][]; bytes: Uint8Array | null }
+  | {
+      kind: 'http';
+      method: string;
+      path: string;
+      headers: [string, string][];
+      /** Whole bytes, or the body as it arrives (streamed down a tunnel, read whole for the queue). */
+      bytes: Uint8Array | AsyncIterable<Uint8Array> | null;
+    }
   | { kind: 'pair'; code: string };
 
 /** An answer as `forward` returns it: an http answer may carry its body as bytes (from a tunnel). */
@@ -33,7 +41,9 @@ export async function viaTunnel(
   draft: ItemDraft,
 ): Promise<{ requestId: string; answer: ForwardAnswer } | null> {
   const requestId = ctx.newId();
-  const deadline = ctx.clock.now() + ctx.limits.answerTimeoutMs;
+  const streamed = draft.kind === 'http' && !!draft.bytes && !(draft.bytes instanceof Uint8Array);
+  // A streamed body may take up to bodyTimeoutMs to arrive; the answer time starts after it.
+  const deadline = ctx.clock.now() + ctx.limits.answerTimeoutMs + (streamed ? ctx.limits.bodyTimeoutMs : 0);
   const head: RequestHead =
     draft.kind === 'pair'
       ? { kind: 'pair', code: draft.code, ttlMs: 0 }
@@ -70,7 +80,8 @@ export async function viaTunnel(
 /** The answer the relay itself stores for a request whose server left before pulling it. */
 export const OFFLINE_ANSWER = JSON.stringify({ kind: 'offline' });
 
-const offline = () =>
+/** 503 SERVER_OFFLINE: the server is not connected (decided before any body is read). */
+export const offline = () =>
   new DomainError('SERVER_OFFLINE', 'That server is not connected to the relay right now; try again later.');
 
 /**
@@ -120,6 +131,13 @@ export async function forward(
   const tunnel = ctx.tunnels?.get(serverId);
   if (tunnel) return viaTunnel(ctx, signal, tunnel, draft);
   if (!(await ctx.queue.isOnline(serverId))) throw offline();
+  // Queue items are whole: a body arriving in chunks is read first (under the door's budgets).
+  const body =
+    draft.kind === 'http' && draft.bytes && !(draft.bytes instanceof Uint8Array)
+      ? await readBody(draft.bytes)
+      : draft.kind === 'http'
+        ? (draft.bytes as Uint8Array | null)
+        : null;
   const requestId = ctx.newId();
   const deadline = ctx.clock.now() + ctx.limits.answerTimeoutMs;
   const item =
@@ -129,7 +147,7 @@ export async function forward(
           method: draft.method,
           path: draft.path,
           headers: draft.headers,
-          body: toBase64(draft.bytes),
+          body: toBase64(body),
         }
       : draft;
   const payload = await ctx.seal.seal(JSON.stringify({ ...item, requestId, deadline }));

@@ -184,10 +184,11 @@ describe('relay HTTP surface', () => {
     expect(ack.json.data).toEqual({ accepted: 1, rejected: [] });
     const res = await client;
     expect(res.status).toBe(207);
-    expect(res.headers.getSetCookie()).toEqual([
-      'a=1; Path=/',
-      'b=2; Path=/; Expires=Wed, 21 Oct 2099 07:28:00 GMT',
-    ]);
+    // Issue 31 overrides decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
+    // cookie would be every server's on the shared origin; docs/relay.md, "One origin, many servers").
+    expect(res.headers.getSetCookie()).toEqual([]);
+    // An octet stream is not active content: no sandbox, but never sniffed.
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('transfer-encoding')).toBeNull();
     expect(res.headers.get('connection')).toBeNull();
     expect(res.headers.get('x-relay-request-id')).toBe(item.requestId);

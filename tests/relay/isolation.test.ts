@@ -57,15 +57,11 @@ describe('bad requests fail alone (real sockets, Redis)', () => {
     const limited = await h.call('GET', '/r/srv-a/api/v1/n/1');
     expect([limited.status, limited.json.error.code]).toEqual([429, 'RATE_LIMITED']);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    // Another address passes until the serverId's own limit (5 requests that got through) is reached.
+    // Another address passes: refusals by the relay (503, not connected) cost the server nothing
+    // (issue 31: a server is charged only for what it answered; door-limits.test.ts trips its 429).
     const other = { 'x-test-client': '198.51.100.7' };
-    expect((await h.call('GET', '/r/srv-a/api/v1/n/1', undefined, other)).status).toBe(503);
-    expect((await h.call('GET', '/r/srv-a/api/v1/n/1', undefined, other)).status).toBe(503);
-    const serverLimited = await h.call('GET', '/r/srv-a/api/v1/n/1', undefined, other);
-    expect([serverLimited.status, serverLimited.json.error.message]).toEqual([
-      429,
-      'Too many requests for this server; slow down and retry.',
-    ]);
+    for (let i = 0; i < 3; i++)
+      expect((await h.call('GET', '/r/srv-a/api/v1/n/1', undefined, other)).status).toBe(503);
     const third = { 'x-test-client': '192.0.2.9' };
     expect((await h.call('GET', '/r/srv-b/api/v1/n/1', undefined, third)).status).toBe(503);
   });

@@ -161,6 +161,28 @@ export const RELAY_VARIABLES = {
     'Proxied requests one serverId may receive per rate window (per instance), then 429 with `Retry-After`.',
   ),
   RELAY_RATE_WINDOW_MS: limit(DEFAULT_LIMITS.proxyWindowMs, 'The proxied-request rate window (fixed).'),
+  RELAY_RATE_UNAUTH_PER_SERVER: limit(
+    DEFAULT_LIMITS.proxyUnauthPerServer,
+    'Proxied requests per serverId per rate window that carry no credential or are answered 401/403 (strangers cannot spend the server budget above), then 429.',
+  ),
+  RELAY_MAX_OPEN_PER_CLIENT: limit(
+    DEFAULT_LIMITS.maxOpenPerClient,
+    'Proxied requests one client address may have open at once, then 429 (decided before any body is read).',
+  ),
+  RELAY_MAX_INFLIGHT_BYTES_PER_CLIENT: limit(
+    DEFAULT_LIMITS.maxInflightBytesPerClient,
+    'Request-body bytes one client address may have in flight (declared `Content-Length` reserved up front), then 429.',
+    '`33554432` (32 MiB)',
+  ),
+  RELAY_MAX_INFLIGHT_BYTES: limit(
+    DEFAULT_LIMITS.maxInflightBytes,
+    'Request-body bytes in flight on the whole instance, then 503 `NOT_READY`.',
+    '`268435456` (256 MiB)',
+  ),
+  RELAY_BODY_TIMEOUT_MS: limit(
+    DEFAULT_LIMITS.bodyTimeoutMs,
+    'Longest a proxied request body may take to arrive, then 408 `REQUEST_TIMEOUT` and the connection closed.',
+  ),
 } as const satisfies Record<string, Variable>;
 
 export type RelayVariable = keyof typeof RELAY_VARIABLES;

@@ -45,6 +45,11 @@ export const LIMIT_VARIABLES: Record<string, keyof RelayLimits> = {
   RELAY_RATE_PER_CLIENT: 'proxyPerClient',
   RELAY_RATE_PER_SERVER: 'proxyPerServer',
   RELAY_RATE_WINDOW_MS: 'proxyWindowMs',
+  RELAY_RATE_UNAUTH_PER_SERVER: 'proxyUnauthPerServer',
+  RELAY_MAX_OPEN_PER_CLIENT: 'maxOpenPerClient',
+  RELAY_MAX_INFLIGHT_BYTES_PER_CLIENT: 'maxInflightBytesPerClient',
+  RELAY_MAX_INFLIGHT_BYTES: 'maxInflightBytes',
+  RELAY_BODY_TIMEOUT_MS: 'bodyTimeoutMs',
 };
 
 const { readInt, readBool, readEnum, readUrl, readStr } = readersFor(RELAY_VARIABLES);
