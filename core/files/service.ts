@@ -1,6 +1,7 @@
 import { DomainError } from '../errors.ts';
 import { validateNotePath } from '../paths.ts';
 import type { History } from '../history/history.ts';
+import { freePath as freeRestorePath } from '../notes/free-path.ts';
 import type { ByteRange, Clock, FileInfo, FileStore } from '../ports.ts';
 import { attachmentFolder, freePath, parseAttachmentRule } from './attachment-folder.ts';
 import { contentTypeOf } from './content-types.ts';
@@ -171,6 +172,18 @@ export function createFileService(deps: FileServiceDeps) {
         }
         if (!(await store.remove(path))) throw new DomainError('FILE_NOT_FOUND', `No file at "${path}".`);
         return { path, deleted: true as const };
+      });
+    },
+
+    /** Writes `bytes` out of the trash at `path`, or beside it when taken (never overwrites); answers where. */
+    async restore(pathInput: unknown, bytes: Uint8Array, by = 'api'): Promise<string> {
+      const wanted = validateFilePath(pathInput);
+      return locked([wanted], async () => {
+        const path = await freeRestorePath(wanted, async (p) => (await store.stat(p)) !== null);
+        const body = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream();
+        await store.write(path, body, Math.max(maxBytes, bytes.length));
+        await history?.record(path, bytes, by, 'restore');
+        return path;
       });
     },
 
