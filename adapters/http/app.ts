@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps) {
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
   // Before the notes routes: `GET /notes/:path{.+}` would take `.../versions` otherwise.
   const versions = versionsRoutes(deps.notes);
-  app.use('/api/v1/notes/*', versions.first);
+  app.use(versions.first);
   app.route('/api/v1/notes', versions.app);
   app.route('/api/v1/trash', trashRoutes(deps.notes, deps.files));
   app.route('/api/v1/notes', notesRoutes(deps.notes, instance, deps.noteCacheBytes, deps.noteCache));

@@ -86,7 +86,7 @@ export function versionsRoutes(notes: NoteService) {
   app.get('/:path{.+}/versions/:id', h.get);
   app.post('/:path{.+}/versions/:id/restore', h.restore);
   const first: MiddlewareHandler<AppEnv> = async (c, next) => {
-    const m = VERSIONS_URL.exec(c.req.path);
+    const m = c.req.path.includes('/versions') ? VERSIONS_URL.exec(c.req.path) : null;
     if (!m) return next();
     if (c.req.method === 'GET' && !m[1]) return h.list(c);
     if (c.req.method === 'GET' && m[1] && !m[2]) return h.get(c);
