@@ -10,12 +10,13 @@ import { secureRandom } from './crypto.ts';
 import { createFileService } from './files/service.ts';
 import { createEgress, type PinnedFetch } from './net/egress.ts';
 import { publicRelayUrl, type ReachConfig } from './net/origins.ts';
+import { createHistory, type History, type PruneLimits } from './history/history.ts';
 import { createChangeFeed } from './notes/change-feed.ts';
 import { type BatchAnalyzer, createNoteService, type NoteService } from './notes/service.ts';
 import { pluginFacts } from './plugins/audit.ts';
 import { createPluginManager } from './plugins/manager.ts';
 import type { PluginDefinition } from './plugins/types.ts';
-import type { Clock, FileStore, Logger, NoteStore, StateStore } from './ports.ts';
+import type { Clock, FileStore, HistoryStore, Logger, NoteStore, StateStore } from './ports.ts';
 import { createSecurityService, type SecurityDeps } from './security/service.ts';
 import { type SecurityConfig, securitySettings } from './security/settings.ts';
 
@@ -40,11 +41,17 @@ export interface CoreDeps {
   agentLimits?: { maxSteps?: number; timeoutMs?: number };
   /** Parses many notes at once (a runtime may spread this over threads). */
   analyze?: BatchAnalyzer;
+  /** Where versions and the trash are kept (issue 30); without it deletes are for good. */
+  history?: HistoryStore;
+  /** Largest attachment whose versions are kept (default 10 MiB). */
+  historyMaxFileBytes?: number;
 }
 
 /** The core of a Quire server: notes (index, links, search) and the agent over them. */
 export interface Core {
   notes: NoteService;
+  /** Versions and trash; null without a history store. */
+  history: History | null;
   agent: Agent;
   /** Indexes the store (reusing the index cache in `state` when there is one); call once before use. */
   load(onProgress?: (done: number, total: number) => void): Promise<void>;
@@ -65,7 +72,16 @@ export interface CoreSettings extends SecurityConfig, ReachConfig {
   maxFileBytes: number;
   /** Recent change-feed events kept for resumes. */
   eventsRingSize: number;
+  /** History and trash retention (issue 30); absent: the defaults of `HISTORY_DEFAULTS`. */
+  history?: Partial<PruneLimits> & { maxFileBytes?: number };
 }
+
+/** Default retention: versions 90 days and 1 GiB, the trash 30 days. */
+export const HISTORY_DEFAULTS: PruneLimits = {
+  maxAgeMs: 90 * 86_400_000,
+  maxBytes: 1024 ** 3,
+  trashMs: 30 * 86_400_000,
+};
 
 /** What a server's core needs besides the store: its state, its settings and its adapters. */
 export interface ServerCoreDeps extends Omit<CoreDeps, 'provider' | 'agentEnabled' | 'agentLimits'> {
@@ -106,7 +122,9 @@ export function createCore(deps: ServerCoreDeps): ServerCore;
 export function createCore(deps: CoreDeps): Core;
 export function createCore(deps: CoreDeps | ServerCoreDeps): Core | ServerCore {
   if ('settings' in deps) return createServerCore(deps);
+  const history = historyOf(deps, deps.historyMaxFileBytes);
   const notes = createNoteService({
+    history: history ?? undefined,
     store: deps.store,
     clock: deps.clock,
     state: deps.state,
@@ -126,8 +144,12 @@ export function createCore(deps: CoreDeps | ServerCoreDeps): Core | ServerCore {
   });
   return {
     notes,
+    history,
     agent,
-    load: (onProgress) => notes.load(onProgress),
+    load: async (onProgress) => {
+      await history?.load();
+      await notes.load(onProgress);
+    },
     async flush() {
       await notes.drain();
       await notes.saveCache();
@@ -145,9 +167,18 @@ function operatorHosts(settings: CoreSettings): string[] {
   return urls.flatMap((u) => (u && URL.canParse(u) ? [new URL(u).host] : []));
 }
 
+/** The history over `deps.history`, or null. */
+function historyOf(deps: CoreDeps, maxFileBytes?: number): History | null {
+  if (!deps.history) return null;
+  return createHistory({ store: deps.history, clock: deps.clock, logger: deps.logger, maxFileBytes });
+}
+
 function createServerCore(deps: ServerCoreDeps) {
   const { settings, state, clock, logger } = deps;
+  const history: History | null = historyOf(deps, settings.history?.maxFileBytes);
+  const historyLimits: PruneLimits = { ...HISTORY_DEFAULTS, ...stripUndefined(settings.history ?? {}) };
   const notes = createNoteService({
+    history: history ?? undefined,
     store: deps.store,
     clock,
     state,
@@ -204,7 +235,7 @@ function createServerCore(deps: ServerCoreDeps) {
     settings: () => securitySettings(settings, relayUrl(), deps.timeouts),
   });
   const files = deps.files
-    ? createFileService({ store: deps.files, clock, maxBytes: settings.maxFileBytes })
+    ? createFileService({ store: deps.files, clock, maxBytes: settings.maxFileBytes, history: history ?? undefined })
     : undefined;
   const feed = createChangeFeed({ notes, now: () => clock.now(), size: settings.eventsRingSize });
   return {
@@ -216,6 +247,12 @@ function createServerCore(deps: ServerCoreDeps) {
     security,
     files,
     feed,
+    history,
+    /** Retention limits in force (for prune, health and doctor). */
+    historyLimits,
+    /** Drops versions and trash items past the limits (the runtime calls it now and then). */
+    prune: (): Promise<{ versions: number; trash: number }> =>
+      history ? history.prune(historyLimits) : Promise.resolve({ versions: 0, trash: 0 }),
     /** Reads credentials, plugins and channels from `state` (call once, before serving). */
     async init(): Promise<void> {
       await auth.init();
@@ -223,11 +260,18 @@ function createServerCore(deps: ServerCoreDeps) {
       await channels.load();
     },
     /** Indexes the store (reusing the index cache); the lifecycle calls it. */
-    load: (onProgress?: (done: number, total: number) => void) => notes.load(onProgress),
+    load: async (onProgress?: (done: number, total: number) => void): Promise<void> => {
+      await history?.load();
+      await notes.load(onProgress);
+    },
     /** Waits for writes in flight, then saves the index cache when it changed. */
     async flush(): Promise<void> {
       await notes.drain();
       await notes.saveCache();
     },
   };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -157,3 +157,27 @@ export interface FileStore {
   /** The text of `.obsidian/app.json` (Obsidian's settings, e.g. `attachmentFolderPath`); `null` when absent. */
   obsidianAppConfig(): Promise<string | null>;
 }
+
+/**
+ * Where the history of the vault lives (issue 30): an append-only pack of compressed blobs and an
+ * append-only journal of JSON lines describing versions, moves and trash items. The core does the
+ * content addressing, compression and indexing; an adapter only keeps bytes. A resolved append is
+ * durable (fsynced where the adapter promises it), so a version is safe before the write it protects.
+ */
+export interface HistoryStore {
+  /** Appends `bytes` to the current pack; resolves with the offset they start at, once durable. */
+  appendBlob(bytes: Uint8Array): Promise<number>;
+  /** `length` bytes of the current pack from `offset`; `null` when the pack is shorter. */
+  readBlob(offset: number, length: number): Promise<Uint8Array | null>;
+  /** Appends `text` (whole lines) to the journal; resolves once durable. */
+  appendJournal(text: string): Promise<void>;
+  /** The whole journal (a torn last line may be present after a crash: the core drops it). */
+  readJournal(): Promise<string>;
+  /**
+   * Replaces pack and journal together (pruning): after it resolves both are the new ones; a
+   * crash in between leaves the old pair. `pack` pieces are written one after another.
+   */
+  replace(pack: AsyncIterable<Uint8Array>, journal: string): Promise<void>;
+  /** Bytes held (pack plus journal). */
+  size(): Promise<number>;
+}

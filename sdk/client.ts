@@ -6,6 +6,7 @@
  */
 import type * as v from 'valibot';
 import type * as FI from '../adapters/http/openapi/operations-files.ts';
+import type * as H from '../adapters/http/openapi/operations-history.ts';
 import type * as I from '../adapters/http/openapi/operations-integrations.ts';
 import type * as S from '../adapters/http/openapi/operations-security.ts';
 import type * as R from '../adapters/http/openapi/responses.ts';
@@ -38,6 +39,12 @@ export const CLIENT_OPERATIONS = {
   updateNote: ['PUT', '/api/v1/notes/{path}'],
   deleteNote: ['DELETE', '/api/v1/notes/{path}'],
   moveNote: ['POST', '/api/v1/notes/{path}/move'],
+  listVersions: ['GET', '/api/v1/notes/{path}/versions'],
+  getVersion: ['GET', '/api/v1/notes/{path}/versions/{id}'],
+  restoreVersion: ['POST', '/api/v1/notes/{path}/versions/{id}/restore'],
+  listTrash: ['GET', '/api/v1/trash'],
+  restoreFromTrash: ['POST', '/api/v1/trash/{id}/restore'],
+  deleteFromTrash: ['DELETE', '/api/v1/trash/{id}'],
   attachmentPath: ['GET', '/api/v1/files/attachment-path'],
   getFile: ['GET', '/api/v1/files/{path}'],
   putFile: ['PUT', '/api/v1/files/{path}'],
@@ -152,6 +159,24 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
       /** A section PATCH: append, prepend or replace at a heading, block, frontmatter key or the document. */
       patch: (path: string, body: In<typeof PatchNoteBody>, checksum?: string) =>
         call<Out<typeof R.Note>>('patchNote', { path }, { body, headers: ifMatch(checksum) }),
+    },
+    history: {
+      /** A note's kept versions, newest first. */
+      list: (path: string) => call<Out<typeof H.VersionItem>[]>('listVersions', { path }),
+      /** One version with its content. */
+      get: (path: string, id: string) => call<Out<typeof H.VersionContent>>('getVersion', { path, id }),
+      /** A unified diff from version `from` (or `current`) to version `id`. */
+      diff: (path: string, id: string, from: string) =>
+        call<Out<typeof H.VersionDiff>>('getVersion', { path, id }, { query: { diff: from } }),
+      /** Writes version `id` back; with `checksum`, only if the note still has it. */
+      restore: (path: string, id: string, checksum?: string) =>
+        call<{ path: string; checksum: string }>('restoreVersion', { path, id }, { headers: ifMatch(checksum) }),
+    },
+    trash: {
+      list: () => call<Out<typeof H.TrashItem>[]>('listTrash'),
+      /** Answers where the item was restored (its path, or a new one when that was taken). */
+      restore: (id: string) => call<{ path: string }>('restoreFromTrash', { id }),
+      remove: (id: string) => call<{ deleted: string }>('deleteFromTrash', { id }),
     },
     files: {
       /**

@@ -12,6 +12,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { eventsRoutes } from './routes/events.ts';
 import { filesRoutes, foldersWithFilesRoutes } from './routes/files.ts';
 import { foldersRoutes } from './routes/folders.ts';
+import { trashRoutes, versionsRoutes } from './routes/history.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
@@ -85,6 +86,11 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1', systemRoutes(deps));
   app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
+  // Before the notes routes: `GET /notes/:path{.+}` would take `.../versions` otherwise.
+  const versions = versionsRoutes(deps.notes);
+  app.use(versions.first);
+  app.route('/api/v1/notes', versions.app);
+  app.route('/api/v1/trash', trashRoutes(deps.notes, deps.files));
   app.route('/api/v1/notes', notesRoutes(deps.notes, instance, deps.noteCacheBytes, deps.noteCache));
   app.route('/api/v1/notes', notePatchRoutes(deps.notes));
   if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files, deps.notes));

@@ -8,6 +8,7 @@ import { DomainError, isDomainError } from '../../core/errors.ts';
 import { McpToolInputs } from '../../core/notes/schemas.ts';
 import type { PatchOperation } from '../../core/notes/section-patch.ts';
 import type { NoteService } from '../../core/notes/service.ts';
+import { HISTORY_TOOLS, runHistoryTool } from './history-tools.ts';
 
 type ToolName = keyof typeof McpToolInputs;
 
@@ -40,7 +41,15 @@ const DESCRIPTIONS: Record<ToolName, string> = {
   patch_note:
     'Edits one part of a note: append, prepend or replace at a heading path, a block (^id), a frontmatter key, or the whole document. Everything else stays byte for byte.',
   move_note: 'Moves or renames a note; with updateLinks, links to it in other notes are rewritten.',
-  delete_note: 'Deletes a note for good.',
+  delete_note:
+    'Deletes a note: it moves to the trash (list_trash, restore_from_trash), and its versions stay in the history.',
+  list_versions:
+    'The kept versions of a note, newest first: id, at, size, checksum, by (who) and change (create, update, patch, move, delete, restore, links, outside).',
+  restore_version:
+    'Writes a kept version of a note back (itself a new version, so it can be undone). Pass the current checksum as ifMatch.',
+  list_trash: 'The deleted notes and files in the trash: id, path, kind, deletedAt, by.',
+  restore_from_trash:
+    'Restores an item of the trash to its original path, or beside it when that path is taken (never overwrites). Answers the path.',
 };
 
 const WRITE: ReadonlySet<ToolName> = new Set([
@@ -49,6 +58,8 @@ const WRITE: ReadonlySet<ToolName> = new Set([
   'patch_note',
   'move_note',
   'delete_note',
+  'restore_version',
+  'restore_from_trash',
 ]);
 
 const schemaOf = (s: v.GenericSchema) => {
@@ -119,7 +130,10 @@ export async function callMcpTool(
     return toolError('VALIDATION_ERROR', `Invalid ${issues[0]!.field}: ${issues[0]!.message}`, { issues });
   }
   try {
-    return await run(notes, tool, parsed.output as Record<string, never>);
+    const input = parsed.output as Record<string, never>;
+    if (tool in HISTORY_TOOLS) return await runHistoryTool(notes, tool as keyof typeof HISTORY_TOOLS, input);
+    // A write reads its author when called: `run` calls it before its first await.
+    return await notes.withActor('mcp', () => run(notes, tool, input));
   } catch (err) {
     if (isDomainError(err)) return toolError(err.code, err.message, err.details);
     return toolError('INTERNAL_ERROR', 'Something went wrong in the server.');

@@ -6,3 +6,5 @@ export { memoryFileStore } from './memory-file-store.ts';
 export { memoryNoteStore } from './memory-note-store.ts';
 export { memoryStateStore } from './memory-state-store.ts';
 export { type R2BucketLike, r2NoteStore } from './r2-note-store.ts';
+export { fsHistoryStore } from './fs-history-store.ts';
+export { memoryHistoryStore } from './memory-history-store.ts';

@@ -165,7 +165,7 @@ export function noteTools(notes: NoteService): AgentTool[] {
       write: true,
       async run({ path, content }) {
         const target = /\.md$/i.test(path) ? path : `${path}.md`;
-        const note = await notes.create(target, content);
+        const note = await notes.withActor('agent', () => notes.create(target, content));
         return {
           output: { created: note.path, title: note.title },
           action: { type: 'create_note', summary: `Created "${note.title}".`, path: note.path },
@@ -180,11 +180,8 @@ export function noteTools(notes: NoteService): AgentTool[] {
       write: true,
       async run({ path: ref, text }) {
         const path = resolveNote(notes, ref);
-        const note = await notes.patch(path, {
-          operation: 'append',
-          target: { type: 'document' },
-          content: text,
-        });
+        const op = { operation: 'append', target: { type: 'document' }, content: text } as const;
+        const note = await notes.withActor('agent', () => notes.patch(path, op));
         return {
           output: { appended: note.path, title: note.title, wordCount: note.wordCount },
           action: { type: 'append_to_note', summary: `Appended to "${note.title}".`, path: note.path },

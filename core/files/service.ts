@@ -1,5 +1,7 @@
 import { DomainError } from '../errors.ts';
 import { validateNotePath } from '../paths.ts';
+import type { History } from '../history/history.ts';
+import { freePath as freeRestorePath } from '../notes/free-path.ts';
 import type { ByteRange, Clock, FileInfo, FileStore } from '../ports.ts';
 import { attachmentFolder, freePath, parseAttachmentRule } from './attachment-folder.ts';
 import { contentTypeOf } from './content-types.ts';
@@ -30,6 +32,8 @@ export interface FileServiceDeps {
   maxBytes?: number;
   /** How long the attachment listing (folder tree) may be reused, in ms (default 2,000). */
   listTtlMs?: number;
+  /** Keeps versions of attachments (up to its size limit) and trashes deleted ones (issue 30). */
+  history?: History;
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -68,6 +72,14 @@ export function createFileService(deps: FileServiceDeps) {
       listing = null;
       for (const k of keys) if (locks.get(k) === settled) locks.delete(k);
     }
+  };
+
+  const history = deps.history;
+  /** The whole file when the history keeps files of its size; null otherwise. */
+  const keptBytes = async (info: FileInfo | null): Promise<Uint8Array | null> => {
+    if (!history || !info || !history.keepsFile(info.size)) return null;
+    const stream = await store.read(info.path);
+    return stream ? new Uint8Array(await new Response(stream).arrayBuffer()) : null;
   };
 
   const meta = (info: FileInfo): FileMeta => ({
@@ -122,7 +134,7 @@ export function createFileService(deps: FileServiceDeps) {
     async put(
       pathInput: unknown,
       body: ReadableStream<Uint8Array>,
-      opts: { ifMatch?: string; ifNoneMatch?: string; contentLength?: number } = {},
+      opts: { ifMatch?: string; ifNoneMatch?: string; contentLength?: number; by?: string } = {},
     ): Promise<{ file: FileMeta; created: boolean }> {
       const path = validateFilePath(pathInput);
       if (opts.contentLength !== undefined && opts.contentLength > maxBytes) {
@@ -137,18 +149,41 @@ export function createFileService(deps: FileServiceDeps) {
           throw new DomainError('PRECONDITION_FAILED', `A file already exists at "${path}" (If-None-Match).`);
         }
         checkIfMatch(opts.ifMatch, before);
+        const old = await keptBytes(before);
+        if (old) await history?.keepBefore(path, old);
         const info = await store.write(path, body, maxBytes);
+        const now = await keptBytes(info);
+        if (now) await history?.record(path, now, opts.by ?? 'api', before ? 'update' : 'create');
         return { file: meta(info), created: before === null };
       });
     },
 
     /** Deletes an attachment (If-Match optional); FILE_NOT_FOUND when absent. */
-    async remove(pathInput: unknown, ifMatch?: string): Promise<{ path: string; deleted: true }> {
+    async remove(pathInput: unknown, ifMatch?: string, by = 'api'): Promise<{ path: string; deleted: true }> {
       const path = validateFilePath(pathInput);
       return locked([path], async () => {
-        checkIfMatch(ifMatch, await mustStat(path));
+        const info = await mustStat(path);
+        checkIfMatch(ifMatch, info);
+        const old = await keptBytes(info);
+        if (old && history) {
+          await history.keepBefore(path, old);
+          await history.record(path, old, by, 'delete');
+          await history.trash(path, 'file', old, by);
+        }
         if (!(await store.remove(path))) throw new DomainError('FILE_NOT_FOUND', `No file at "${path}".`);
         return { path, deleted: true as const };
+      });
+    },
+
+    /** Writes `bytes` out of the trash at `path`, or beside it when taken (never overwrites); answers where. */
+    async restore(pathInput: unknown, bytes: Uint8Array, by = 'api'): Promise<string> {
+      const wanted = validateFilePath(pathInput);
+      return locked([wanted], async () => {
+        const path = await freeRestorePath(wanted, async (p) => (await store.stat(p)) !== null);
+        const body = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream();
+        await store.write(path, body, Math.max(maxBytes, bytes.length));
+        await history?.record(path, bytes, by, 'restore');
+        return path;
       });
     },
 
@@ -162,7 +197,9 @@ export function createFileService(deps: FileServiceDeps) {
         if (from.toLowerCase() !== to.toLowerCase() && (await store.stat(to))) {
           throw new DomainError('FILE_ALREADY_EXISTS', `A file already exists at "${to}".`);
         }
-        return meta(await store.move(from, to));
+        const moved = meta(await store.move(from, to));
+        await history?.moved(from, to);
+        return moved;
       });
     },
 

@@ -4,7 +4,7 @@ import type { NoteEvent } from './context.ts';
 export interface FeedEvent {
   /** Monotonic sequence number (it also orders events across restarts: see `createChangeFeed`). */
   id: number;
-  type: 'note.created' | 'note.updated' | 'note.deleted' | 'note.moved';
+  type: 'note.created' | 'note.updated' | 'note.deleted' | 'note.moved' | 'note.restored';
   data: { path: string; from?: string; checksum?: string; external: boolean };
 }
 

@@ -1,6 +1,7 @@
 /** Index loading and refresh: the cold or warm start, the cache save, and outside changes. */
 import { sha256Hex } from '../crypto.ts';
 import { validateNotePath } from '../paths.ts';
+import type { History } from '../history/history.ts';
 import type { FileInfo, StoreChange } from '../ports.ts';
 import { decode, type NoteContext } from './context.ts';
 import {
@@ -229,6 +230,27 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
 }
 
 /** Applies changes made outside the server (from the store's watcher). */
+/** An outside edit of a note keeps its new bytes as a version; an outside delete trashes the last one. */
+async function keepOutsideChange(history: History, ctx: NoteContext, path: string, there: boolean) {
+  if (!there) {
+    await history.goneOutside(path, 'note');
+    return;
+  }
+  const bytes = await ctx.store.read(path);
+  if (bytes) await history.record(path, bytes, 'outside', 'outside');
+}
+
+/** The same for an attachment (within the history's size limit), through the file store. */
+async function keepOutsideFile(history: History, ctx: NoteContext, path: string, removed: boolean) {
+  const info = removed ? null : await ctx.files?.stat(path);
+  if (!info) {
+    if (removed) await history.goneOutside(path, 'file');
+    return;
+  }
+  const stream = history.keepsFile(info.size) ? await ctx.files?.read?.(path) : null;
+  if (stream) await history.record(path, new Uint8Array(await new Response(stream).arrayBuffer()), 'outside', 'outside');
+}
+
 export function applyExternalChanges(ctx: NoteContext, changes: StoreChange[]): Promise<void> {
   const { store, logger } = ctx;
   return ctx.mutex.run(async () => {
@@ -251,6 +273,7 @@ export function applyExternalChanges(ctx: NoteContext, changes: StoreChange[]): 
           continue;
         }
         if (!ch.path.toLowerCase().endsWith('.md')) {
+          if (ctx.history) await keepOutsideFile(ctx.history, ctx, ch.path, ch.kind === 'removed');
           // Another file of the vault: links to it re-resolve.
           const there = ch.kind !== 'removed' && ctx.files ? await ctx.files.stat(ch.path) : null;
           const changed = ctx.index.files(there ? [ch.path] : [], there ? [] : [ch.path]);
@@ -264,6 +287,7 @@ export function applyExternalChanges(ctx: NoteContext, changes: StoreChange[]): 
         if (after === before && after?.checksum === beforeSum) continue;
         // Gone before and after (e.g. the watcher reporting the old path of our own move).
         if (!before && !after) continue;
+        if (ctx.history) await keepOutsideChange(ctx.history, ctx, path, after !== null);
         if (!after) ctx.emit({ type: 'deleted', path, external: true });
         else ctx.emit({ type: before ? 'updated' : 'created', path, external: true });
       } catch (err) {

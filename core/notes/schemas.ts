@@ -104,4 +104,14 @@ export const McpToolInputs = {
     updateLinks: v.optional(v.boolean()),
   }),
   delete_note: v.strictObject({ path: notePath, ifMatch }),
+  list_versions: v.strictObject({ path: notePath }),
+  restore_version: v.strictObject({
+    path: notePath,
+    id: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.description('A version id from list_versions.')),
+    ifMatch,
+  }),
+  list_trash: v.strictObject({}),
+  restore_from_trash: v.strictObject({
+    id: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.description('A trash item id from list_trash.')),
+  }),
 } as const;

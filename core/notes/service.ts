@@ -120,6 +120,23 @@ export function createNoteService(deps: NoteServiceDeps) {
 
     ...createWrites(ctx),
 
+    /** The history (versions and trash) when the service keeps one (issue 30); null otherwise. */
+    history: ctx.history ?? null,
+
+    /**
+     * Runs `fn` with the writes it starts credited to `by` (`key:<name>`, `mcp:<client>`, `agent`,
+     * `plugin:<id>`): a write reads the actor when it is called, so `fn` must call it directly.
+     */
+    withActor<T>(by: string, fn: () => T): T {
+      const prev = ctx.actor;
+      ctx.actor = by;
+      try {
+        return fn();
+      } finally {
+        ctx.actor = prev;
+      }
+    },
+
     /** The subtree of a folder ('' is the vault root). */
     tree(folderInput: unknown): FolderNode {
       ctx.requireReady();

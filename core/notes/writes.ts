@@ -4,9 +4,11 @@ import { sha256Hex } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
 import { validateFilePath } from '../files/paths.ts';
 import { basename, validateNotePath } from '../paths.ts';
+import type { ChangeKind } from '../history/codec.ts';
 import { decode, type Note, type NoteContext } from './context.ts';
 import { checkFrontmatterReadsBack, checkValueDepth } from './frontmatter-check.ts';
 import { checkIfMatch } from './if-match.ts';
+import { freePath } from './free-path.ts';
 import { rewriteLinksYielding } from './link-rewrite.ts';
 import { splitFrontmatter } from './markdown/remark.ts';
 import { applySectionPatch, type PatchOperation } from './section-patch.ts';
@@ -46,9 +48,17 @@ export function createWrites(ctx: NoteContext) {
     return { bytes, checksum: await sha256Hex(bytes) };
   };
 
-  const writeAndIndex = async (path: string, text: string): Promise<Note> => {
-    const bytes = encoder.encode(text);
+  const history = ctx.history;
+
+  /** Writes and indexes `text`; with `change`, keeps the new bytes as a version by `by`. */
+  const writeAndIndex = async (
+    path: string,
+    text: string,
+    change?: { by: string; kind: ChangeKind },
+    bytes: Uint8Array = encoder.encode(text),
+  ): Promise<Note> => {
     const [info, sum] = await Promise.all([store.write(path, bytes), sha256Hex(bytes)]);
+    if (history && change) await history.record(path, bytes, change.by, change.kind, sum);
     const entry = await ctx.indexText(path, text, sum, info);
     const note = ctx.buildNote(entry, text);
     ctx.cacheNote(note);
@@ -64,9 +74,9 @@ export function createWrites(ctx: NoteContext) {
     from: string,
     to: string,
     nameIsUnique: boolean,
-  ): Promise<{ path: string; text: string }[]> => {
+  ): Promise<{ path: string; text: string; before: Uint8Array }[]> => {
     const graph = ctx.index.graph;
-    const plans: { path: string; text: string }[] = [];
+    const plans: { path: string; text: string; before: Uint8Array }[] = [];
     const sources = graph.backlinksOf(from).filter((p) => p !== from);
     for (const src of sources) {
       const bytes = await store.read(src);
@@ -90,7 +100,7 @@ export function createWrites(ctx: NoteContext) {
         nameIsUnique,
         pause: yieldToEventLoop,
       });
-      if (next !== text) plans.push({ path: src, text: next });
+      if (next !== text) plans.push({ path: src, text: next, before: bytes });
     }
     return plans;
   };
@@ -124,6 +134,7 @@ export function createWrites(ctx: NoteContext) {
       from = validateFilePath(from);
       to = validateFilePath(to);
       // Rewriting needs the index (503 while indexing, like a note move); a plain move never waits.
+      const by = ctx.actor;
       if (opts.updateLinks) ctx.requireReady();
       else if (ctx.status.state !== 'ready') return move().then((result) => ({ result, rewritten: [] }));
       return mutex.run(async () => {
@@ -138,7 +149,8 @@ export function createWrites(ctx: NoteContext) {
         ctx.invalidate(ctx.index.files([to], [from]));
         for (const p of plans) {
           await yieldToEventLoop();
-          await writeAndIndex(p.path, p.text);
+          await history?.keepBefore(p.path, p.before);
+          await writeAndIndex(p.path, p.text, { by, kind: 'links' });
         }
         for (const p of plans) ctx.emit({ type: 'updated', path: p.path, external: false });
         return { result, rewritten: plans.map((p) => p.path) };
@@ -149,6 +161,7 @@ export function createWrites(ctx: NoteContext) {
     create(pathInput: unknown, content: string, frontmatter?: Record<string, unknown>): Promise<Note> {
       ctx.requireReady();
       const path = validateNotePath(pathInput);
+      const by = ctx.actor;
       return mutex.run(async () => {
         if (ctx.index.entries.has(path) || (await store.stat(path))) {
           throw new DomainError(
@@ -156,7 +169,7 @@ export function createWrites(ctx: NoteContext) {
             `A note already exists at "${path}"; use PUT to change it.`,
           );
         }
-        const note = await writeAndIndex(path, compose(content, frontmatter, ''));
+        const note = await writeAndIndex(path, compose(content, frontmatter, ''), { by, kind: 'create' });
         ctx.emit({ type: 'created', path, external: false });
         return note;
       });
@@ -173,11 +186,16 @@ export function createWrites(ctx: NoteContext) {
     ): Promise<Note> {
       ctx.requireReady();
       const path = validateNotePath(pathInput);
+      const by = ctx.actor;
       return mutex.run(async () => {
         const cur = await readCurrent(path);
         checkIfMatch(ifMatch, cur.checksum);
         const keep = splitFrontmatter(decode(cur.bytes)).block;
-        const note = await writeAndIndex(path, compose(input.content, input.frontmatter, keep));
+        await history?.keepBefore(path, cur.bytes, cur.checksum);
+        const note = await writeAndIndex(path, compose(input.content, input.frontmatter, keep), {
+          by,
+          kind: 'update',
+        });
         ctx.emit({ type: 'updated', path, external: false });
         return note;
       });
@@ -190,6 +208,7 @@ export function createWrites(ctx: NoteContext) {
     patch(pathInput: unknown, op: PatchOperation, ifMatch?: string): Promise<Note> {
       ctx.requireReady();
       const path = validateNotePath(pathInput);
+      const by = ctx.actor;
       return mutex.run(async () => {
         const cur = await readCurrent(path);
         checkIfMatch(ifMatch, cur.checksum);
@@ -199,23 +218,31 @@ export function createWrites(ctx: NoteContext) {
         if (op.target?.type === 'frontmatter') checkFrontmatterReadsBack(next, text);
         if (next === text) return ctx.buildNote((await ctx.refresh(path, true))!, text);
         const bom = cur.bytes[0] === 0xef && cur.bytes[1] === 0xbb && cur.bytes[2] === 0xbf ? '\ufeff' : '';
-        const note = await writeAndIndex(path, bom + next);
+        await history?.keepBefore(path, cur.bytes, cur.checksum);
+        const note = await writeAndIndex(path, bom + next, { by, kind: 'patch' });
         ctx.emit({ type: 'updated', path, external: false });
         return note;
       });
     },
 
-    /** Deletes a note for good. */
-    remove(pathInput: unknown, ifMatch?: string): Promise<{ deleted: string }> {
+    /** Deletes a note: into the trash when there is a history, for good otherwise. */
+    remove(pathInput: unknown, ifMatch?: string): Promise<{ deleted: string; trashId?: string }> {
       ctx.requireReady();
       const path = validateNotePath(pathInput);
+      const by = ctx.actor;
       return mutex.run(async () => {
         const cur = await readCurrent(path);
         checkIfMatch(ifMatch, cur.checksum);
+        let trashId: string | undefined;
+        if (history) {
+          await history.keepBefore(path, cur.bytes, cur.checksum);
+          await history.record(path, cur.bytes, by, 'delete', cur.checksum);
+          trashId = (await history.trash(path, 'note', cur.bytes, by, cur.checksum)).id;
+        }
         await store.remove(path);
         ctx.dropEntry(path);
         ctx.emit({ type: 'deleted', path, external: false });
-        return { deleted: path };
+        return trashId ? { deleted: path, trashId } : { deleted: path };
       });
     },
 
@@ -232,6 +259,7 @@ export function createWrites(ctx: NoteContext) {
       ctx.requireReady();
       const from = validateNotePath(fromInput);
       const to = validateNotePath(toInput);
+      const by = ctx.actor;
       return mutex.run(async () => {
         const cur = await readCurrent(from);
         checkIfMatch(opts.ifMatch, cur.checksum);
@@ -244,18 +272,54 @@ export function createWrites(ctx: NoteContext) {
         const graph = ctx.index.graph;
         const nameIsUnique = graph.stemCount(to) === (basename(to) === basename(from) ? 1 : 0);
         const plans = opts.updateLinks ? await planRewrites(from, to, nameIsUnique) : [];
+        await history?.keepBefore(from, cur.bytes, cur.checksum);
         const info = await store.move(from, to);
+        if (history) {
+          await history.moved(from, to);
+          await history.record(to, cur.bytes, by, 'move', cur.checksum);
+        }
         const old = ctx.index.entries.get(from);
         ctx.dropEntry(from);
         const entry = await ctx.indexBytes(to, cur.bytes, info, old?.firstSeen);
         for (const p of plans) {
           await yieldToEventLoop();
-          await writeAndIndex(p.path, p.text);
+          await history?.keepBefore(p.path, p.before);
+          await writeAndIndex(p.path, p.text, { by, kind: 'links' });
         }
         const note = ctx.buildNote(entry, decode(cur.bytes));
         ctx.emit({ type: 'moved', path: to, from, external: false });
         for (const p of plans) ctx.emit({ type: 'updated', path: p.path, external: false });
         return { note, rewritten: plans.map((p) => p.path) };
+      });
+    },
+
+    /**
+     * Writes back `bytes` kept in the history (issue 30), byte for byte, as a `restore` version.
+     * `to: 'same'` replaces the note at `path` (checked against `ifMatch`; created when gone);
+     * `to: 'free'` (out of the trash) never overwrites: a taken path gets ` (restored N)`.
+     */
+    restore(
+      pathInput: unknown,
+      bytes: Uint8Array,
+      opts: { to: 'same' | 'free'; ifMatch?: string },
+    ): Promise<{ note: Note; path: string }> {
+      ctx.requireReady();
+      const wanted = validateNotePath(pathInput);
+      const by = ctx.actor;
+      return mutex.run(async () => {
+        const taken = async (p: string) => ctx.index.entries.has(p) || (await store.stat(p)) !== null;
+        const path = opts.to === 'free' ? await freePath(wanted, taken) : wanted;
+        const cur = opts.to === 'same' ? await store.read(path) : null;
+        if (cur) {
+          const sum = await sha256Hex(cur);
+          checkIfMatch(opts.ifMatch, sum);
+          await history?.keepBefore(path, cur, sum);
+        } else if (opts.ifMatch !== undefined && opts.to === 'same') {
+          checkIfMatch(opts.ifMatch, '');
+        }
+        const note = await writeAndIndex(path, decode(bytes), { by, kind: 'restore' }, bytes);
+        ctx.emit({ type: 'restored', path, external: false });
+        return { note, path };
       });
     },
   };

@@ -25,11 +25,11 @@ export function pluginNotes(notes: NoteService, id: string, caps: readonly Plugi
     resolve: (ref) => resolveNote(notes, ref),
     async create(path, content) {
       if (!canWrite) throw denied(id, 'notes:write');
-      return notes.create(path, content);
+      return notes.withActor(`plugin:${id}`, () => notes.create(path, content));
     },
     async update(path, content, ifMatch) {
       if (!canWrite) throw denied(id, 'notes:write');
-      return notes.update(path, { content }, ifMatch);
+      return notes.withActor(`plugin:${id}`, () => notes.update(path, { content }, ifMatch));
     },
   };
 }

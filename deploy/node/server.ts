@@ -10,6 +10,7 @@ import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import { readLane } from '../../adapters/node/read-lane.ts';
 import { fsFileStore } from '../../adapters/store/fs-file-store.ts';
+import { fsHistoryStore } from '../../adapters/store/fs-history-store.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
@@ -68,6 +69,7 @@ export async function startServer(
     notes,
     state,
     files: fsFileStore({ dir: config.vaultDir }),
+    history: fsHistoryStore({ dir: `${config.dataDir}/history`, fsync: config.fsync }),
     logger,
     analyze: pool.analyze,
     relayStatus: () => relayStatus(),

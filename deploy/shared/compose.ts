@@ -13,7 +13,7 @@ import type { PinnedFetch } from '../../core/net/egress.ts';
 import { publicRelayUrl, selfOrigins } from '../../core/net/origins.ts';
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
 import type { PluginDefinition } from '../../core/plugins/types.ts';
-import type { Clock, FileStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
+import type { Clock, FileStore, HistoryStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
 import type { SecurityDeps } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ServerConfig } from './config/index.ts';
@@ -63,6 +63,8 @@ export async function composeApp(
     plugins?: readonly PluginDefinition[];
     /** The vault's attachments; absent means no `/api/v1/files` routes. */
     fileStore?: FileStore;
+    /** Versions and trash (issue 30). */
+    historyStore?: HistoryStore;
   },
 ) {
   const { config, clock, logger } = opts;
@@ -86,8 +88,8 @@ export async function composeApp(
     analyze: opts.analyze,
     settings: config,
     version: opts.version,
-    providerFor: (fetch) => createProvider({ ...config.agent, fetch }),
-    sendersFor: (fetch) => ({
+    providerFor: (fetch: typeof globalThis.fetch) => createProvider({ ...config.agent, fetch }),
+    sendersFor: (fetch: typeof globalThis.fetch) => ({
       telegram: telegramSender({ fetch, baseUrl: config.channels.telegramApiBaseUrl }),
       whatsapp: whatsappSender({ fetch, baseUrl: config.channels.whatsappApiBaseUrl }),
     }),
@@ -97,6 +99,7 @@ export async function composeApp(
     plugins: opts.plugins,
     agentTools: opts.agentTools,
     files: opts.fileStore,
+    history: opts.historyStore,
     stateFileModes: opts.stateFileModes,
     timeouts: opts.timeouts,
     relayUrl: () => setupConfig.relayUrl,

@@ -3,6 +3,7 @@ import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
 import { fsFileStore } from '../../adapters/store/fs-file-store.ts';
+import { fsHistoryStore } from '../../adapters/store/fs-history-store.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import type { RuntimeParts } from './compose.ts';
@@ -31,6 +32,7 @@ export async function composeFsServer(env: Env, parts: RuntimeParts) {
     notes,
     state,
     files: fsFileStore({ dir: config.vaultDir }),
+    history: fsHistoryStore({ dir: `${config.dataDir}/history`, fsync: config.fsync }),
     logger,
   });
   const lifecycle = startLifecycle({

@@ -7,7 +7,7 @@
 import { AuthStateError } from '../../core/auth/state.ts';
 import { ChannelStateError } from '../../core/channels/store.ts';
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
-import type { Clock, FileStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
+import type { Clock, FileStore, HistoryStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { composeApp, type RuntimeParts, selfOrigins } from './compose.ts';
 import { ConfigError, type Env, loadConfig, type ServerConfig } from './config/index.ts';
@@ -70,6 +70,8 @@ export interface QuireAdapters extends RuntimeParts {
   notes: NoteStore;
   state: StateStore;
   files?: FileStore;
+  /** Versions and trash (issue 30); absent: deletes are for good. */
+  history?: HistoryStore;
   logger: Logger;
   clock?: Clock;
   /** Parses many notes at once (Node spreads this over threads). */
@@ -81,7 +83,7 @@ export interface QuireAdapters extends RuntimeParts {
 
 /** Builds the whole domain (`createCore`) and the HTTP app from the configuration and the runtime's adapters. */
 export async function composeQuire(config: ServerConfig, adapters: QuireAdapters) {
-  const { notes: store, state, files, logger, analyze, ...parts } = adapters;
+  const { notes: store, state, files, history, logger, analyze, ...parts } = adapters;
   const clock = adapters.clock ?? { now: () => Date.now() };
   const composed = await composeApp({
     ...parts,
@@ -89,6 +91,7 @@ export async function composeQuire(config: ServerConfig, adapters: QuireAdapters
     store,
     analyze,
     fileStore: files,
+    historyStore: history,
     state,
     clock,
     logger,

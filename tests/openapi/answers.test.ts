@@ -149,6 +149,19 @@ describe('real answers against the document', () => {
     expect((await api.notes.get('embeds.md')).links[0]).toMatchObject({ path: null, type: 'file' });
     expect((await failure(() => api.files.get('pics/c.png'))).code).toBe('FILE_NOT_FOUND');
     expect((await failure(() => api.notes.get('projects/r.md'))).code).toBe('NOTE_NOT_FOUND');
+    // History and trash (issue 30).
+    const versions = await api.history.list('embeds.md');
+    expect(versions[0]?.change).toBe('links');
+    expect((await api.history.get('embeds.md', versions[1]!.id)).content).toBe('An image: ![[pics/b.png]]\n');
+    expect((await api.history.diff('embeds.md', versions[0]!.id, versions[1]!.id)).diff).toContain('+An image');
+    await api.history.restore('embeds.md', versions[1]!.id);
+    const trashed = await api.trash.list();
+    expect(trashed.map((t) => t.path)).toContain('projects/r.md');
+    const restoredNote = trashed.find((t) => t.path === 'projects/r.md')!;
+    expect(await api.trash.restore(restoredNote.id)).toEqual({ path: 'projects/r.md' });
+    const fileItem = (await api.trash.list()).find((t) => t.kind === 'file')!;
+    expect(await api.trash.remove(fileItem.id)).toEqual({ deleted: fileItem.id });
+    expect((await failure(() => api.trash.remove(fileItem.id))).status).toBe(404);
 
     // The agent (the local provider).
     expect((await api.agent.status()).provider).toBe('local');

@@ -1,3 +1,4 @@
+import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { memoryFileStore } from '../../adapters/store/memory-file-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
@@ -14,6 +15,7 @@ export async function composedApp(files: Record<string, string> = {}, env: Recor
     store: memoryNoteStore({ files }),
     fileStore: memoryFileStore({ files: { 'seed.png': new Uint8Array([137, 80, 78, 71]) } }),
     state: memoryStateStore(),
+    historyStore: memoryHistoryStore(),
     clock,
     logger: silentLogger,
     version: '1.2.3',

@@ -7,6 +7,7 @@ import type { Operation } from './operation.ts';
 import { notes, system } from './operations-core.ts';
 import { agent, channels, plugins } from './operations-features.ts';
 import { files } from './operations-files.ts';
+import { history } from './operations-history.ts';
 import { integrations } from './operations-integrations.ts';
 import { security } from './operations-security.ts';
 
@@ -15,6 +16,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...system,
   ...notes,
   ...files,
+  ...history,
   ...integrations,
   ...agent,
   ...channels,

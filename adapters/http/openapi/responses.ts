@@ -94,7 +94,7 @@ export const SearchHit = v.object({
 });
 
 /** `{deleted: path}` (notes) or `{deleted: id}` (channels). */
-export const Deleted = v.object({ deleted: v.string() });
+export const Deleted = v.object({ deleted: v.string(), trashId: v.optional(v.string()) });
 
 /** `GET /api/v1/health`. */
 export const Health = v.object({

@@ -8,6 +8,7 @@ import { addFilesToTree } from '../../../core/files/tree.ts';
 import type { FolderNode, NoteService } from '../../../core/notes/service.ts';
 import { basename, validateFolderPath } from '../../../core/paths.ts';
 import { errorBody, ok, readJson, STATUS } from '../../http-kit/envelope.ts';
+import { actorOf } from './history.ts';
 import type { AppEnv } from '../types.ts';
 
 /** CSP of a file a browser could run script in when opened directly: no script, no requests, sandboxed. */
@@ -113,6 +114,7 @@ export function filesRoutes(files: FileService, notes?: NoteService) {
         ifMatch: c.req.header('if-match'),
         ifNoneMatch: c.req.header('if-none-match'),
         contentLength: declaredLength(c),
+        by: actorOf(c),
       });
       if (created) await tell([file.path], []);
       return ok(c, file, created ? 201 : 200, { etag: file.etag });
@@ -125,7 +127,7 @@ export function filesRoutes(files: FileService, notes?: NoteService) {
   });
 
   app.delete('/:path{.+}', async (c) => {
-    const done = await files.remove(c.req.param('path'), c.req.header('if-match'));
+    const done = await files.remove(c.req.param('path'), c.req.header('if-match'), actorOf(c));
     await tell([], [done.path]);
     return ok(c, done);
   });

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { PatchNoteBody } from '../../../core/notes/schemas.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { ok, readJson } from '../../http-kit/envelope.ts';
+import { actorOf } from './history.ts';
 import type { AppEnv } from '../types.ts';
 
 /** `PATCH /api/v1/notes/:path`: a section PATCH; the answer is the note as GET returns it. */
@@ -9,7 +10,8 @@ export function notePatchRoutes(notes: NoteService) {
   const app = new Hono<AppEnv>();
   app.patch('/:path{.+}', async (c) => {
     const body = await readJson(c, PatchNoteBody);
-    const note = await notes.patch(c.req.param('path'), body, c.req.header('if-match'));
+    const ifMatch = c.req.header('if-match');
+    const note = await notes.withActor(actorOf(c), () => notes.patch(c.req.param('path'), body, ifMatch));
     return ok(c, note, 200, { etag: `"${note.checksum}"` });
   });
   return app;

@@ -8,6 +8,7 @@ import { encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
 import { listPage, parseListQuery } from '../list-query.ts';
 import { createNoteCache, type NoteCache } from '../note-cache.ts';
 import type { AppEnv } from '../types.ts';
+import { actorOf } from './history.ts';
 
 const JSON_HEADER = { 'content-type': JSON_TYPE };
 
@@ -98,16 +99,14 @@ export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: n
 
   app.post('/', async (c) => {
     const body = await readJson(c, CreateNoteBody);
-    const note = await notes.create(body.path, body.content, body.frontmatter);
+    const note = await notes.withActor(actorOf(c), () => notes.create(body.path, body.content, body.frontmatter));
     return c.body(noteBody(note), 201, { ...JSON_HEADER, etag: `"${note.checksum}"` });
   });
 
   app.post('/:path{.+}/move', async (c) => {
     const body = await readJson(c, MoveNoteBody);
-    const result = await notes.move(c.req.param('path'), body.path, {
-      updateLinks: body.updateLinks ?? false,
-      ifMatch: c.req.header('if-match'),
-    });
+    const opts = { updateLinks: body.updateLinks ?? false, ifMatch: c.req.header('if-match') };
+    const result = await notes.withActor(actorOf(c), () => notes.move(c.req.param('path'), body.path, opts));
     return ok(c, { ...result.note, rewritten: result.rewritten }, 200, { etag: `"${result.note.checksum}"` });
   });
 
@@ -130,16 +129,15 @@ export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: n
 
   app.put('/:path{.+}', async (c) => {
     const body = await readJson(c, UpdateNoteBody);
-    const note = await notes.update(
-      c.req.param('path'),
-      { content: body.content, frontmatter: body.frontmatter },
-      c.req.header('if-match'),
-    );
+    const input = { content: body.content, frontmatter: body.frontmatter };
+    const ifMatch = c.req.header('if-match');
+    const note = await notes.withActor(actorOf(c), () => notes.update(c.req.param('path'), input, ifMatch));
     return c.body(noteBody(note), 200, { ...JSON_HEADER, etag: `"${note.checksum}"` });
   });
 
   app.delete('/:path{.+}', async (c) => {
-    const result = await notes.remove(c.req.param('path'), c.req.header('if-match'));
+    const ifMatch = c.req.header('if-match');
+    const result = await notes.withActor(actorOf(c), () => notes.remove(c.req.param('path'), ifMatch));
     return ok(c, result);
   });
 

@@ -1,0 +1,110 @@
+/** The documented operations of the history and the trash (issue 30). */
+import * as v from 'valibot';
+import type { Operation, Param } from './operation.ts';
+
+const change = v.picklist(['create', 'update', 'patch', 'move', 'delete', 'restore', 'links', 'outside', 'baseline']);
+
+/** One kept version of a note. */
+export const VersionItem = v.object({
+  id: v.string(),
+  at: v.number(),
+  size: v.number(),
+  checksum: v.string(),
+  by: v.string(),
+  change,
+});
+
+/** A version with its content. */
+export const VersionContent = v.object({
+  id: v.string(),
+  content: v.string(),
+  checksum: v.string(),
+  at: v.number(),
+  by: v.string(),
+  change,
+});
+
+/** A unified diff between two versions (or a version and the current note). */
+export const VersionDiff = v.object({ from: v.string(), to: v.string(), diff: v.string() });
+
+/** An item of the trash. */
+export const TrashItem = v.object({
+  id: v.string(),
+  path: v.string(),
+  kind: v.picklist(['note', 'file']),
+  deletedAt: v.number(),
+  by: v.string(),
+  size: v.number(),
+  checksum: v.string(),
+});
+
+const ifMatch: Record<string, Param> = {
+  'If-Match': {
+    description: "The note's current checksum; 412 when it changed since.",
+    schema: { type: 'string' },
+  },
+};
+
+/** The history and trash routes. */
+export const history: Operation[] = [
+  {
+    id: 'listVersions',
+    method: 'get',
+    path: '/api/v1/notes/{path}/versions',
+    tag: 'Notes',
+    summary: "A note's kept versions, newest first (history follows moves)",
+    data: v.array(VersionItem),
+    errors: [404],
+  },
+  {
+    id: 'getVersion',
+    method: 'get',
+    path: '/api/v1/notes/{path}/versions/{id}',
+    tag: 'Notes',
+    summary: 'One version with its content, or with ?diff=<id|current> a unified diff from that one to it',
+    query: {
+      diff: {
+        description: 'Another version id, or `current` (the note as it is now): answers {from, to, diff}.',
+        schema: { type: 'string' },
+      },
+    },
+    data: v.union([VersionContent, VersionDiff]),
+    errors: [404],
+  },
+  {
+    id: 'restoreVersion',
+    method: 'post',
+    path: '/api/v1/notes/{path}/versions/{id}/restore',
+    tag: 'Notes',
+    summary: 'Write a version back (a normal write: If-Match, and itself a new version)',
+    headers: ifMatch,
+    data: v.object({ path: v.string(), checksum: v.string() }),
+    errors: [404, 412],
+  },
+  {
+    id: 'listTrash',
+    method: 'get',
+    path: '/api/v1/trash',
+    tag: 'Notes',
+    summary: 'Deleted notes and files, newest first (kept TRASH_RETENTION_DAYS)',
+    data: v.array(TrashItem),
+  },
+  {
+    id: 'restoreFromTrash',
+    method: 'post',
+    path: '/api/v1/trash/{id}/restore',
+    tag: 'Notes',
+    summary: 'Restore an item to its original path, or beside it when taken (never overwrites)',
+    data: v.object({ path: v.string() }),
+    errors: [404],
+  },
+  {
+    id: 'deleteFromTrash',
+    method: 'delete',
+    path: '/api/v1/trash/{id}',
+    tag: 'Notes',
+    summary: 'Delete an item of the trash for good',
+    data: v.object({ deleted: v.string() }),
+    errors: [404],
+  },
+];

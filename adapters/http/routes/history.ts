@@ -1,0 +1,127 @@
+/** `/api/v1/notes/:path/versions...` and `/api/v1/trash...`: the history and the trash (issue 30). */
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { DomainError } from '../../../core/errors.ts';
+import { decode } from '../../../core/notes/context.ts';
+import type { NoteService } from '../../../core/notes/service.ts';
+import { unifiedDiff } from '../../../core/history/diff.ts';
+import { validateNotePath } from '../../../core/paths.ts';
+import { ok } from '../../http-kit/envelope.ts';
+import type { AppEnv } from '../types.ts';
+
+/** Who a request writes as: `key:<id>` for an API key, `jwt:<subject>` for a token, else `api`. */
+export function actorOf(c: Context<AppEnv>): string {
+  const p = c.get('principal');
+  if (!p || p.method === 'none') return 'api';
+  return `${p.method === 'jwt' ? 'jwt' : 'key'}:${p.id}`;
+}
+
+/**
+ * The note path of a versions URL, read from the URL itself: beside the notes routes'
+ * `/:path{.+}`, the router may hand over another route's capture for `path`.
+ */
+function notePathOf(c: Context<AppEnv>): string {
+  const m = /^\/api\/v1\/notes\/(.+?)\/versions(?:\/[^/]+(?:\/restore)?)?$/.exec(c.req.path);
+  let raw = m?.[1] ?? '';
+  try {
+    raw = decodeURIComponent(raw);
+  } catch {
+    throw new DomainError('INVALID_PATH', 'The note path is not valid URL encoding.');
+  }
+  return validateNotePath(raw);
+}
+
+const historyOf = (notes: NoteService) => {
+  if (!notes.history) throw new DomainError('NOT_FOUND', 'This server keeps no history.');
+  return notes.history;
+};
+
+type Handler = (c: Context<AppEnv>) => Promise<Response> | Response;
+
+/** The three versions handlers, by method and URL shape. */
+function versionsHandlers(notes: NoteService) {
+  const list: Handler = (c) => ok(c, historyOf(notes).list(notePathOf(c)));
+  const get: Handler = async (c) => {
+    const path = notePathOf(c);
+    const history = historyOf(notes);
+    const v = await history.get(path, idOf(c));
+    const against = c.req.query('diff');
+    if (against !== undefined) {
+      const before =
+        against === 'current'
+          ? { text: (await notes.get(path)).content, name: `${path} (current)` }
+          : { text: decode((await history.get(path, against)).bytes), name: `${path}@${against}` };
+      const diff = unifiedDiff(before.text, decode(v.bytes), before.name, `${path}@${v.id}`);
+      return ok(c, { from: against, to: v.id, diff });
+    }
+    return ok(c, { id: v.id, content: decode(v.bytes), checksum: v.checksum, at: v.at, by: v.by, change: v.change });
+  };
+  const restore: Handler = async (c) => {
+    const path = notePathOf(c);
+    const v = await historyOf(notes).get(path, idOf(c));
+    const ifMatch = c.req.header('if-match');
+    const r = await notes.withActor(actorOf(c), () => notes.restore(path, v.bytes, { to: 'same', ifMatch }));
+    return ok(c, { path: r.path, checksum: r.note.checksum }, 200, { etag: `"${r.note.checksum}"` });
+  };
+  return { list, get, restore };
+}
+
+const VERSIONS_URL = /^\/api\/v1\/notes\/.+?\/versions(?:\/([^/]+)(\/restore)?)?$/;
+
+/** The version id of a versions URL. */
+function idOf(c: Context<AppEnv>): string {
+  const id = VERSIONS_URL.exec(c.req.path)?.[1];
+  if (!id) throw new DomainError('NOT_FOUND', 'No version id in the URL.');
+  return decodeURIComponent(id);
+}
+
+/**
+ * The versions routes, mounted at `/api/v1/notes` (they document the routes), and a middleware
+ * that answers them first: beside the notes routes' `GET /:path{.+}`, the router would give
+ * `.../versions` to that route.
+ */
+export function versionsRoutes(notes: NoteService) {
+  const h = versionsHandlers(notes);
+  const app = new Hono<AppEnv>();
+  app.get('/:path{.+}/versions', h.list);
+  app.get('/:path{.+}/versions/:id', h.get);
+  app.post('/:path{.+}/versions/:id/restore', h.restore);
+  const first: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const m = c.req.path.includes('/versions') ? VERSIONS_URL.exec(c.req.path) : null;
+    if (!m) return next();
+    if (c.req.method === 'GET' && !m[1]) return h.list(c);
+    if (c.req.method === 'GET' && m[1] && !m[2]) return h.get(c);
+    if (c.req.method === 'POST' && m[2]) return h.restore(c);
+    return next();
+  };
+  return { app, first };
+}
+
+/** `/api/v1/trash`: list, restore (never overwriting), delete for good. */
+export function trashRoutes(notes: NoteService, files?: { restore(path: string, bytes: Uint8Array): Promise<string> }) {
+  const app = new Hono<AppEnv>();
+
+  app.get('/', (c) => ok(c, historyOf(notes).listTrash()));
+
+  app.post('/:id/restore', async (c) => {
+    const history = historyOf(notes);
+    const item = await history.trashed(c.req.param('id'));
+    let path: string;
+    if (item.kind === 'note') {
+      const by = actorOf(c);
+      path = (await notes.withActor(by, () => notes.restore(item.path, item.bytes, { to: 'free' }))).path;
+    } else {
+      if (!files) throw new DomainError('NOT_FOUND', 'This server serves no attachments.');
+      path = await files.restore(item.path, item.bytes);
+    }
+    await history.untrash(item.id);
+    return ok(c, { path });
+  });
+
+  app.delete('/:id', async (c) => {
+    const id = c.req.param('id');
+    if (!(await historyOf(notes).untrash(id))) throw new DomainError('NOT_FOUND', `No item "${id}" in the trash.`);
+    return ok(c, { deleted: id });
+  });
+
+  return app;
+}

@@ -1,0 +1,124 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { HistoryStore } from '../../core/ports.ts';
+
+const HEADER = '#pack ';
+
+/**
+ * The history as two append-only files in `dir` (mode 0700): `pack-<n>` (the compressed blobs)
+ * and `journal` (JSON lines; its first line names the pack). With `fsync` (default true) every
+ * append is on disk before it resolves. Pruning writes a new pack and journal and switches with
+ * one rename of the journal, so a crash leaves the old pair or the new one; a pack no journal
+ * names (a crash mid-prune) is removed at start.
+ */
+export function fsHistoryStore(opts: { dir: string; fsync?: boolean }): HistoryStore & { close(): Promise<void> } {
+  const durable = opts.fsync ?? true;
+  mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+  const journalPath = join(opts.dir, 'journal');
+  let packName = 'pack-0';
+  if (existsSync(journalPath)) {
+    const first = readFileSync(journalPath, 'utf8').split('\n', 1)[0] ?? '';
+    if (first.startsWith(HEADER)) packName = first.slice(HEADER.length).trim();
+  }
+  for (const name of readdirSync(opts.dir)) {
+    if (name !== packName && name !== 'journal') rmSync(join(opts.dir, name), { force: true });
+  }
+  if (!existsSync(journalPath)) {
+    const fd = openSync(journalPath, 'w', 0o600);
+    closeSync(fd);
+  }
+  let packSize = existsSync(join(opts.dir, packName)) ? statSync(join(opts.dir, packName)).size : 0;
+  let journalSize = statSync(journalPath).size;
+  let packFh: Promise<FileHandle> | null = null;
+  let journalFh: Promise<FileHandle> | null = null;
+  const packFile = () => {
+    packFh ??= open(join(opts.dir, packName), 'a', 0o600);
+    return packFh;
+  };
+  const journalFile = () => {
+    journalFh ??= open(journalPath, 'a', 0o600);
+    return journalFh;
+  };
+  const closeAll = async () => {
+    const open = [packFh, journalFh];
+    packFh = null;
+    journalFh = null;
+    for (const fh of open) if (fh) await (await fh).close().catch(() => {});
+  };
+  const encoder = new TextEncoder();
+
+  return {
+    async appendBlob(bytes) {
+      const fh = await packFile();
+      const at = packSize;
+      packSize += bytes.length;
+      await fh.write(bytes, 0, bytes.length);
+      if (durable) await fh.datasync();
+      return at;
+    },
+    async readBlob(offset, length) {
+      if (offset + length > packSize) return null;
+      const fh = await open(join(opts.dir, packName), 'r');
+      try {
+        const buf = new Uint8Array(length);
+        const { bytesRead } = await fh.read(buf, 0, length, offset);
+        return bytesRead === length ? buf : null;
+      } finally {
+        await fh.close();
+      }
+    },
+    async appendJournal(text) {
+      const fh = await journalFile();
+      const bytes = encoder.encode(text);
+      journalSize += bytes.length;
+      await fh.write(bytes, 0, bytes.length);
+      if (durable) await fh.datasync();
+    },
+    async readJournal() {
+      const text = readFileSync(journalPath, 'utf8');
+      return text.startsWith(HEADER) ? text.slice(text.indexOf('\n') + 1) : text;
+    },
+    async replace(pieces, journal) {
+      const n = Number(packName.slice(5)) || 0;
+      const nextName = `pack-${n + 1}`;
+      const nextPack = await open(join(opts.dir, nextName), 'w', 0o600);
+      let size = 0;
+      try {
+        for await (const p of pieces) {
+          await nextPack.write(p, 0, p.length);
+          size += p.length;
+        }
+        await nextPack.sync();
+      } finally {
+        await nextPack.close();
+      }
+      const tmp = join(opts.dir, 'journal.tmp');
+      const text = `${HEADER}${nextName}\n${journal}`;
+      const jt = await open(tmp, 'w', 0o600);
+      try {
+        await jt.write(text);
+        await jt.sync();
+      } finally {
+        await jt.close();
+      }
+      await closeAll();
+      await rename(tmp, journalPath);
+      const dirFd = openSync(opts.dir, 'r');
+      try {
+        fsyncSync(dirFd);
+      } finally {
+        closeSync(dirFd);
+      }
+      const old = packName;
+      packName = nextName;
+      packSize = size;
+      journalSize = encoder.encode(text).length;
+      await rm(join(opts.dir, old), { force: true });
+    },
+    async size() {
+      return packSize + journalSize;
+    },
+    close: closeAll,
+  };
+}

@@ -1,0 +1,53 @@
+import type { HistoryStore } from '../../core/ports.ts';
+
+/** The history in memory (tests, embedding): a growing pack and a journal string. */
+export function memoryHistoryStore(): HistoryStore & { pack(): Uint8Array } {
+  let pack = new Uint8Array(1024);
+  let used = 0;
+  let journal = '';
+  const grow = (need: number) => {
+    if (need <= pack.length) return;
+    const next = new Uint8Array(Math.max(need, pack.length * 2));
+    next.set(pack.subarray(0, used));
+    pack = next;
+  };
+  return {
+    pack: () => pack.slice(0, used),
+    async appendBlob(bytes) {
+      grow(used + bytes.length);
+      pack.set(bytes, used);
+      used += bytes.length;
+      return used - bytes.length;
+    },
+    async readBlob(offset, length) {
+      if (offset < 0 || offset + length > used) return null;
+      return pack.slice(offset, offset + length);
+    },
+    async appendJournal(text) {
+      journal += text;
+    },
+    async readJournal() {
+      return journal;
+    },
+    async replace(pieces, text) {
+      const parts: Uint8Array[] = [];
+      let n = 0;
+      for await (const p of pieces) {
+        parts.push(p);
+        n += p.length;
+      }
+      const next = new Uint8Array(Math.max(1024, n));
+      let o = 0;
+      for (const p of parts) {
+        next.set(p, o);
+        o += p.length;
+      }
+      pack = next;
+      used = n;
+      journal = text;
+    },
+    async size() {
+      return used + new TextEncoder().encode(journal).length;
+    },
+  };
+}

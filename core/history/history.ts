@@ -1,0 +1,244 @@
+/**
+ * The history of the vault (issue 30): every version of every note and attachment, and the
+ * trash, in a content-addressed store of our own (sha-256 dedup, deflate, an append-only pack
+ * and journal behind the HistoryStore port). The whole index lives in memory; the bytes stay in
+ * the store. Appends run one at a time; each resolves once durable.
+ */
+import { sha256Hex } from '../crypto.ts';
+import { DomainError } from '../errors.ts';
+import { createMutex } from '../mutex.ts';
+import type { Clock, HistoryStore, Logger } from '../ports.ts';
+import { type BlobLoc, type ChangeKind, type JournalRecord, packBlob, parseJournal, unpackBlob } from './codec.ts';
+import { type PruneLimits, pruneHistory } from './prune.ts';
+
+export type { ChangeKind } from './codec.ts';
+export type { PruneLimits } from './prune.ts';
+
+/** One version as `GET .../versions` lists it. */
+export interface VersionItem {
+  id: string;
+  at: number;
+  size: number;
+  checksum: string;
+  /** Who made the change: `key:<name>`, `mcp:<client>`, `agent`, `plugin:<id>`, `outside`. */
+  by: string;
+  change: ChangeKind;
+}
+
+/** One item of the trash. */
+export interface TrashItem {
+  id: string;
+  path: string;
+  kind: 'note' | 'file';
+  deletedAt: number;
+  by: string;
+  size: number;
+  checksum: string;
+}
+
+/** What the history keeps in memory about one version or trash item. */
+export type Stored<T> = T & { loc: BlobLoc };
+
+/** Everything `createHistory` needs. */
+export interface HistoryDeps {
+  store: HistoryStore;
+  clock: Clock;
+  logger?: Logger;
+  /** Largest version of an attachment kept, in bytes (default 10 MiB); larger ones are skipped. */
+  maxFileBytes?: number;
+}
+
+/** The in-memory index of a history, shared with pruning. */
+export interface HistoryState {
+  versions: Map<string, Stored<VersionItem>[]>;
+  trash: Map<string, Stored<TrashItem>>;
+  blobs: Map<string, BlobLoc>;
+}
+
+/** Builds the history over `deps.store`; call `load` once before use. */
+export function createHistory(deps: HistoryDeps) {
+  const { store, clock } = deps;
+  const maxFileBytes = deps.maxFileBytes ?? 10 * 1024 * 1024;
+  const state: HistoryState = { versions: new Map(), trash: new Map(), blobs: new Map() };
+  const mutex = createMutex();
+  let seq = 0;
+  const newId = (at: number) => `${at.toString(36)}${(++seq).toString(36).padStart(4, '0')}`;
+
+  const apply = (r: JournalRecord) => {
+    if (r.t === 'v') {
+      const { o, l, z } = r;
+      state.blobs.set(r.sum, { o, l, z });
+      const list = state.versions.get(r.p) ?? [];
+      list.push({ id: r.id, at: r.at, size: r.size, checksum: r.sum, by: r.by, change: r.ch, loc: { o, l, z } });
+      state.versions.set(r.p, list);
+    } else if (r.t === 'm') {
+      const from = state.versions.get(r.from);
+      if (!from) return;
+      state.versions.delete(r.from);
+      state.versions.set(r.to, [...(state.versions.get(r.to) ?? []), ...from].sort((a, b) => a.at - b.at));
+    } else if (r.t === 'x') {
+      const { o, l, z } = r;
+      state.blobs.set(r.sum, { o, l, z });
+      state.trash.set(r.id, {
+        id: r.id,
+        path: r.p,
+        kind: r.kind,
+        deletedAt: r.at,
+        by: r.by,
+        size: r.size,
+        checksum: r.sum,
+        loc: { o, l, z },
+      });
+    } else if (r.t === 'u') state.trash.delete(r.id);
+    seq++;
+  };
+
+  /** The blob of `bytes` in the pack (appended when new). Call holding the mutex. */
+  const blobOf = async (bytes: Uint8Array, sum: string): Promise<BlobLoc> => {
+    const known = state.blobs.get(sum);
+    if (known) return known;
+    const { data, z } = await packBlob(bytes);
+    const o = await store.appendBlob(data);
+    const loc: BlobLoc = { o, l: data.length, z };
+    state.blobs.set(sum, loc);
+    return loc;
+  };
+
+  const write = async (r: JournalRecord) => {
+    await store.appendJournal(`${JSON.stringify(r)}\n`);
+    apply(r);
+  };
+
+  const addVersion = (path: string, bytes: Uint8Array, sum: string | undefined, by: string, ch: ChangeKind) =>
+    mutex.run(async () => {
+      const checksum = sum ?? (await sha256Hex(bytes));
+      const loc = await blobOf(bytes, checksum);
+      const at = clock.now();
+      await write({ t: 'v', id: newId(at), p: path, at, size: bytes.length, sum: checksum, by, ch, ...loc });
+    });
+
+  const latest = (path: string) => state.versions.get(path)?.at(-1);
+
+  const findVersion = (path: string, id: string) => {
+    const v = state.versions.get(path)?.find((x) => x.id === id);
+    if (!v) throw new DomainError('NOT_FOUND', `No version "${id}" of "${path}".`);
+    return v;
+  };
+
+  const bytesOf = async (loc: BlobLoc) => {
+    const data = await store.readBlob(loc.o, loc.l);
+    if (!data) throw new DomainError('NOT_FOUND', 'That version is no longer stored.');
+    return unpackBlob(data, loc.z);
+  };
+
+  return {
+    /** Reads the journal into memory. */
+    async load(): Promise<void> {
+      for (const r of parseJournal(await store.readJournal())) apply(r);
+    },
+
+    /** True when `bytes` of an attachment are small enough to keep versions of. */
+    keepsFile: (size: number): boolean => size <= maxFileBytes,
+
+    /**
+     * Makes sure the content a write is about to replace is in the history: a no-op when the
+     * newest version has that checksum (the usual case); otherwise it is kept as an outside change.
+     */
+    async keepBefore(path: string, bytes: Uint8Array, sum?: string): Promise<void> {
+      const checksum = sum ?? (await sha256Hex(bytes));
+      const last = latest(path);
+      if (last?.checksum === checksum) return;
+      await addVersion(path, bytes, checksum, 'outside', last ? 'outside' : 'baseline');
+    },
+
+    /** Keeps `bytes` as the newest version of `path`, made by `by` through `change`. */
+    record: (path: string, bytes: Uint8Array, by: string, change: ChangeKind, sum?: string): Promise<void> =>
+      addVersion(path, bytes, sum, by, change),
+
+    /** The versions of `path` move with it to `to` (then a `move` version is recorded there). */
+    moved: (from: string, to: string): Promise<void> =>
+      mutex.run(() => write({ t: 'm', from, to, at: clock.now() })),
+
+    /** Puts the deleted `bytes` of `path` in the trash; answers the item. */
+    trash: (path: string, kind: 'note' | 'file', bytes: Uint8Array, by: string, sum?: string) =>
+      mutex.run(async (): Promise<TrashItem> => {
+        const checksum = sum ?? (await sha256Hex(bytes));
+        const loc = await blobOf(bytes, checksum);
+        const at = clock.now();
+        const id = newId(at);
+        await write({ t: 'x', id, p: path, kind, at, by, size: bytes.length, sum: checksum, ...loc });
+        const { loc: _, ...item } = state.trash.get(id)!;
+        return item;
+      }),
+
+    /**
+     * A file deleted outside the server (seen by the watcher): its newest kept version becomes a
+     * `delete` version by `outside` and a trash item. False when nothing of it was kept.
+     */
+    goneOutside: (path: string, kind: 'note' | 'file') =>
+      mutex.run(async (): Promise<boolean> => {
+        const last = latest(path);
+        if (!last) return false;
+        const at = clock.now();
+        const { checksum: sum, size, loc } = last;
+        await write({ t: 'v', id: newId(at), p: path, at, size, sum, by: 'outside', ch: 'delete', ...loc });
+        await write({ t: 'x', id: newId(at), p: path, kind, at, by: 'outside', size, sum, ...loc });
+        return true;
+      }),
+
+    /** The versions of `path`, newest first. */
+    list(path: string): VersionItem[] {
+      const list = state.versions.get(path) ?? [];
+      const out: VersionItem[] = new Array(list.length);
+      for (let i = 0; i < list.length; i++) {
+        const { loc: _, ...item } = list[list.length - 1 - i]!;
+        out[i] = item;
+      }
+      return out;
+    },
+
+    /** One version of `path` with its bytes; NOT_FOUND when unknown. */
+    async get(path: string, id: string): Promise<VersionItem & { bytes: Uint8Array }> {
+      const { loc, ...item } = findVersion(path, id);
+      return { ...item, bytes: await bytesOf(loc) };
+    },
+
+    /** The trash, newest first. */
+    listTrash(): TrashItem[] {
+      return [...state.trash.values()].map(({ loc: _, ...i }) => i).sort((a, b) => b.deletedAt - a.deletedAt);
+    },
+
+    /** One trash item with its bytes; NOT_FOUND when unknown. */
+    async trashed(id: string): Promise<TrashItem & { bytes: Uint8Array }> {
+      const found = state.trash.get(id);
+      if (!found) throw new DomainError('NOT_FOUND', `No item "${id}" in the trash.`);
+      const { loc, ...item } = found;
+      return { ...item, bytes: await bytesOf(loc) };
+    },
+
+    /** Takes an item out of the trash (restored, or deleted for good); false when unknown. */
+    untrash: (id: string): Promise<boolean> =>
+      mutex.run(async () => {
+        if (!state.trash.has(id)) return false;
+        await write({ t: 'u', id });
+        return true;
+      }),
+
+    /**
+     * Drops versions and trash items past the limits and compacts the store (only when something
+     * was dropped). Answers how many versions and trash items went.
+     */
+    prune: (limits: PruneLimits): Promise<{ versions: number; trash: number }> =>
+      mutex.run(() => pruneHistory(state, store, clock.now(), limits)),
+
+    /** Sizes for health and doctor. */
+    async usage(): Promise<{ bytes: number; versions: number; blobs: number; trash: number }> {
+      let versions = 0;
+      for (const l of state.versions.values()) versions += l.length;
+      return { bytes: await store.size(), versions, blobs: state.blobs.size, trash: state.trash.size };
+    },
+  };
+}
+
+/** The history of a vault. */
+export type History = ReturnType<typeof createHistory>;

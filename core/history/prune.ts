@@ -1,0 +1,104 @@
+/** Pruning of the history: by age, by total bytes, and the trash's retention; then compaction. */
+import type { HistoryStore } from '../ports.ts';
+import type { BlobLoc, JournalRecord } from './codec.ts';
+import type { HistoryState } from './history.ts';
+
+/** How much history to keep. */
+export interface PruneLimits {
+  /** Versions older than this many ms are dropped. */
+  maxAgeMs: number;
+  /** Past this many bytes of blobs, the oldest versions are dropped. */
+  maxBytes: number;
+  /** Trash items older than this many ms are deleted for good. */
+  trashMs: number;
+}
+
+/** Drops what the limits exclude and rewrites pack and journal when anything went. Hold the mutex. */
+export async function pruneHistory(
+  state: HistoryState,
+  store: HistoryStore,
+  now: number,
+  limits: PruneLimits,
+): Promise<{ versions: number; trash: number }> {
+  let versions = 0;
+  let trash = 0;
+  for (const [id, item] of state.trash) {
+    if (now - item.deletedAt > limits.trashMs) {
+      state.trash.delete(id);
+      trash++;
+    }
+  }
+  for (const [path, list] of state.versions) {
+    const kept = list.filter((v) => now - v.at <= limits.maxAgeMs);
+    versions += list.length - kept.length;
+    if (kept.length) state.versions.set(path, kept);
+    else state.versions.delete(path);
+  }
+  // By bytes: the oldest versions go first until the blobs still referenced fit.
+  const refs = new Map<string, number>();
+  const ref = (sum: string, d: number) => refs.set(sum, (refs.get(sum) ?? 0) + d);
+  for (const list of state.versions.values()) for (const v of list) ref(v.checksum, 1);
+  for (const t of state.trash.values()) ref(t.checksum, 1);
+  let bytes = 0;
+  for (const sum of refs.keys()) bytes += state.blobs.get(sum)?.l ?? 0;
+  if (bytes > limits.maxBytes) {
+    const all = [...state.versions.entries()].flatMap(([p, l]) => l.map((v) => ({ p, v })));
+    all.sort((a, b) => a.v.at - b.v.at);
+    const drop = new Set<object>();
+    for (const { v } of all) {
+      if (bytes <= limits.maxBytes) break;
+      drop.add(v);
+      versions++;
+      ref(v.checksum, -1);
+      if (refs.get(v.checksum) === 0) bytes -= state.blobs.get(v.checksum)?.l ?? 0;
+    }
+    for (const [path, list] of state.versions) {
+      const kept = list.filter((v) => !drop.has(v));
+      if (kept.length) state.versions.set(path, kept);
+      else state.versions.delete(path);
+    }
+  }
+  if (!versions && !trash) return { versions, trash };
+  await compact(state, store);
+  return { versions, trash };
+}
+
+/** Rewrites the pack with only the blobs still referenced, and the journal from the index. */
+async function compact(state: HistoryState, store: HistoryStore): Promise<void> {
+  const live = new Set<string>();
+  for (const list of state.versions.values()) for (const v of list) live.add(v.checksum);
+  for (const t of state.trash.values()) live.add(t.checksum);
+  const next = new Map<string, BlobLoc>();
+  let offset = 0;
+  for (const sum of live) {
+    const loc = state.blobs.get(sum);
+    if (!loc) continue;
+    next.set(sum, { o: offset, l: loc.l, z: loc.z });
+    offset += loc.l;
+  }
+  const old = state.blobs;
+  async function* pack(): AsyncIterable<Uint8Array> {
+    for (const sum of next.keys()) {
+      const loc = old.get(sum)!;
+      const data = await store.readBlob(loc.o, loc.l);
+      yield data ?? new Uint8Array(loc.l);
+    }
+  }
+  const lines: string[] = [];
+  for (const [p, list] of state.versions) {
+    for (const v of list) {
+      const loc = next.get(v.checksum)!;
+      v.loc = loc;
+      const r: JournalRecord = { t: 'v', id: v.id, p, at: v.at, size: v.size, sum: v.checksum, by: v.by, ch: v.change, ...loc };
+      lines.push(JSON.stringify(r));
+    }
+  }
+  for (const t of state.trash.values()) {
+    const loc = next.get(t.checksum)!;
+    t.loc = loc;
+    const r: JournalRecord = { t: 'x', id: t.id, p: t.path, kind: t.kind, at: t.deletedAt, by: t.by, size: t.size, sum: t.checksum, ...loc };
+    lines.push(JSON.stringify(r));
+  }
+  await store.replace(pack(), lines.length ? `${lines.join('\n')}\n` : '');
+  state.blobs = next;
+}
