@@ -176,7 +176,7 @@ export function createNoteContext(deps: NoteServiceDeps) {
       const old = ctx.index.entries.get(path);
       const firstSeen = keepFirstSeen ?? old?.firstSeen ?? Math.min(clock.now(), info.mtimeMs);
       const entry = toEntry(path, info, checksum, analysis, firstSeen);
-      ctx.invalidate(ctx.index.put(entry, analysis.text));
+      ctx.invalidate(ctx.index.put(entry, analysis.text, text));
       return entry;
     },
 

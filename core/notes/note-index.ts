@@ -10,6 +10,7 @@ import {
   type SerializedSearch,
   serializeSearchParts,
 } from './search.ts';
+import { searchDocOf } from './search/fields.ts';
 import { noteTitle } from './title.ts';
 
 /** What the index keeps of one note (no body text). */
@@ -91,12 +92,15 @@ export function toEntry(
 }
 
 /**
+ * 5: search postings hold stems (English), stop words only from titles and other short fields,
+ * and each posting's value is `body tf * 16 + field bits` (title/alias, heading, path, tag); docs
+ * carry their title's word count. Caches of 4 are rebuilt (their words are not stems).
  * 4: the index parse reads Obsidian's comments and block ids as nothing and keeps links and images
  * to files (entries cached by 3 would miss those); and the cache is a snapshot (`index-cache.json`: entries, search postings as varint lists in base64, and a
  * generation) plus a journal of the notes changed since (`index-journal.log`, one JSON line each,
  * headed by the snapshot's generation). 3 held the postings as JSON numbers and had no journal.
  */
-export const CACHE_VERSION = 4;
+export const CACHE_VERSION = 5;
 
 /** A consistent picture of the index for a snapshot; taken synchronously, written later in pieces. */
 export interface IndexCapture {
@@ -151,8 +155,8 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       return bytes;
     },
 
-    /** Adds or replaces an entry; `text` (when given) refreshes the search index. */
-    put(entry: IndexEntry, text?: string): Set<string> {
+    /** Adds or replaces an entry; `text` (when given) refreshes the search index (`raw` gives its headings). */
+    put(entry: IndexEntry, text?: string, raw?: string): Set<string> {
       const old = entries.get(entry.path);
       if (!old) sorted = null;
       bytes += entry.size - (old?.size ?? 0);
@@ -160,7 +164,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       changed?.add(entry.path);
       addFolders(entry.path);
       if (text !== undefined) {
-        search.put({ path: entry.path, title: titleOf(entry.path), tags: entry.tags.join(' '), text });
+        search.put(searchDocOf(entry, titleOf(entry.path), text, raw));
       }
       generation++;
       return forget(graph.set(entry.path, entry.links)) as Set<string>;
