@@ -1,7 +1,7 @@
 import { fromBase64, toBase64 } from '../crypto.ts';
 import { type ParsedQuery, parseQuery } from './search/query.ts';
-import { pathWords, terms as termsOf, tokenize } from './search/text.ts';
-import { createVocabulary, typoBudget } from './search/vocabulary.ts';
+import { pathWords, stem, terms as termsOf, tokenize } from './search/text.ts';
+import { createVocabulary, MAX_TYPO, oneEdit, typoBudget } from './search/vocabulary.ts';
 
 export { tokenize };
 
@@ -262,15 +262,27 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
 
   const idfOf = (df: number) => Math.log(1 + (docs.size - df + 0.5) / (df + 0.5));
 
-  /** Index terms standing for one query term, each with its weight (exact 1, prefix, typo). */
-  const alternatives = (q: string, prefix: boolean): [string, number][] => {
+  /** Index terms standing for one query word, each with its weight (exact 1, prefix, typo). */
+  const alternatives = (q: string, word: string, prefix: boolean): [string, number][] => {
     const out: [string, number][] = postings.has(q) ? [[q, 1]] : [];
-    if (prefix && q.length >= 2) for (const t of vocab.prefixed(q)) out.push([t, W_PREFIX]);
-    const k = /^[a-z]+$/.test(q) ? typoBudget(q.length) : 0;
+    if (prefix && q.length >= 2) {
+      for (const t of vocab.prefixed(q)) out.push([t, W_PREFIX]);
+      if (word !== q && word.length > q.length) {
+        for (const t of vocab.prefixed(word)) if (!out.some(([x]) => x === t)) out.push([t, W_PREFIX]);
+      }
+    }
+    const k = /^[a-z]+$/.test(word) ? typoBudget(word.length) : 0;
     if (!out.length && k > 0) {
-      const near = vocab.near(q, k);
+      const forms = new Set([q, word]);
+      for (let cut = 1; cut <= 3 && word.length - cut >= Math.max(4, q.length); cut++) forms.add(word.slice(0, -cut));
+      const near = vocab.near([...forms].filter((f) => f.length >= 3), k);
+      // The word one edit away, then stemmed ("hotkyes" -> "hotkeys" -> "hotkei"): the index holds stems.
+      for (const v of oneEdit(word)) {
+        const t = stem(v);
+        if (postings.has(t) && !near.some((n) => n.term === t)) near.push({ term: t, distance: 1 });
+      }
       near.sort((a, b) => a.distance - b.distance || postings.get(b.term)!.count - postings.get(a.term)!.count);
-      for (const n of near.slice(0, 6)) out.push([n.term, W_TYPO[n.distance] ?? 0.3]);
+      for (const n of near.slice(0, MAX_TYPO)) out.push([n.term, W_TYPO[n.distance] ?? 0.3]);
     }
     return out;
   };
@@ -359,7 +371,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       let totalWeight = 0;
       p.clauses.forEach((clause, ci) => {
         const last = ci === p.clauses.length - 1 && p.prefixLast;
-        const alts = clause.alts.flatMap((a) => alternatives(a, last));
+        const alts = clause.alts.flatMap((a, i) => alternatives(a, clause.words[i] ?? a, last));
         let weight = 0;
         for (const [t] of alts) weight = Math.max(weight, idfOf(postings.get(t)!.count));
         if (!alts.length) weight = idfOf(0) * 0.5;
@@ -402,9 +414,11 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
         if (accept && !accept(doc.path)) continue;
         const coverage = totalWeight ? covered[id]! / totalWeight : 0;
         const wholeTitle = doc.tlen > 0 && titleHits[id]! >= doc.tlen ? 1.25 : 1;
+        // Among otherwise equal notes, one nearer the vault's root is the more general one.
+        const depth = 1 / (1 + 0.02 * (doc.path.split('/').length - 1));
         out.push({
           path: doc.path,
-          score: Math.round(score[id]! * coverage * coverage * coverage * wholeTitle * 1000) / 1000,
+          score: Math.round(score[id]! * coverage * coverage * coverage * wholeTitle * depth * 1000) / 1000,
           terms: matchedTerms.get(id) ?? [],
           coverage,
         });

@@ -4,6 +4,8 @@ import { STOP_WORDS, stem, tokenize } from './text.ts';
 export interface Clause {
   /** Index terms (stems), any of which covers the clause. */
   alts: string[];
+  /** The words as typed (lowercased), for typo matching beside the stems. */
+  words: string[];
 }
 
 /** A search query taken apart (see docs/search.md for the syntax). */
@@ -53,9 +55,12 @@ function addWords(p: ParsedQuery, words: string[], join: boolean): void {
     const s = stem(w);
     const prev = p.clauses[p.clauses.length - 1];
     if (join && prev) {
-      if (!prev.alts.includes(s)) prev.alts.push(s);
+      if (!prev.alts.includes(s)) {
+        prev.alts.push(s);
+        prev.words.push(w);
+      }
     } else {
-      p.clauses.push({ alts: [s] });
+      p.clauses.push({ alts: [s], words: [w] });
     }
     join = false;
   }
@@ -128,7 +133,7 @@ export function parseQuery(q: string): ParsedQuery {
     // Only stop words, only exclusions or nothing readable: plain words, stop words included.
     const plain = empty();
     plain.words = tokenize(q);
-    plain.clauses = [...new Set(plain.words)].slice(0, 16).map((w) => ({ alts: [stem(w)] }));
+    plain.clauses = [...new Set(plain.words)].slice(0, 16).map((w) => ({ alts: [stem(w)], words: [w] }));
     plain.prefixLast = plain.clauses.length > 0 && /[\p{L}\p{N}]$/u.test(q);
     return plain;
   }

@@ -1,7 +1,7 @@
 import type { NoteIndex } from '../note-index.ts';
 import { makeSnippet, type SearchHit } from '../search.ts';
 import { filtersOnly, type ParsedQuery, parseQuery } from './query.ts';
-import { pathWords, terms, tokenize } from './text.ts';
+import { pathWords, STOP_WORDS, terms, tokenize } from './text.ts';
 
 /** How much a query's words side by side in a note (as typed) lift it: up to x1.5. */
 const PROXIMITY = 0.5;
@@ -59,23 +59,28 @@ export async function runSearch(
     return hits;
   }
 
-  const depth = p.phrases.length || p.notPhrases.length ? 200 : Math.min(limit + 10, 110);
+  const depth = p.phrases.length || p.notPhrases.length ? 200 : Math.min(limit + 5, 105);
   const ranked = index.search.query(p, depth, (path) => pass(path, true));
   const bigrams: string[] = [];
-  for (let i = 0; i + 1 < p.words.length; i++) bigrams.push(`${p.words[i]} ${p.words[i + 1]}`);
+  for (let i = 0; i + 1 < p.words.length; i++) {
+    const [a, b] = [p.words[i]!, p.words[i + 1]!];
+    if (!STOP_WORDS.has(a) || !STOP_WORDS.has(b)) bigrams.push(`${a} ${b}`);
+  }
   const scored: { path: string; score: number; terms: string[]; text: string }[] = [];
   for (const r of ranked) {
     if (p.phrases.length && scored.length >= limit) break;
     const text = await body(r.path);
     let score = r.score;
-    if (bigrams.length || p.phrases.length || p.notPhrases.length) {
+    if (p.phrases.length || p.notPhrases.length) {
       const flat = ` ${tokenize(`${index.titleOf(r.path)} . ${text}`).join(' ')} `;
       if (!p.phrases.every((ph) => flat.includes(` ${ph} `))) continue;
       if (p.notPhrases.some((ph) => flat.includes(` ${ph} `))) continue;
-      if (bigrams.length) {
-        const found = bigrams.filter((b) => flat.includes(` ${b} `)).length;
-        score *= 1 + (PROXIMITY * found) / bigrams.length;
-      }
+    }
+    if (bigrams.length) {
+      // Cheap on purpose (no tokenizing): the query's neighbouring words, as typed, in the text.
+      const lower = `${index.titleOf(r.path)}\n${text}`.toLowerCase();
+      const found = bigrams.filter((b) => lower.includes(b)).length;
+      score *= 1 + (PROXIMITY * found) / bigrams.length;
     }
     scored.push({ path: r.path, score, terms: r.terms, text });
   }

@@ -41,6 +41,25 @@ export function editDistance(a: string, b: string, k: number): number {
   return prev[m]!;
 }
 
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** Every a-z word one edit (deletion, swap of neighbours, substitution, insertion) from `w`. */
+export function oneEdit(w: string): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i <= w.length; i++) {
+    const a = w.slice(0, i);
+    const b = w.slice(i);
+    if (b) out.add(a + b.slice(1));
+    if (b.length > 1) out.add(a + b[1] + b[0] + b.slice(2));
+    for (const c of LETTERS) {
+      if (b && c !== b[0]) out.add(a + c + b.slice(1));
+      out.add(a + c + b);
+    }
+  }
+  out.delete(w);
+  return out;
+}
+
 /** How many edits a query word of `length` characters may have: 0 under 4, 1 under 8, else 2. */
 export function typoBudget(length: number): number {
   return length < 4 ? 0 : length < 8 ? 1 : 2;
@@ -93,16 +112,21 @@ export function createVocabulary(terms: () => Iterable<string>, alive: (t: strin
       for (const t of fresh) if (out.length < max && t !== p && t.startsWith(p) && alive(t)) out.push(t);
       return out;
     },
-    /** Known words within `k` edits of `w` (not `w`), closest first, at most `max`. */
-    near(w: string, k: number, max = MAX_TYPO): { term: string; distance: number }[] {
+    /**
+     * Known words within `k` edits of any of `forms` (a query word's stem, the word itself and the
+     * word less a few trailing letters, since the index holds stems), closest first, at most `max`.
+     */
+    near(forms: string[], k: number, max = MAX_TYPO): { term: string; distance: number }[] {
       build();
       const found: { term: string; distance: number }[] = [];
       const consider = (t: string) => {
-        if (t === w) return;
-        const d = editDistance(w, t, k);
+        if (forms.includes(t)) return;
+        let d = k + 1;
+        for (const f of forms) d = Math.min(d, editDistance(f, t, k));
         if (d <= k && alive(t)) found.push({ term: t, distance: d });
       };
-      for (let len = Math.max(1, w.length - k); len <= w.length + k; len++) {
+      const lens = forms.map((f) => f.length);
+      for (let len = Math.max(1, Math.min(...lens) - k); len <= Math.max(...lens) + k; len++) {
         for (const t of byLength[len] ?? []) consider(t);
       }
       for (const t of fresh) consider(t);
