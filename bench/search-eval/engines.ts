@@ -35,7 +35,14 @@ export async function quire(files: Record<string, string>): Promise<Engine> {
 export function minisearch(files: Record<string, string>): Engine {
   const m = new MiniSearch({ fields: ['title', 'text'] });
   m.addAll(Object.entries(files).map(([id, text]) => ({ id, title: titleOf(id), text })));
-  return { name: 'MiniSearch 7', search: (q, limit) => m.search(q).slice(0, limit).map((r) => String(r.id)) };
+  return {
+    name: 'MiniSearch 7',
+    search: (q, limit) =>
+      m
+        .search(q)
+        .slice(0, limit)
+        .map((r) => String(r.id)),
+  };
 }
 
 export async function orama(files: Record<string, string>): Promise<Engine> {

@@ -8,10 +8,11 @@
  * `en/` folder of obsidianmd/obsidian-help) and `silverbullet/` (the `docs/` folder of
  * silverbulletmd/silverbullet); see docs/search.md. Run: `npm run bench:search`.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Engine, flexsearch, minisearch, orama, quire } from './engines.ts';
+import { readVault } from './vault.ts';
 
 interface Question {
   q: string;
@@ -24,19 +25,6 @@ const SETS = [
   { name: 'obsidian-help', questions: 'obsidian-help.json' },
   { name: 'silverbullet', questions: 'silverbullet.json' },
 ];
-
-function readVault(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name.endsWith('.md')) files[relative(dir, p)] = readFileSync(p, 'utf8');
-    }
-  };
-  walk(dir);
-  return files;
-}
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -62,7 +50,11 @@ async function main(): Promise<void> {
     const questions = JSON.parse(readFileSync(join(here, set.questions), 'utf8')) as Question[];
     const engines: Engine[] = [await quire(files), minisearch(files), await orama(files), flexsearch(files)];
     for (const e of engines) {
-      const t = totals.get(e.name) ?? { all: { hit5: [] as number[], rr: [] as number[] }, kinds: new Map<string, Score>(), ms: [] as number[] };
+      const t = totals.get(e.name) ?? {
+        all: { hit5: [] as number[], rr: [] as number[] },
+        kinds: new Map<string, Score>(),
+        ms: [] as number[],
+      };
       totals.set(e.name, t);
       for (const q of questions) await e.search(q.q, 10); // warm
       for (const q of questions) {

@@ -2,6 +2,7 @@ import { isKnownFileType } from '../files/content-types.ts';
 import { dirname } from '../paths.ts';
 import { createLinkGraph, distinctLinks, isFileName, type LinkRef } from './link-graph.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';
+import { searchDocOf } from './search/fields.ts';
 import {
   createSearchIndex,
   type DocTerms,
@@ -10,7 +11,6 @@ import {
   type SerializedSearch,
   serializeSearchParts,
 } from './search.ts';
-import { searchDocOf } from './search/fields.ts';
 import { noteTitle } from './title.ts';
 
 /** What the index keeps of one note (no body text). */

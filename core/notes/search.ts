@@ -31,15 +31,26 @@ const TITLE = 1;
 const HEADING = 2;
 const PATH = 4;
 const TAG = 8;
-/** What a word in each field adds (the body's count goes through BM25: at most K1 + 1 = 2.2). */
-const W_TITLE = 3;
-const W_HEADING = 1.2;
-const W_PATH = 0.8;
-const W_TAG = 1.5;
-const K1 = 1.2;
-const B = 0.75;
-/** A word matched as a prefix or a misspelling counts less than the word itself. */
-const W_PREFIX = 0.7;
+/**
+ * The ranking's weights (tuned on bench/search-eval, see docs/search.md). What a word in each field
+ * adds (the body's count goes through BM25: at most k1 + 1); `coverage`: the power of the share of
+ * the query a note covers; `wholeTitle`: the lift when every title word is in the query; `depth`:
+ * the discount per folder level; `prefix`: the weight of a word matched as a prefix.
+ */
+export const RANKING = {
+  title: 3,
+  heading: 1.2,
+  path: 0.8,
+  tag: 1.5,
+  k1: 1.2,
+  b: 0.75,
+  prefix: 0.7,
+  coverage: 3,
+  wholeTitle: 1.25,
+  depth: 0.02,
+  proximity: 0.5,
+};
+/** A word matched as a misspelling counts less than the word itself (by edits). */
 const W_TYPO = [1, 0.6, 0.4];
 
 /**
@@ -266,22 +277,28 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   const alternatives = (q: string, word: string, prefix: boolean): [string, number][] => {
     const out: [string, number][] = postings.has(q) ? [[q, 1]] : [];
     if (prefix && q.length >= 2) {
-      for (const t of vocab.prefixed(q)) out.push([t, W_PREFIX]);
+      for (const t of vocab.prefixed(q)) out.push([t, RANKING.prefix]);
       if (word !== q && word.length > q.length) {
-        for (const t of vocab.prefixed(word)) if (!out.some(([x]) => x === t)) out.push([t, W_PREFIX]);
+        for (const t of vocab.prefixed(word)) if (!out.some(([x]) => x === t)) out.push([t, RANKING.prefix]);
       }
     }
     const k = /^[a-z]+$/.test(word) ? typoBudget(word.length) : 0;
     if (!out.length && k > 0) {
       const forms = new Set([q, word]);
-      for (let cut = 1; cut <= 3 && word.length - cut >= Math.max(4, q.length); cut++) forms.add(word.slice(0, -cut));
-      const near = vocab.near([...forms].filter((f) => f.length >= 3), k);
+      for (let cut = 1; cut <= 3 && word.length - cut >= Math.max(4, q.length); cut++)
+        forms.add(word.slice(0, -cut));
+      const near = vocab.near(
+        [...forms].filter((f) => f.length >= 3),
+        k,
+      );
       // The word one edit away, then stemmed ("hotkyes" -> "hotkeys" -> "hotkei"): the index holds stems.
       for (const v of oneEdit(word)) {
         const t = stem(v);
         if (postings.has(t) && !near.some((n) => n.term === t)) near.push({ term: t, distance: 1 });
       }
-      near.sort((a, b) => a.distance - b.distance || postings.get(b.term)!.count - postings.get(a.term)!.count);
+      near.sort(
+        (a, b) => a.distance - b.distance || postings.get(b.term)!.count - postings.get(a.term)!.count,
+      );
       for (const n of near.slice(0, MAX_TYPO)) out.push([n.term, W_TYPO[n.distance] ?? 0.3]);
     }
     return out;
@@ -354,6 +371,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     query(input: string | ParsedQuery, limit: number, accept?: (path: string) => boolean): RankedNote[] {
       const p = typeof input === 'string' ? parseQuery(input) : input;
       if (!p.clauses.length || !docs.size) return [];
+      const R = RANKING;
       const size = nextId;
       const excluded = new Uint8Array(size);
       for (const t of p.exclude) {
@@ -384,11 +402,15 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
             const doc = docs.get(id);
             if (!doc || excluded[id]) return;
             const tf = v >> 4;
-            const body = tf ? (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * doc.len) / avg)) : 0;
+            const body = tf ? (tf * (R.k1 + 1)) / (tf + R.k1 * (1 - R.b + (R.b * doc.len) / avg)) : 0;
             const part =
               w *
               idf *
-              (body + (v & TITLE ? W_TITLE : 0) + (v & HEADING ? W_HEADING : 0) + (v & PATH ? W_PATH : 0) + (v & TAG ? W_TAG : 0));
+              (body +
+                (v & TITLE ? R.title : 0) +
+                (v & HEADING ? R.heading : 0) +
+                (v & PATH ? R.path : 0) +
+                (v & TAG ? R.tag : 0));
             if (best[id] === 0) here.push(id);
             if (part > best[id]!) {
               best[id] = part;
@@ -413,12 +435,12 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
         const doc = docs.get(id)!;
         if (accept && !accept(doc.path)) continue;
         const coverage = totalWeight ? covered[id]! / totalWeight : 0;
-        const wholeTitle = doc.tlen > 0 && titleHits[id]! >= doc.tlen ? 1.25 : 1;
+        const wholeTitle = doc.tlen > 0 && titleHits[id]! >= doc.tlen ? R.wholeTitle : 1;
         // Among otherwise equal notes, one nearer the vault's root is the more general one.
-        const depth = 1 / (1 + 0.02 * (doc.path.split('/').length - 1));
+        const depth = 1 / (1 + R.depth * (doc.path.split('/').length - 1));
         out.push({
           path: doc.path,
-          score: Math.round(score[id]! * coverage * coverage * coverage * wholeTitle * depth * 1000) / 1000,
+          score: Math.round(score[id]! * coverage ** R.coverage * wholeTitle * depth * 1000) / 1000,
           terms: matchedTerms.get(id) ?? [],
           coverage,
         });

@@ -5,8 +5,8 @@ import { createNoteContext, decode, type Note, type NoteEvent, type NoteServiceD
 import { applyExternalChanges, loadVault, reconcile, saveCache } from './loading.ts';
 import { withoutHidden } from './markdown/parts.ts';
 import type { NoteSummary } from './note-index.ts';
-import type { SearchHit } from './search.ts';
 import { runSearch } from './search/run.ts';
+import type { SearchHit } from './search.ts';
 import { countTags, type TagCount } from './tags.ts';
 import { type FolderNode, folderTree } from './tree.ts';
 import { createWrites } from './writes.ts';

@@ -113,7 +113,8 @@ export function parseQuery(q: string): ParsedQuery {
     lastPlain = false;
     const v = value ?? '';
     if (field === 'tag' && clean(v)) (neg ? p.notTags : p.tags).push(clean(v).replace(/^#/, ''));
-    else if (field === 'path' && clean(v)) (neg ? p.notPaths : p.paths).push(clean(v).replace(/^\/+|\/+$/g, ''));
+    else if (field === 'path' && clean(v))
+      (neg ? p.notPaths : p.paths).push(clean(v).replace(/^\/+|\/+$/g, ''));
     else if (field === 'file' && clean(v)) p.files.push(clean(v));
     else {
       const words = tokenize(v);

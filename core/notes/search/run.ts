@@ -1,10 +1,8 @@
 import type { NoteIndex } from '../note-index.ts';
-import { makeSnippet, type SearchHit } from '../search.ts';
+import { makeSnippet, RANKING, type SearchHit } from '../search.ts';
 import { filtersOnly, type ParsedQuery, parseQuery } from './query.ts';
 import { pathWords, STOP_WORDS, terms, tokenize } from './text.ts';
 
-/** How much a query's words side by side in a note (as typed) lift it: up to x1.5. */
-const PROXIMITY = 0.5;
 /** A file's name matching every word scores like this share of a title match. */
 const FILE_SHARE = 0.8;
 const W_TITLE = 3;
@@ -80,7 +78,7 @@ export async function runSearch(
       // Cheap on purpose (no tokenizing): the query's neighbouring words, as typed, in the text.
       const lower = `${index.titleOf(r.path)}\n${text}`.toLowerCase();
       const found = bigrams.filter((b) => lower.includes(b)).length;
-      score *= 1 + (PROXIMITY * found) / bigrams.length;
+      score *= 1 + (RANKING.proximity * found) / bigrams.length;
     }
     scored.push({ path: r.path, score, terms: r.terms, text });
   }
@@ -91,7 +89,9 @@ export async function runSearch(
   ].sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
   for (const s of all.slice(0, limit)) {
     const score = Math.round(s.score * 1000) / 1000;
-    hits.push(s.file ? fileHit(s.path, score) : await noteHit(index, async () => s.text, s.path, score, s.terms));
+    hits.push(
+      s.file ? fileHit(s.path, score) : await noteHit(index, async () => s.text, s.path, score, s.terms),
+    );
   }
   return hits;
 }
@@ -112,7 +112,9 @@ function matchFiles(
     let score = 0;
     const all = p.clauses.every((c, i) => {
       const last = i === p.clauses.length - 1 && p.prefixLast;
-      const hit = c.alts.find((a) => words.some((w) => w === a || (last && a.length >= 2 && w.startsWith(a))));
+      const hit = c.alts.find((a) =>
+        words.some((w) => w === a || (last && a.length >= 2 && w.startsWith(a))),
+      );
       if (hit === undefined) return false;
       const df = index.search.df(hit);
       score += Math.log(1 + (n - df + 0.5) / (df + 0.5)) * W_TITLE * FILE_SHARE;

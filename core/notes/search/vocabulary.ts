@@ -77,7 +77,11 @@ export function createVocabulary(terms: () => Iterable<string>, alive: (t: strin
     if (sorted) return sorted;
     sorted = [...terms()].sort();
     byLength = [];
-    for (const t of sorted) (byLength[t.length] ??= []).push(t);
+    for (const t of sorted) {
+      const bucket = byLength[t.length];
+      if (bucket) bucket.push(t);
+      else byLength[t.length] = [t];
+    }
     fresh.clear();
     return sorted;
   };
