@@ -38,17 +38,17 @@ const TAG = 8;
  * the discount per folder level; `prefix`: the weight of a word matched as a prefix.
  */
 export const RANKING = {
-  title: 3,
-  heading: 1.2,
-  path: 0.8,
-  tag: 1.5,
-  k1: 1.2,
-  b: 0.75,
-  prefix: 0.7,
-  coverage: 3,
-  wholeTitle: 1.25,
-  depth: 0.02,
-  proximity: 0.5,
+  title: 1.25,
+  heading: 0.5,
+  path: 0.9,
+  tag: 1,
+  k1: 1.35,
+  b: 0.55,
+  prefix: 0.2,
+  coverage: 0.5,
+  wholeTitle: 1,
+  depth: 0.06,
+  proximity: 0.4,
 };
 /** A word matched as a misspelling counts less than the word itself (by edits). */
 const W_TYPO = [1, 0.6, 0.4];
