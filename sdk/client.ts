@@ -246,6 +246,10 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
       tree: (path?: string) =>
         path ? call<R.FolderNodeShape>('folderSubtree', { path }) : call<R.FolderNodeShape>('folderTree'),
     },
+    /**
+     * Ranked search (docs/search.md): a question or words, with `"phrase"`, `-word`, `a OR b`,
+     * `tag:`, `path:` and `file:`; hits are notes, or attachments by name (`type: 'file'`).
+     */
     search: (q: string, limit?: number) =>
       call<Out<typeof R.SearchHit>[]>('search', {}, { query: { q, limit } }),
     agent: {

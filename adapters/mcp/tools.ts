@@ -29,7 +29,8 @@ export type McpToolResult = {
 
 const DESCRIPTIONS: Record<ToolName, string> = {
   search_notes:
-    'Full-text search over titles, tags and bodies. Returns paths, titles, snippets, scores, tags.',
+    'Ranked search over notes (title, aliases, headings, folder and file names, tags, body) and attachments by file name; send the question as asked. ' +
+    'Syntax: words (any may match; notes with more of them rank first; typos and the last word as a prefix are tolerated), "exact phrase", -word, a OR b, tag:name, path:folder, file:name. Returns path, title, snippet, score, tags and type ("note", or "file" for an attachment).',
   list_notes:
     'Lists note summaries (path, title, tags, wordCount, updatedAt, checksum) sorted by path, optionally under a folder; page with limit and cursor.',
   read_note: 'Reads one note: content (body), frontmatter, tags, links, backlinks and checksum.',

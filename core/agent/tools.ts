@@ -58,7 +58,8 @@ export function noteTools(notes: NoteService): AgentTool[] {
     tool({
       name: 'search_notes',
       description:
-        'Full-text search over the notes (title, tags, body). Give a query, a tag, or both. Returns paths, titles, snippets.',
+        'Ranked search over the notes (title, aliases, headings, folder and file names, tags, body) and attachments by name. Give a query, a tag, or both. ' +
+        'Syntax: words (any may match; notes with more of them rank first; typos and the last word as a prefix are tolerated), "exact phrase", -word, a OR b, tag:name, path:folder, file:name. Returns paths, titles, snippets.',
       input: v.object({
         query: v.optional(v.pipe(v.string(), v.maxLength(500))),
         tag: v.optional(v.pipe(v.string(), v.maxLength(200))),

@@ -5,15 +5,10 @@
 import { sha256Hex } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
 import { createMutex } from '../mutex.ts';
-import type { History } from '../history/history.ts';
 import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '../ports.ts';
 import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
-import { countTextYielding } from './search.ts';
-
-/** Lets timers and requests run between slices of long work (a macrotask, not a microtask). */
-const pauseForTimers = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** A whole note as `GET /notes/:path` returns it. */
 export interface Note extends NoteSummary {
@@ -26,7 +21,7 @@ export interface Note extends NoteSummary {
 
 /** What happened to a note; plugins and channels subscribe to these. */
 export type NoteEvent =
-  | { type: 'created' | 'updated' | 'deleted' | 'restored'; path: string; external: boolean }
+  | { type: 'created' | 'updated' | 'deleted'; path: string; external: boolean }
   | { type: 'moved'; path: string; from: string; external: boolean };
 
 /** Parses many notes at once; lets a runtime spread the work over threads. */
@@ -48,9 +43,7 @@ export interface NoteServiceDeps {
    * The vault's other files (attachments): listed at load (and by `reconcile`) so that links and
    * embeds to them resolve. Without it, links to files stay unresolved until `filesChanged`.
    */
-  files?: Pick<FileStore, 'list' | 'stat'> & Partial<Pick<FileStore, 'read'>>;
-  /** Where every change keeps the version before it, and deleted notes go (issue 30). */
-  history?: History;
+  files?: Pick<FileStore, 'list' | 'stat'>;
 }
 
 const decoder = new TextDecoder();
@@ -94,9 +87,6 @@ export function createNoteContext(deps: NoteServiceDeps) {
     logger,
     state: deps.state,
     files: deps.files,
-    history: deps.history,
-    /** Who the write being started is for (set around the call by `withActor`, read at its entry). */
-    actor: 'api',
     analyzeBatch: deps.analyze ?? (async (texts: string[]) => texts.map((t) => analyzeNote(t))),
     mutex: createMutex(),
     index: createNoteIndex(),
@@ -186,12 +176,7 @@ export function createNoteContext(deps: NoteServiceDeps) {
       const old = ctx.index.entries.get(path);
       const firstSeen = keepFirstSeen ?? old?.firstSeen ?? Math.min(clock.now(), info.mtimeMs);
       const entry = toEntry(path, info, checksum, analysis, firstSeen);
-      // A large note's words are counted in slices with pauses between them (issue 31, item 8).
-      const counted =
-        analysis.text.length >= LARGE_NOTE_CHARS
-          ? await countTextYielding(analysis.text, pauseForTimers)
-          : undefined;
-      ctx.invalidate(ctx.index.put(entry, analysis.text, counted));
+      ctx.invalidate(ctx.index.put(entry, analysis.text, text));
       return entry;
     },
 

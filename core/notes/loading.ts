@@ -13,6 +13,7 @@ import {
   snapshotParts,
   toEntry,
 } from './note-index.ts';
+import { searchDocOf } from './search/fields.ts';
 import { noteTitle } from './title.ts';
 
 /** The snapshot of the index (layout in note-index.ts). */
@@ -98,19 +99,15 @@ export function loadVault(
         const bytes = await Promise.all(
           toParse.map(async (t) => (await store.read(t.info.path)) ?? new Uint8Array()),
         );
+        const texts = bytes.map(decode);
         const [sums, analyses] = await Promise.all([
           Promise.all(bytes.map((b) => sha256Hex(b))),
-          ctx.analyzeBatch(bytes.map(decode)),
+          ctx.analyzeBatch(texts),
         ]);
         for (const [j, t] of toParse.entries()) {
           const a = analyses[j]!;
           const entry = toEntry(t.info.path, t.info, sums[j]!, a, t.firstSeen);
-          index.search.put({
-            path: entry.path,
-            title: noteTitle(entry.path, entry.titleExplicit),
-            tags: entry.tags.join(' '),
-            text: a.text,
-          });
+          index.search.put(searchDocOf(entry, noteTitle(entry.path, entry.titleExplicit), a.text, texts[j]));
           index.markChanged(entry.path);
           loaded.push(entry);
         }

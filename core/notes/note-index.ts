@@ -2,6 +2,7 @@ import { isKnownFileType } from '../files/content-types.ts';
 import { dirname } from '../paths.ts';
 import { createLinkGraph, distinctLinks, isFileName, type LinkRef } from './link-graph.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';
+import { searchDocOf } from './search/fields.ts';
 import {
   createSearchIndex,
   type DocTerms,
@@ -9,7 +10,6 @@ import {
   type SearchIndex,
   type SerializedSearch,
   serializeSearchParts,
-  type TextCounts,
 } from './search.ts';
 import { noteTitle } from './title.ts';
 
@@ -92,12 +92,15 @@ export function toEntry(
 }
 
 /**
+ * 5: search postings hold stems (English), stop words only from titles and other short fields,
+ * and each posting's value is `body tf * 16 + field bits` (title/alias, heading, path, tag); docs
+ * carry their title's word count. Caches of 4 are rebuilt (their words are not stems).
  * 4: the index parse reads Obsidian's comments and block ids as nothing and keeps links and images
  * to files (entries cached by 3 would miss those); and the cache is a snapshot (`index-cache.json`: entries, search postings as varint lists in base64, and a
  * generation) plus a journal of the notes changed since (`index-journal.log`, one JSON line each,
  * headed by the snapshot's generation). 3 held the postings as JSON numbers and had no journal.
  */
-export const CACHE_VERSION = 4;
+export const CACHE_VERSION = 5;
 
 /** A consistent picture of the index for a snapshot; taken synchronously, written later in pieces. */
 export interface IndexCapture {
@@ -152,11 +155,8 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       return bytes;
     },
 
-    /**
-     * Adds or replaces an entry; `text` (when given) refreshes the search index, with `counted`
-     * (its words from `countTextYielding`) when they were counted ahead.
-     */
-    put(entry: IndexEntry, text?: string, counted?: TextCounts): Set<string> {
+    /** Adds or replaces an entry; `text` (when given) refreshes the search index (`raw` gives its headings). */
+    put(entry: IndexEntry, text?: string, raw?: string): Set<string> {
       const old = entries.get(entry.path);
       if (!old) sorted = null;
       bytes += entry.size - (old?.size ?? 0);
@@ -164,10 +164,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       changed?.add(entry.path);
       addFolders(entry.path);
       if (text !== undefined) {
-        search.put(
-          { path: entry.path, title: titleOf(entry.path), tags: entry.tags.join(' '), text },
-          counted,
-        );
+        search.put(searchDocOf(entry, titleOf(entry.path), text, raw));
       }
       generation++;
       return forget(graph.set(entry.path, entry.links)) as Set<string>;

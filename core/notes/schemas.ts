@@ -72,7 +72,14 @@ export const EventsQuery = v.object({
 /** Inputs of the MCP tools, by tool name. */
 export const McpToolInputs = {
   search_notes: v.strictObject({
-    query: v.pipe(v.string(), v.minLength(1), v.maxLength(500), v.description('Words to search for.')),
+    query: v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.maxLength(500),
+      v.description(
+        'A question or words. Syntax: words (any may match; notes with more of them rank first; typos and the last word as a prefix are tolerated), "exact phrase", -word, a OR b, tag:name, path:folder, file:name.',
+      ),
+    ),
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
   }),
   list_notes: v.strictObject({

@@ -1,87 +1,75 @@
 import { fromBase64, toBase64 } from '../crypto.ts';
-/** One search result. */
+import { type ParsedQuery, parseQuery } from './search/query.ts';
+import { pathWords, stem, terms as termsOf, tokenize } from './search/text.ts';
+import { createVocabulary, MAX_TYPO, oneEdit, typoBudget } from './search/vocabulary.ts';
+
+export { tokenize };
+
+/** One search result: a note, or an attachment found by its file name (`type: 'file'`). */
 export interface SearchHit {
   path: string;
   title: string;
   snippet: string;
   score: number;
   tags: string[];
+  /** 'note' for a markdown note, 'file' for an attachment matched by its name. */
+  type: 'note' | 'file';
 }
 
-/** The fields indexed for one note. */
+/** The fields indexed for one note (aliases and headings optional). */
 export interface SearchDoc {
   path: string;
   title: string;
+  aliases?: string[];
+  headings?: string[];
   tags: string;
   text: string;
 }
 
-const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}]+/gu;
-const FIELD_WEIGHT = { title: 3, tags: 2, text: 1 } as const;
-const K1 = 1.2;
-const B = 0.75;
-const MAX_EXPANSIONS = 50;
-
-/** Lowercased words (CJK characters one each), without diacritics. */
-export function tokenize(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().matchAll(TOKEN)) {
-    if (m[0].length <= 40) out.push(m[0]);
-  }
-  return out;
-}
-
-/** Characters tokenized between two pauses in `countTextYielding`. */
-const COUNT_SLICE = 32 * 1024;
-
-/** A note text's words and how often each occurs, counted ahead of `put`. */
-export interface TextCounts {
-  tfs: Map<string, number>;
-  len: number;
-}
-
+/** Field bits kept with each posting beside the body's term count (`tf * 16 + bits`). */
+const TITLE = 1;
+const HEADING = 2;
+const PATH = 4;
+const TAG = 8;
 /**
- * The words of a note's text (what `put` counts for its text field), pausing with `pause()` every
- * COUNT_SLICE characters so a large note never holds the event loop for long. The text is cut at
- * whitespace only, where no word can be split.
+ * The ranking's weights (tuned on bench/search-eval, see docs/search.md). What a word in each field
+ * adds (the body's count goes through BM25: at most k1 + 1); `coverage`: the power of the share of
+ * the query a note covers; `wholeTitle`: the lift when every title word is in the query; `depth`:
+ * the discount per folder level; `prefix`: the weight of a word matched as a prefix.
  */
-export async function countTextYielding(text: string, pause: () => Promise<void>): Promise<TextCounts> {
-  const tfs = new Map<string, number>();
-  let len = 0;
-  let at = 0;
-  while (at < text.length) {
-    let end = Math.min(text.length, at + COUNT_SLICE);
-    if (end < text.length) {
-      const space = text.slice(end, end + 4096).search(/\s/);
-      end = space < 0 ? Math.min(text.length, end + 4096) : end + space;
-    }
-    for (const t of tokenize(text.slice(at, end))) {
-      tfs.set(t, (tfs.get(t) ?? 0) + 1);
-      len++;
-    }
-    at = end;
-    if (at < text.length) await pause();
-  }
-  return { tfs, len };
-}
+export const RANKING = {
+  title: 1.25,
+  heading: 0.5,
+  path: 0.9,
+  tag: 1,
+  k1: 1.35,
+  b: 0.55,
+  prefix: 0.2,
+  coverage: 0.5,
+  wholeTitle: 1,
+  depth: 0.06,
+  proximity: 0.4,
+};
+/** A word matched as a misspelling counts less than the word itself (by edits). */
+const W_TYPO = [1, 0.6, 0.4];
 
 /**
  * The search index as the cache stores it (inside the index cache's JSON, see note-index.ts):
- * `docs` as `[id, path, length]`, `terms` as `[term, postings, last id, base64 of the encoded list]`
+ * `docs` as `[id, path, body length, title words]`, `terms` as `[term, postings, last id, base64 of the encoded list]`
  * (the list's bytes exactly as memory holds them, see `Postings`), and `journal`: the notes changed
  * since, each `[path]` (removed) or `[path, terms]` (`terms` as `termsOf` gives them).
  */
 export interface SerializedSearch {
-  docs: [number, string, number][];
+  docs: [number, string, number, number][];
   terms: [string, number, number, string][];
   journal?: ([string] | [string, DocTerms])[];
 }
 
-/** One note's words for the journal: `[length, term, weighted tf, term, weighted tf, ...]`. */
+/** One note's words for the journal: `[body length, title words, term, tf * 16 + field bits, ...]`. */
 export type DocTerms = (string | number)[];
 
 /**
- * One term's postings: `(id - previous id, weighted tf)` pairs as unsigned LEB128 varints in one
+ * One term's postings: `(id - previous id, tf * 16 + field bits)` pairs as unsigned LEB128 varints in one
  * byte buffer (ids only grow, so deltas are small: 2 to 3 bytes a posting instead of 16 as a pair
  * of JS numbers). Bytes below `n` are never changed in place (growing and sweeping copy), so a
  * capture of `(b, n)` stays a consistent picture while the index goes on changing.
@@ -150,19 +138,61 @@ export const base64ToBytes = fromBase64;
 
 /** A consistent picture of the search index, taken synchronously, serialized later in pieces. */
 export interface SearchCapture {
-  docs: [number, string, number][];
+  docs: [number, string, number, number][];
   terms: [string, Uint8Array, number, number][];
 }
 
+/** One ranked note of `query`. */
+export interface RankedNote {
+  path: string;
+  score: number;
+  /** Index terms that matched (for the snippet). */
+  terms: string[];
+  /** Share of the query's words (weighted by rarity) the note matched, 0 to 1. */
+  coverage: number;
+}
+
+/** A note's index terms: `[body length, title words, term, tf * 16 + bits, ...]`. */
+export function docTerms(doc: SearchDoc): DocTerms {
+  const vals = new Map<string, number>();
+  let len = 0;
+  for (const t of termsOf(doc.text)) {
+    vals.set(t, (vals.get(t) ?? 0) + 16);
+    len++;
+  }
+  const mark = (text: string, bit: number) => {
+    // Stop words count in the short fields (a title such as "To do" must stay findable).
+    for (const t of termsOf(text, true)) {
+      const v = vals.get(t) ?? 0;
+      vals.set(t, v | bit);
+    }
+  };
+  const titleWords = new Set(termsOf(doc.title));
+  mark(doc.title, TITLE);
+  for (const a of doc.aliases ?? []) mark(a, TITLE);
+  for (const h of doc.headings ?? []) mark(h, HEADING);
+  mark(pathWords(doc.path), PATH);
+  mark(doc.tags.replace(/[/_-]/g, ' '), TAG);
+  const out: DocTerms = [len, titleWords.size];
+  for (const [t, v] of vals) out.push(t, Math.min(v, 0x3ffff));
+  return out;
+}
+
 /**
- * A compact inverted index with BM25 ranking over title (x3), tags (x2) and body text.
- * Postings are varint byte lists per term (`Postings`); every query term must match (the
- * last one also as a prefix). Built for 10,000s of notes: adding a note costs its own words.
+ * A compact inverted index ranking notes for a query (see docs/search.md): every query word may
+ * match (notes covering more of the query rank far higher), in the body through BM25 and in the
+ * title and aliases, headings, folder and file names and tags through field bonuses; English
+ * stems, stop words, a prefix for the last word and typos bounded by word length. Postings are
+ * varint byte lists per term (`Postings`); adding a note costs its own words.
  */
 export function createSearchIndex(serialized?: string | SerializedSearch | null) {
   const postings = new Map<string, Postings>();
-  const docs = new Map<number, { path: string; len: number }>();
+  const docs = new Map<number, { path: string; len: number; tlen: number }>();
   const ids = new Map<string, number>();
+  const vocab = createVocabulary(
+    () => postings.keys(),
+    (t) => postings.has(t),
+  );
   let nextId = 0;
   let totalLen = 0;
   /** Notes removed or replaced since the last sweep: their postings are still in the lists. */
@@ -173,15 +203,16 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   const addTerms = (path: string, terms: DocTerms) => {
     const id = nextId++;
     const len = terms[0] as number;
-    docs.set(id, { path, len });
+    docs.set(id, { path, len, tlen: terms[1] as number });
     ids.set(path, id);
     totalLen += len;
-    for (let i = 1; i < terms.length; i += 2) {
+    for (let i = 2; i < terms.length; i += 2) {
       const term = terms[i] as string;
       let list = postings.get(term);
       if (!list) {
         list = new Postings();
         postings.set(term, list);
+        vocab.added(term);
       }
       list.add(id, terms[i + 1] as number);
     }
@@ -203,8 +234,9 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       const b = base64ToBytes(b64);
       postings.set(term, new Postings(b, b.length, count, last));
     }
-    for (const [id, path, len] of data.docs) {
-      docs.set(id, { path, len });
+    for (const [id, path, len, tlen] of data.docs) {
+      if (typeof tlen !== 'number') throw new Error('an older layout');
+      docs.set(id, { path, len, tlen });
       ids.set(path, id);
       totalLen += len;
       nextId = Math.max(nextId, id + 1);
@@ -227,6 +259,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       nextId = 0;
     }
   }
+  vocab.reset();
 
   /** Drops the postings of removed notes from one term's list (a new buffer: captures stay valid). */
   const sweepTerm = (term: string, list: Postings) => {
@@ -238,38 +271,44 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     else if (next.count !== list.count) postings.set(term, next);
   };
 
-  /** Terms of the index matching query term `q`: itself, and as a prefix when `prefix`. */
-  const expand = (q: string, prefix: boolean): string[] => {
-    const out = postings.has(q) ? [q] : [];
-    if (!prefix || q.length < 2) return out;
-    for (const term of postings.keys()) {
-      if (term !== q && term.startsWith(q)) out.push(term);
-      if (out.length >= MAX_EXPANSIONS) break;
+  const idfOf = (df: number) => Math.log(1 + (docs.size - df + 0.5) / (df + 0.5));
+
+  /** Index terms standing for one query word, each with its weight (exact 1, prefix, typo). */
+  const alternatives = (q: string, word: string, prefix: boolean): [string, number][] => {
+    const out: [string, number][] = postings.has(q) ? [[q, 1]] : [];
+    if (prefix && q.length >= 2) {
+      for (const t of vocab.prefixed(q)) out.push([t, RANKING.prefix]);
+      if (word !== q && word.length > q.length) {
+        for (const t of vocab.prefixed(word)) if (!out.some(([x]) => x === t)) out.push([t, RANKING.prefix]);
+      }
+    }
+    const k = /^[a-z]+$/.test(word) ? typoBudget(word.length) : 0;
+    if (!out.length && k > 0) {
+      const forms = new Set([q, word]);
+      for (let cut = 1; cut <= 3 && word.length - cut >= Math.max(4, q.length); cut++)
+        forms.add(word.slice(0, -cut));
+      const near = vocab.near(
+        [...forms].filter((f) => f.length >= 3),
+        k,
+      );
+      // The word one edit away, then stemmed ("hotkyes" -> "hotkeys" -> "hotkei"): the index holds stems.
+      for (const v of oneEdit(word)) {
+        const t = stem(v);
+        if (postings.has(t) && !near.some((n) => n.term === t)) near.push({ term: t, distance: 1 });
+      }
+      near.sort(
+        (a, b) => a.distance - b.distance || postings.get(b.term)!.count - postings.get(a.term)!.count,
+      );
+      for (const n of near.slice(0, MAX_TYPO)) out.push([n.term, W_TYPO[n.distance] ?? 0.3]);
     }
     return out;
   };
 
   const api = {
-    /** Adds or replaces one note; `counted`: its text's words from `countTextYielding`, if done ahead. */
-    put(doc: SearchDoc, counted?: TextCounts): void {
+    /** Adds or replaces one note. */
+    put(doc: SearchDoc): void {
       remove(doc.path);
-      const tfs = new Map<string, number>();
-      let len = 0;
-      for (const field of ['title', 'tags', 'text'] as const) {
-        const w = FIELD_WEIGHT[field];
-        if (field === 'text' && counted) {
-          for (const [t, n] of counted.tfs) tfs.set(t, (tfs.get(t) ?? 0) + n * w);
-          len += counted.len * w;
-          continue;
-        }
-        for (const t of tokenize(doc[field])) {
-          tfs.set(t, (tfs.get(t) ?? 0) + w);
-          len += w;
-        }
-      }
-      const terms: DocTerms = [len];
-      for (const [t, tf] of tfs) terms.push(t, tf);
-      addTerms(doc.path, terms);
+      addTerms(doc.path, docTerms(doc));
     },
     /** Removes one note; no error when absent. */
     remove,
@@ -282,6 +321,10 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     },
     get size(): number {
       return docs.size;
+    },
+    /** How many notes the index term `t` is in (0 when unknown); for weighting attachments' names. */
+    df(t: string): number {
+      return postings.get(t)?.count ?? 0;
     },
     /**
      * Drops the postings of removed notes (or, when there are none, the unused end of each list's
@@ -316,48 +359,93 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     /** A consistent picture for the cache, in work proportional to the terms and notes (no copying of lists). */
     capture(): SearchCapture {
       return {
-        docs: [...docs].map(([id, d]) => [id, d.path, d.len]),
+        docs: [...docs].map(([id, d]) => [id, d.path, d.len, d.tlen]),
         terms: [...postings].map(([term, l]) => [term, l.b.subarray(0, l.n), l.count, l.last]),
       };
     },
-    /** Paths and scores, best first, and the index terms that matched. */
-    query(q: string, limit: number): { path: string; score: number; terms: string[] }[] {
-      const qterms = [...new Set(tokenize(q))].slice(0, 16);
-      if (!qterms.length || !docs.size) return [];
-      const avg = totalLen / docs.size;
-      const scores = new Map<number, { score: number; hits: number; terms: Set<string> }>();
-      qterms.forEach((qt, qi) => {
-        const seenThisTerm = new Set<number>();
-        for (const term of expand(qt, qi === qterms.length - 1 || qt.length >= 4)) {
+    /**
+     * Notes for a query (a string in the query syntax, or parsed), best first, at most `limit`;
+     * `accept` filters by path (tag:, path:, phrases are checked by the caller). Filters alone
+     * (no words) rank nothing here: the caller lists them.
+     */
+    query(input: string | ParsedQuery, limit: number, accept?: (path: string) => boolean): RankedNote[] {
+      const p = typeof input === 'string' ? parseQuery(input) : input;
+      if (!p.clauses.length || !docs.size) return [];
+      const R = RANKING;
+      const size = nextId;
+      const excluded = new Uint8Array(size);
+      for (const t of p.exclude) {
+        const list = postings.get(t);
+        if (list) eachPosting(list.b, list.n, (id) => (excluded[id] = 1));
+      }
+      const avg = totalLen / docs.size || 1;
+      const score = new Float64Array(size);
+      const covered = new Float64Array(size);
+      const titleHits = new Uint8Array(size);
+      const best = new Float64Array(size);
+      const bestBits = new Uint8Array(size);
+      const touched: number[] = [];
+      const matchedTerms = new Map<number, string[]>();
+      let totalWeight = 0;
+      p.clauses.forEach((clause, ci) => {
+        const last = ci === p.clauses.length - 1 && p.prefixLast;
+        const alts = clause.alts.flatMap((a, i) => alternatives(a, clause.words[i] ?? a, last));
+        let weight = 0;
+        for (const [t] of alts) weight = Math.max(weight, idfOf(postings.get(t)!.count));
+        if (!alts.length) weight = idfOf(0) * 0.5;
+        totalWeight += weight;
+        const here: number[] = [];
+        for (const [term, w] of alts) {
           const list = postings.get(term)!;
-          const df = list.count;
-          const idf = Math.log(1 + (docs.size - df + 0.5) / (df + 0.5));
-          const penalty = term === qt ? 1 : 0.5;
-          eachPosting(list.b, list.n, (id, tf) => {
+          const idf = idfOf(list.count);
+          eachPosting(list.b, list.n, (id, v) => {
             const doc = docs.get(id);
-            if (!doc) return;
-            const len = doc.len;
-            const part = penalty * idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg)));
-            const s = scores.get(id) ?? { score: 0, hits: 0, terms: new Set<string>() };
-            s.score += part;
-            s.terms.add(term);
-            if (!seenThisTerm.has(id)) {
-              seenThisTerm.add(id);
-              s.hits++;
+            if (!doc || excluded[id]) return;
+            const tf = v >> 4;
+            const body = tf ? (tf * (R.k1 + 1)) / (tf + R.k1 * (1 - R.b + (R.b * doc.len) / avg)) : 0;
+            const part =
+              w *
+              idf *
+              (body +
+                (v & TITLE ? R.title : 0) +
+                (v & HEADING ? R.heading : 0) +
+                (v & PATH ? R.path : 0) +
+                (v & TAG ? R.tag : 0));
+            if (best[id] === 0) here.push(id);
+            if (part > best[id]!) {
+              best[id] = part;
+              bestBits[id] = v & 15;
             }
-            scores.set(id, s);
+            const m = matchedTerms.get(id);
+            if (!m) matchedTerms.set(id, [term]);
+            else if (m.length < 8 && !m.includes(term)) m.push(term);
           });
         }
+        for (const id of here) {
+          if (score[id] === 0) touched.push(id);
+          score[id] = score[id]! + best[id]!;
+          covered[id] = covered[id]! + weight;
+          if (bestBits[id]! & TITLE) titleHits[id] = titleHits[id]! + 1;
+          best[id] = 0;
+          bestBits[id] = 0;
+        }
       });
-      return [...scores]
-        .filter(([, s]) => s.hits === qterms.length)
-        .sort((a, b) => b[1].score - a[1].score)
-        .slice(0, limit)
-        .map(([id, s]) => ({
-          path: docs.get(id)!.path,
-          score: Math.round(s.score * 1000) / 1000,
-          terms: [...s.terms],
-        }));
+      const out: RankedNote[] = [];
+      for (const id of touched) {
+        const doc = docs.get(id)!;
+        if (accept && !accept(doc.path)) continue;
+        const coverage = totalWeight ? covered[id]! / totalWeight : 0;
+        const wholeTitle = doc.tlen > 0 && titleHits[id]! >= doc.tlen ? R.wholeTitle : 1;
+        // Among otherwise equal notes, one nearer the vault's root is the more general one.
+        const depth = 1 / (1 + R.depth * (doc.path.split('/').length - 1));
+        out.push({
+          path: doc.path,
+          score: Math.round(score[id]! * coverage ** R.coverage * wholeTitle * depth * 1000) / 1000,
+          terms: matchedTerms.get(id) ?? [],
+          coverage,
+        });
+      }
+      return out.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1)).slice(0, limit);
     },
     serialize(): string {
       for (const _ of api.sweep());

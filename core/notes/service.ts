@@ -5,7 +5,8 @@ import { createNoteContext, decode, type Note, type NoteEvent, type NoteServiceD
 import { applyExternalChanges, loadVault, reconcile, saveCache } from './loading.ts';
 import { withoutHidden } from './markdown/parts.ts';
 import type { NoteSummary } from './note-index.ts';
-import { makeSnippet, type SearchHit } from './search.ts';
+import { runSearch } from './search/run.ts';
+import type { SearchHit } from './search.ts';
 import { countTags, type TagCount } from './tags.ts';
 import { type FolderNode, folderTree } from './tree.ts';
 import { createWrites } from './writes.ts';
@@ -143,7 +144,10 @@ export function createNoteService(deps: NoteServiceDeps) {
       return folderTree(ctx.index, folderInput);
     },
 
-    /** Full-text search over title, tags and body. */
+    /**
+     * Ranked search over notes (title, aliases, headings, folder and file names, tags, body) and
+     * attachments' file names, in the query syntax of docs/search.md; bad syntax reads as words.
+     */
     async search(q: unknown, limitInput?: unknown): Promise<SearchHit[]> {
       ctx.requireReady();
       if (typeof q !== 'string' || q.trim() === '') {
@@ -154,23 +158,17 @@ export function createNoteService(deps: NoteServiceDeps) {
         throw new DomainError('VALIDATION_ERROR', '"limit" must be an integer from 1 to 100.');
       }
       const index = ctx.index;
-      const hits = index.search.query(q.slice(0, 500), limit);
-      const out: SearchHit[] = [];
-      for (const h of hits) {
-        const entry = index.entries.get(h.path);
-        if (!entry) continue;
-        const bytes = await store.read(h.path);
-        // Comments and block ids are not words of the note: never in a snippet either.
-        const body = bytes ? withoutHidden(decode(bytes), entry.bodyStart) : '';
-        out.push({
-          path: h.path,
-          title: index.titleOf(h.path),
-          snippet: makeSnippet(body, h.terms),
-          score: h.score,
-          tags: entry.tags,
-        });
-      }
-      return out;
+      return runSearch(
+        index,
+        async (path) => {
+          const bytes = await store.read(path);
+          const entry = index.entries.get(path);
+          // Comments and block ids are not words of the note: never in a snippet either.
+          return bytes && entry ? withoutHidden(decode(bytes), entry.bodyStart) : '';
+        },
+        q.slice(0, 500),
+        limit,
+      );
     },
 
     /**

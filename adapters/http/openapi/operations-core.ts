@@ -267,10 +267,20 @@ export const notes: Operation[] = [
     method: 'get',
     path: '/api/v1/search',
     tag: 'Folders and search',
-    summary: 'Full-text search, best first',
+    summary: 'Ranked search over notes and attachment names, best first',
+    description:
+      'Any word of `q` may match; notes covering more of the query rank first. Title and aliases, headings, folder and file names, tags and body count, ' +
+      'English words by their stem; the last word also matches as a prefix and misspellings are tolerated (1 edit from 4 letters, 2 from 8). ' +
+      'Attachments whose file name holds every word are hits with `type: "file"`. Syntax is never an error: what cannot be read as syntax is plain words. ' +
+      'See docs/search.md.',
     data: v.array(r.SearchHit),
     query: {
-      q: { description: 'The words to look for.', required: true, schema: { type: 'string' } },
+      q: {
+        description:
+          'A question or words, with optional syntax: `"exact phrase"`, `-word` or `-"phrase"` (exclude), `a OR b`, `tag:name` (and nested tags), `path:folder` (folder prefix), `file:name` (file name contains), each filter negated with a leading `-`. Filters alone list matching notes, latest first.',
+        required: true,
+        schema: { type: 'string' },
+      },
       limit: {
         description: 'Most hits (1-100, default 20).',
         schema: { type: 'integer', minimum: 1, maximum: 100 },

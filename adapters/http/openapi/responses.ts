@@ -91,6 +91,11 @@ export const SearchHit = v.object({
   snippet: v.string(),
   score: v.number(),
   tags: v.array(v.string()),
+  /** 'note', or 'file' for an attachment found by its file name. */
+  type: v.pipe(
+    v.picklist(['note', 'file']),
+    v.description('"note", or "file" for an attachment found by its file name.'),
+  ),
 });
 
 /** `{deleted: path}` (notes) or `{deleted: id}` (channels). */

@@ -66,14 +66,16 @@ describe('the index cache', () => {
     expect(JSON.stringify(s2.list().items)).toBe(JSON.stringify(s1.list().items));
   });
 
-  it('rejects a cache of a former layout (3: postings as JSON numbers, no generation)', () => {
+  it('rejects a cache of a former layout (3: postings as JSON numbers, no generation; 4: words not stemmed)', () => {
     expect(
       parseIndexCache(JSON.stringify({ v: 2, entries: [], search: '{"docs":[],"terms":{}}' })),
     ).toBeNull();
     // 3: no journal, postings as numbers, and entries parsed before the index read Obsidian's
     // comments, block ids and file links.
     expect(parseIndexCache('{"v":3,"entries":[],"search":{"docs":[],"terms":{}}}')).toBeNull();
-    expect(parseIndexCache('{"v":4,"gen":1,"entries":[],"search":{"docs":[],"terms":[]}}')).not.toBeNull();
+    // 4: search postings of unstemmed words, without field bits.
+    expect(parseIndexCache('{"v":4,"gen":1,"entries":[],"search":{"docs":[],"terms":[]}}')).toBeNull();
+    expect(parseIndexCache('{"v":5,"gen":1,"entries":[],"search":{"docs":[],"terms":[]}}')).not.toBeNull();
   });
 
   it('journals the notes changed since the snapshot, and a restart loads both without parsing', async () => {
@@ -84,7 +86,7 @@ describe('the index cache', () => {
     expect(await s1.saveCache()).toBe(true);
     const snapshot = await state.get('index-cache.json');
     const gen = parseIndexCache(snapshot)!.gen;
-    expect(await state.get('index-journal.log')).toBe(`{"v":4,"gen":${gen}}\n`);
+    expect(await state.get('index-journal.log')).toBe(`{"v":5,"gen":${gen}}\n`);
     await s1.update('f0/note 7.md', { content: '# Seven\nquasar [[note 8]]' });
     await s1.create('new/fresh.md', 'nebula [[note 7]]');
     await s1.remove('f1/note 8.md');
@@ -186,7 +188,7 @@ describe('the index cache', () => {
     await s1.load();
     const timer = setInterval(() => ticks++, 0);
     const saving = s1.saveCache();
-    const wrote = await s1.update('f0/note 0.md', { content: 'during the save' });
+    const wrote = await s1.update('f0/note 0.md', { content: 'meanwhile, the save' });
     expect(wrote.path).toBe('f0/note 0.md');
     release();
     expect(await saving).toBe(true);
@@ -199,6 +201,6 @@ describe('the index cache', () => {
     expect(await s1.saveCache()).toBe(true);
     const s2 = createNoteService({ store, state, clock });
     await s2.load();
-    expect((await s2.search('during')).map((h) => h.path)).toEqual(['f0/note 0.md']);
+    expect((await s2.search('meanwhile')).map((h) => h.path)).toEqual(['f0/note 0.md']);
   });
 });

@@ -1,0 +1,162 @@
+/**
+ * Search speed and size at 10,000 generated notes (bench/generate-vault.ts), against main's
+ * search index in the same run (`git show main:core/notes/search.ts`, the all-words BM25 index
+ * before issue 26, copied to bench/search-eval/.baseline/, never committed): index build time
+ * and heap used by the index, then one client's warm queries (words, questions, typos,
+ * prefixes) p50/p99 through the index alone for both and through the note service for Quire.
+ * Run: `node --expose-gc --import tsx bench/search-eval/speed.ts` (part of `npm run bench:search`).
+ * SEARCH_SPEED_NOTES changes the size; SEARCH_SPEED_BASE the git revision of the baseline.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
+import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
+import { searchDocOf } from '../../core/notes/search/fields.ts';
+import { createSearchIndex } from '../../core/notes/search.ts';
+import { createNoteService } from '../../core/notes/service.ts';
+import { noteTitle } from '../../core/notes/title.ts';
+import { ensureVault, readVaultFiles } from '../generate-vault.ts';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const notes = Number(process.env.SEARCH_SPEED_NOTES ?? 10_000);
+const base = process.env.SEARCH_SPEED_BASE ?? 'main';
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with node --expose-gc');
+
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(((xs.length - 1) * p) / 100)] ?? 0;
+const heap = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+
+// main's index, as it was.
+const baseDir = join(here, '.baseline');
+mkdirSync(baseDir, { recursive: true });
+const src = execFileSync('git', ['show', `${base}:core/notes/search.ts`], { cwd: repo, encoding: 'utf8' });
+writeFileSync(join(baseDir, 'search.ts'), src.replace("'../crypto.ts'", "'../../../core/crypto.ts'"));
+const baseline = (await import(pathToFileURL(join(baseDir, 'search.ts')).href)) as {
+  createSearchIndex: () => {
+    put(d: { path: string; title: string; tags: string; text: string }): void;
+    query(q: string, limit: number): unknown[];
+  };
+};
+
+const { dir } = await ensureVault(join(tmpdir(), 'quire-bench-vaults'), notes);
+const { files } = await readVaultFiles(dir);
+const parsed = Object.entries(files).map(([path, raw]) => {
+  const a = analyzeNote(raw);
+  const entry = { path, tags: a.tags, frontmatter: a.frontmatter, bodyStart: a.bodyStart };
+  return { path, raw, text: a.text, entry, title: noteTitle(path, a.title) };
+});
+
+// Queries from the vault's own words: 1 to 3 words, a question, a typo, a prefix.
+let seed = 7;
+const rnd = (n: number) => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31;
+  return seed % n;
+};
+const queries: string[] = [];
+for (let i = 0; queries.length < 300; i++) {
+  const words = (parsed[rnd(parsed.length)]!.text.match(/[a-z]{4,}/g) ?? []) as string[];
+  if (words.length < 3) continue;
+  const w = () => words[rnd(words.length)]!;
+  const kind = i % 5;
+  if (kind === 0) queries.push(w());
+  else if (kind === 1) queries.push(`${w()} ${w()}`);
+  else if (kind === 2) queries.push(`how do I ${w()} the ${w()} for ${w()}`);
+  else if (kind === 3) {
+    const x = w();
+    queries.push(`${x.slice(0, 1)}${x[2]}${x[1]}${x.slice(3)} ${w()}`); // a swap: a typo
+  } else queries.push(`${w()} ${w().slice(0, 4)}`); // the last word being typed
+}
+
+function build<T extends { put(d: never): void }>(
+  make: () => T,
+  doc: (p: (typeof parsed)[number]) => Parameters<T['put']>[0],
+) {
+  const before = heap();
+  const start = performance.now();
+  const index = make();
+  for (const p of parsed) index.put(doc(p) as never);
+  const ms = performance.now() - start;
+  return { index, ms, mb: (heap() - before) / 1e6 };
+}
+function time(fn: (q: string) => unknown) {
+  for (const q of queries) fn(q);
+  const ms: number[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    fn(q);
+    ms.push(performance.now() - t);
+  }
+  return { p50: pct(ms, 50), p99: pct(ms, 99) };
+}
+
+const rows: string[] = [];
+const runs = 3;
+const results = { main: [] as { ms: number; mb: number }[], quire: [] as { ms: number; mb: number }[] };
+let mainQ = { p50: 0, p99: 0 };
+let quireQ = { p50: 0, p99: 0 };
+for (let r = 0; r < runs; r++) {
+  let a: { index: { query(q: string, l: number): unknown }; ms: number; mb: number } | null = build(
+    baseline.createSearchIndex,
+    (p) => ({
+      path: p.path,
+      title: p.title,
+      tags: p.entry.tags.join(' '),
+      text: p.text,
+    }),
+  );
+  results.main.push({ ms: a.ms, mb: a.mb });
+  if (r === runs - 1) {
+    const ai = a.index;
+    mainQ = time((q) => ai.query(q, 20));
+  }
+  a = null;
+  let b: { index: ReturnType<typeof createSearchIndex>; ms: number; mb: number } | null = build(
+    createSearchIndex,
+    (p) => searchDocOf(p.entry, p.title, p.text, p.raw),
+  );
+  results.quire.push({ ms: b.ms, mb: b.mb });
+  if (r === runs - 1) {
+    const bi = b.index;
+    quireQ = time((q) => bi.query(q, 20));
+  }
+  b = null;
+}
+const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+const mBuild = med(results.main.map((x) => x.ms));
+const qBuild = med(results.quire.map((x) => x.ms));
+const mMem = med(results.main.map((x) => x.mb));
+const qMem = med(results.quire.map((x) => x.mb));
+
+// The whole search path (parse, rank, phrase and proximity check, snippets) through the service.
+const service = createNoteService({ store: memoryNoteStore({ files }), clock: { now: () => Date.now() } });
+await service.load();
+for (const q of queries) await service.search(q, 20);
+const sms: number[] = [];
+for (const q of queries) {
+  const t = performance.now();
+  await service.search(q, 20);
+  sms.push(performance.now() - t);
+}
+
+const f = (x: number) => x.toFixed(2);
+rows.push(
+  `${parsed.length} notes, ${queries.length} queries (1-3 words, questions, typos, prefixes), limit 20; medians of ${runs} builds`,
+  '',
+  '| | main (all words) | issue 26 | ratio |',
+  '|---|---|---|---|',
+  `| index build ms | ${f(mBuild)} | ${f(qBuild)} | ${f(qBuild / mBuild)} |`,
+  `| index heap MB | ${f(mMem)} | ${f(qMem)} | ${f(qMem / mMem)} |`,
+  `| query p50 ms (index) | ${f(mainQ.p50)} | ${f(quireQ.p50)} | ${f(quireQ.p50 / mainQ.p50)} |`,
+  `| query p99 ms (index) | ${f(mainQ.p99)} | ${f(quireQ.p99)} | ${f(quireQ.p99 / mainQ.p99)} |`,
+  `| query p50 / p99 ms (note service, with snippets) | - | ${f(pct(sms, 50))} / ${f(pct(sms, 99))} | |`,
+);
+process.stdout.write(`${rows.join('\n')}\n`);

@@ -1,0 +1,147 @@
+import type { NoteIndex } from '../note-index.ts';
+import { makeSnippet, RANKING, type SearchHit } from '../search.ts';
+import { filtersOnly, type ParsedQuery, parseQuery } from './query.ts';
+import { pathWords, STOP_WORDS, terms, tokenize } from './text.ts';
+
+/** A file's name matching every word scores like this share of a title match. */
+const FILE_SHARE = 0.8;
+const W_TITLE = 3;
+
+const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+/** Whether `path` passes the query's tag:, path: and file: filters. */
+function filterOf(p: ParsedQuery, tagsOf: (path: string) => string[] | null) {
+  const under = (path: string, prefix: string) => {
+    const lower = path.toLowerCase();
+    return lower === prefix || lower.startsWith(`${prefix}/`) || (prefix === '' && true);
+  };
+  return (path: string, isNote: boolean): boolean => {
+    if (p.paths.length && !p.paths.some((f) => under(path, f))) return false;
+    if (p.notPaths.some((f) => under(path, f))) return false;
+    if (p.files.length && !p.files.some((f) => baseName(path).toLowerCase().includes(f))) return false;
+    if (p.tags.length || p.notTags.length) {
+      if (!isNote) return false;
+      const tags = (tagsOf(path) ?? []).map((t) => t.toLowerCase());
+      const has = (t: string) => tags.some((x) => x === t || x.startsWith(`${t}/`));
+      if (!p.tags.every(has) || p.notTags.some(has)) return false;
+    }
+    return true;
+  };
+}
+
+/**
+ * Runs a query (the syntax of docs/search.md) over the note index and the vault's attachments:
+ * ranks notes in the index, checks phrases and lifts notes holding the query's words side by
+ * side (reading the best candidates' text through `body`), and adds attachments whose file name
+ * matches every word (`type: 'file'`). Filters alone list matching notes, latest first.
+ */
+export async function runSearch(
+  index: NoteIndex,
+  body: (path: string) => Promise<string>,
+  q: string,
+  limit: number,
+): Promise<SearchHit[]> {
+  const p = parseQuery(q);
+  const tagsOf = (path: string) => index.entries.get(path)?.tags ?? null;
+  const pass = filterOf(p, tagsOf);
+  const hits: SearchHit[] = [];
+  const files = p.tags.length || p.phrases.length ? [] : index.graph.filesUnder('');
+
+  if (filtersOnly(p)) {
+    const notes = [...index.entries.values()]
+      .filter((e) => pass(e.path, true))
+      .sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1))
+      .slice(0, limit);
+    for (const e of notes) hits.push(await noteHit(index, body, e.path, 0, []));
+    for (const f of files) if (hits.length < limit && pass(f, false)) hits.push(fileHit(f, 0));
+    return hits;
+  }
+
+  const depth = p.phrases.length || p.notPhrases.length ? 200 : Math.min(limit + 5, 105);
+  const ranked = index.search.query(p, depth, (path) => pass(path, true));
+  const bigrams: string[] = [];
+  for (let i = 0; i + 1 < p.words.length; i++) {
+    const [a, b] = [p.words[i]!, p.words[i + 1]!];
+    if (!STOP_WORDS.has(a) || !STOP_WORDS.has(b)) bigrams.push(`${a} ${b}`);
+  }
+  const scored: { path: string; score: number; terms: string[]; text: string }[] = [];
+  for (const r of ranked) {
+    if (p.phrases.length && scored.length >= limit) break;
+    const text = await body(r.path);
+    let score = r.score;
+    if (p.phrases.length || p.notPhrases.length) {
+      const flat = ` ${tokenize(`${index.titleOf(r.path)} . ${text}`).join(' ')} `;
+      if (!p.phrases.every((ph) => flat.includes(` ${ph} `))) continue;
+      if (p.notPhrases.some((ph) => flat.includes(` ${ph} `))) continue;
+    }
+    if (bigrams.length) {
+      // Cheap on purpose (no tokenizing): the query's neighbouring words, as typed, in the text.
+      const lower = `${index.titleOf(r.path)}\n${text}`.toLowerCase();
+      const found = bigrams.filter((b) => lower.includes(b)).length;
+      score *= 1 + (RANKING.proximity * found) / bigrams.length;
+    }
+    scored.push({ path: r.path, score, terms: r.terms, text });
+  }
+  const fileHits = matchFiles(index, p, files, pass);
+  const all = [
+    ...scored.map((s) => ({ ...s, file: false })),
+    ...fileHits.map((f) => ({ ...f, terms: [], text: '', file: true })),
+  ].sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
+  for (const s of all.slice(0, limit)) {
+    const score = Math.round(s.score * 1000) / 1000;
+    hits.push(
+      s.file ? fileHit(s.path, score) : await noteHit(index, async () => s.text, s.path, score, s.terms),
+    );
+  }
+  return hits;
+}
+
+/** Attachments whose folder and file name hold every word of the query (the last as a prefix too). */
+function matchFiles(
+  index: NoteIndex,
+  p: ParsedQuery,
+  files: readonly string[],
+  pass: (path: string, isNote: boolean) => boolean,
+): { path: string; score: number }[] {
+  const out: { path: string; score: number }[] = [];
+  if (!p.clauses.length) return out;
+  const n = Math.max(1, index.search.size);
+  for (const f of files) {
+    if (!pass(f, false)) continue;
+    const words = terms(pathWords(baseName(f)), true);
+    let score = 0;
+    const all = p.clauses.every((c, i) => {
+      const last = i === p.clauses.length - 1 && p.prefixLast;
+      const hit = c.alts.find((a) =>
+        words.some((w) => w === a || (last && a.length >= 2 && w.startsWith(a))),
+      );
+      if (hit === undefined) return false;
+      const df = index.search.df(hit);
+      score += Math.log(1 + (n - df + 0.5) / (df + 0.5)) * W_TITLE * FILE_SHARE;
+      return true;
+    });
+    if (all && !p.exclude.some((x) => words.includes(x))) out.push({ path: f, score });
+  }
+  return out;
+}
+
+async function noteHit(
+  index: NoteIndex,
+  body: (path: string) => Promise<string>,
+  path: string,
+  score: number,
+  matched: string[],
+): Promise<SearchHit> {
+  return {
+    path,
+    title: index.titleOf(path),
+    snippet: makeSnippet(await body(path), matched),
+    score,
+    tags: index.entries.get(path)?.tags ?? [],
+    type: 'note',
+  };
+}
+
+function fileHit(path: string, score: number): SearchHit {
+  return { path, title: baseName(path), snippet: path, score, tags: [], type: 'file' };
+}

@@ -1,0 +1,77 @@
+import { stemmer } from 'stemmer';
+
+const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}]+/gu;
+const LATIN = /^[a-z]+$/;
+
+/** English words too common to tell notes apart: not indexed from bodies, dropped from queries. */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  `a about above after again against all am an and any are as at be because been before being below
+  between both but by can could did do does doing down during each few for from further had has have
+  having he her here hers herself him himself his how i if in into is it its itself just let me more
+  most my myself no nor not of off on once only or other our ours ourselves out over own same she
+  should so some such than that the their theirs them themselves then there these they this those
+  through to too under until up very was we were what when where which while who whom why will with
+  would you your yours yourself yourselves s t don doesn isn use using used get getting want`.split(/\s+/),
+);
+
+/** Lowercased words (CJK characters one each), without diacritics. */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().matchAll(TOKEN)) {
+    if (m[0].length <= 40) out.push(m[0]);
+  }
+  return out;
+}
+
+const stems = new Map<string, string>();
+/**
+ * The index form of one lowercased word: the Porter stem for Latin-letter words (English), the
+ * word itself otherwise (other scripts, numbers, CJK characters). Memoized (bounded).
+ */
+export function stem(word: string): string {
+  if (word.length < 3 || !LATIN.test(word)) return word;
+  let s = stems.get(word);
+  if (s === undefined) {
+    s = stemmer(word);
+    if (stems.size > 50_000) stems.clear();
+    stems.set(word, s);
+  }
+  return s;
+}
+
+/** The index terms of a text: stems, stop words left out unless `keepStop`. */
+export function terms(text: string, keepStop = false): string[] {
+  const out: string[] = [];
+  for (const w of tokenize(text)) if (keepStop || !STOP_WORDS.has(w)) out.push(stem(w));
+  return out;
+}
+
+/** ATX headings of a markdown body (outside fenced code), their text only. */
+export function headingsOf(markdown: string): string[] {
+  const out: string[] = [];
+  let fence: string | null = null;
+  for (const line of markdown.split('\n')) {
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (f) {
+      if (fence === null) fence = f[1]!.slice(0, 3);
+      else if (f[1]!.startsWith(fence)) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    const h = /^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/.exec(line);
+    if (h) out.push(h[1]!);
+  }
+  return out;
+}
+
+/** Aliases from frontmatter (`aliases` or `alias`, a list or one string). */
+export function aliasesOf(frontmatter: Record<string, unknown>): string[] {
+  const v = frontmatter.aliases ?? frontmatter.alias;
+  if (typeof v === 'string') return [v];
+  return Array.isArray(v) ? v.filter((a): a is string => typeof a === 'string') : [];
+}
+
+/** Folder names and the file name (without extension) of a path, as words. */
+export function pathWords(path: string): string {
+  return path.replace(/\.[^./]+$/, '').replace(/[/_\-.]+/g, ' ');
+}
