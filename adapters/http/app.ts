@@ -1,4 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import { createRetrieval } from '../../core/search/retrieval.ts';
 import { errorBody, errorHandler } from '../http-kit/envelope.ts';
 import { bodyLimitEnvelope, methodNotAllowedEnvelope } from '../http-kit/middleware.ts';
 import { clientAddress } from './client.ts';
@@ -16,7 +17,7 @@ import { mcpRoutes } from './routes/mcp.ts';
 import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
-import { searchRoutes } from './routes/search.ts';
+import { relatedRoutes, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
 import { systemRoutes } from './routes/system.ts';
 import { tagsRoutes } from './routes/tags.ts';
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const instance = deps.instanceId ?? crypto.randomUUID().slice(0, 8);
   const maxBody = deps.maxBodyBytes ?? 10 * 1024 * 1024;
+  const retrieval = deps.retrieval ?? createRetrieval({ notes: deps.notes, logger: deps.logger });
 
   // Request id, security and CORS headers, access log: one middleware (adapters/http/frame.ts).
   app.use(requestFrame({ logger: deps.logger, corsOrigins: deps.corsOrigins, stats: deps.frameStats }));
@@ -85,6 +87,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1', systemRoutes(deps));
   app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
+  app.route('/api/v1/notes', relatedRoutes(retrieval));
   app.route('/api/v1/notes', notesRoutes(deps.notes, instance, deps.noteCacheBytes, deps.noteCache));
   app.route('/api/v1/notes', notePatchRoutes(deps.notes));
   if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files, deps.notes));
@@ -93,7 +96,7 @@ export function createApp(deps: AppDeps) {
   if (deps.feed) app.route('/api/v1/events', eventsRoutes(deps.feed, { heartbeatMs: deps.heartbeatMs }));
   app.route('/mcp', mcpRoutes({ notes: deps.notes, version: deps.version, write: deps.mcpWrite ?? true }));
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
-  app.route('/api/v1/search', searchRoutes(deps.notes));
+  app.route('/api/v1/search', searchRoutes(retrieval));
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));
   if (deps.channels) app.route('/api/v1/channels', channelsRoutes(deps, deps.channels, limiter));
   if (deps.plugins) app.route('/api/v1/plugins', pluginsRoutes(deps.plugins));

@@ -3,6 +3,7 @@
  * (`local-commands.ts`), calls the same tools an LLM would, and writes the answer from
  * their results, citing the notes it used. Deterministic and fast.
  */
+import { plainText } from '../search/cite.ts';
 import { type LocalPlan, planFor } from './local-commands.ts';
 import type { AgentMessage, LlmProvider, StepRequest, StepResult, ToolCall, ToolResult } from './provider.ts';
 
@@ -51,7 +52,14 @@ function callsFor(plan: LocalPlan): ToolCall[] {
   }
 }
 
-type Hit = { path: string; title: string; snippet: string; tags: string[] };
+type Hit = {
+  path: string;
+  title: string;
+  snippet: string;
+  tags: string[];
+  heading?: string;
+  passage?: string;
+};
 const err = (r: ToolResult): string | null =>
   r.isError ? String((r.output as { error?: unknown })?.error ?? 'it failed') : null;
 
@@ -69,13 +77,30 @@ function extract(content: string, max = 320): string {
   return text.length > max ? `${text.slice(0, max).replace(/\s+\S*$/, '')}…` : text;
 }
 
+const where = (h: Hit): string =>
+  h.heading && h.heading !== h.title ? `${h.title} › ${h.heading}` : h.title;
+const cite = (h: Hit): string => (h.heading && h.heading !== h.title ? `${h.path} › ${h.heading}` : h.path);
+
+/** The answer from retrieval: the best passage quoted, the next ones named, every source cited. */
 function hitsAnswer(hits: Hit[], what: string): string {
   if (!hits.length) {
     return `I found nothing in your notes about ${what}. Try other words, or a tag ("find notes tagged #idea").`;
   }
-  const lines = hits.map((h, i) => `[${i + 1}] ${h.title} (${h.path})${h.snippet ? `: ${h.snippet}` : ''}`);
-  const n = hits.length === 1 ? '1 note' : `${hits.length} notes`;
-  return `I found ${n} about ${what}:\n\n${lines.join('\n')}\n\nSources: ${hits.map((h, i) => `[${i + 1}] ${h.path}`).join(', ')}`;
+  const [best, ...rest] = hits as [Hit, ...Hit[]];
+  const quote = best.passage ? plainText(best.passage, 600) : best.snippet;
+  const lines = [
+    `From your notes, "${where(best)}" [1] answers ${what}:`,
+    '',
+    `> ${quote || '(no text besides the heading)'}`,
+  ];
+  if (rest.length) {
+    lines.push('', 'Also relevant:');
+    rest.forEach((h, i) => {
+      lines.push(`[${i + 2}] ${where(h)} (${h.path})${h.snippet ? `: ${h.snippet}` : ''}`);
+    });
+  }
+  lines.push('', `Sources: ${hits.map((h, i) => `[${i + 1}] ${cite(h)}`).join(', ')}`);
+  return lines.join('\n');
 }
 
 function answer(plan: LocalPlan, results: ToolResult[]): string {
