@@ -3,7 +3,6 @@
  * (`local-commands.ts`), calls the same tools an LLM would, and writes the answer from
  * their results, citing the notes it used. Deterministic and fast.
  */
-import { plainText } from '../search/cite.ts';
 import { type LocalPlan, planFor } from './local-commands.ts';
 import type { AgentMessage, LlmProvider, StepRequest, StepResult, ToolCall, ToolResult } from './provider.ts';
 
@@ -81,13 +80,23 @@ const where = (h: Hit): string =>
   h.heading && h.heading !== h.title ? `${h.title} › ${h.heading}` : h.title;
 const cite = (h: Hit): string => (h.heading && h.heading !== h.title ? `${h.path} › ${h.heading}` : h.path);
 
+/** A passage's markdown without its heading line, as quoted lines, cut near 600 characters. */
+function quoted(passage: string): string {
+  const body = passage.replace(/^#{1,6}\s+.*\n?/, '').trim();
+  const cut = body.length > 600 ? `${body.slice(0, 600).replace(/\s+\S*$/, '')}…` : body;
+  return cut
+    .split('\n')
+    .filter((l, i, all) => l.trim() !== '' || (i > 0 && all[i - 1]!.trim() !== ''))
+    .join('\n> ');
+}
+
 /** The answer from retrieval: the best passage quoted, the next ones named, every source cited. */
 function hitsAnswer(hits: Hit[], what: string): string {
   if (!hits.length) {
     return `I found nothing in your notes about ${what}. Try other words, or a tag ("find notes tagged #idea").`;
   }
   const [best, ...rest] = hits as [Hit, ...Hit[]];
-  const quote = best.passage ? plainText(best.passage, 600) : best.snippet;
+  const quote = best.passage ? quoted(best.passage) : best.snippet;
   const lines = [
     `From your notes, "${where(best)}" [1] answers ${what}:`,
     '',

@@ -118,7 +118,7 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
       if (mode === 'lexical' && !opts.hint) return { mode, hits: await notes.search(query, limit) };
       if (mode === 'semantic') {
         const ps = await semanticHits(query, limit);
-        const hits = await Promise.all(ps.map((p) => fromPassage(p, p.score)));
+        const hits = await Promise.all(ps.map((p) => fromPassage(p, Math.round(p.score * 1e6) / 1e6)));
         return { mode, hits: hits.filter((h): h is RetrievalHit => h !== null) };
       }
       const depth = Math.min(100, Math.max(limit * 2, 20));

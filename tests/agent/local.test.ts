@@ -14,7 +14,7 @@ describe('the local provider', () => {
     expect(r.provider).toBe('local');
     expect(r.model).toBe('quire-local-rules');
     expect(r.reply).toContain('From your notes, "Compost" [1] answers "compost":');
-    expect(r.reply).toContain('> Turn the compost heap every two weeks.');
+    expect(r.reply).toContain('> Turn the compost heap every two weeks. #garden');
     expect(r.reply).toContain('[2] Garden plan (garden/plan.md)');
     expect(r.reply).toContain('Sources: [1] garden/compost.md, [2] garden/plan.md');
     expect(r.citations).toEqual([

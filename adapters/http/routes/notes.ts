@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { Note, NoteService } from '../../../core/notes/service.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
 import { ok, readJson } from '../../http-kit/envelope.ts';
@@ -57,7 +57,14 @@ export function indexedNoteAnswer(
  * `/api/v1/notes` routes; `cache` holds the encoded note answers (shared with a runtime's fast
  * lane), or `cacheBytes` bounds a new one.
  */
-export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: number, shared?: NoteCache) {
+export function notesRoutes(
+  notes: NoteService,
+  instance: string,
+  cacheBytes?: number,
+  shared?: NoteCache,
+  /** `GET /notes/:path/related` (Hono's router would give `/:path{.+}` the request first). */
+  related?: (c: Context<AppEnv>, path: string) => Promise<Response>,
+) {
   const app = new Hono<AppEnv>();
   const serialized = new WeakMap<Note, string>();
   const list = createCompressedList();
@@ -116,6 +123,8 @@ export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: n
   // seen by the watcher is never answered from a stale entry.
   app.get('/:path{.+}', async (c) => {
     const path = c.req.param('path');
+    // A note path ends in `.md`, so `<note>.md/related` is never a note.
+    if (related && path.endsWith('.md/related')) return related(c, path.slice(0, -'/related'.length));
     const inm = c.req.header('if-none-match');
     const known = indexedNoteAnswer(notes, cache, path, inm);
     if (known) return sealedResponse(c, known.status, known.body, known.headers);
