@@ -96,7 +96,10 @@ export function createApp(deps: AppDeps) {
   if (deps.files) app.route('/api/v1/folders', foldersWithFilesRoutes(deps.notes, deps.files));
   app.route('/api/v1/tags', tagsRoutes(deps.notes));
   if (deps.feed) app.route('/api/v1/events', eventsRoutes(deps.feed, { heartbeatMs: deps.heartbeatMs }));
-  app.route('/mcp', mcpRoutes({ notes: deps.notes, version: deps.version, write: deps.mcpWrite ?? true }));
+  app.route(
+    '/mcp',
+    mcpRoutes({ notes: deps.notes, retrieval, version: deps.version, write: deps.mcpWrite ?? true }),
+  );
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
   app.route('/api/v1/search', searchRoutes(retrieval));
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));

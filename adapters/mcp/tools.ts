@@ -8,6 +8,7 @@ import { DomainError, isDomainError } from '../../core/errors.ts';
 import { McpToolInputs } from '../../core/notes/schemas.ts';
 import type { PatchOperation } from '../../core/notes/section-patch.ts';
 import type { NoteService } from '../../core/notes/service.ts';
+import { createRetrieval, type Retrieval } from '../../core/search/retrieval.ts';
 
 type ToolName = keyof typeof McpToolInputs;
 
@@ -28,7 +29,7 @@ export type McpToolResult = {
 
 const DESCRIPTIONS: Record<ToolName, string> = {
   search_notes:
-    'Full-text search over titles, tags and bodies. Returns paths, titles, snippets, scores, tags.',
+    'Searches the notes: full text over titles, tags and bodies, and by meaning too when the server has semantic search (mode). Send whole questions or keywords. Returns paths, titles, snippets, scores, tags, and the heading of the best passage when known.',
   list_notes:
     'Lists note summaries (path, title, tags, wordCount, updatedAt, checksum) sorted by path, optionally under a folder; page with limit and cursor.',
   read_note: 'Reads one note: content (body), frontmatter, tags, links, backlinks and checksum.',
@@ -104,6 +105,7 @@ export async function callMcpTool(
   write: boolean,
   name: string,
   args: unknown,
+  retrieval: Retrieval = createRetrieval({ notes }),
 ): Promise<McpToolResult> {
   if (!(name in McpToolInputs)) return toolError('NOT_FOUND', `No tool called "${name}".`);
   const tool = name as ToolName;
@@ -116,18 +118,23 @@ export async function callMcpTool(
     return toolError('VALIDATION_ERROR', `Invalid ${issues[0]!.field}: ${issues[0]!.message}`, { issues });
   }
   try {
-    return await run(notes, tool, parsed.output as Record<string, never>);
+    return await run(notes, retrieval, tool, parsed.output as Record<string, never>);
   } catch (err) {
     if (isDomainError(err)) return toolError(err.code, err.message, err.details);
     return toolError('INTERNAL_ERROR', 'Something went wrong in the server.');
   }
 }
 
-async function run(notes: NoteService, tool: ToolName, a: Record<string, never>): Promise<McpToolResult> {
+async function run(
+  notes: NoteService,
+  retrieval: Retrieval,
+  tool: ToolName,
+  a: Record<string, never>,
+): Promise<McpToolResult> {
   const i = a as Record<string, unknown>;
   switch (tool) {
     case 'search_notes':
-      return result({ results: await notes.search(i.query, i.limit) });
+      return result({ results: (await retrieval.search(i.query, { limit: i.limit, mode: i.mode })).hits });
     case 'list_notes': {
       const folder = String(i.folder ?? '').replace(/^\/+|\/+$/g, '');
       const prefix = folder ? `${folder}/` : '';

@@ -109,6 +109,28 @@ describe('search modes with a fake embeddings server', () => {
     expect(rel.json.data[0].score).toBeGreaterThan(rel.json.data[2].score);
   });
 
+  it("gives MCP's search_notes the same modes", async () => {
+    const t = await app();
+    await t.semantic.start();
+    await t.semantic.sync();
+    const mcp = (args: Record<string, unknown>) =>
+      t.call('POST', '/mcp', {
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'search_notes', arguments: args },
+        },
+        headers: { accept: 'application/json, text/event-stream' },
+      });
+    const sem = await mcp({ query: 'put a pdf document inside a note', mode: 'semantic', limit: 1 });
+    expect(sem.json.result.structuredContent.results).toEqual([
+      expect.objectContaining({ path: EMBED, heading: 'Embed a PDF in a note' }),
+    ]);
+    const bad = await mcp({ query: 'pdf', mode: 'fuzzy' });
+    expect(bad.json.result.isError).toBe(true);
+  });
+
   it('keeps search working while the provider is down: hybrid answers lexical, semantic is a 502', async () => {
     const t = await app();
     await t.semantic.start();

@@ -13,12 +13,15 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { Hono } from 'hono';
 import { isDomainError } from '../../../core/errors.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
+import type { Retrieval } from '../../../core/search/retrieval.ts';
 import { callMcpTool, mcpToolList } from '../../mcp/tools.ts';
 import type { AppEnv } from '../types.ts';
 
 /** What the MCP endpoint needs. */
 export interface McpDeps {
   notes: NoteService;
+  /** The search `search_notes` runs (hybrid when embeddings are on); default: lexical over `notes`. */
+  retrieval?: Retrieval;
   version: string;
   /** List and allow the write tools (MCP_WRITE, default on). */
   write: boolean;
@@ -48,7 +51,7 @@ function buildServer(deps: McpDeps): Server {
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList(deps.write) }));
   server.setRequestHandler(CallToolRequestSchema, (req) =>
-    callMcpTool(deps.notes, deps.write, req.params.name, req.params.arguments),
+    callMcpTool(deps.notes, deps.write, req.params.name, req.params.arguments, deps.retrieval),
   );
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [
