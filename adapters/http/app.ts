@@ -17,7 +17,7 @@ import { mcpRoutes } from './routes/mcp.ts';
 import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
-import { relatedAnswer, searchRoutes } from './routes/search.ts';
+import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
 import { systemRoutes } from './routes/system.ts';
 import { tagsRoutes } from './routes/tags.ts';
@@ -89,7 +89,7 @@ export function createApp(deps: AppDeps) {
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
   app.route(
     '/api/v1/notes',
-    notesRoutes(deps.notes, instance, deps.noteCacheBytes, deps.noteCache, relatedAnswer(retrieval)),
+    notesRoutes(deps.notes, instance, deps.noteCacheBytes, deps.noteCache, relatedHandler(retrieval)),
   );
   app.route('/api/v1/notes', notePatchRoutes(deps.notes));
   if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files, deps.notes));

@@ -1,4 +1,4 @@
-import { type Context, Hono } from 'hono';
+import { type Handler, Hono } from 'hono';
 import type { Note, NoteService } from '../../../core/notes/service.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
 import { ok, readJson } from '../../http-kit/envelope.ts';
@@ -62,8 +62,8 @@ export function notesRoutes(
   instance: string,
   cacheBytes?: number,
   shared?: NoteCache,
-  /** `GET /notes/:path/related` (Hono's router would give `/:path{.+}` the request first). */
-  related?: (c: Context<AppEnv>, path: string) => Promise<Response>,
+  /** `GET /:path/related` (routes/search.ts): registered before `/:path{.+}`, which would take it. */
+  related?: Handler<AppEnv>,
 ) {
   const app = new Hono<AppEnv>();
   const serialized = new WeakMap<Note, string>();
@@ -121,10 +121,9 @@ export function notesRoutes(
   // A hit is a map lookup and a write of bytes encoded once per note version; a 304 needs only
   // the index. Both are checked against the index's checksum, so a write or an outside change
   // seen by the watcher is never answered from a stale entry.
+  if (related) app.get('/:path{.+\\.md}/related', related);
   app.get('/:path{.+}', async (c) => {
     const path = c.req.param('path');
-    // A note path ends in `.md`, so `<note>.md/related` is never a note.
-    if (related && path.endsWith('.md/related')) return related(c, path.slice(0, -'/related'.length));
     const inm = c.req.header('if-none-match');
     const known = indexedNoteAnswer(notes, cache, path, inm);
     if (known) return sealedResponse(c, known.status, known.body, known.headers);

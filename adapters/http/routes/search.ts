@@ -1,4 +1,4 @@
-import { type Context, Hono } from 'hono';
+import { type Handler, Hono } from 'hono';
 import type { Retrieval } from '../../../core/search/retrieval.ts';
 import { encodeAnswer, sendAnswer } from '../json-answer.ts';
 import type { AppEnv } from '../types.ts';
@@ -20,13 +20,10 @@ export function searchRoutes(retrieval: Retrieval) {
   return app;
 }
 
-/**
- * `GET /api/v1/notes/:path/related?limit=`: the notes closest to one note (mode in
- * `X-Search-Mode`). Called by the notes routes, whose `/:path{.+}` route sees the request first.
- */
-export function relatedAnswer(retrieval: Retrieval) {
-  return async (c: Context<AppEnv>, path: string): Promise<Response> => {
-    const r = await retrieval.related(path, c.req.query('limit'));
+/** `GET /api/v1/notes/:path/related?limit=`: the notes closest to one note (mode in `X-Search-Mode`). */
+export function relatedHandler(retrieval: Retrieval): Handler<AppEnv> {
+  return async (c) => {
+    const r = await retrieval.related(c.req.param('path') ?? '', c.req.query('limit'));
     return sendAnswer(c, encodeAnswer(r.hits), { 'X-Search-Mode': r.mode });
   };
 }
