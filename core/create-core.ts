@@ -16,7 +16,9 @@ import { type BatchAnalyzer, createNoteService, type NoteService } from './notes
 import { pluginFacts } from './plugins/audit.ts';
 import { createPluginManager } from './plugins/manager.ts';
 import type { PluginDefinition } from './plugins/types.ts';
-import type { Clock, FileStore, HistoryStore, Logger, NoteStore, StateStore } from './ports.ts';
+import type { Clock, Embeddings, FileStore, HistoryStore, Logger, NoteStore, StateStore } from './ports.ts';
+import { createRetrieval, type Retrieval } from './search/retrieval.ts';
+import { createSemanticIndex, type SemanticIndex } from './search/semantic/semantic-index.ts';
 import { createSecurityService, type SecurityDeps } from './security/service.ts';
 import { type SecurityConfig, securitySettings } from './security/settings.ts';
 
@@ -45,6 +47,8 @@ export interface CoreDeps {
   history?: HistoryStore;
   /** Largest attachment whose versions are kept (default 10 MiB). */
   historyMaxFileBytes?: number;
+  /** An embeddings model for semantic search (adapters/embeddings); absent: lexical search only. */
+  embeddings?: Embeddings;
 }
 
 /** The core of a Quire server: notes (index, links, search) and the agent over them. */
@@ -53,6 +57,10 @@ export interface Core {
   /** Versions and trash; null without a history store. */
   history: History | null;
   agent: Agent;
+  /** Search in every mode (lexical, semantic, hybrid), related notes, citations. */
+  retrieval: Retrieval;
+  /** The semantic index, when embeddings are configured. */
+  semantic?: SemanticIndex;
   /** Indexes the store (reusing the index cache in `state` when there is one); call once before use. */
   load(onProgress?: (done: number, total: number) => void): Promise<void>;
   /** Waits for writes in flight, then saves the index cache when it changed. */
@@ -74,6 +82,8 @@ export interface CoreSettings extends SecurityConfig, ReachConfig {
   eventsRingSize: number;
   /** History and trash retention (issue 30); absent: the defaults of `HISTORY_DEFAULTS`. */
   history?: Partial<PruneLimits> & { maxFileBytes?: number };
+  /** The semantic search provider (EMBEDDINGS_*); null or absent: lexical search only. */
+  embeddings?: { url: string; model: string } | null;
 }
 
 /** Default retention: versions 90 days and 1 GiB, the trash 30 days. */
@@ -84,7 +94,8 @@ export const HISTORY_DEFAULTS: PruneLimits = {
 };
 
 /** What a server's core needs besides the store: its state, its settings and its adapters. */
-export interface ServerCoreDeps extends Omit<CoreDeps, 'provider' | 'agentEnabled' | 'agentLimits'> {
+export interface ServerCoreDeps
+  extends Omit<CoreDeps, 'provider' | 'agentEnabled' | 'agentLimits' | 'embeddings'> {
   state: StateStore;
   logger: Logger;
   settings: CoreSettings;
@@ -92,6 +103,8 @@ export interface ServerCoreDeps extends Omit<CoreDeps, 'provider' | 'agentEnable
   version: string;
   /** The agent's model over the egress-checked fetch (adapters/llm). */
   providerFor: (fetch: typeof globalThis.fetch) => LlmProvider;
+  /** The embeddings model over the egress-checked fetch (adapters/embeddings); absent: lexical only. */
+  embeddingsFor?: (fetch: typeof globalThis.fetch) => Embeddings | undefined;
   /** The channels' senders over the egress-checked fetch (adapters/channels). */
   sendersFor: (fetch: typeof globalThis.fetch) => Partial<Record<'telegram' | 'whatsapp', ChannelSender>>;
   /** The HTTP client of the agent, channels and plugins (default: the global fetch, pinned). */
@@ -132,8 +145,13 @@ export function createCore(deps: CoreDeps | ServerCoreDeps): Core | ServerCore {
     analyze: deps.analyze,
     files: deps.files,
   });
+  const semantic = deps.embeddings
+    ? createSemanticIndex({ notes, embeddings: deps.embeddings, state: deps.state, logger: deps.logger })
+    : undefined;
+  const retrieval = createRetrieval({ notes, semantic, logger: deps.logger });
   const agent = createAgent({
     notes,
+    retrieval,
     clock: deps.clock,
     logger: deps.logger,
     provider: deps.provider ?? localProvider(),
@@ -146,9 +164,12 @@ export function createCore(deps: CoreDeps | ServerCoreDeps): Core | ServerCore {
     notes,
     history,
     agent,
+    retrieval,
+    ...(semantic ? { semantic } : {}),
     load: async (onProgress) => {
       await history?.load();
       await notes.load(onProgress);
+      await semantic?.start();
     },
     async flush() {
       await notes.drain();
@@ -161,6 +182,7 @@ export function createCore(deps: CoreDeps | ServerCoreDeps): Core | ServerCore {
 function operatorHosts(settings: CoreSettings): string[] {
   const urls = [
     settings.agent.baseURL,
+    settings.embeddings?.url,
     settings.channels.telegramApiBaseUrl,
     settings.channels.whatsappApiBaseUrl,
   ];
@@ -205,9 +227,13 @@ function createServerCore(deps: ServerCoreDeps) {
     version: deps.version,
     plugins: deps.plugins,
   });
+  const embeddings = deps.embeddingsFor?.(egress.fetchFn());
+  const semantic = embeddings ? createSemanticIndex({ notes, embeddings, state, logger }) : undefined;
+  const retrieval = createRetrieval({ notes, semantic, logger });
   // One agent, with the plugins' tools.
   const agent = createAgent({
     notes,
+    retrieval,
     clock,
     logger,
     provider: deps.providerFor(egress.fetchFn()),
@@ -241,6 +267,8 @@ function createServerCore(deps: ServerCoreDeps) {
   return {
     notes,
     agent,
+    retrieval,
+    semantic,
     auth,
     plugins,
     channels,
@@ -259,10 +287,11 @@ function createServerCore(deps: ServerCoreDeps) {
       await plugins.load();
       await channels.load();
     },
-    /** Indexes the store (reusing the index cache); the lifecycle calls it. */
+    /** Indexes the store (reusing the index cache), then starts embedding in the background; the lifecycle calls it. */
     load: async (onProgress?: (done: number, total: number) => void): Promise<void> => {
       await history?.load();
       await notes.load(onProgress);
+      await semantic?.start();
     },
     /** Waits for writes in flight, then saves the index cache when it changed. */
     async flush(): Promise<void> {

@@ -181,3 +181,17 @@ export interface HistoryStore {
   /** Bytes held (pack plus journal). */
   size(): Promise<number>;
 }
+
+/**
+ * A text embeddings model the user already runs (Ollama, llama.cpp, vLLM, OpenAI...). Quire never
+ * downloads a model: this port is how the core asks one. Optional; without it search is lexical.
+ */
+export interface Embeddings {
+  /** The model's name, as configured (a change of model re-embeds every passage). */
+  readonly model: string;
+  /**
+   * One vector per text, in order, all of the same length. Rejects (an Error with a message a
+   * person can act on, never a key) when the provider is down or answers something else.
+   */
+  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
+}

@@ -45,6 +45,7 @@ export const CLIENT_OPERATIONS = {
   listTrash: ['GET', '/api/v1/trash'],
   restoreFromTrash: ['POST', '/api/v1/trash/{id}/restore'],
   deleteFromTrash: ['DELETE', '/api/v1/trash/{id}'],
+  relatedNotes: ['GET', '/api/v1/notes/{path}/related'],
   attachmentPath: ['GET', '/api/v1/files/attachment-path'],
   getFile: ['GET', '/api/v1/files/{path}'],
   putFile: ['PUT', '/api/v1/files/{path}'],
@@ -149,6 +150,9 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
       },
       create: (body: In<typeof CreateNoteBody>) => call<Out<typeof R.Note>>('createNote', {}, { body }),
       get: (path: string) => call<Out<typeof R.Note>>('getNote', { path }),
+      /** The notes closest to one note, best first (by meaning when embedded, else by links and words). */
+      related: (path: string, limit?: number) =>
+        call<Out<typeof R.SearchHit>[]>('relatedNotes', { path }, { query: { limit } }),
       /** With `checksum`, saves only if the note still has it (412 otherwise). */
       update: (path: string, body: In<typeof UpdateNoteBody>, checksum?: string) =>
         call<Out<typeof R.Note>>('updateNote', { path }, { body, headers: ifMatch(checksum) }),
@@ -249,9 +253,10 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
     /**
      * Ranked search (docs/search.md): a question or words, with `"phrase"`, `-word`, `a OR b`,
      * `tag:`, `path:` and `file:`; hits are notes, or attachments by name (`type: 'file'`).
+     * `mode`: lexical, semantic or hybrid (default: hybrid when the server has embeddings).
      */
-    search: (q: string, limit?: number) =>
-      call<Out<typeof R.SearchHit>[]>('search', {}, { query: { q, limit } }),
+    search: (q: string, limit?: number, mode?: 'lexical' | 'semantic' | 'hybrid') =>
+      call<Out<typeof R.SearchHit>[]>('search', {}, { query: { q, limit, mode } }),
     agent: {
       status: () => call<Out<typeof F.AgentStatus>>('agentStatus'),
       chat: (body: In<typeof ChatBody>) => call<Out<typeof F.ChatReply>>('chat', {}, { body }),

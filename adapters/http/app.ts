@@ -1,4 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import { createRetrieval } from '../../core/search/retrieval.ts';
 import { errorBody, errorHandler } from '../http-kit/envelope.ts';
 import { bodyLimitEnvelope, methodNotAllowedEnvelope } from '../http-kit/middleware.ts';
 import { clientAddress } from './client.ts';
@@ -17,7 +18,7 @@ import { mcpRoutes } from './routes/mcp.ts';
 import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
-import { searchRoutes } from './routes/search.ts';
+import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
 import { systemRoutes } from './routes/system.ts';
 import { tagsRoutes } from './routes/tags.ts';
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const instance = deps.instanceId ?? crypto.randomUUID().slice(0, 8);
   const maxBody = deps.maxBodyBytes ?? 10 * 1024 * 1024;
+  const retrieval = deps.retrieval ?? createRetrieval({ notes: deps.notes, logger: deps.logger });
 
   // Request id, security and CORS headers, access log: one middleware (adapters/http/frame.ts).
   app.use(requestFrame({ logger: deps.logger, corsOrigins: deps.corsOrigins, stats: deps.frameStats }));
@@ -91,7 +93,10 @@ export function createApp(deps: AppDeps) {
   app.use(versions.first);
   app.route('/api/v1/notes', versions.app);
   app.route('/api/v1/trash', trashRoutes(deps.notes, deps.files));
-  app.route('/api/v1/notes', notesRoutes(deps.notes, instance, deps.noteCacheBytes, deps.noteCache));
+  app.route(
+    '/api/v1/notes',
+    notesRoutes(deps.notes, instance, deps.noteCacheBytes, deps.noteCache, relatedHandler(retrieval)),
+  );
   app.route('/api/v1/notes', notePatchRoutes(deps.notes));
   if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files, deps.notes));
   if (deps.files) app.route('/api/v1/folders', foldersWithFilesRoutes(deps.notes, deps.files));
@@ -108,13 +113,14 @@ export function createApp(deps: AppDeps) {
     '/mcp',
     mcpRoutes({
       notes: deps.notes,
+      retrieval,
       version: deps.version,
       write: deps.mcpWrite ?? true,
       ...(deps.mcpMaxAnswerBytes ? { maxAnswerBytes: deps.mcpMaxAnswerBytes } : {}),
     }),
   );
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
-  app.route('/api/v1/search', searchRoutes(deps.notes));
+  app.route('/api/v1/search', searchRoutes(retrieval));
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));
   if (deps.channels) app.route('/api/v1/channels', channelsRoutes(deps, deps.channels, limiter));
   if (deps.plugins) app.route('/api/v1/plugins', pluginsRoutes(deps.plugins));

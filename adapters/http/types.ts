@@ -8,6 +8,8 @@ import type { ChangeFeed } from '../../core/notes/change-feed.ts';
 import type { NoteService } from '../../core/notes/service.ts';
 import type { PluginManager } from '../../core/plugins/manager.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
+import type { Retrieval } from '../../core/search/retrieval.ts';
+import type { SemanticStatus } from '../../core/search/semantic/semantic-index.ts';
 import type { SecurityService } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ClientUiDeps } from './client-ui.ts';
@@ -52,6 +54,10 @@ export interface RateLimits {
 /** Everything `createApp` needs. */
 export interface AppDeps {
   notes: NoteService;
+  /** Search in every mode and related notes (core/search); absent: lexical search over `notes`. */
+  retrieval?: Retrieval;
+  /** Semantic search's embedding progress, shown in health; absent: semantic search is off. */
+  semantic?: { status(): SemanticStatus };
   version: string;
   clock: Clock;
   logger: Logger;

@@ -9,6 +9,7 @@ import { McpToolInputs } from '../../core/notes/schemas.ts';
 import type { PatchOperation } from '../../core/notes/section-patch.ts';
 import type { NoteService } from '../../core/notes/service.ts';
 import { HISTORY_TOOLS, runHistoryTool } from './history-tools.ts';
+import { createRetrieval, type Retrieval } from '../../core/search/retrieval.ts';
 
 type ToolName = keyof typeof McpToolInputs;
 
@@ -29,8 +30,8 @@ export type McpToolResult = {
 
 const DESCRIPTIONS: Record<ToolName, string> = {
   search_notes:
-    'Ranked search over notes (title, aliases, headings, folder and file names, tags, body) and attachments by file name; send the question as asked. ' +
-    'Syntax: words (any may match; notes with more of them rank first; typos and the last word as a prefix are tolerated), "exact phrase", -word, a OR b, tag:name, path:folder, file:name. Returns path, title, snippet, score, tags and type ("note", or "file" for an attachment).',
+    'Ranked search over notes (title, aliases, headings, folder and file names, tags, body; by meaning too when the server has semantic search, see mode) and attachments by file name; send the question as asked. ' +
+    'Syntax: words (any may match; notes with more of them rank first; typos and the last word as a prefix are tolerated), "exact phrase", -word, a OR b, tag:name, path:folder, file:name. Returns path, title, snippet, score, tags, type ("note", or "file" for an attachment) and the heading of the best passage when known.',
   list_notes:
     'Lists note summaries (path, title, tags, wordCount, updatedAt, checksum) sorted by path, optionally under a folder; page with limit and cursor.',
   read_note: 'Reads one note: content (body), frontmatter, tags, links, backlinks and checksum.',
@@ -119,6 +120,7 @@ export async function callMcpTool(
   write: boolean,
   name: string,
   args: unknown,
+  retrieval: Retrieval = createRetrieval({ notes }),
 ): Promise<McpToolResult> {
   if (!isMcpToolName(name)) return toolError('NOT_FOUND', `No tool called "${name}".`);
   const tool = name as ToolName;
@@ -134,18 +136,23 @@ export async function callMcpTool(
     const input = parsed.output as Record<string, never>;
     if (tool in HISTORY_TOOLS) return await runHistoryTool(notes, tool as keyof typeof HISTORY_TOOLS, input);
     // A write reads its author when called: `run` calls it before its first await.
-    return await notes.withActor('mcp', () => run(notes, tool, input));
+    return await notes.withActor('mcp', () => run(notes, retrieval, tool, input));
   } catch (err) {
     if (isDomainError(err)) return toolError(err.code, err.message, err.details);
     return toolError('INTERNAL_ERROR', 'Something went wrong in the server.');
   }
 }
 
-async function run(notes: NoteService, tool: ToolName, a: Record<string, never>): Promise<McpToolResult> {
+async function run(
+  notes: NoteService,
+  retrieval: Retrieval,
+  tool: ToolName,
+  a: Record<string, never>,
+): Promise<McpToolResult> {
   const i = a as Record<string, unknown>;
   switch (tool) {
     case 'search_notes':
-      return result({ results: await notes.search(i.query, i.limit) });
+      return result({ results: (await retrieval.search(i.query, { limit: i.limit, mode: i.mode })).hits });
     case 'list_notes': {
       const folder = String(i.folder ?? '').replace(/^\/+|\/+$/g, '');
       const prefix = folder ? `${folder}/` : '';

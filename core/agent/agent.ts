@@ -6,6 +6,8 @@ import { DomainError, isDomainError } from '../errors.ts';
 import type { NoteService } from '../notes/service.ts';
 import { validateNotePath } from '../paths.ts';
 import type { Clock, Logger } from '../ports.ts';
+import type { Retrieval } from '../search/retrieval.ts';
+import { asksAboutOpenNote } from './intent.ts';
 import { runLoop } from './loop.ts';
 import type { LlmProvider } from './provider.ts';
 import { MAX_MESSAGE_CHARS } from './schemas.ts';
@@ -44,6 +46,8 @@ export interface Agent {
 /** Everything `createAgent` needs. */
 export interface AgentDeps {
   notes: NoteService;
+  /** The search the tools use (hybrid when embeddings are on); default: lexical over `notes`. */
+  retrieval?: Retrieval;
   clock: Clock;
   logger?: Logger;
   provider: LlmProvider;
@@ -68,7 +72,7 @@ export function writesAllowed(input: Pick<ChatInput, 'channel' | 'allowWrite'>):
 
 const SYSTEM = [
   "You are the assistant of Quire, a markdown note server. Answer from the user's notes.",
-  'Use the tools to search and read notes before answering questions about them; cite the notes you used by path.',
+  'Use the tools to search and read notes before answering questions about them; cite the passages you used as path › heading.',
   'Only change notes (create_note, append_to_note) when the user asks for it.',
   'Be concise. If the notes do not contain the answer, say so.',
 ].join(' ');
@@ -79,7 +83,7 @@ export function createAgent(deps: AgentDeps): Agent {
   const enabled = deps.enabled ?? true;
   const maxSteps = deps.maxSteps ?? 8;
   const timeoutMs = deps.timeoutMs ?? 60_000;
-  const core = noteTools(notes);
+  const core = noteTools(notes, deps.retrieval);
   let probe: { at: number; value: Promise<boolean> } | null = null;
 
   const tools = (): AgentTool[] => {
@@ -116,9 +120,22 @@ export function createAgent(deps: AgentDeps): Agent {
     return value;
   };
 
-  const contextOf = async (notePath: string | undefined): Promise<{ path?: string; text: string }> => {
+  /**
+   * The open note goes into the context whole only when the question is about it ("summarize
+   * this", "what links here"); any other question is about the vault, and the note is a hint.
+   */
+  const contextOf = async (
+    notePath: string | undefined,
+    message: string,
+  ): Promise<{ path?: string; text: string }> => {
     if (notePath === undefined || notePath.trim() === '') return { text: '' };
     const note = await notes.get(validateNotePath(notePath.trim()));
+    if (!asksAboutOpenNote(message)) {
+      return {
+        path: note.path,
+        text: `\n\nThe user has the note "${note.title}" (${note.path}) open. It is context, not the answer: the question is about the whole vault, so search the notes (search_notes) and answer from the passages found.`,
+      };
+    }
     const body =
       note.content.length > READ_LIMIT ? `${note.content.slice(0, READ_LIMIT)}\n[…]` : note.content;
     return {
@@ -154,7 +171,7 @@ export function createAgent(deps: AgentDeps): Agent {
       }
       const started = clock.now();
       const allowWrite = writesAllowed(input);
-      const ctx = await contextOf(input.notePath);
+      const ctx = await contextOf(input.notePath, message);
       try {
         const out = await runLoop({
           provider,
@@ -182,6 +199,7 @@ export function createAgent(deps: AgentDeps): Agent {
           reply: out.reply,
           actions: out.actions,
           relatedNotes: out.related,
+          citations: out.citations,
           provider: provider.name,
           model: provider.model,
           createdAt: new Date(clock.now()).toISOString(),

@@ -3,6 +3,8 @@
  * backlinks, summarize) by fixed English patterns, anything else as a search. Deterministic.
  */
 
+import { asksAboutOpenNote } from './intent.ts';
+
 /** What the local provider decided to do with a message. */
 export type LocalPlan =
   | { kind: 'create'; title: string; text: string; path: string }
@@ -67,6 +69,7 @@ const BACKLINKS = [
   /\bbacklinks?\s+(?:of|to|for)\s+(?:the\s+)?(?:note\s+)?(.+)$/i,
   /^(?:what|which)(?:\s+notes?)?\s+links?\s+to\s+(?:the\s+)?(?:note\s+)?(.+)$/i,
 ];
+const LINKS_HERE = /^(?:what|which)(?:\s+notes?)?\s+links?\s+(?:here|to\s+(?:this|it))\b/i;
 const SUMMARIZE =
   /^(?:please\s+)?(?:summari[sz]e|sum\s+up|give\s+me\s+a\s+summary\s+of|summary\s+of)\s*(?:the\s+)?(?:note\s+)?(.*)$/i;
 
@@ -115,6 +118,7 @@ function readPlan(msg: string, notePath?: string): LocalPlan {
     m = re.exec(msg);
     if (m) return { kind: 'folder', path: stripEnd(m[1] ?? '').replace(/^\/+|\/+$/g, '') };
   }
+  if (notePath && LINKS_HERE.test(msg)) return { kind: 'backlinks', note: notePath };
   for (const re of BACKLINKS) {
     m = re.exec(msg);
     if (m) return { kind: 'backlinks', note: stripEnd(m[1]!) };
@@ -127,7 +131,8 @@ function readPlan(msg: string, notePath?: string): LocalPlan {
     if (note) return { kind: 'summarize', note };
     if (notePath) return { kind: 'summarize', note: notePath };
   }
-  if (notePath) return { kind: 'summarize', note: notePath };
+  // With a note open, only questions about it use it; any other question searches the vault.
+  if (notePath && asksAboutOpenNote(msg)) return { kind: 'summarize', note: notePath };
   const words = keywords(msg);
   return words.length ? { kind: 'search', query: words.join(' '), words } : { kind: 'help' };
 }

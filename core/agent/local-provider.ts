@@ -51,7 +51,14 @@ function callsFor(plan: LocalPlan): ToolCall[] {
   }
 }
 
-type Hit = { path: string; title: string; snippet: string; tags: string[] };
+type Hit = {
+  path: string;
+  title: string;
+  snippet: string;
+  tags: string[];
+  heading?: string;
+  passage?: string;
+};
 const err = (r: ToolResult): string | null =>
   r.isError ? String((r.output as { error?: unknown })?.error ?? 'it failed') : null;
 
@@ -69,13 +76,40 @@ function extract(content: string, max = 320): string {
   return text.length > max ? `${text.slice(0, max).replace(/\s+\S*$/, '')}…` : text;
 }
 
+const where = (h: Hit): string =>
+  h.heading && h.heading !== h.title ? `${h.title} › ${h.heading}` : h.title;
+const cite = (h: Hit): string => (h.heading && h.heading !== h.title ? `${h.path} › ${h.heading}` : h.path);
+
+/** A passage's markdown without its heading line, as quoted lines, cut near 600 characters. */
+function quoted(passage: string): string {
+  const body = passage.replace(/^#{1,6}\s+.*\n?/, '').trim();
+  const cut = body.length > 600 ? `${body.slice(0, 600).replace(/\s+\S*$/, '')}…` : body;
+  return cut
+    .split('\n')
+    .filter((l, i, all) => l.trim() !== '' || (i > 0 && all[i - 1]!.trim() !== ''))
+    .join('\n> ');
+}
+
+/** The answer from retrieval: the best passage quoted, the next ones named, every source cited. */
 function hitsAnswer(hits: Hit[], what: string): string {
   if (!hits.length) {
     return `I found nothing in your notes about ${what}. Try other words, or a tag ("find notes tagged #idea").`;
   }
-  const lines = hits.map((h, i) => `[${i + 1}] ${h.title} (${h.path})${h.snippet ? `: ${h.snippet}` : ''}`);
-  const n = hits.length === 1 ? '1 note' : `${hits.length} notes`;
-  return `I found ${n} about ${what}:\n\n${lines.join('\n')}\n\nSources: ${hits.map((h, i) => `[${i + 1}] ${h.path}`).join(', ')}`;
+  const [best, ...rest] = hits as [Hit, ...Hit[]];
+  const quote = best.passage ? quoted(best.passage) : best.snippet;
+  const lines = [
+    `From your notes, "${where(best)}" [1] answers ${what}:`,
+    '',
+    `> ${quote || '(no text besides the heading)'}`,
+  ];
+  if (rest.length) {
+    lines.push('', 'Also relevant:');
+    rest.forEach((h, i) => {
+      lines.push(`[${i + 2}] ${where(h)} (${h.path})${h.snippet ? `: ${h.snippet}` : ''}`);
+    });
+  }
+  lines.push('', `Sources: ${hits.map((h, i) => `[${i + 1}] ${cite(h)}`).join(', ')}`);
+  return lines.join('\n');
 }
 
 function answer(plan: LocalPlan, results: ToolResult[]): string {

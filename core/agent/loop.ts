@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { DomainError, isDomainError } from '../errors.ts';
 import type { Logger } from '../ports.ts';
 import type { AgentMessage, LlmProvider, StepResult, ToolCall, ToolResult } from './provider.ts';
-import type { AgentAction, AgentTool, ChannelKind, ChatTurn, RelatedNote } from './types.ts';
+import type { AgentAction, AgentTool, ChannelKind, ChatTurn, Citation, RelatedNote } from './types.ts';
 
 /** Most tool calls run from one provider step (the rest are answered with an error). */
 export const MAX_CALLS_PER_STEP = 16;
@@ -31,6 +31,7 @@ export interface LoopOutput {
   reply: string;
   actions: AgentAction[];
   related: RelatedNote[];
+  citations: Citation[];
   steps: number;
 }
 
@@ -42,6 +43,12 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/** The cited passages whose note the reply names (by path or title); all of them when it names none. */
+function usedIn(reply: string, cited: Citation[]): Citation[] {
+  const used = cited.filter((c) => reply.includes(c.path) || (c.title.length > 2 && reply.includes(c.title)));
+  return used.length ? used : cited;
 }
 
 /** Runs the loop. Throws `AGENT_PROVIDER_ERROR` on provider failure or time-out. */
@@ -65,6 +72,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutput> {
   ];
   const actions: AgentAction[] = [];
   const related = new Map<string, RelatedNote>();
+  const cited = new Map<string, Citation>();
   const fail = (err: unknown): never => {
     if (timedOut) {
       throw new DomainError(
@@ -106,11 +114,15 @@ export async function runLoop(input: LoopInput): Promise<LoopOutput> {
     }
     try {
       const out = await untilAborted(
-        tool.run(args.output, { channel: input.channel, signal: ctl.signal }),
+        tool.run(args.output, { channel: input.channel, notePath: input.notePath, signal: ctl.signal }),
         ctl.signal,
       );
       actions.push(out.action);
       for (const r of out.related ?? []) if (!related.has(r.path)) related.set(r.path, r);
+      for (const c of out.cited ?? []) {
+        const key = `${c.path}#${c.heading}`;
+        if (!cited.has(key)) cited.set(key, c);
+      }
       return { ...base, output: out.output };
     } catch (err) {
       if (ctl.signal.aborted) throw err;
@@ -142,6 +154,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutput> {
           reply: last.text.trim(),
           actions,
           related: [...related.values()].slice(0, MAX_RELATED),
+          citations: usedIn(last.text, [...cited.values()]).slice(0, MAX_RELATED),
           steps: step,
         };
       }
@@ -159,6 +172,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutput> {
       reply: `${partial ? `${partial}\n\n` : ''}I stopped after ${maxSteps} steps without a final answer; ask a narrower question.`,
       actions,
       related: [...related.values()].slice(0, MAX_RELATED),
+      citations: [...cited.values()].slice(0, MAX_RELATED),
       steps: maxSteps,
     };
   } finally {

@@ -7,7 +7,8 @@ import { DomainError } from '../errors.ts';
 import type { NoteService } from '../notes/service.ts';
 import { tagMatches } from '../notes/tags.ts';
 import { stem } from '../paths.ts';
-import type { AgentTool, RelatedNote } from './types.ts';
+import { createRetrieval, type Retrieval } from '../search/retrieval.ts';
+import type { AgentTool, Citation, RelatedNote } from './types.ts';
 
 /** Most characters of a note body handed to the model by `read_note`. */
 export const READ_LIMIT = 12_000;
@@ -48,8 +49,29 @@ export function headingsOf(body: string): string[] {
 
 const tool = <S extends v.GenericSchema>(t: AgentTool<S>): AgentTool => t as unknown as AgentTool;
 
-/** The six core tools over `notes` (read tools first, then the write tools). */
-export function noteTools(notes: NoteService): AgentTool[] {
+/** Most characters of a passage handed to the model by `search_notes`. */
+const PASSAGE_LIMIT = 700;
+
+/** One `search_notes` result: the note and its passage that answers best. */
+interface SearchResult {
+  path: string;
+  title: string;
+  /** The heading of the passage ('' before the first heading). */
+  heading: string;
+  /** The passage's text, cut to PASSAGE_LIMIT characters. */
+  passage: string;
+  snippet: string;
+  tags: string[];
+}
+
+/**
+ * The six core tools over `notes` (read tools first, then the write tools). Searches go through
+ * `retrieval` (hybrid when embeddings are on), so the agent finds what the search box finds.
+ */
+export function noteTools(
+  notes: NoteService,
+  retrieval: Retrieval = createRetrieval({ notes }),
+): AgentTool[] {
   const rel = (path: string): RelatedNote => {
     const n = notes.list().items.find((i) => i.path === path);
     return { path, title: n?.title ?? stem(path) };
@@ -58,37 +80,51 @@ export function noteTools(notes: NoteService): AgentTool[] {
     tool({
       name: 'search_notes',
       description:
-        'Ranked search over the notes (title, aliases, headings, folder and file names, tags, body) and attachments by name. Give a query, a tag, or both. ' +
-        'Syntax: words (any may match; notes with more of them rank first; typos and the last word as a prefix are tolerated), "exact phrase", -word, a OR b, tag:name, path:folder, file:name. Returns paths, titles, snippets.',
+        'Ranked search over the notes (title, aliases, headings, folder and file names, tags, body; by meaning too when semantic search is on) and attachments by name. Give a query (a question or keywords), a tag, or both. ' +
+        'Syntax: words (any may match; notes with more of them rank first; typos and the last word as a prefix are tolerated), "exact phrase", -word, a OR b, tag:name, path:folder, file:name. Returns for each note its best passage with the heading it sits under: cite answers as path › heading.',
       input: v.object({
         query: v.optional(v.pipe(v.string(), v.maxLength(500))),
         tag: v.optional(v.pipe(v.string(), v.maxLength(200))),
         limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20))),
       }),
       write: false,
-      async run({ query, tag, limit = 8 }) {
+      async run({ query, tag, limit = 8 }, ctx) {
         const t = tag?.trim().replace(/^#/, '').toLowerCase();
         const q = query?.trim();
         if (!q && !t) throw new DomainError('VALIDATION_ERROR', 'Give a query or a tag.');
-        let results: { path: string; title: string; snippet: string; tags: string[] }[];
+        let results: SearchResult[];
         if (q) {
-          const hits = await notes.search(q, t ? 100 : limit);
-          results = hits
-            .filter((h) => !t || h.tags.some((x) => tagMatches(x, t)))
-            .slice(0, limit)
-            .map(({ path, title, snippet, tags }) => ({ path, title, snippet, tags }));
+          const { hits } = await retrieval.search(q, { limit: t ? 100 : limit, hint: ctx.notePath });
+          const kept = hits.filter((h) => !t || h.tags.some((x) => tagMatches(x, t))).slice(0, limit);
+          const cites = await retrieval.cite(kept, q);
+          results = kept.map((h) => {
+            const c = cites.find((x) => x.path === h.path);
+            const passage = c ? c.text.slice(0, PASSAGE_LIMIT) : '';
+            return {
+              path: h.path,
+              title: h.title,
+              heading: c?.heading ?? h.heading ?? '',
+              passage,
+              snippet: c?.snippet || h.snippet,
+              tags: h.tags,
+            };
+          });
         } else {
           results = notes
             .list()
             .items.filter((n) => n.tags.some((x) => tagMatches(x, t!)))
             .slice(0, limit)
-            .map(({ path, title, tags }) => ({ path, title, snippet: '', tags }));
+            .map(({ path, title, tags }) => ({ path, title, heading: '', passage: '', snippet: '', tags }));
         }
         const what = [q && `"${q}"`, t && `tag #${t}`].filter(Boolean).join(' with ');
+        const cited: Citation[] = q
+          ? results.map(({ path, title, heading }) => ({ path, title, heading }))
+          : [];
         return {
           output: { results },
           action: { type: 'search_notes', summary: `Searched ${what}: ${results.length} found.` },
           related: results.map(({ path, title }) => ({ path, title })),
+          cited,
         };
       },
     }),

@@ -23,6 +23,13 @@ export interface RelatedNote {
   title: string;
 }
 
+/** A passage an answer drew on: its note and the heading it sits under ('' before the first heading). */
+export interface Citation {
+  path: string;
+  title: string;
+  heading: string;
+}
+
 /** One earlier turn of a conversation (channels keep these per conversation). */
 export interface ChatTurn {
   role: 'user' | 'assistant';
@@ -51,6 +58,8 @@ export interface ChatReply {
   reply: string;
   actions: AgentAction[];
   relatedNotes: RelatedNote[];
+  /** The passages the answer drew on (path and heading), in the order they were found. */
+  citations: Citation[];
   provider: string;
   model: string;
   /** ISO 8601 UTC with milliseconds. */
@@ -64,11 +73,15 @@ export interface ToolOutcome {
   action: AgentAction;
   /** Notes this run touched or found, for `relatedNotes`. */
   related?: RelatedNote[];
+  /** Passages this run handed over (search hits with their headings), for `citations`. */
+  cited?: Citation[];
 }
 
 /** What a tool is told about the chat it runs in. */
 export interface ToolContext {
   channel?: ChannelKind;
+  /** The note the user has open: a hint for searches, not the answer. */
+  notePath?: string;
   signal?: AbortSignal;
 }
 

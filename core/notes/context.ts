@@ -5,6 +5,7 @@
 import { sha256Hex } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
 import { createMutex } from '../mutex.ts';
+import type { History } from '../history/history.ts';
 import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '../ports.ts';
 import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';
@@ -21,7 +22,7 @@ export interface Note extends NoteSummary {
 
 /** What happened to a note; plugins and channels subscribe to these. */
 export type NoteEvent =
-  | { type: 'created' | 'updated' | 'deleted'; path: string; external: boolean }
+  | { type: 'created' | 'updated' | 'deleted' | 'restored'; path: string; external: boolean }
   | { type: 'moved'; path: string; from: string; external: boolean };
 
 /** Parses many notes at once; lets a runtime spread the work over threads. */
@@ -43,7 +44,9 @@ export interface NoteServiceDeps {
    * The vault's other files (attachments): listed at load (and by `reconcile`) so that links and
    * embeds to them resolve. Without it, links to files stay unresolved until `filesChanged`.
    */
-  files?: Pick<FileStore, 'list' | 'stat'>;
+  files?: Pick<FileStore, 'list' | 'stat'> & Partial<Pick<FileStore, 'read'>>;
+  /** Where every change keeps the version before it, and deleted notes go (issue 30). */
+  history?: History;
 }
 
 const decoder = new TextDecoder();
@@ -87,6 +90,9 @@ export function createNoteContext(deps: NoteServiceDeps) {
     logger,
     state: deps.state,
     files: deps.files,
+    history: deps.history,
+    /** Who the write being started is for (set around the call by `withActor`, read at its entry). */
+    actor: 'api',
     analyzeBatch: deps.analyze ?? (async (texts: string[]) => texts.map((t) => analyzeNote(t))),
     mutex: createMutex(),
     index: createNoteIndex(),

@@ -81,6 +81,14 @@ export const McpToolInputs = {
       ),
     ),
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+    mode: v.optional(
+      v.pipe(
+        v.picklist(['lexical', 'semantic', 'hybrid']),
+        v.description(
+          'lexical (words), semantic (meaning; needs EMBEDDINGS_URL) or hybrid (both fused); default hybrid when semantic search is on, else lexical.',
+        ),
+      ),
+    ),
   }),
   list_notes: v.strictObject({
     folder: v.optional(v.pipe(v.string(), v.maxLength(1024), v.description('Only notes under this folder.'))),

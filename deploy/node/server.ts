@@ -80,7 +80,12 @@ export async function startServer(
   let draining = () => false;
   const clock = { now: () => Date.now() };
   const health = {
-    body: createHealthBody({ notes: quire.core.notes, version: VERSION, clock }),
+    body: createHealthBody({
+      notes: quire.core.notes,
+      version: VERSION,
+      clock,
+      semantic: quire.core.semantic,
+    }),
     logger,
     draining: () => draining(),
   };

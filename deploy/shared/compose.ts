@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { telegramSender, whatsappSender } from '../../adapters/channels/index.ts';
+import { openAiEmbeddings } from '../../adapters/embeddings/openai-compatible.ts';
 import { createApp } from '../../adapters/http/app.ts';
 import type { ClientAssets } from '../../adapters/http/client-ui.ts';
 import type { FrameStats } from '../../adapters/http/frame.ts';
@@ -89,6 +90,8 @@ export async function composeApp(
     settings: config,
     version: opts.version,
     providerFor: (fetch: typeof globalThis.fetch) => createProvider({ ...config.agent, fetch }),
+    embeddingsFor: (fetch: typeof globalThis.fetch) =>
+      config.embeddings ? openAiEmbeddings({ ...config.embeddings, fetch }) : undefined,
     sendersFor: (fetch: typeof globalThis.fetch) => ({
       telegram: telegramSender({ fetch, baseUrl: config.channels.telegramApiBaseUrl }),
       whatsapp: whatsappSender({ fetch, baseUrl: config.channels.whatsappApiBaseUrl }),
@@ -120,6 +123,12 @@ export async function composeApp(
     model: config.agent.model || 'quire-local-rules',
     baseURL: config.agent.baseURL,
   });
+  if (config.embeddings) {
+    logger.info('semantic search', {
+      host: new URL(config.embeddings.url).host,
+      model: config.embeddings.model,
+    });
+  }
   const jwt = config.jwt ? createJwt({ ...config.jwt, clock }) : null;
   // Shared with a runtime's fast lane for cached note reads (adapters/node/read-lane.ts).
   const authenticator = createAuthenticator({ mode: config.authMode, auth: core.auth, jwt });
@@ -127,6 +136,8 @@ export async function composeApp(
   const frameStats: FrameStats = { requests: 0 };
   const app = createApp({
     notes: core.notes,
+    retrieval: core.retrieval,
+    semantic: core.semantic,
     files: core.files,
     feed: core.feed,
     mcpWrite: config.mcpWrite,
@@ -172,6 +183,7 @@ export async function composeApp(
     plugins: core.plugins,
     security: core.security,
     feed: core.feed,
+    semantic: core.semantic,
     lane: { authenticator, noteCache, frameStats },
   };
 }

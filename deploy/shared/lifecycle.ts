@@ -40,6 +40,8 @@ export interface LifecycleParts {
     feed: { close(): void };
     channels: { close(): Promise<void> };
     plugins: { stop(): Promise<void> };
+    /** Semantic search (EMBEDDINGS_*): started once the index is ready, stopped with the timers. */
+    semantic?: { start(): Promise<void>; stop(): void };
   };
   /** Runs once the index is ready, before the cache is saved (Node: closes the analyzer threads). */
   afterIndex?: () => Promise<void>;
@@ -100,6 +102,7 @@ export function startLifecycle(parts: LifecycleParts): Lifecycle {
       await notes.saveCache();
       watching = parts.store.watch?.((changes) => void notes.applyExternalChanges(changes));
       void watching?.then(() => notes.reconcile());
+      await parts.app.semantic?.start();
     });
   ready.catch((err) => logger.error('indexing failed', { error: String(err) }));
   const saver = setInterval(
@@ -128,6 +131,7 @@ export function startLifecycle(parts: LifecycleParts): Lifecycle {
         step('timers');
         clearInterval(saver);
         clearInterval(reconciler);
+        parts.app.semantic?.stop();
         // Event streams and long polls end now (clients resume by id), so they do not hold the drain.
         step('feed');
         parts.app.feed.close();

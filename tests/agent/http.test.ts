@@ -26,7 +26,7 @@ describe('the agent routes', () => {
     const r = await t.chat({ message: 'compost', channel: 'web' });
     expect(r.status).toBe(200);
     expect(Object.keys(r.json.data).sort()).toEqual(
-      ['actions', 'createdAt', 'model', 'provider', 'relatedNotes', 'reply'].sort(),
+      ['actions', 'citations', 'createdAt', 'model', 'provider', 'relatedNotes', 'reply'].sort(),
     );
   });
 

@@ -13,8 +13,14 @@ describe('the local provider', () => {
     const r = await agent.chat({ message: 'What do my notes say about compost?' });
     expect(r.provider).toBe('local');
     expect(r.model).toBe('quire-local-rules');
-    expect(r.reply).toContain('[1] Compost (garden/compost.md)');
+    expect(r.reply).toContain('From your notes, "Compost" [1] answers "compost":');
+    expect(r.reply).toContain('> Turn the compost heap every two weeks. #garden');
+    expect(r.reply).toContain('[2] Garden plan (garden/plan.md)');
     expect(r.reply).toContain('Sources: [1] garden/compost.md, [2] garden/plan.md');
+    expect(r.citations).toEqual([
+      { path: 'garden/compost.md', title: 'Compost', heading: 'Compost' },
+      { path: 'garden/plan.md', title: 'Garden plan', heading: 'Garden plan' },
+    ]);
     expect(r.reply).toMatch(/no language model/);
     expect(r.actions).toEqual([{ type: 'search_notes', summary: 'Searched "compost": 2 found.' }]);
     expect(r.relatedNotes).toEqual([

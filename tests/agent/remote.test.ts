@@ -129,6 +129,28 @@ describe.each(DIALECTS)('the $name provider against a real HTTP server', (d) => 
     expect(bad.status).toBe(400);
   });
 
+  it('with a note open, a question about the vault gets the note as a hint and passages with headings', async () => {
+    const t = await setup((n) =>
+      n === 1
+        ? { calls: [{ name: 'search_notes', args: { query: 'compost heap' } }] }
+        : { text: 'Every two weeks (garden/compost.md).' },
+    );
+    const res = await t.chat({ message: 'How often do I turn the heap?', notePath: 'garden/plan.md' });
+    expect(res.status).toBe(200);
+    const system = d.system(t.fake.calls()[0]!);
+    expect(system).toContain('"Garden plan" (garden/plan.md) open. It is context, not the answer');
+    expect(system).not.toContain('Three raised beds by the fence.');
+    const [search] = d.results(t.fake.calls()[1]!);
+    expect(search.output.results[0]).toMatchObject({
+      path: 'garden/compost.md',
+      heading: 'Compost',
+      passage: expect.stringContaining('Turn the compost heap every two weeks.'),
+    });
+    expect(res.json.data.citations).toEqual([
+      { path: 'garden/compost.md', title: 'Compost', heading: 'Compost' },
+    ]);
+  });
+
   it('creates a note when create_note is called', async () => {
     const t = await setup((n) =>
       n === 1

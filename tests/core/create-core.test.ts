@@ -53,7 +53,7 @@ describe('createCore with a server configuration builds the whole domain', () =>
       clock: { now: Date.now },
     });
     await core.load();
-    expect(Object.keys(core).sort()).toEqual(['agent', 'flush', 'load', 'notes']);
+    expect(Object.keys(core).sort()).toEqual(['agent', 'flush', 'load', 'notes', 'retrieval']);
     expect((await core.agent.status()).provider).toBe('local');
   });
 });

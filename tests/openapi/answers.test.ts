@@ -119,6 +119,10 @@ describe('real answers against the document', () => {
     expect((await api.folders.tree('garden')).children).toHaveLength(1);
     expect((await failure(() => api.folders.tree('nope'))).code).toBe('FOLDER_NOT_FOUND');
     expect((await api.search('compost', 5))[0]?.path).toBe('garden/compost.md');
+    expect((await api.search('compost', 5, 'lexical'))[0]?.path).toBe('garden/compost.md');
+    expect(
+      (await api.notes.related('garden/compost.md', 3)).every((h) => h.path !== 'garden/compost.md'),
+    ).toBe(true);
     await api.notes.remove('projects/r.md');
 
     // Attachments.

@@ -94,7 +94,7 @@ const ERROR_TEXT: Record<number, string> = {
   416: 'The Range cannot be met (RANGE_NOT_SATISFIABLE); Content-Range gives the size.',
   429: 'Too many attempts (RATE_LIMITED); see Retry-After.',
   500: 'Unexpected (INTERNAL_ERROR); the request id is in X-Request-Id.',
-  502: 'An upstream failed (AGENT_PROVIDER_ERROR, PLUGIN_ERROR).',
+  502: 'An upstream failed (AGENT_PROVIDER_ERROR, PLUGIN_ERROR, EMBEDDINGS_ERROR).',
   503: 'Not available (AGENT_DISABLED, NOT_READY).',
 };
 

@@ -267,12 +267,16 @@ export const notes: Operation[] = [
     method: 'get',
     path: '/api/v1/search',
     tag: 'Folders and search',
-    summary: 'Ranked search over notes and attachment names, best first',
+    summary: 'Ranked search over notes and attachment names, best first: by words, by meaning, or both',
     description:
       'Any word of `q` may match; notes covering more of the query rank first. Title and aliases, headings, folder and file names, tags and body count, ' +
       'English words by their stem; the last word also matches as a prefix and misspellings are tolerated (1 edit from 4 letters, 2 from 8). ' +
       'Attachments whose file name holds every word are hits with `type: "file"`. Syntax is never an error: what cannot be read as syntax is plain words. ' +
-      'See docs/search.md.',
+      '`mode`: `lexical` (words), `semantic` (meaning, over passages; needs EMBEDDINGS_URL) or `hybrid` ' +
+      '(both, fused by reciprocal rank). Default: `hybrid` when semantic search is on, else `lexical`. The ' +
+      'mode that ran is in the `X-Search-Mode` header: `hybrid` answers `lexical` hits when the embeddings ' +
+      'provider fails; `semantic` then answers 502 EMBEDDINGS_ERROR. A semantic mode while semantic ' +
+      'search is off: 400 VALIDATION_ERROR. See docs/search.md.',
     data: v.array(r.SearchHit),
     query: {
       q: {
@@ -285,6 +289,30 @@ export const notes: Operation[] = [
         description: 'Most hits (1-100, default 20).',
         schema: { type: 'integer', minimum: 1, maximum: 100 },
       },
+      mode: {
+        description:
+          'lexical, semantic or hybrid (default: hybrid with embeddings configured, else lexical).',
+        schema: { type: 'string', enum: ['lexical', 'semantic', 'hybrid'] },
+      },
     },
+    errors: [502],
+  },
+  {
+    id: 'relatedNotes',
+    method: 'get',
+    path: '/api/v1/notes/{path}/related',
+    tag: 'Folders and search',
+    summary: 'The notes closest to one note, best first',
+    description:
+      'By meaning (the mean of its passage vectors) when the note is embedded; otherwise by its links, ' +
+      'backlinks and the words of its title and tags. The mode used is in `X-Search-Mode`.',
+    data: v.array(r.SearchHit),
+    query: {
+      limit: {
+        description: 'Most notes (1-100, default 10).',
+        schema: { type: 'integer', minimum: 1, maximum: 100 },
+      },
+    },
+    errors: [404],
   },
 ];

@@ -21,6 +21,8 @@ const chatReplyEntries = {
   reply: v.string(),
   actions: v.array(v.object({ type: v.string(), summary: v.string(), path: v.optional(v.string()) })),
   relatedNotes: v.array(v.object({ path: v.string(), title: v.string() })),
+  /** The passages the answer drew on: note path, title, and the heading ('' before the first). */
+  citations: v.array(v.object({ path: v.string(), title: v.string(), heading: v.string() })),
   provider: v.string(),
   model: v.string(),
   createdAt: isoDate,

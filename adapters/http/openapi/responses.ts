@@ -96,6 +96,8 @@ export const SearchHit = v.object({
     v.picklist(['note', 'file']),
     v.description('"note", or "file" for an attachment found by its file name.'),
   ),
+  /** The heading of the best passage, when semantic or hybrid search knows it. */
+  heading: v.optional(v.string()),
 });
 
 /** `{deleted: path}` (notes) or `{deleted: id}` (channels). */
@@ -112,6 +114,15 @@ export const Health = v.object({
     done: v.pipe(v.number(), v.integer()),
     total: v.pipe(v.number(), v.integer()),
   }),
+  /** Semantic search: `off`, or the background embedding's progress in passages. */
+  embeddings: v.union([
+    v.object({ state: v.literal('off') }),
+    v.object({
+      state: v.picklist(['starting', 'embedding', 'ready', 'error']),
+      done: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      total: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    }),
+  ]),
 });
 
 const url = v.pipe(v.string(), v.url());

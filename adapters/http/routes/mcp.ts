@@ -13,6 +13,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { Hono } from 'hono';
 import { isDomainError } from '../../../core/errors.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
+import type { Retrieval } from '../../../core/search/retrieval.ts';
 import { capMcpAnswer, MCP_MAX_ANSWER_BYTES, readMcpBody } from '../../mcp/limits.ts';
 import { callMcpTool, isMcpToolName, mcpToolList } from '../../mcp/tools.ts';
 import type { AppEnv } from '../types.ts';
@@ -20,6 +21,8 @@ import type { AppEnv } from '../types.ts';
 /** What the MCP endpoint needs. */
 export interface McpDeps {
   notes: NoteService;
+  /** The search `search_notes` runs (hybrid when embeddings are on); default: lexical over `notes`. */
+  retrieval?: Retrieval;
   version: string;
   /** List and allow the write tools (MCP_WRITE, default on). */
   write: boolean;
@@ -55,7 +58,7 @@ function buildServer(deps: McpDeps): Server {
     const name = req.params.name;
     if (!isMcpToolName(name))
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name.slice(0, 100)}".`);
-    return callMcpTool(deps.notes, deps.write, name, req.params.arguments);
+    return callMcpTool(deps.notes, deps.write, name, req.params.arguments, deps.retrieval);
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [

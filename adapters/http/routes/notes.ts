@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Handler, Hono } from 'hono';
 import type { Note, NoteService } from '../../../core/notes/service.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
 import { ok, readJson } from '../../http-kit/envelope.ts';
@@ -58,7 +58,14 @@ export function indexedNoteAnswer(
  * `/api/v1/notes` routes; `cache` holds the encoded note answers (shared with a runtime's fast
  * lane), or `cacheBytes` bounds a new one.
  */
-export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: number, shared?: NoteCache) {
+export function notesRoutes(
+  notes: NoteService,
+  instance: string,
+  cacheBytes?: number,
+  shared?: NoteCache,
+  /** `GET /:path/related` (routes/search.ts): registered before `/:path{.+}`, which would take it. */
+  related?: Handler<AppEnv>,
+) {
   const app = new Hono<AppEnv>();
   const serialized = new WeakMap<Note, string>();
   const list = createCompressedList();
@@ -113,6 +120,7 @@ export function notesRoutes(notes: NoteService, instance: string, cacheBytes?: n
   // A hit is a map lookup and a write of bytes encoded once per note version; a 304 needs only
   // the index. Both are checked against the index's checksum, so a write or an outside change
   // seen by the watcher is never answered from a stale entry.
+  if (related) app.get('/:path{.+\\.md}/related', related);
   app.get('/:path{.+}', async (c) => {
     const path = c.req.param('path');
     const inm = c.req.header('if-none-match');

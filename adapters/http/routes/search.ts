@@ -1,13 +1,29 @@
-import { Hono } from 'hono';
-import type { NoteService } from '../../../core/notes/service.ts';
+import { type Handler, Hono } from 'hono';
+import type { Retrieval } from '../../../core/search/retrieval.ts';
 import { encodeAnswer, sendAnswer } from '../json-answer.ts';
 import type { AppEnv } from '../types.ts';
 
-/** `/api/v1/search?q=&limit=` (compressed per Accept-Encoding when large). */
-export function searchRoutes(notes: NoteService) {
+/**
+ * `/api/v1/search?q=&limit=&mode=` (compressed per Accept-Encoding when large). `mode` is
+ * lexical, semantic or hybrid (default: hybrid with embeddings configured, else lexical); the
+ * mode that ran is in `X-Search-Mode` (hybrid answers lexical when the provider fails).
+ */
+export function searchRoutes(retrieval: Retrieval) {
   const app = new Hono<AppEnv>();
-  app.get('/', async (c) =>
-    sendAnswer(c, encodeAnswer(await notes.search(c.req.query('q'), c.req.query('limit')))),
-  );
+  app.get('/', async (c) => {
+    const r = await retrieval.search(c.req.query('q'), {
+      mode: c.req.query('mode'),
+      limit: c.req.query('limit'),
+    });
+    return sendAnswer(c, encodeAnswer(r.hits), { 'X-Search-Mode': r.mode });
+  });
   return app;
+}
+
+/** `GET /api/v1/notes/:path/related?limit=`: the notes closest to one note (mode in `X-Search-Mode`). */
+export function relatedHandler(retrieval: Retrieval): Handler<AppEnv> {
+  return async (c) => {
+    const r = await retrieval.related(c.req.param('path') ?? '', c.req.query('limit'));
+    return sendAnswer(c, encodeAnswer(r.hits), { 'X-Search-Mode': r.mode });
+  };
 }

@@ -15,14 +15,15 @@ const HEALTH_HEADERS = { 'Content-Type': JSON_TYPE };
  * is encoded again only when one of its values changes (uptime in seconds included).
  */
 export function createHealthBody(
-  deps: Pick<AppDeps, 'notes' | 'version' | 'clock'>,
+  deps: Pick<AppDeps, 'notes' | 'version' | 'clock' | 'semantic'>,
 ): () => Uint8Array<ArrayBuffer> {
   const startedAt = deps.clock.now();
   let health: { key: string; body: Uint8Array<ArrayBuffer> } = { key: '', body: new Uint8Array() };
   return () => {
     const s = deps.notes.status();
     const up = Math.round((deps.clock.now() - startedAt) / 1000);
-    const key = `${up}|${s.state}|${s.notes}|${s.done}|${s.total}`;
+    const e = deps.semantic?.status();
+    const key = `${up}|${s.state}|${s.notes}|${s.done}|${s.total}|${e ? `${e.state}|${e.done}|${e.total}` : ''}`;
     if (health.key !== key) {
       const data = {
         status: s.state === 'ready' ? 'ok' : 'starting',
@@ -30,6 +31,9 @@ export function createHealthBody(
         uptimeSeconds: up,
         notes: s.notes,
         index: { state: s.state, done: s.done, total: s.total },
+        // Semantic search: off, or the background embedding's progress in passages. Health is
+        // public: the provider's error text (its address) stays in the log.
+        embeddings: e ? { state: e.state, done: e.done, total: e.total } : { state: 'off' },
       };
       health = { key, body: encoder.encode(JSON.stringify({ success: true, data })) };
     }

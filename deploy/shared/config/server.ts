@@ -2,6 +2,7 @@ import type { AuthMode } from '../../../core/auth/authenticator.ts';
 import { remoteReachPaths } from '../../../core/security/exposure.ts';
 import { type AgentConfig, loadAgentConfig } from './agent.ts';
 import { type ChannelsConfig, loadChannelsConfig } from './channels.ts';
+import { type EmbeddingsConfig, loadEmbeddingsConfig } from './embeddings.ts';
 import {
   ConfigError,
   type Env,
@@ -65,6 +66,8 @@ export interface ServerConfig {
   agent: AgentConfig;
   /** TELEGRAM_API_BASE_URL, WHATSAPP_API_BASE_URL. */
   channels: ChannelsConfig;
+  /** EMBEDDINGS_*: the semantic search provider; null when off. */
+  embeddings: EmbeddingsConfig | null;
   /** EGRESS_ALLOW: destinations (`host` or `host:port`) allowed although private. */
   egressAllow: string[];
   /** TLS_TERMINATED_BY_PROXY: a proxy in front of the server speaks HTTPS to clients. */
@@ -209,6 +212,7 @@ export function loadConfig(env: Env, cwd = workingDir()): ServerConfig {
     fsync: readBool(env, 'FSYNC'),
     agent: loadAgentConfig(env),
     channels: loadChannelsConfig(env),
+    embeddings: loadEmbeddingsConfig(env),
     egressAllow: (readStr(env, 'EGRESS_ALLOW') ?? '')
       .split(',')
       .map((h) => h.trim())

@@ -492,12 +492,36 @@ export const SERVER_VARIABLES = {
     meaning: 'Most model calls (tool rounds) per chat.',
     audit: { weaker: 'neutral' },
   },
+  EMBEDDINGS_URL: {
+    group: 'Semantic search',
+    kind: 'url',
+    shown: '— (off: lexical search only)',
+    meaning:
+      'An OpenAI-compatible embeddings endpoint you run or use (Ollama, llama.cpp, vLLM, OpenAI). A server root gets `/v1/embeddings`, a `/v1` base gets `/embeddings`, an address ending in `/embeddings` is used as given. Note text is sent there; Quire never downloads a model.',
+    audit: { weaker: 'neutral' },
+  },
+  EMBEDDINGS_MODEL: {
+    group: 'Semantic search',
+    kind: 'text',
+    shown: '—',
+    meaning:
+      'The embeddings model, e.g. `nomic-embed-text` (Ollama) or `text-embedding-3-small`; required with `EMBEDDINGS_URL`. Changing it re-embeds every passage.',
+    audit: { weaker: 'neutral' },
+  },
+  EMBEDDINGS_API_KEY: {
+    group: 'Semantic search',
+    kind: 'secret',
+    shown: '—',
+    meaning:
+      'Sent as a bearer token to `EMBEDDINGS_URL` (OpenAI and hosted providers). Never logged or answered.',
+    audit: { weaker: 'neutral' },
+  },
   EGRESS_ALLOW: {
     group: 'Outbound requests',
     kind: 'text',
     shown: '—',
     meaning:
-      'Comma-separated `host` or `host:port` destinations that plugins and channels may call although they are private or loopback addresses. The base URLs you set in `AGENT_BASE_URL`, `TELEGRAM_API_BASE_URL` and `WHATSAPP_API_BASE_URL` are always allowed.',
+      'Comma-separated `host` or `host:port` destinations that plugins and channels may call although they are private or loopback addresses. The base URLs you set in `AGENT_BASE_URL`, `EMBEDDINGS_URL`, `TELEGRAM_API_BASE_URL` and `WHATSAPP_API_BASE_URL` are always allowed.',
     audit: { weaker: 'value', value: '10.0.0.5:8080', threshold: 'any entry is low' },
   },
   TELEGRAM_API_BASE_URL: {

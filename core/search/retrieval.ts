@@ -1,0 +1,216 @@
+/**
+ * One retrieval for every client (REST search, MCP, the agent's tools): lexical search from the
+ * note service, semantic search over passages when an embeddings provider is configured, and
+ * hybrid (both, fused by reciprocal rank) as the default then. The provider failing never breaks
+ * a search: hybrid answers the lexical hits and says so.
+ */
+import { DomainError } from '../errors.ts';
+import type { SearchHit } from '../notes/search.ts';
+import type { NoteService } from '../notes/service.ts';
+import type { Logger } from '../ports.ts';
+import { bestPassage, type Cited, citeOf } from './cite.ts';
+import type { PassageHit, SemanticIndex } from './semantic/semantic-index.ts';
+
+/** How a search ranks: words, meaning, or both. */
+export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
+
+/** A search hit with the passage that matched best, when known. */
+export interface RetrievalHit extends SearchHit {
+  /** The heading of the best passage ('' before the first heading); absent when unknown. */
+  heading?: string;
+}
+
+/** What one search ran and found. */
+export interface RetrievalResult {
+  /** The mode that actually ran (hybrid falls back to lexical when the provider fails). */
+  mode: SearchMode;
+  hits: RetrievalHit[];
+}
+
+/** Reciprocal rank fusion constant (Cormack et al.; the usual 60). */
+export const RRF_K = 60;
+
+const MODES = new Set<SearchMode>(['lexical', 'semantic', 'hybrid']);
+
+/** Builds the retrieval over `notes`, with `semantic` when embeddings are configured. */
+export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticIndex; logger?: Logger }) {
+  const { notes, semantic, logger } = deps;
+
+  const parseMode = (input: unknown): SearchMode => {
+    if (input === undefined || input === null || input === '') return semantic ? 'hybrid' : 'lexical';
+    if (typeof input !== 'string' || !MODES.has(input as SearchMode)) {
+      throw new DomainError('VALIDATION_ERROR', '"mode" must be lexical, semantic or hybrid.');
+    }
+    if (input !== 'lexical' && !semantic) {
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        `mode=${input} needs semantic search: set EMBEDDINGS_URL and EMBEDDINGS_MODEL (docs/search.md).`,
+      );
+    }
+    return input as SearchMode;
+  };
+
+  const parseLimit = (input: unknown): number => {
+    const limit = input === undefined ? 20 : Number(input);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      throw new DomainError('VALIDATION_ERROR', '"limit" must be an integer from 1 to 100.');
+    }
+    return limit;
+  };
+
+  const fromPassage = async (p: PassageHit, score: number): Promise<RetrievalHit | null> => {
+    const s = notes.indexedSummary(p.path);
+    if (!s) return null;
+    const c = await citeOf(notes, p.path, p.n);
+    return {
+      path: p.path,
+      title: s.title,
+      snippet: c?.snippet ?? '',
+      score,
+      tags: s.tags,
+      heading: p.heading,
+    };
+  };
+
+  const semanticHits = async (q: string, limit: number): Promise<PassageHit[]> => {
+    try {
+      return await semantic!.search(q, limit);
+    } catch (err) {
+      throw new DomainError(
+        'EMBEDDINGS_ERROR',
+        `The embeddings provider failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  };
+
+  /** Neighbours of the hint note (its links and backlinks): a small lift, never the hint itself. */
+  const hintBonus = (hint: string | undefined): Map<string, number> => {
+    const out = new Map<string, number>();
+    const s = hint ? notes.indexedSummary(hint) : null;
+    if (!s) return out;
+    for (const l of s.links) if (l.path && l.path !== hint) out.set(l.path, 0.5 / (RRF_K + 1));
+    for (const b of s.backlinks) if (b.path !== hint) out.set(b.path, 0.5 / (RRF_K + 1));
+    return out;
+  };
+
+  return {
+    /** The mode a search runs in when none is asked for. */
+    defaultMode: (): SearchMode => (semantic ? 'hybrid' : 'lexical'),
+
+    /** Whether semantic search is configured. */
+    semanticOn: (): boolean => semantic !== undefined,
+
+    /**
+     * Searches in `mode` (validated: VALIDATION_ERROR for a bad one, or semantic asked while off).
+     * `semantic` rejects with EMBEDDINGS_ERROR when the provider fails; `hybrid` then answers lexical.
+     * `hint`: a note the user has open, whose neighbours rank a little higher.
+     */
+    async search(
+      q: unknown,
+      opts: { mode?: unknown; limit?: unknown; hint?: string } = {},
+    ): Promise<RetrievalResult> {
+      const mode = parseMode(opts.mode);
+      const limit = parseLimit(opts.limit);
+      if (typeof q !== 'string' || q.trim() === '') {
+        throw new DomainError('VALIDATION_ERROR', 'Give a search query in "q".');
+      }
+      const query = q.slice(0, 500);
+      if (mode === 'lexical' && !opts.hint) return { mode, hits: await notes.search(query, limit) };
+      if (mode === 'semantic') {
+        const ps = await semanticHits(query, limit);
+        const hits = await Promise.all(ps.map((p) => fromPassage(p, Math.round(p.score * 1e6) / 1e6)));
+        return { mode, hits: hits.filter((h): h is RetrievalHit => h !== null) };
+      }
+      const depth = Math.min(100, Math.max(limit * 2, 20));
+      const [lex, sem] = await Promise.all([
+        notes.search(query, depth),
+        mode === 'hybrid'
+          ? semanticHits(query, depth).catch((err: unknown) => {
+              logger?.warn('semantic search failed; answering lexical hits', { error: String(err) });
+              return null;
+            })
+          : Promise.resolve([] as PassageHit[]),
+      ]);
+      const bonus = hintBonus(opts.hint);
+      const fused = new Map<string, { score: number; lex?: SearchHit; sem?: PassageHit }>();
+      lex.forEach((h, i) => {
+        fused.set(h.path, { score: 1 / (RRF_K + i + 1), lex: h });
+      });
+      (sem ?? []).forEach((p, i) => {
+        const f = fused.get(p.path) ?? { score: 0 };
+        f.score += 1 / (RRF_K + i + 1);
+        f.sem = p;
+        fused.set(p.path, f);
+      });
+      for (const [path, b] of bonus) {
+        const f = fused.get(path);
+        if (f) f.score += b;
+      }
+      const ranked = [...fused]
+        .sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1))
+        .slice(0, limit);
+      const hits: RetrievalHit[] = [];
+      for (const [, f] of ranked) {
+        const score = Math.round(f.score * 1e6) / 1e6;
+        if (f.lex) hits.push({ ...f.lex, score, ...(f.sem ? { heading: f.sem.heading } : {}) });
+        else {
+          const h = await fromPassage(f.sem!, score);
+          if (h) hits.push(h);
+        }
+      }
+      return { mode: sem === null ? 'lexical' : mode, hits };
+    },
+
+    /**
+     * The notes closest to the note at `path` (NOTE_NOT_FOUND when there is none): by meaning when
+     * its passages are embedded, else by its links, backlinks and the words of its title.
+     */
+    async related(path: string, limitInput?: unknown): Promise<{ mode: SearchMode; hits: RetrievalHit[] }> {
+      const limit = parseLimit(limitInput ?? 10);
+      const note = await notes.get(path);
+      if (semantic?.has(note.path)) {
+        const ps = semantic.related(note.path, limit);
+        const hits = await Promise.all(ps.map((p) => fromPassage(p, Math.round(p.score * 1e6) / 1e6)));
+        return { mode: 'semantic', hits: hits.filter((h): h is RetrievalHit => h !== null) };
+      }
+      const scores = new Map<string, number>();
+      const add = (p: string, s: number): void => {
+        if (p !== note.path) scores.set(p, (scores.get(p) ?? 0) + s);
+      };
+      for (const l of note.links) if (l.path?.endsWith('.md')) add(l.path, 1 / (RRF_K + 1));
+      for (const b of note.backlinks) add(b.path, 1 / (RRF_K + 1));
+      const words = [note.title, ...note.tags].join(' ').trim();
+      const lexical = words ? await notes.search(words, 20).catch(() => []) : [];
+      lexical.forEach((h, i) => {
+        add(h.path, 1 / (RRF_K + i + 1));
+      });
+      const hits: RetrievalHit[] = [];
+      for (const [p, s] of [...scores]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, limit)) {
+        const sum = notes.indexedSummary(p);
+        if (sum)
+          hits.push({
+            path: p,
+            title: sum.title,
+            snippet: '',
+            score: Math.round(s * 1e6) / 1e6,
+            tags: sum.tags,
+          });
+      }
+      return { mode: 'lexical', hits };
+    },
+
+    /** The passage of each hit that answers `q` best, for citing (path, heading, text). */
+    async cite(hits: RetrievalHit[], q: string): Promise<Cited[]> {
+      const out: Cited[] = [];
+      for (const h of hits) {
+        const c = await bestPassage(notes, h.path, q, h.heading);
+        if (c) out.push(c);
+      }
+      return out;
+    },
+  };
+}
+
+export type Retrieval = ReturnType<typeof createRetrieval>;

@@ -1,0 +1,29 @@
+import { ConfigError, type Env } from './read.ts';
+import { readStr, readUrl } from './variables.ts';
+
+/** The semantic search provider from EMBEDDINGS_* (docs/search.md, "Semantic search"). */
+export interface EmbeddingsConfig {
+  url: string;
+  model: string;
+  /** Never logged or answered. */
+  apiKey: string | null;
+}
+
+/** Reads EMBEDDINGS_*: null when EMBEDDINGS_URL is unset; throws ConfigError naming the variable. */
+export function loadEmbeddingsConfig(env: Env): EmbeddingsConfig | null {
+  const url = readUrl(env, 'EMBEDDINGS_URL');
+  const model = readStr(env, 'EMBEDDINGS_MODEL');
+  const apiKey = readStr(env, 'EMBEDDINGS_API_KEY') ?? null;
+  if (!url) {
+    if (model || apiKey) {
+      throw new ConfigError(
+        'EMBEDDINGS_MODEL and EMBEDDINGS_API_KEY need EMBEDDINGS_URL (e.g. http://localhost:11434 for Ollama).',
+      );
+    }
+    return null;
+  }
+  if (!model) {
+    throw new ConfigError('EMBEDDINGS_URL needs EMBEDDINGS_MODEL (e.g. nomic-embed-text for Ollama).');
+  }
+  return { url, model, apiKey };
+}
