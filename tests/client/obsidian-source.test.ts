@@ -52,6 +52,9 @@ describe('rewriteObsidian', () => {
     );
     expect(rw('`#code`')).toBe('`#code`');
   });
+  it('turns inline footnotes into GFM footnotes', () => {
+    expect(rw('Said^[an aside] once.')).toBe('Said[^quire-inline-1] once.\n\n[^quire-inline-1]: an aside');
+  });
   it('marks block ids', () => {
     expect(rw('- Ship it ^goal-1')).toBe('- Ship it [](#block=goal-1)');
   });

@@ -84,6 +84,7 @@ export function rewriteObsidian(source: string, resolveNote: ResolveNote): strin
   const out: string[] = [];
   let inComment = false;
   let offset = 0;
+  const notes: string[] = [];
   for (const line of source.split('\n')) {
     const pieces = piecesOf(line, offset, ranges, cursor);
     offset += line.length + 1;
@@ -119,10 +120,21 @@ export function rewriteObsidian(source: string, resolveNote: ResolveNote): strin
     const last = kept[kept.length - 1];
     const block = last && !last.code ? BLOCK_ID.exec(last.text) : null;
     if (block && last) last.text = last.text.slice(0, block.index);
-    const rewritten = kept.map((p) => (p.code ? p.text : rewriteText(p.text, resolveNote))).join('');
+    const rewritten = kept
+      .map((p) => (p.code ? p.text : rewriteText(inlineFootnotes(p.text, notes), resolveNote)))
+      .join('');
     out.push(block ? `${rewritten} [](#block=${dest(block[1]!)})` : rewritten);
   }
+  for (const [i, text] of notes.entries()) out.push('', `[^quire-inline-${i + 1}]: ${text}`);
   return out.join('\n');
+}
+
+/** Obsidian's inline footnotes `^[text]` as GFM footnote references; their texts go to `notes`. */
+function inlineFootnotes(text: string, notes: string[]): string {
+  return text.replace(/\^\[([^\]\n]+)\]/g, (_all, note: string) => {
+    notes.push(note);
+    return `[^quire-inline-${notes.length}]`;
+  });
 }
 
 /** Lines of `source` that are task items (outside code), in order: the index of the `[ ]` mark's char. */
