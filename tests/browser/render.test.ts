@@ -53,7 +53,7 @@ async function openNote(page: Page, path: string) {
     location.hash = `#note=${encodeURIComponent(p)}`;
   }, path);
   const body = page.locator(`article[data-path="${path}"] [data-testid="note-body"][data-rendered="true"]`);
-  await body.waitFor();
+  await body.waitFor({ timeout: 20_000 });
   return body;
 }
 

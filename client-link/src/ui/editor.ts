@@ -69,9 +69,22 @@ export function linkCandidates(notes: readonly NoteSummary[], files: readonly st
   ];
 }
 
-/** The headings of a markdown text, in order. */
-export const headingsOf = (source: string): string[] =>
-  [...source.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)].map((m) => m[1]!);
+/** The headings of a markdown text, in order (not the `#` lines inside fenced code). */
+export function headingsOf(source: string): string[] {
+  const out: string[] = [];
+  let fence: string | null = null;
+  for (const line of source.split('\n')) {
+    const f = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      if (f && f[1]!.startsWith(fence)) fence = null;
+    } else if (f) fence = f[1]!;
+    else {
+      const m = /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
+      if (m) out.push(m[1]!);
+    }
+  }
+  return out;
+}
 
 /** Mounts the editor for `notePath` in a fresh host element. */
 export async function openEditor(

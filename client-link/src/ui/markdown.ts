@@ -19,7 +19,6 @@ const mathHtml: HtmlExtension = {
       this.buffer();
     },
     mathText() {
-      this.tag('<span class="math math-inline">');
       this.buffer();
     },
   },
@@ -44,8 +43,17 @@ const mathHtml: HtmlExtension = {
     mathFlowValue(token) {
       this.raw(this.sliceSerialize(token));
     },
-    mathText() {
+    mathText(token) {
       const value = this.resume();
+      // As in Obsidian, `$` opens math only before a non-space and closes only after one:
+      // `$5 and $10` stays text (single dollars only; `$$...$$` inline is always math).
+      const single =
+        this.sliceSerialize(token).startsWith('$') && !this.sliceSerialize(token).startsWith('$$');
+      if (single && (/^\s|\s$/.test(value) || value === '')) {
+        this.raw(this.encode(`$${value}$`));
+        return;
+      }
+      this.tag('<span class="math math-inline">');
       this.raw(this.encode(value));
       this.tag('</span>');
     },

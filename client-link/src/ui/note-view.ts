@@ -6,7 +6,7 @@ import { h, mount } from './dom.ts';
 import { type EditorHandle, openEditor } from './editor.ts';
 import { renderNote } from './markdown.ts';
 import { enhance } from './obsidian-render.ts';
-import { propertiesPanel } from './properties.ts';
+import { propertiesPanel, resolveLinks } from './properties.ts';
 import { loadRemoteImages, mountNoteHtml } from './remote-images.ts';
 import { followTags, tagPill, tagResults } from './tags.ts';
 import { describe, type Workspace } from './workspace.ts';
@@ -27,6 +27,12 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
     return note.links.find((l) => l.target.trim().toLowerCase() === t)?.path ?? null;
   };
   const properties = propertiesPanel(note.frontmatter, resolve);
+  if (properties?.querySelector('em.unresolved')) {
+    void ws.api.listNotes().then(
+      (notes) => resolveLinks(properties, notes),
+      () => {},
+    );
+  }
   followTags(root, ws, (tag) => {
     void tagResults(ws, tag, show).then((box) => mount(root, box));
   });

@@ -26,7 +26,7 @@ function pill(key: string, v: unknown, resolve: Resolve): Node {
   return h('span', { class: 'prop-pill' }, value(key, v, resolve));
 }
 
-/** A string value; a whole `[[link]]` becomes a note link when it resolves. */
+/** A string value; a whole `[[link]]` becomes a note link (resolved now or by `resolveLinks`). */
 function text(s: string, resolve: Resolve): Node {
   const m = /^\s*\[\[([^\]]+)\]\]\s*$/.exec(s);
   if (!m) return document.createTextNode(s);
@@ -35,7 +35,21 @@ function text(s: string, resolve: Resolve): Node {
   const shown = parts.alias ?? parts.target;
   return path
     ? h('a', { href: `#note=${encodeURIComponent(path)}` }, shown)
-    : h('em', { class: 'unresolved' }, shown);
+    : h('em', { class: 'unresolved', 'data-target': parts.target }, shown);
+}
+
+/**
+ * Links of the panel the note's `links[]` did not carry (the index reads no frontmatter links),
+ * resolved by note path or name like Obsidian (`notes` from `GET /api/v1/notes`).
+ */
+export function resolveLinks(panel: HTMLElement, notes: readonly { path: string }[]): void {
+  for (const em of panel.querySelectorAll<HTMLElement>('em.unresolved[data-target]')) {
+    const t = em.dataset.target!.toLowerCase().replace(/\.md$/, '');
+    const hit =
+      notes.find((n) => n.path.toLowerCase() === `${t}.md`) ??
+      notes.find((n) => n.path.toLowerCase().endsWith(`/${t}.md`));
+    if (hit) em.replaceWith(h('a', { href: `#note=${encodeURIComponent(hit.path)}` }, em.textContent ?? ''));
+  }
 }
 
 /** The properties panel, or null when the note has no frontmatter. */

@@ -4,6 +4,7 @@
  */
 import {
   autocompletion,
+  type Completion,
   type CompletionContext,
   type CompletionResult,
   closeBrackets,
@@ -15,6 +16,17 @@ import { EditorState } from '@codemirror/state';
 import { drawSelection, EditorView, keymap, placeholder } from '@codemirror/view';
 import type { EditorHandle, EditorOptions, LinkCandidate } from '../editor.ts';
 
+/** Inserts `target]]` over the typed part and any `]` already there; the cursor ends after `]]`. */
+const applyLink = (target: string) => (view: EditorView, _c: Completion, from: number, to: number) => {
+  const after = view.state.sliceDoc(to, to + 2);
+  const skip = after.startsWith(']]') ? 2 : after.startsWith(']') ? 1 : 0;
+  const text = `${target}]]`;
+  view.dispatch({
+    changes: { from, to: to + skip, insert: text },
+    selection: { anchor: from + text.length },
+  });
+};
+
 /** `[[` completion: note titles, aliases and file names; after `#`, the headings of that note. */
 function wikiCompletion(opts: EditorOptions) {
   let candidates: Promise<LinkCandidate[]> | null = null;
@@ -23,8 +35,6 @@ function wikiCompletion(opts: EditorOptions) {
     if (!m) return null;
     const inner = m.text.slice(2);
     const from = m.from + 2;
-    const after = ctx.state.sliceDoc(ctx.pos, ctx.pos + 2);
-    const close = after === ']]' ? '' : ']]';
     const hash = inner.indexOf('#');
     candidates ??= opts.candidates();
     const all = await candidates;
@@ -33,7 +43,7 @@ function wikiCompletion(opts: EditorOptions) {
       const headings = await opts.headings(target);
       return {
         from: from + hash + 1,
-        options: headings.map((h) => ({ label: h, type: 'text', apply: `${h}${close}` })),
+        options: headings.map((h) => ({ label: h, type: 'text', apply: applyLink(h) })),
         validFor: /^[^\]|\n#]*$/,
       };
     }
@@ -43,7 +53,7 @@ function wikiCompletion(opts: EditorOptions) {
         label: c.label,
         detail: c.detail,
         type: c.kind === 'file' ? 'variable' : 'class',
-        apply: `${c.insert}${close}`,
+        apply: applyLink(c.insert),
       })),
       validFor: /^[^\]|\n#]*$/,
     };

@@ -5,20 +5,21 @@
  */
 import mermaid from 'mermaid';
 
-let ready = false;
+let theme: string | null = null;
 let count = 0;
 
 /** Replaces each mermaid code block by its diagram; a diagram that fails keeps the code with a note. */
 export async function renderDiagrams(blocks: HTMLElement[], dark: boolean): Promise<void> {
-  if (!ready) {
+  const wanted = dark ? 'dark' : 'default';
+  if (theme !== wanted) {
     mermaid.initialize({
       startOnLoad: false,
       securityLevel: 'strict',
-      theme: dark ? 'dark' : 'default',
+      theme: wanted,
       htmlLabels: false,
       flowchart: { htmlLabels: false },
     });
-    ready = true;
+    theme = wanted;
   }
   for (const pre of blocks) {
     const source = pre.textContent ?? '';
