@@ -28,6 +28,13 @@ export default defineConfig({
     // No inline scripts or styles: the server's Content-Security-Policy forbids them.
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
+    rollupOptions: {
+      output: {
+        // The server serves only asset names that start with a letter or digit
+        // (adapters/http/client-ui.ts): `_commonjsHelpers` and the like lose their leading `_`.
+        sanitizeFileName: (name) => name.replace(/[^A-Za-z0-9._/-]/g, '_').replace(/(^|\/)[_.-]+/g, '$1'),
+      },
+    },
     target: 'es2022',
   },
   server: {

@@ -17,7 +17,8 @@ export interface ClientUiDeps {
 /**
  * Scripts and styles only from this origin (no inline script), calls to any http(s) server (the
  * page links to servers and relays you name), images only from this origin, data: and blob: (a
- * note's remote images load only through its "Load remote images" action), no framing, no referrer.
+ * note's remote images load only through its "Load remote images" action), frames only of blob:
+ * PDFs, the page itself never framed, no referrer.
  */
 export const CLIENT_CSP = [
   "default-src 'self'",
@@ -26,6 +27,9 @@ export const CLIENT_CSP = [
   // blob: only for the vault's images and media, fetched with the key by the workspace.
   "img-src 'self' data: blob:",
   "media-src 'self' blob:",
+  // A vault's PDF is shown by the browser's viewer in a frame on a blob URL (forced to
+  // application/pdf by the workspace); nothing else may be framed.
+  'frame-src blob:',
   "connect-src 'self' http: https:",
   "object-src 'none'",
   "base-uri 'none'",

@@ -6,6 +6,7 @@ import { PROFILES_KEY } from '../../client-link/src/flow/profiles.ts';
 import { waitFor } from '../helpers/app.ts';
 import { closedPortUrl, type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
+import { editorText, fillEditor } from './editor.ts';
 
 let browser: Browser;
 let relayed: LiveServer;
@@ -90,7 +91,7 @@ describe('the /link page in Chromium', () => {
 
     // Edit with If-Match; a change made elsewhere meanwhile is a conflict, not an overwrite.
     await page.getByTestId('edit').click();
-    await page.getByTestId('editor').fill('# From the browser\n\nEdited once.\n');
+    await fillEditor(page, '# From the browser\n\nEdited once.\n');
     await page.getByTestId('save').click();
     await waitFor(async () => (await readFile(onDisk, 'utf8')).includes('Edited once.'), 10_000);
     await page.getByTestId('edit').click();
@@ -100,11 +101,11 @@ describe('the /link page in Chromium', () => {
       body: JSON.stringify({ content: '# From the browser\n\nChanged elsewhere.\n' }),
     });
     expect(other.status).toBe(200);
-    await page.getByTestId('editor').fill('# From the browser\n\nMy late edit.\n');
+    await fillEditor(page, '# From the browser\n\nMy late edit.\n');
     await page.getByTestId('save').click();
     await expect.poll(() => page.getByTestId('conflict').textContent()).toMatch(/changed on the server/);
     expect(await readFile(onDisk, 'utf8')).toContain('Changed elsewhere.');
-    expect(await page.getByTestId('editor').inputValue()).toContain('My late edit.');
+    expect(await editorText(page)).toContain('My late edit.');
 
     // Search, the agent, then a screenshot that is looked at.
     await page.getByTestId('search').fill('elsewhere');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
+import { editorText, fillEditor } from './editor.ts';
 
 let browser: Browser;
 let s: LiveServer;
@@ -84,13 +85,13 @@ describe('the workspace follows the change feed (Chromium)', () => {
 
     // A note open in the editor with unsaved text is never overwritten: the conflict is shown.
     await page.getByTestId('edit').click();
-    await page.getByTestId('editor').fill('# One\nmy unsaved words');
+    await fillEditor(page, '# One\nmy unsaved words');
     await rest('PUT', `/notes/${encodeURIComponent('live/one.md')}`, { content: '# One\nsomeone else' });
     await page.getByTestId('remote-change').waitFor({ timeout: 2000 });
-    expect(await page.getByTestId('editor').inputValue()).toBe('# One\nmy unsaved words');
+    expect(await editorText(page)).toBe('# One\nmy unsaved words');
     await page.getByTestId('save').click();
     await page.getByTestId('conflict').waitFor({ state: 'visible' });
-    expect(await page.getByTestId('editor').inputValue()).toBe('# One\nmy unsaved words');
+    expect(await editorText(page)).toBe('# One\nmy unsaved words');
     const onDisk = await rest('GET', `/notes/${encodeURIComponent('live/one.md')}`);
     expect(onDisk.json.data.content).toBe('# One\nsomeone else');
     expect(lines.filter((l) => l.startsWith('pageerror'))).toEqual([]);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, waitFor } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
+import { editorText } from './editor.ts';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/obsidian-vault', import.meta.url));
 let browser: Browser;
@@ -186,24 +187,19 @@ describe('the workspace renders an Obsidian vault (Chromium)', () => {
     // Paste an image into the editor: it goes to the attachment folder and its embed is inserted.
     await page.getByTestId('edit').click();
     const png = await readFile(join(FIXTURE, 'Attachments', 'chart.png'));
-    await page.getByTestId('editor').focus();
-    await page.getByTestId('editor').evaluate(
-      (area: HTMLTextAreaElement, bytes: number[]) => {
-        area.selectionStart = area.selectionEnd = area.value.length;
+    const content = page.locator('[data-testid="editor"] .cm-content');
+    await content.click();
+    await page.keyboard.press('ControlOrMeta+End');
+    await content.evaluate(
+      (el: HTMLElement, bytes: number[]) => {
         const dt = new DataTransfer();
         dt.items.add(new File([new Uint8Array(bytes)], 'image.png', { type: 'image/png' }));
-        area.dispatchEvent(
-          new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }),
-        );
+        el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
       },
       [...png],
     );
-    await expect
-      .poll(() => page.getByTestId('editor').inputValue())
-      .toMatch(/!\[\[Pasted image \d{14}\.png\]\]$/);
-    const inserted = /!\[\[(Pasted image \d{14}\.png)\]\]$/.exec(
-      await page.getByTestId('editor').inputValue(),
-    )![1]!;
+    await expect.poll(() => editorText(page)).toMatch(/!\[\[Pasted image \d{14}\.png\]\]$/);
+    const inserted = /!\[\[(Pasted image \d{14}\.png)\]\]$/.exec(await editorText(page))![1]!;
     expect(await readFile(join(vault.dir, 'Attachments', inserted))).toEqual(png);
     await page.getByTestId('save').click();
     const daily = page.locator('article[data-path="Daily/2024-01-15.md"] [data-rendered="true"]');

@@ -31,8 +31,39 @@ describe('rewriteObsidian', () => {
     expect(rw('```\n[[Plan]] %% c %%\n```')).toBe('```\n[[Plan]] %% c %%\n```');
     expect(rw('`[[Plan]]` and [[Plan]]')).toBe('`[[Plan]]` and [Plan](#note=Projects%2FPlan.md)');
   });
+  it('never touches code or math at any nesting (callouts, quotes, lists, indented code)', () => {
+    const callout = '> [!example] Code\n> ```md\n> [[Plan]] ![[x.png]] %% c %% #tag ^id\n> ```';
+    expect(rw(callout)).toBe(callout);
+    const nested = '> > [!note]\n> > ~~~\n> > [[Plan]]\n> > ~~~';
+    expect(rw(nested)).toBe(nested);
+    const list = '- item\n\n  ```\n  [[Plan]]\n  ```\n\n      [[Plan]] indented';
+    expect(rw(list)).toBe(list);
+    expect(rw('> `[[Plan]]` [[Plan]]')).toBe('> `[[Plan]]` [Plan](#note=Projects%2FPlan.md)');
+    expect(rw('$a\\,b [[Plan]]$ and $$\\,$$')).toBe('$a\\,b [[Plan]]$ and $$\\,$$');
+    expect(rw('$$\nx\\,y #tag\n$$')).toBe('$$\nx\\,y #tag\n$$');
+  });
+  it('turns inline #tags (nested too) into tag links, not headings, anchors or numbers', () => {
+    expect(rw('see #tag/nested and #a-b_c.')).toBe(
+      'see [#tag/nested](#tag=tag%2Fnested) and [#a-b_c](#tag=a-b_c).',
+    );
+    expect(rw('#start')).toBe('[#start](#tag=start)');
+    expect(rw('## Heading #1 x#y [[Plan#Goals]]')).toBe(
+      '## Heading #1 x#y [Plan › Goals](#note=Projects%2FPlan.md "Goals")',
+    );
+    expect(rw('`#code`')).toBe('`#code`');
+  });
+  it('turns inline footnotes into GFM footnotes', () => {
+    expect(rw('Said^[an aside] once.')).toBe('Said[^quire-inline-1] once.\n\n[^quire-inline-1]: an aside');
+  });
   it('marks block ids', () => {
     expect(rw('- Ship it ^goal-1')).toBe('- Ship it [](#block=goal-1)');
+  });
+});
+
+describe('tasks inside code at any nesting', () => {
+  it('are not tasks', () => {
+    const src = '> [!todo]\n> ```\n> - [ ] code\n> ```\n> - [ ] real';
+    expect(taskMarks(src)).toEqual([src.lastIndexOf('[ ]') + 1]);
   });
 });
 

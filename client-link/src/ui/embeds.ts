@@ -105,6 +105,7 @@ export async function embed(
   if (!media) {
     const link = h('a', { class: 'embed-file' }, `Download ${name}`);
     fileLink(link, ws, found.path);
+    if (/\.pdf$/i.test(found.path)) return embedPdf(place, ws, found.path, link);
     place(link);
     return;
   }
@@ -165,5 +166,32 @@ async function embedNote(
     });
   } catch (err) {
     box.replaceChildren(h('p', { class: 'embed-missing' }, `⚠ ${path}: ${describe(err, ws.profile.apiKey)}`));
+  }
+}
+
+/**
+ * A PDF shown inline by the browser's own viewer in a frame on a blob URL (`frame-src blob:` in
+ * the CSP). The blob's type is forced to application/pdf and its bytes must start with `%PDF-`,
+ * so a file named .pdf that holds HTML can never run as a page of this origin. The download link
+ * stays below it.
+ */
+async function embedPdf(
+  place: (el: HTMLElement) => void,
+  ws: Workspace,
+  path: string,
+  link: HTMLAnchorElement,
+): Promise<void> {
+  const frame = h('iframe', { class: 'embed-pdf-frame', 'data-embed': path, title: path });
+  const box = h('figure', { class: 'embed-pdf' }, frame, h('figcaption', {}, link));
+  place(box);
+  try {
+    const bytes = await (await ws.api.files.blob(path)).arrayBuffer();
+    const head = new TextDecoder().decode(new Uint8Array(bytes, 0, Math.min(5, bytes.byteLength)));
+    if (head !== '%PDF-') throw new Error('not a PDF');
+    const url = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
+    blobUrls.push(url);
+    frame.setAttribute('src', url);
+  } catch {
+    frame.replaceWith(h('span', { class: 'embed-missing' }, `⚠ ${path} could not be shown inline`));
   }
 }

@@ -1,13 +1,20 @@
 import { ApiFailure } from '../flow/api.ts';
 import type { Note } from '../flow/workspace-api.ts';
+import './render.css';
+import { backlinksList } from './backlinks.ts';
 import { h, mount } from './dom.ts';
+import { type EditorHandle, openEditor } from './editor.ts';
 import { renderNote } from './markdown.ts';
 import { enhance } from './obsidian-render.ts';
+import { propertiesPanel, resolveLinks } from './properties.ts';
 import { loadRemoteImages, mountNoteHtml } from './remote-images.ts';
-import { acceptUploads } from './upload.ts';
+import { followTags, tagPill, tagResults } from './tags.ts';
 import { describe, type Workspace } from './workspace.ts';
 
-/** One note: rendered body, tags, backlinks; edit (with If-Match), move and delete. */
+/**
+ * One note: properties, rendered body, clickable tags, backlinks with their linking sentences;
+ * edit (CodeMirror, saved with If-Match), move and delete.
+ */
 export function noteView(ws: Workspace, note: Note): HTMLElement {
   const root = h('article', { 'data-testid': 'note', 'data-path': note.path });
   const body = h('div', { class: 'markdown', 'data-testid': 'note-body' });
@@ -15,6 +22,20 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
   // vault embeds are then fetched with the key (obsidian-render.ts).
   const held = mountNoteHtml(body, renderNote(note));
   void enhance(body, ws, note);
+  const resolve = (target: string) => {
+    const t = target.trim().toLowerCase();
+    return note.links.find((l) => l.target.trim().toLowerCase() === t)?.path ?? null;
+  };
+  const properties = propertiesPanel(note.frontmatter, resolve);
+  if (properties?.querySelector('em.unresolved')) {
+    void ws.api.listNotes().then(
+      (notes) => resolveLinks(properties, notes),
+      () => {},
+    );
+  }
+  followTags(root, ws, (tag) => {
+    void tagResults(ws, tag, show).then((box) => mount(root, box));
+  });
   const loadImages = async (e: Event) => {
     (e.target as HTMLButtonElement).remove();
     const r = await loadRemoteImages(body);
@@ -30,16 +51,13 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
         `${note.path} · ${note.wordCount} words · updated ${new Date(note.updatedAt).toLocaleString()}`,
       ),
       note.tags.length
-        ? h(
-            'p',
-            { class: 'tags', 'data-testid': 'tags' },
-            ...note.tags.map((t) => h('span', { class: 'tag' }, `#${t}`)),
-          )
+        ? h('p', { class: 'tags', 'data-testid': 'tags' }, ...note.tags.map((t) => tagPill(t)))
         : null,
+      properties,
       h(
         'p',
         { class: 'actions' },
-        h('button', { type: 'button', 'data-testid': 'edit', onclick: edit }, 'Edit'),
+        h('button', { type: 'button', 'data-testid': 'edit', onclick: () => void edit() }, 'Edit'),
         h('button', { type: 'button', 'data-testid': 'move', onclick: move }, 'Move'),
         h('button', { type: 'button', 'data-testid': 'delete', onclick: remove }, 'Delete'),
         held
@@ -52,27 +70,23 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
       ),
       body,
       h('h2', {}, 'Backlinks'),
-      note.backlinks.length
-        ? h(
-            'ul',
-            { 'data-testid': 'backlinks' },
-            ...note.backlinks.map((b) =>
-              h('li', {}, h('a', { href: `#note=${encodeURIComponent(b.path)}` }, b.title)),
-            ),
-          )
-        : h('p', { class: 'hint' }, 'No note links here yet.'),
+      backlinksList(ws, note),
     );
 
-  function edit() {
-    const area = h('textarea', { rows: '20', 'data-testid': 'editor' });
-    area.value = note.content;
-    acceptUploads(area, ws, note.path);
+  async function edit() {
+    let editor: { host: HTMLElement; handle: EditorHandle };
+    try {
+      editor = await openEditor(ws, note.path, note.content);
+    } catch (err) {
+      ws.say(describe(err, ws.profile.apiKey), 'error');
+      return;
+    }
     const problem = h('div', { class: 'alert', role: 'alert', hidden: true, 'data-testid': 'conflict' });
     const form = h(
       'form',
       { class: 'editor' },
       h('h1', {}, `Editing ${note.title}`),
-      area,
+      editor.host,
       problem,
       h('button', { type: 'submit', 'data-testid': 'save' }, 'Save'),
       h('button', { type: 'button', onclick: show }, 'Cancel'),
@@ -80,7 +94,7 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       try {
-        const saved = await ws.api.update(note.path, area.value, note.checksum);
+        const saved = await ws.api.update(note.path, editor.handle.value(), note.checksum);
         ws.say(`Saved ${saved.path}.`);
         await ws.refresh();
         await ws.open(saved.path);
@@ -102,6 +116,7 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
       }
     });
     mount(root, form);
+    editor.handle.focus();
   }
 
   function move() {

@@ -1,14 +1,16 @@
 /**
- * The DOM pass after `renderNote`: callouts, highlights, heading and block anchors, links to
+ * The DOM pass after `renderNote`: callouts (callouts.ts), math, diagrams and code (rich.ts), highlights, heading and block anchors, links to
  * files and embeds (embeds.ts, resolved by the server's `links[]`), and task checkboxes that toggle
  * the source line through PUT with If-Match. Nothing here parses HTML from a note: it only
  * rearranges what micromark produced.
  */
 import { ApiFailure } from '../flow/api.ts';
 import type { Note } from '../flow/workspace-api.ts';
+import { callouts } from './callouts.ts';
 import { h } from './dom.ts';
 import { decode, type EmbedContext, embed, fileLink, revokeBlobs } from './embeds.ts';
 import { taskMarks, toggleTask } from './obsidian-source.ts';
+import { renderRich } from './rich.ts';
 import { locate } from './vault-paths.ts';
 import { describe, type Workspace } from './workspace.ts';
 
@@ -37,7 +39,7 @@ function highlights(root: HTMLElement): void {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const nodes: Text[] = [];
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (n.nodeValue?.includes('==') && !n.parentElement?.closest('code,pre')) nodes.push(n as Text);
+    if (n.nodeValue?.includes('==') && !n.parentElement?.closest('code,pre,.math')) nodes.push(n as Text);
   }
   for (const node of nodes) {
     const text = node.nodeValue!;
@@ -51,39 +53,6 @@ function highlights(root: HTMLElement): void {
     if (!parts.length) continue;
     parts.push(text.slice(last));
     node.replaceWith(...parts);
-  }
-}
-
-/** `> [!type]± Title` blockquotes become callouts; `-` folds closed, `+` open. */
-function callouts(root: HTMLElement): void {
-  for (const quote of [...root.querySelectorAll('blockquote')]) {
-    const first = quote.firstElementChild;
-    const text = first?.tagName === 'P' ? first.firstChild : null;
-    if (!text || text.nodeType !== Node.TEXT_NODE) continue;
-    const m = /^\[!([\w-]+)\]([+-]?)[ \t]*([^\n]*)\n?/.exec(text.nodeValue ?? '');
-    if (!m) continue;
-    const type = m[1]!.toLowerCase();
-    text.nodeValue = (text.nodeValue ?? '').slice(m[0].length);
-    // The rest of the first line (up to a line break) is the title when the marker's text was short.
-    const title = m[3]!.trim() || type.charAt(0).toUpperCase() + type.slice(1);
-    if (!first!.textContent?.trim() && first!.children.length === 0) first!.remove();
-    else if (first!.firstChild?.nodeName === 'BR') first!.firstChild.remove();
-    const content = h('div', { class: 'callout-content' }, ...[...quote.childNodes]);
-    const fold = m[2];
-    const box = fold
-      ? h(
-          'details',
-          { class: 'callout', 'data-callout': type, open: fold === '+' },
-          h('summary', { class: 'callout-title' }, title),
-          content,
-        )
-      : h(
-          'div',
-          { class: 'callout', 'data-callout': type },
-          h('div', { class: 'callout-title' }, title),
-          content,
-        );
-    quote.replaceWith(box);
   }
 }
 
@@ -198,7 +167,7 @@ export async function enhance(
   highlights(root);
   const embeds = [...root.querySelectorAll<HTMLAnchorElement>('a[href^="#embed="]')];
   linkTargets(root, ws, note);
-  await Promise.all(embeds.map((a) => embed(a, ws, note, c)));
+  await Promise.all([...embeds.map((a) => embed(a, ws, note, c)), renderRich(root)]);
   if (c.depth === 0 && pendingAnchor?.path === note.path) {
     findAnchor(root, pendingAnchor.anchor)?.scrollIntoView({ block: 'start' });
     pendingAnchor = null;

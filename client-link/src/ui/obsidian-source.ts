@@ -5,12 +5,15 @@
  * left exactly as written. Pure: no DOM, so it is tested in node.
  */
 
+import { codeRanges, type Piece, piecesOf } from './code-ranges.ts';
+
 /** A wiki-link or embed: `[[target#heading|alias]]`, with `\|` accepted for the alias (tables). */
 const WIKI = /(!?)\[\[([^\]\n]+?)\]\]/g;
 /** A markdown image with a local (scheme-less) source. */
 const LOCAL_IMAGE = /!\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+"[^"\n]*")?\s*\)/g;
 const BLOCK_ID = /[ \t]\^([A-Za-z0-9-]+)[ \t]*$/;
-const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+/** An inline tag, `#tag` or `#tag/nested` (not all digits), after a space or at the line start. */
+const TAG = /(^|[ \t])#([\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)/gu;
 
 /** Parts of `[[...]]`: target (may be empty for `#heading` in the same note), `#...` part, alias. */
 export interface WikiParts {
@@ -36,23 +39,6 @@ const dest = (s: string) =>
 /** A value safe as link text. */
 const label = (s: string) => s.replace(/[[\]\\`*_<>]/g, '').trim() || '…';
 
-/** Runs `fn` on the parts of `line` outside inline code spans. */
-function outsideInlineCode(line: string, fn: (s: string) => string): string {
-  let out = '';
-  let i = 0;
-  while (i < line.length) {
-    const tick = line.indexOf('`', i);
-    if (tick < 0) break;
-    let run = 1;
-    while (line[tick + run] === '`') run++;
-    const close = line.indexOf('`'.repeat(run), tick + run);
-    if (close < 0) break;
-    out += fn(line.slice(i, tick)) + line.slice(tick, close + run);
-    i = close + run;
-  }
-  return out + fn(line.slice(i));
-}
-
 /** How a wiki-link target resolves to a note path (or null). */
 export type ResolveNote = (target: string) => string | null;
 
@@ -74,6 +60,7 @@ function rewriteText(text: string, resolveNote: ResolveNote): string {
       if (path?.toLowerCase().endsWith('.md')) return `[${shown}](#note=${dest(path)}${title})`;
       return `[${shown}](#file=${dest(p.target)}${title})`;
     })
+    .replace(TAG, (_all, pre: string, tag: string) => `${pre}[#${tag}](#tag=${dest(tag)})`)
     .replace(LOCAL_IMAGE, (all, alt: string, src: string) => {
       const s = src.replace(/^<|>$/g, '');
       if (/^[a-z][a-z0-9+.-]*:/i.test(s) || s.startsWith('//') || s.startsWith('#')) return all;
@@ -92,66 +79,76 @@ function rewriteText(text: string, resolveNote: ResolveNote): string {
  * `resolveNote` maps a wiki-link target to a note path.
  */
 export function rewriteObsidian(source: string, resolveNote: ResolveNote): string {
-  const lines = source.split('\n');
+  const ranges = codeRanges(source);
+  const cursor = { i: 0 };
   const out: string[] = [];
-  let fence: string | null = null;
   let inComment = false;
-  for (const line of lines) {
-    if (fence) {
-      out.push(line);
-      if (line.trim().startsWith(fence)) fence = null;
-      continue;
-    }
-    const f = FENCE.exec(line);
-    if (f && !inComment) {
-      fence = f[1]!.slice(0, 3);
-      out.push(line);
-      continue;
-    }
-    // `%% comments %%`, inline or across lines: hidden, as in Obsidian's reading view.
-    let text = '';
-    let rest = line;
-    for (;;) {
-      if (inComment) {
-        const end = rest.indexOf('%%');
-        if (end < 0) {
-          rest = '';
-          break;
-        }
-        rest = rest.slice(end + 2);
-        inComment = false;
+  let offset = 0;
+  const notes: string[] = [];
+  for (const line of source.split('\n')) {
+    const pieces = piecesOf(line, offset, ranges, cursor);
+    offset += line.length + 1;
+    // `%% comments %%`, inline or across lines, outside code: hidden, as in Obsidian's reading view.
+    const kept: Piece[] = [];
+    for (const piece of pieces) {
+      if (piece.code) {
+        if (!inComment) kept.push(piece);
+        continue;
       }
-      const start = rest.indexOf('%%');
-      if (start < 0) break;
-      text += rest.slice(0, start);
-      rest = rest.slice(start + 2);
-      inComment = true;
+      let text = '';
+      let rest = piece.text;
+      for (;;) {
+        if (inComment) {
+          const end = rest.indexOf('%%');
+          if (end < 0) {
+            rest = '';
+            break;
+          }
+          rest = rest.slice(end + 2);
+          inComment = false;
+        }
+        const start = rest.indexOf('%%');
+        if (start < 0) break;
+        text += rest.slice(0, start);
+        rest = rest.slice(start + 2);
+        inComment = true;
+      }
+      kept.push({ text: text + rest, code: false });
     }
-    text += rest;
-    if (text.trim() === '' && line.trim() !== '') continue;
-    const block = BLOCK_ID.exec(text);
-    const body = block ? text.slice(0, block.index) : text;
-    const rewritten = outsideInlineCode(body, (s) => rewriteText(s, resolveNote));
+    const joined = kept.map((p) => p.text).join('');
+    if (joined.trim() === '' && line.trim() !== '') continue;
+    const last = kept[kept.length - 1];
+    const block = last && !last.code ? BLOCK_ID.exec(last.text) : null;
+    if (block && last) last.text = last.text.slice(0, block.index);
+    const rewritten = kept
+      .map((p) => (p.code ? p.text : rewriteText(inlineFootnotes(p.text, notes), resolveNote)))
+      .join('');
     out.push(block ? `${rewritten} [](#block=${dest(block[1]!)})` : rewritten);
   }
+  for (const [i, text] of notes.entries()) out.push('', `[^quire-inline-${i + 1}]: ${text}`);
   return out.join('\n');
+}
+
+/** Obsidian's inline footnotes `^[text]` as GFM footnote references; their texts go to `notes`. */
+function inlineFootnotes(text: string, notes: string[]): string {
+  return text.replace(/\^\[([^\]\n]+)\]/g, (_all, note: string) => {
+    notes.push(note);
+    return `[^quire-inline-${notes.length}]`;
+  });
 }
 
 /** Lines of `source` that are task items (outside code), in order: the index of the `[ ]` mark's char. */
 export function taskMarks(source: string): number[] {
+  const ranges = codeRanges(source);
+  const cursor = { i: 0 };
   const out: number[] = [];
-  let fence: string | null = null;
   let offset = 0;
   for (const line of source.split('\n')) {
-    if (fence) {
-      if (line.trim().startsWith(fence)) fence = null;
-    } else {
-      const f = FENCE.exec(line);
-      if (f) fence = f[1]!.slice(0, 3);
-      else {
-        const m = /^(\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+\[)[ xX](?=\](?:\s|$))/.exec(line);
-        if (m) out.push(offset + m[1]!.length);
-      }
+    const m = /^(\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+\[)[ xX](?=\](?:\s|$))/.exec(line);
+    if (m) {
+      const first = piecesOf(line, offset, ranges, cursor)[0];
+      // A task line inside code (at any nesting) is text, not a task.
+      if (first && !first.code && first.text.length > m[1]!.length) out.push(offset + m[1]!.length);
     }
     offset += line.length + 1;
   }

@@ -1,7 +1,7 @@
 /**
  * Paste or drop an image (any file) into the note editor: it is uploaded to the vault's
  * attachment folder (`.obsidian/app.json` attachmentFolderPath, as Obsidian would place it) and
- * `![[name]]` is inserted at the cursor, like Obsidian does.
+ * the editor (editor.ts) inserts `![[name]]` at the cursor, like Obsidian does.
  */
 import { vaultPaths } from './vault-paths.ts';
 import { describe, type Workspace } from './workspace.ts';
@@ -21,14 +21,13 @@ export function pastedName(type: string, now = new Date()): string {
   return `Pasted image ${stamp}.${EXT[type] ?? 'png'}`;
 }
 
-/** Uploads `files` for `notePath` and inserts their embeds into `area` at the cursor. */
-export async function uploadInto(
-  area: HTMLTextAreaElement,
+/** Uploads `files` for `notePath`; resolves to their embeds (`![[name]]`, one a line), '' if none. */
+export async function uploadEmbeds(
   ws: Workspace,
   notePath: string,
   files: File[],
   pasted: boolean,
-): Promise<void> {
+): Promise<string> {
   const embeds: string[] = [];
   for (const file of files) {
     const name = pasted || !file.name || file.name === 'image.png' ? pastedName(file.type) : file.name;
@@ -47,29 +46,5 @@ export async function uploadInto(
       ws.say(`Could not upload ${name}: ${describe(err, ws.profile.apiKey)}`, 'error');
     }
   }
-  if (!embeds.length) return;
-  const at = area.selectionStart ?? area.value.length;
-  const text = embeds.join('\n');
-  area.value = area.value.slice(0, at) + text + area.value.slice(area.selectionEnd ?? at);
-  area.selectionStart = area.selectionEnd = at + text.length;
-  area.dispatchEvent(new Event('input'));
-}
-
-/** Wires paste and drop of files on the editor. */
-export function acceptUploads(area: HTMLTextAreaElement, ws: Workspace, notePath: string): void {
-  area.addEventListener('paste', (e) => {
-    const files = [...(e.clipboardData?.files ?? [])];
-    if (!files.length) return;
-    e.preventDefault();
-    void uploadInto(area, ws, notePath, files, true);
-  });
-  area.addEventListener('dragover', (e) => {
-    if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
-  });
-  area.addEventListener('drop', (e) => {
-    const files = [...(e.dataTransfer?.files ?? [])];
-    if (!files.length) return;
-    e.preventDefault();
-    void uploadInto(area, ws, notePath, files, false);
-  });
+  return embeds.join('\n');
 }

@@ -22,6 +22,8 @@ export interface Workspace {
   say(text: string, kind?: 'info' | 'error'): void;
   /** Shows the new-note form. */
   newNote(): void;
+  /** Optional: shows the notes of a tag (a tag link or pill was clicked); note-view lists them itself without it. */
+  onTag?(tag: string): void;
 }
 
 /** A failure as one sentence, keys redacted. */
