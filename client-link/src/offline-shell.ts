@@ -5,7 +5,7 @@
  * Not in the dev server: a cached shell would hide edits to the sources.
  */
 export function registerServiceWorker(): void {
-  if (import.meta.env.DEV || !('serviceWorker' in navigator)) return;
+  if (import.meta.env.MODE === 'development' || !('serviceWorker' in navigator)) return;
   navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {
     // Without a service worker the workspace still works online; only offline opening is lost.
   });
