@@ -195,12 +195,14 @@ export function shellHeader(
     },
     'Chat',
   );
+  const profiles = profileSwitcher(ws.profile);
+  const theme = themeToggle();
   const el = h(
     'header',
     {},
     drawerButton,
     h('strong', { class: 'brand' }, 'Quire'),
-    profileSwitcher(ws.profile),
+    profiles,
     search,
     h('button', { type: 'button', 'data-testid': 'new-note', onclick: () => ws.newNote() }, 'New note'),
     chatButton,
@@ -208,14 +210,27 @@ export function shellHeader(
       'button',
       {
         type: 'button',
+        class: 'switcher-button',
         'data-testid': 'switcher-open',
         'aria-keyshortcuts': 'Control+K Meta+K',
         onclick: openSwitcher,
       },
       'Go to…',
     ),
-    themeToggle(),
+    theme,
     h('span', { class: 'offline-badge', 'data-testid': 'offline' }, 'Offline · read-only'),
   );
-  return { el, drawerButton };
+  // On a phone the server switcher and the theme toggle move into the drawer (one header row).
+  const drawerExtras = h('div', { class: 'drawer-extras' });
+  const phone = matchMedia('(max-width: 699px)');
+  const place = () => {
+    if (phone.matches) drawerExtras.append(profiles, theme);
+    else {
+      el.insertBefore(profiles, search);
+      el.insertBefore(theme, el.querySelector('.offline-badge'));
+    }
+  };
+  phone.addEventListener('change', place);
+  place();
+  return { el, drawerButton, drawerExtras };
 }

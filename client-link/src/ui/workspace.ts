@@ -222,6 +222,7 @@ export function renderWorkspace(root: HTMLElement): void {
       tagPane,
       h('h2', {}, 'All notes'),
       list.el,
+      header.drawerExtras,
     ),
     backdrop,
     h('main', { class: 'pane main-pane', 'data-testid': 'main' }, status, search.view, mainPanel),
