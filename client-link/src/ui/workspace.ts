@@ -95,12 +95,17 @@ export function renderWorkspace(root: HTMLElement): void {
     },
     async refresh() {
       try {
+        // The attachments folder is asked once, alongside the first load.
+        const folder =
+          attachmentFolder === undefined
+            ? api.files
+                .attachmentPath('probe.png', 'probe.md')
+                .then((r) => r.folder || null)
+                .catch(() => null)
+            : attachmentFolder;
         const [t, notes] = await Promise.all([api.tree(), api.listNotes(), loadTags()]);
+        attachmentFolder = await folder;
         performance.mark('quire:list-arrived');
-        attachmentFolder ??= await api.files
-          .attachmentPath('probe.png', 'probe.md')
-          .then((r) => r.folder || null)
-          .catch(() => null);
         setOffline(false);
         tree.render(t, attachmentFolder);
         const open = openPath();
@@ -108,8 +113,13 @@ export function renderWorkspace(root: HTMLElement): void {
         allNotes = notes;
         renderList();
         performance.mark('quire:tree-rendered');
-        requestAnimationFrame(() => setTimeout(() => performance.mark('quire:tree-painted'), 0));
-        offline.keepList(t, notes);
+        // The copy for offline use is written after the first paint, not before it.
+        requestAnimationFrame(() =>
+          setTimeout(() => {
+            performance.mark('quire:tree-painted');
+            offline.keepList(t, notes);
+          }, 0),
+        );
       } catch (err) {
         const kept = isOffline(err) ? offline.list() : null;
         if (isOffline(err)) setOffline(true);
