@@ -229,7 +229,7 @@ describe('the workspace shell (Chromium)', () => {
       await page.evaluate(() => document.body.append(document.createElement('button')));
       expect((await axeSerious(page)).join()).toContain('button-name');
       await context.close();
-    });
+    }, 60_000);
   }
 
   it('the theme toggle is remembered across a reload', async () => {
@@ -241,7 +241,7 @@ describe('the workspace shell (Chromium)', () => {
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     expect(await page.getByTestId('theme-toggle').getAttribute('aria-pressed')).toBe('true');
     await close();
-  });
+  }, 60_000);
 
   it('offline: a recently read note opens with the server stopped, marked read-only; a draft survives a reload and is offered back online', async () => {
     const { page, close } = await workspace(1280, 'light');
