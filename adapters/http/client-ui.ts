@@ -51,6 +51,7 @@ const TYPES: Record<string, string> = {
   png: 'image/png',
   woff2: 'font/woff2',
   map: 'application/json; charset=utf-8',
+  webmanifest: 'application/manifest+json; charset=utf-8',
 };
 const ASSET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.([a-z0-9]+)$/;
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
@@ -98,6 +99,12 @@ export function clientRoutes(deps: ClientUiDeps) {
     });
   };
   app.get('/favicon.svg', () => file('', 'favicon.svg', 'public, max-age=86400'));
+  // The web app manifest and its icons (the workspace can be added to a home screen).
+  for (const name of ['manifest.webmanifest', 'icon.svg', 'icon-192.png', 'icon-512.png'])
+    app.get(`/${name}`, () => file('', name, 'public, max-age=86400'));
+  // The service worker at the root, so its scope ("/") covers /link and /workspace; never cached
+  // by HTTP, so a new build's worker is found on the next visit.
+  app.get('/sw.js', () => file('', 'sw.js', 'no-cache'));
   // Vite names every asset by its content hash, so it can be cached for good.
   app.get('/assets/:name', (c) =>
     file('assets/', c.req.param('name'), 'public, max-age=31536000, immutable'),

@@ -64,7 +64,8 @@ describe('the workspace follows the change feed (Chromium)', () => {
     ).toBe(201);
     await listed(page, 'live/one.md').waitFor({ timeout: 2000 });
     await page.locator('[data-testid="tag-pane"] button[data-tag="livetag"]').waitFor({ timeout: 2000 });
-    await page.locator('[data-testid="tree"] a[data-path="live/one.md"]').waitFor({ timeout: 2000 });
+    // The tree shows the new folder (closed: its notes are built when it opens).
+    await page.locator('[data-testid="tree"] [data-folder="live"]').waitFor({ timeout: 2000 });
 
     // The tag pane filters the list.
     await rest('POST', '/notes', { path: 'live/two.md', content: '# Two\nno tag here' });

@@ -88,6 +88,39 @@ describe('the client UI served by the server', () => {
     expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
   });
 
+  it('serves the service worker at the root (scope / covers /workspace) and the manifest with its icons', async () => {
+    const call = await appWithClient({
+      'index.html': INDEX,
+      'sw.js': 'self.addEventListener("fetch", () => {})',
+      'manifest.webmanifest': '{"name":"Quire"}',
+      'icon.svg': '<svg/>',
+      'icon-192.png': 'png',
+      'icon-512.png': 'png',
+    });
+    const sw = await call('GET', '/sw.js');
+    expect(sw.status).toBe(200);
+    expect(sw.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(sw.headers.get('cache-control')).toBe('no-cache');
+    expect(sw.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(sw.text).toContain('fetch');
+    const manifest = await call('GET', '/manifest.webmanifest');
+    expect([manifest.status, manifest.headers.get('content-type')]).toEqual([
+      200,
+      'application/manifest+json; charset=utf-8',
+    ]);
+    for (const [path, type] of [
+      ['/icon.svg', 'image/svg+xml'],
+      ['/icon-192.png', 'image/png'],
+      ['/icon-512.png', 'image/png'],
+    ]) {
+      const res = await call('GET', path!);
+      expect([res.status, res.headers.get('content-type')], path).toEqual([200, type]);
+    }
+    // Only those names: no other file at the root is served.
+    expect((await call('GET', '/index.html')).status).toBe(404);
+    expect((await call('GET', '/other.js')).status).toBe(404);
+  });
+
   it('answers 404 in the envelope for unknown or hostile asset names, never a file outside', async () => {
     const call = await appWithClient({ 'index.html': INDEX });
     for (const path of [

@@ -2,8 +2,20 @@ import { ApiFailure } from '../flow/api.ts';
 import { h } from './dom.ts';
 import { describe, type Workspace } from './workspace.ts';
 
-/** The agent chat panel; the open note (if any) goes along as `notePath`. */
-export function chatPanel(ws: Workspace, currentNote: () => string | undefined): HTMLElement {
+/** Scrolls the chat log (only it) so the start of `li` shows: a long answer is read from its top. */
+function reveal(log: HTMLElement, li: HTMLElement): void {
+  log.scrollTop = li.offsetTop - log.offsetTop;
+}
+
+/**
+ * The agent chat panel; the open note (if any) goes along as `notePath`. Its log scrolls on its
+ * own and keeps the latest answer in view; `back` leaves the chat view on narrow screens.
+ */
+export function chatPanel(
+  ws: Workspace,
+  currentNote: () => string | undefined,
+  back: () => void,
+): HTMLElement {
   const log = h('ol', { class: 'chat-log', 'data-testid': 'chat-log' });
   const input = h('textarea', {
     rows: '3',
@@ -17,46 +29,63 @@ export function chatPanel(ws: Workspace, currentNote: () => string | undefined):
     e.preventDefault();
     const message = input.value.trim();
     if (!message) return;
-    log.append(h('li', { class: 'me' }, message));
+    const mine = h('li', { class: 'me' }, message);
+    log.append(mine);
+    reveal(log, mine);
     input.value = '';
     send.disabled = true;
     try {
       const encoded = currentNote();
       const reply = await ws.api.chat(message, encoded ? decodeURIComponent(encoded) : undefined);
-      log.append(
-        h(
-          'li',
-          { class: 'agent', 'data-testid': 'chat-reply' },
-          h('p', { class: 'reply' }, reply.reply),
-          reply.actions.length
-            ? h('ul', { class: 'did' }, ...reply.actions.map((a) => h('li', {}, a.summary)))
-            : null,
-          reply.relatedNotes.length
-            ? h(
-                'p',
-                { class: 'related' },
-                'Notes: ',
-                ...reply.relatedNotes.map((n) =>
-                  h('a', { href: `#note=${encodeURIComponent(n.path)}` }, `${n.title} `),
-                ),
-              )
-            : null,
-        ),
+      const answer = h(
+        'li',
+        { class: 'agent', 'data-testid': 'chat-reply' },
+        h('p', { class: 'reply' }, reply.reply),
+        reply.actions.length
+          ? h('ul', { class: 'did' }, ...reply.actions.map((a) => h('li', {}, a.summary)))
+          : null,
+        reply.relatedNotes.length
+          ? h(
+              'p',
+              { class: 'related' },
+              'Notes: ',
+              ...reply.relatedNotes.map((n) =>
+                h('a', { href: `#note=${encodeURIComponent(n.path)}` }, `${n.title} `),
+              ),
+            )
+          : null,
       );
+      log.append(answer);
+      reveal(log, answer);
       if (reply.actions.some((a) => a.type === 'create_note' || a.type === 'append_to_note'))
         await ws.refresh();
     } catch (err) {
       const off = err instanceof ApiFailure && (err.status === 404 || err.code === 'AGENT_DISABLED');
-      log.append(
-        h(
-          'li',
-          { class: 'agent error' },
-          off ? 'The agent is not available on this server.' : describe(err, ws.profile.apiKey),
-        ),
+      const failed = h(
+        'li',
+        { class: 'agent error' },
+        off ? 'The agent is not available on this server.' : describe(err, ws.profile.apiKey),
       );
+      log.append(failed);
+      reveal(log, failed);
     } finally {
       send.disabled = false;
     }
   });
-  return h('aside', { class: 'chat', 'data-testid': 'chat' }, h('h2', {}, 'Ask your notes'), log, form);
+  return h(
+    'aside',
+    { class: 'chat', 'data-testid': 'chat', 'aria-label': 'Chat' },
+    h(
+      'div',
+      { class: 'chat-head' },
+      h('h2', {}, 'Ask your notes'),
+      h(
+        'button',
+        { type: 'button', class: 'only-narrow', 'data-testid': 'chat-back', onclick: back },
+        'Back to note',
+      ),
+    ),
+    log,
+    form,
+  );
 }

@@ -1,6 +1,7 @@
-import type { LiveEvent } from '../flow/live-feed.ts';
+import { followChanges, type LiveEvent } from '../flow/live-feed.ts';
 import type { NoteSummary } from '../flow/workspace-api.ts';
 import { h, mount } from './dom.ts';
+import { openPath, type Workspace } from './workspace.ts';
 
 /** The tag pane: every tag with its count; a click filters the note list (again: shows all). */
 export function renderTagPane(
@@ -36,7 +37,10 @@ export function renderTagPane(
  * The notes carrying `tag` (case-insensitive), or all of them. Tags nest as in Obsidian (and the
  * server's `tagMatches`): `project` also shows the notes tagged `project/alpha`.
  */
-export function filterByTag(notes: readonly NoteSummary[], tag: string | null): NoteSummary[] {
+export function filterByTag<N extends Pick<NoteSummary, 'tags'>>(
+  notes: readonly N[],
+  tag: string | null,
+): N[] {
   if (tag === null) return [...notes];
   const want = tag.toLowerCase();
   return notes.filter((n) =>
@@ -80,4 +84,50 @@ export function remoteChangeNotice(what: string, reload: () => void): HTMLElemen
     h('button', { type: 'button', onclick: reload }, 'load the server version'),
     '.',
   );
+}
+
+/**
+ * Follows the change feed: changes made elsewhere (another device, an editor on the server's disk)
+ * reload the tree and list and the open note within 2 s; an open editor is never overwritten.
+ */
+export function followWorkspace(ws: Workspace, mainPanel: HTMLElement, reshow: () => Promise<void>): void {
+  let pending: { events: LiveEvent[]; reset: boolean } | null = null;
+  const applyChanges = async () => {
+    const batch = pending!;
+    pending = null;
+    await ws.refresh();
+    const change = changeFor(openPath(), batch.events, batch.reset);
+    if (change.kind === 'none') return;
+    const editor = mainPanel.querySelector('form.editor');
+    if (editor) {
+      editor.querySelector('[data-testid="remote-change"]')?.remove();
+      const what =
+        change.kind === 'deleted'
+          ? 'This note was deleted elsewhere.'
+          : change.kind === 'moved'
+            ? `This note was moved elsewhere to ${change.to}.`
+            : 'This note was changed elsewhere while you edit it.';
+      editor.prepend(
+        remoteChangeNotice(what, () => void (change.kind === 'moved' ? ws.open(change.to) : reshow())),
+      );
+    } else if (change.kind === 'moved') await ws.open(change.to);
+    else if (change.kind === 'deleted') {
+      mount(
+        mainPanel,
+        h('p', { class: 'hint', 'data-testid': 'deleted-elsewhere' }, 'This note was deleted elsewhere.'),
+      );
+    } else await reshow();
+  };
+  followChanges(ws.profile, {
+    onConnected: () => void ws.refresh(),
+    onEvents(events, reset) {
+      if (pending) {
+        pending.events.push(...events);
+        pending.reset ||= reset;
+        return;
+      }
+      pending = { events: [...events], reset };
+      setTimeout(() => void applyChanges().catch(() => {}), 100);
+    },
+  });
 }

@@ -1,14 +1,17 @@
 import { ApiFailure } from '../flow/api.ts';
-import { followChanges, type LiveEvent } from '../flow/live-feed.ts';
+import { type ListEntry, offlineStore } from '../flow/offline-store.ts';
 import { type Profile, profileStore } from '../flow/profiles.ts';
 import { redact } from '../flow/redact.ts';
-import { type NoteSummary, type WorkspaceApi, workspaceApi } from '../flow/workspace-api.ts';
+import { type WorkspaceApi, workspaceApi } from '../flow/workspace-api.ts';
 import { chatPanel } from './chat.ts';
 import { h, mount } from './dom.ts';
 import { log } from './log.ts';
 import { noteView } from './note-view.ts';
-import { changeFor, filterByTag, remoteChangeNotice, renderTagPane } from './workspace-live.ts';
-import { newNoteForm, profileSwitcher, treeView } from './workspace-parts.ts';
+import { draftOffer, isOffline, offlineNoteView } from './offline-view.ts';
+import { quickSwitcher } from './switcher.ts';
+import { treeController } from './tree-view.ts';
+import { filterByTag, followWorkspace, renderTagPane } from './workspace-live.ts';
+import { newNoteForm, noteList, searchView, shellHeader } from './workspace-parts.ts';
 
 /** Shared by the workspace's panels. */
 export interface Workspace {
@@ -32,6 +35,12 @@ export function describe(err: unknown, key?: string): string {
   return redact(msg, [key]);
 }
 
+/** The open note's path, from the address bar's `#note=`. */
+export const openPath = (): string | null => {
+  const m = location.hash.match(/^#note=(.+)$/);
+  return m ? decodeURIComponent(m[1]!) : null;
+};
+
 /** The /workspace page for the active profile; without one, a pointer to /link. */
 export function renderWorkspace(root: HTMLElement): void {
   const profiles = profileStore(localStorage);
@@ -51,36 +60,31 @@ export function renderWorkspace(root: HTMLElement): void {
   }
   const profile: Profile = active;
   const api = workspaceApi(profile);
+  const offline = offlineStore(localStorage, profile.id);
   const status = h('p', { class: 'status', 'data-testid': 'status', role: 'status' });
-  const side = h('nav', { class: 'side', 'data-testid': 'tree' });
-  const list = h('ul', { class: 'note-list', 'data-testid': 'note-list' });
+  const tree = treeController();
+  const list = noteList();
   const mainPanel = h(
     'section',
     { class: 'note', 'data-testid': 'note-panel' },
-    h('p', { class: 'hint' }, 'Pick a note, search, or create one.'),
+    h('p', { class: 'hint' }, 'Pick a note, search, or create one (Ctrl+K opens a note by name).'),
   );
-  const results = h('ul', { class: 'results', 'data-testid': 'search-results' });
   const tagPane = h('ul', { class: 'tag-pane', 'data-testid': 'tag-pane' });
-  let allNotes: NoteSummary[] = [];
+  let allNotes: ListEntry[] = [];
   let tagFilter: string | null = null;
-  const renderList = () =>
-    mount(
-      list,
-      ...filterByTag(allNotes, tagFilter).map((n) =>
-        h(
-          'li',
-          {},
-          h('a', { href: `#note=${encodeURIComponent(n.path)}`, 'data-path': n.path }, n.title),
-          h('small', {}, ` ${n.path}`),
-        ),
-      ),
-    );
+  let attachmentFolder: string | null | undefined;
+  const renderList = () => list.show(filterByTag(allNotes, tagFilter));
   const loadTags = async () => {
     renderTagPane(tagPane, await api.tags(), tagFilter, (t) => {
       tagFilter = t;
       renderList();
       void loadTags().catch(() => {});
     });
+  };
+  const shell = h('div', { class: 'workspace', 'data-view': 'note' });
+  const setOffline = (off: boolean) => {
+    if (off) shell.dataset.offline = 'true';
+    else delete shell.dataset.offline;
   };
 
   const ws: Workspace = {
@@ -93,12 +97,42 @@ export function renderWorkspace(root: HTMLElement): void {
     },
     async refresh() {
       try {
-        const [tree, notes] = await Promise.all([api.tree(), api.listNotes(), loadTags()]);
-        mount(side, treeView(tree, ws));
+        // The attachments folder is asked once, alongside the first load.
+        const folder =
+          attachmentFolder === undefined
+            ? api.files
+                .attachmentPath('probe.png', 'probe.md')
+                .then((r) => r.folder || null)
+                .catch(() => null)
+            : attachmentFolder;
+        const [t, notes] = await Promise.all([api.tree(), api.listNotes(), loadTags()]);
+        attachmentFolder = await folder;
+        performance.mark('quire:list-arrived');
+        setOffline(false);
+        tree.render(t, attachmentFolder);
+        const open = openPath();
+        if (open) tree.reveal(open);
         allNotes = notes;
         renderList();
+        performance.mark('quire:tree-rendered');
+        // The copy for offline use is written after the first paint, not before it.
+        requestAnimationFrame(() =>
+          setTimeout(() => {
+            performance.mark('quire:tree-painted');
+            offline.keepList(t, notes);
+          }, 0),
+        );
       } catch (err) {
-        ws.say(`Could not load your notes: ${describe(err, profile.apiKey)}`, 'error');
+        const kept = isOffline(err) ? offline.list() : null;
+        if (isOffline(err)) setOffline(true);
+        if (kept) {
+          if (kept.tree) tree.render(kept.tree, null);
+          allNotes = kept.list;
+          renderList();
+          ws.say(
+            'Offline: showing your notes as last seen on this device. Notes read recently open read-only.',
+          );
+        } else ws.say(`Could not load your notes: ${describe(err, profile.apiKey)}`, 'error');
       }
     },
     say(text, kind = 'info') {
@@ -106,6 +140,8 @@ export function renderWorkspace(root: HTMLElement): void {
       status.dataset.kind = kind;
     },
     newNote() {
+      search.close();
+      shell.dataset.view = 'note';
       mount(mainPanel, newNoteForm(ws));
     },
   };
@@ -114,64 +150,46 @@ export function renderWorkspace(root: HTMLElement): void {
   // slow earlier read (a live-feed reload, say) never replaces the note the user went to since.
   let showing = 0;
   async function showFromHash() {
-    const m = location.hash.match(/^#note=(.+)$/);
-    if (!m) return;
+    const path = openPath();
+    if (path === null) return;
     const mine = ++showing;
-    const path = decodeURIComponent(m[1]!);
+    search.close();
+    shell.dataset.view = 'note';
+    delete shell.dataset.drawer;
+    tree.reveal(path);
     mount(mainPanel, h('p', { class: 'hint' }, 'Loading…'));
-    let view: () => HTMLElement;
+    let view: () => Node[];
     try {
       const note = await api.read(path);
-      view = () => noteView(ws, note);
+      performance.mark('quire:note-arrived');
+      setOffline(false);
+      offline.keepNote(note);
+      const draft = offline.draft(path);
+      view = () =>
+        [draft ? draftOffer(ws, draft, offline) : null, noteView(ws, note)].filter((n) => n !== null);
     } catch (err) {
-      view = () => h('p', { class: 'alert', role: 'alert' }, describe(err, profile.apiKey));
+      const kept = isOffline(err) ? offline.note(path) : null;
+      if (isOffline(err)) setOffline(true);
+      view = () => [
+        kept
+          ? offlineNoteView(kept.note, kept.savedAt, offline)
+          : h(
+              'p',
+              { class: 'alert', role: 'alert' },
+              isOffline(err) && !kept
+                ? `Offline, and ${path} was not read on this device before, so there is no copy to show.`
+                : describe(err, profile.apiKey),
+            ),
+      ];
     }
-    if (mine === showing) mount(mainPanel, view());
-    else log.info('workspace: dropped a late read of', path, '(a newer note was opened meanwhile)');
+    if (mine === showing) {
+      mount(mainPanel, ...view());
+      performance.mark('quire:note-shown');
+    } else log.info('workspace: dropped a late read of', path, '(a newer note was opened meanwhile)');
   }
   window.addEventListener('hashchange', () => void showFromHash());
+  followWorkspace(ws, mainPanel, showFromHash);
 
-  // Changes made elsewhere (another device, an editor on the server's disk) show within 2 s.
-  let pending: { events: LiveEvent[]; reset: boolean } | null = null;
-  const applyChanges = async () => {
-    const batch = pending!;
-    pending = null;
-    await ws.refresh();
-    const m = location.hash.match(/^#note=(.+)$/);
-    const change = changeFor(m ? decodeURIComponent(m[1]!) : null, batch.events, batch.reset);
-    if (change.kind === 'none') return;
-    const editor = mainPanel.querySelector('form.editor');
-    if (editor) {
-      editor.querySelector('[data-testid="remote-change"]')?.remove();
-      const what =
-        change.kind === 'deleted'
-          ? 'This note was deleted elsewhere.'
-          : change.kind === 'moved'
-            ? `This note was moved elsewhere to ${change.to}.`
-            : 'This note was changed elsewhere while you edit it.';
-      editor.prepend(
-        remoteChangeNotice(what, () => void (change.kind === 'moved' ? ws.open(change.to) : showFromHash())),
-      );
-    } else if (change.kind === 'moved') await ws.open(change.to);
-    else if (change.kind === 'deleted') {
-      mount(
-        mainPanel,
-        h('p', { class: 'hint', 'data-testid': 'deleted-elsewhere' }, 'This note was deleted elsewhere.'),
-      );
-    } else await showFromHash();
-  };
-  followChanges(profile, {
-    onConnected: () => void ws.refresh(),
-    onEvents(events, reset) {
-      if (pending) {
-        pending.events.push(...events);
-        pending.reset ||= reset;
-        return;
-      }
-      pending = { events: [...events], reset };
-      setTimeout(() => void applyChanges().catch(() => {}), 100);
-    },
-  });
   // A link to the note already in the address bar changes no hash: open it all the same.
   root.addEventListener('click', (e) => {
     const a = (e.target as Element).closest?.('a[href^="#note="]');
@@ -180,63 +198,55 @@ export function renderWorkspace(root: HTMLElement): void {
     void ws.open(decodeURIComponent(a.getAttribute('href')!.slice('#note='.length)));
   });
 
-  const search = h('input', {
-    type: 'search',
-    placeholder: 'Search notes',
-    'data-testid': 'search',
-    'aria-label': 'Search notes',
+  const search = searchView(ws, mainPanel, () => {
+    shell.dataset.view = 'note';
   });
-  const searchForm = h('form', { class: 'search' }, search);
-  searchForm.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const q = search.value.trim();
-    if (!q) return mount(results);
-    try {
-      const hits = await api.search(q);
-      mount(
-        results,
-        ...(hits.length
-          ? hits.map((hit) =>
-              h(
-                'li',
-                {},
-                h('a', { href: `#note=${encodeURIComponent(hit.path)}` }, hit.title),
-                h('p', {}, hit.snippet),
-              ),
-            )
-          : [h('li', { class: 'hint' }, `Nothing found for “${q}”.`)]),
-      );
-    } catch (err) {
-      ws.say(describe(err, profile.apiKey), 'error');
+  const aliases = () => offline.aliases();
+  const switcher = quickSwitcher(
+    () => {
+      const known = aliases();
+      return allNotes.map((n) => ({ path: n.path, title: n.title, aliases: known.get(n.path) ?? [] }));
+    },
+    (path) => void ws.open(path),
+  );
+  const header = shellHeader(ws, shell, search.form, () => switcher.show());
+  document.addEventListener('keydown', (e) => {
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
+      e.preventDefault();
+      switcher.show();
+    } else if (e.key === 'Escape' && shell.dataset.drawer === 'open') {
+      delete shell.dataset.drawer;
+      header.drawerButton.focus();
     }
   });
+  const backdrop = h('div', { class: 'drawer-backdrop', 'aria-hidden': 'true' });
+  backdrop.addEventListener('click', () => delete shell.dataset.drawer);
 
   mount(
-    root,
+    shell,
+    header.el,
     h(
-      'div',
-      { class: 'workspace' },
-      h(
-        'header',
-        {},
-        h('strong', { class: 'brand' }, 'Quire'),
-        profileSwitcher(profile),
-        searchForm,
-        h('button', { type: 'button', 'data-testid': 'new-note', onclick: () => ws.newNote() }, 'New note'),
-      ),
-      h(
-        'aside',
-        {},
-        h('h2', {}, 'Folders'),
-        side,
-        h('h2', {}, 'Tags'),
-        tagPane,
-        h('h2', {}, 'All notes'),
-        list,
-      ),
-      h('main', {}, status, results, mainPanel),
-      chatPanel(ws, () => location.hash.match(/^#note=(.+)$/)?.[1]),
+      'aside',
+      { class: 'pane tree-pane', id: 'tree-pane', 'aria-label': 'Your notes' },
+      h('h2', {}, 'Folders'),
+      tree.el,
+      h('h2', {}, 'Tags'),
+      tagPane,
+      h('h2', {}, 'All notes'),
+      list.el,
+      header.drawerExtras,
     ),
+    backdrop,
+    h('main', { class: 'pane main-pane', 'data-testid': 'main' }, status, search.view, mainPanel),
+    chatPanel(
+      ws,
+      () => location.hash.match(/^#note=(.+)$/)?.[1],
+      () => {
+        shell.dataset.view = 'note';
+      },
+    ),
+    switcher.el,
   );
+  mount(root, shell);
   void ws.refresh().then(showFromHash);
 }

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+
+const AXE = readFileSync(
+  fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)),
+  'utf8',
+);
+
+/**
+ * Runs axe-core in the page (its source evaluated through the DevTools protocol, which the page's
+ * CSP does not govern) and answers the serious and critical violations, one line each.
+ */
+export async function axeSerious(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<any> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations as { id: string; impact: string; nodes: { target: string[] }[] }[];
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Writes `files` (path → text or bytes) under `dir`. */
+export async function writeVault(dir: string, files: Record<string, string | Uint8Array>): Promise<void> {
+  for (const [path, body] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), body);
+  }
+}
+
+/**
+ * A loopback HTTP proxy in front of `target`: the browser's origin. `stop()` closes it (the server
+ * is gone, as far as the browser knows); `start()` listens again on the same port.
+ */
+export async function switchableProxy(target: string) {
+  const t = new URL(target);
+  const make = (): Server =>
+    createServer((req, res) => {
+      const up = request(
+        { host: t.hostname, port: t.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+  let server = make();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+    async start() {
+      server = make();
+      await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    },
+  };
+}
+
+/** True when the page scrolls sideways. */
+export const scrollsSideways = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
