@@ -10,20 +10,31 @@ import {
   checkState,
 } from './doctor-checks.ts';
 
+/** The oldest Node major Quire supports (package.json "engines"; every dependency's range includes it). */
+export const MIN_NODE_MAJOR = 20;
+/** Node majors past their end of life (still supported by Quire, but no longer by Node's own security fixes). */
+const END_OF_LIFE: Record<number, string> = { 20: 'April 2026' };
+
+/** The Node version check: fail below the supported range (naming it and the range); says an end-of-life major. */
+export function checkNode(version: string): Check {
+  const major = Number(version.split('.')[0]);
+  if (!Number.isInteger(major) || major < MIN_NODE_MAJOR)
+    return {
+      status: 'fail',
+      name: 'node',
+      detail: `Node ${version} is not supported (Quire needs Node >= ${MIN_NODE_MAJOR})`,
+      fix: 'install Node 22 or 24 (LTS)',
+    };
+  const eol = END_OF_LIFE[major];
+  // Still ok (it is in the supported range), but said: the operator should plan the upgrade.
+  const note = eol ? ` (supported; Node ${major} left maintenance in ${eol}: prefer Node 22 or 24)` : '';
+  return { status: 'ok', name: 'node', detail: `Node ${version}${note}` };
+}
+
 /** Every check, in the order an operator would fix them. */
 export async function runChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
   const checks: Check[] = [];
-  const major = Number(process.versions.node.split('.')[0]);
-  checks.push(
-    major >= 20
-      ? { status: 'ok', name: 'node', detail: `Node ${process.versions.node}` }
-      : {
-          status: 'fail',
-          name: 'node',
-          detail: `Node ${process.versions.node} is too old`,
-          fix: 'install Node 20 or newer',
-        },
-  );
+  checks.push(checkNode(process.versions.node));
   let config: ServerConfig | null = null;
   try {
     config = loadConfig(env);

@@ -1,0 +1,127 @@
+/**
+ * `npm run release`: the one production artifact. Builds the web client (when its sources changed),
+ * bundles the `quire` command with every runtime dependency inside (esbuild, code-split so the AI SDK,
+ * the MCP SDK and ioredis load only when used), and packs it with the built client and a minimal
+ * package.json into dist/release/quire-notes-server-<version>.tgz. The unpacked tree stays in
+ * dist/release/quire-server (what `npm start` runs). Runs with `node` alone: no node_modules.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { newestMtime } from './fresh.js';
+
+/** The repository root. */
+export const ROOT = join(import.meta.dirname, '../../..');
+/** Where the release goes. */
+export const RELEASE_DIR = join(ROOT, 'dist/release');
+/** The unpacked artifact (`npm start` runs its bin/quire.js). */
+export const STAGE = join(RELEASE_DIR, 'quire-server');
+/** Written last: its mtime says when the artifact was built (deploy/shared/release/fresh.js). */
+export const STAMP = join(STAGE, '.built');
+/** The published name of the server package (checked free on the npm registry). */
+export const SERVER_PACKAGE = '@quire-notes/server';
+
+const rootPkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  license: string;
+  description: string;
+  engines: { node: string };
+};
+
+/** The tarball's file name for `version`. */
+export const tarballName = (version = rootPkg.version) => `quire-notes-server-${version}.tgz`;
+
+function run(cmd: string, args: string[], cwd = ROOT): string {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** Builds the client into client-link/dist unless it is newer than every client source. */
+function buildClient(): void {
+  const built = newestMtime(join(ROOT, 'client-link/dist/index.html'));
+  const sources = Math.max(
+    newestMtime(join(ROOT, 'client-link')),
+    newestMtime(join(ROOT, 'package-lock.json')),
+  );
+  if (built > 0 && built >= sources && existsSync(join(ROOT, 'client-link/dist/api-reference.js'))) return;
+  run(process.execPath, [
+    join(ROOT, 'node_modules/vite/bin/vite.js'),
+    'build',
+    '--config',
+    'client-link/vite.config.ts',
+    '--logLevel',
+    'warn',
+  ]);
+}
+
+/** Bundles the CLI and the analyze worker into `out` (ESM chunks side by side). */
+async function bundle(out: string): Promise<void> {
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: { quire: 'deploy/node/cli/entry.ts', 'analyze-worker': 'adapters/node/analyze-worker.ts' },
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outdir: out,
+    chunkNames: 'chunk-[hash]',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    // CommonJS dependencies call require(); an ES module has none of its own.
+    banner: {
+      js: "import { createRequire as __quireRequire } from 'node:module'; const require = __quireRequire(import.meta.url);",
+    },
+  });
+}
+
+const BIN = `#!/usr/bin/env node
+// The \`quire\` command of the release: the bundled CLI, no TypeScript loader, no node_modules.
+import '../dist/server/quire.js';
+`;
+
+const README = `# ${SERVER_PACKAGE}
+
+The Quire note server and relay, as one artifact: \`node bin/quire.js serve\`, \`node bin/quire.js relay\`,
+\`node bin/quire.js setup|keys|index|doctor\`. Needs Node ${rootPkg.engines.node} and nothing else (every
+dependency is bundled in dist/server; the web client is in client-link/dist). See docs/deploy.md.
+`;
+
+/** Builds the artifact; resolves to the tarball's path. */
+export async function release(): Promise<string> {
+  buildClient();
+  rmSync(STAGE, { recursive: true, force: true });
+  mkdirSync(join(STAGE, 'bin'), { recursive: true });
+  await bundle(join(STAGE, 'dist/server'));
+  cpSync(join(ROOT, 'client-link/dist'), join(STAGE, 'client-link/dist'), { recursive: true });
+  writeFileSync(join(STAGE, 'bin/quire.js'), BIN);
+  chmodSync(join(STAGE, 'bin/quire.js'), 0o755);
+  writeFileSync(join(STAGE, 'README.md'), README);
+  const pkg = {
+    name: SERVER_PACKAGE,
+    version: rootPkg.version,
+    description: rootPkg.description,
+    license: rootPkg.license,
+    type: 'module',
+    engines: rootPkg.engines,
+    bin: { quire: 'bin/quire.js' },
+    files: ['bin', 'dist', 'client-link/dist', 'README.md'],
+  };
+  writeFileSync(join(STAGE, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+  const tgz = join(RELEASE_DIR, tarballName());
+  rmSync(tgz, { force: true });
+  run('npm', ['pack', '--silent', '--pack-destination', RELEASE_DIR], STAGE);
+  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  return tgz;
+}
+
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  const started = performance.now();
+  const tgz = await release();
+  process.stdout.write(`release: ${tgz} (${Math.round(performance.now() - started)} ms)\n`);
+}
