@@ -102,6 +102,7 @@ export async function release(): Promise<string> {
   writeFileSync(join(STAGE, 'bin/quire.js'), BIN);
   chmodSync(join(STAGE, 'bin/quire.js'), 0o755);
   writeFileSync(join(STAGE, 'README.md'), README);
+  cpSync(join(ROOT, 'deploy/quire.service'), join(STAGE, 'quire.service'));
   const pkg = {
     name: SERVER_PACKAGE,
     version: rootPkg.version,
@@ -110,7 +111,7 @@ export async function release(): Promise<string> {
     type: 'module',
     engines: rootPkg.engines,
     bin: { quire: 'bin/quire.js' },
-    files: ['bin', 'dist', 'client-link/dist', 'README.md'],
+    files: ['bin', 'dist', 'client-link/dist', 'README.md', 'quire.service'],
   };
   writeFileSync(join(STAGE, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
   const tgz = join(RELEASE_DIR, tarballName());
