@@ -5,9 +5,10 @@
  * package.json into dist/release/quire-notes-server-<version>.tgz. The unpacked tree stays in
  * dist/release/quire-server (what `npm start` runs). Runs with `node` alone: no node_modules.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { newestMtime } from './fresh.js';
 
@@ -32,22 +33,28 @@ const rootPkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
 /** The tarball's file name for `version`. */
 export const tarballName = (version = rootPkg.version) => `quire-notes-server-${version}.tgz`;
 
-function run(cmd: string, args: string[], cwd = ROOT): string {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
-  if (r.status !== 0)
-    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
+/** Runs a command (asynchronously: a test's worker keeps answering meanwhile); resolves to its stdout. */
+async function run(cmd: string, args: string[], cwd = ROOT): Promise<string> {
+  try {
+    return (await promisify(execFile)(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }))
+      .stdout;
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; code?: unknown };
+    throw new Error(`${cmd} ${args.join(' ')} failed (${String(e.code)}):
+${e.stdout ?? ''}
+${e.stderr ?? ''}`);
+  }
 }
 
 /** Builds the client into client-link/dist unless it is newer than every client source. */
-function buildClient(): void {
+async function buildClient(): Promise<void> {
   const built = newestMtime(join(ROOT, 'client-link/dist/index.html'));
   const sources = Math.max(
     newestMtime(join(ROOT, 'client-link')),
     newestMtime(join(ROOT, 'package-lock.json')),
   );
   if (built > 0 && built >= sources && existsSync(join(ROOT, 'client-link/dist/api-reference.js'))) return;
-  run(process.execPath, [
+  await run(process.execPath, [
     join(ROOT, 'node_modules/vite/bin/vite.js'),
     'build',
     '--config',
@@ -94,7 +101,7 @@ dependency is bundled in dist/server; the web client is in client-link/dist). Se
 
 /** Builds the artifact; resolves to the tarball's path. */
 export async function release(): Promise<string> {
-  buildClient();
+  await buildClient();
   rmSync(STAGE, { recursive: true, force: true });
   mkdirSync(join(STAGE, 'bin'), { recursive: true });
   await bundle(join(STAGE, 'dist/server'));
@@ -116,7 +123,7 @@ export async function release(): Promise<string> {
   writeFileSync(join(STAGE, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
   const tgz = join(RELEASE_DIR, tarballName());
   rmSync(tgz, { force: true });
-  run('npm', ['pack', '--silent', '--pack-destination', RELEASE_DIR], STAGE);
+  await run('npm', ['pack', '--silent', '--pack-destination', RELEASE_DIR], STAGE);
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
   return tgz;
 }
