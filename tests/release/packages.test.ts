@@ -95,5 +95,24 @@ describe('the lean packages', () => {
       env: { PATH: process.env.PATH },
     });
     expect(JSON.parse(stdout)).toEqual({ backlinks: ['a.md'], hits: ['a.md'] });
+
+    // Its types: a consumer's strict TypeScript sees the real note type (a wrong one would fail).
+    writeFileSync(
+      join(dir, 'use.ts'),
+      `import { createCore } from '@quire-notes/core';
+import { memoryNoteStore } from '@quire-notes/core/memory';
+const core = createCore({ store: memoryNoteStore(), clock: { now: Date.now } });
+const title: string = (await core.notes.get('a.md')).title;
+// @ts-expect-error the title is a string
+const wrong: number = (await core.notes.get('a.md')).title;
+export { title, wrong };
+`,
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      '{"compilerOptions":{"module":"NodeNext","moduleResolution":"NodeNext","target":"ES2022","strict":true,"noEmit":true,"skipLibCheck":true,"types":[]},"files":["use.ts"]}',
+    );
+    const tsc = join(import.meta.dirname, '../../node_modules/typescript/bin/tsc');
+    await run(process.execPath, [tsc, '-p', '.'], { cwd: dir });
   }, 120_000);
 });

@@ -25,8 +25,8 @@ describe('the release artifact', () => {
   let app = '';
   const procs: ReturnType<typeof quire>[] = [];
   beforeAll(async () => {
-    const tgz = await release();
     dir = mkdtempSync(join(tmpdir(), 'quire-release-'));
+    const tgz = await release({ out: join(dir, 'build') });
     execFileSync('tar', ['xzf', tgz, '-C', dir]);
     app = join(dir, 'package');
   }, 120_000);

@@ -16,10 +16,9 @@ import { newestMtime } from './fresh.js';
 export const ROOT = join(import.meta.dirname, '../../..');
 /** Where the release goes. */
 export const RELEASE_DIR = join(ROOT, 'dist/release');
-/** The unpacked artifact (`npm start` runs its bin/quire.js). */
-export const STAGE = join(RELEASE_DIR, 'quire-server');
-/** Written last: its mtime says when the artifact was built (deploy/shared/release/fresh.js). */
-export const STAMP = join(STAGE, '.built');
+/** The unpacked artifact under dist/release (`npm start` runs its bin/quire.js); `.built` in it is
+ * written last, its mtime says when the artifact was built (deploy/shared/release/fresh.js). */
+export const STAGE_DIR = join(RELEASE_DIR, 'quire-server');
 /** The published name of the server package (checked free on the npm registry). */
 export const SERVER_PACKAGE = '@quire-notes/server';
 
@@ -99,17 +98,23 @@ The Quire note server and relay, as one artifact: \`node bin/quire.js serve\`, \
 dependency is bundled in dist/server; the web client is in client-link/dist). See docs/deploy.md.
 `;
 
-/** Builds the artifact; resolves to the tarball's path. */
-export async function release(): Promise<string> {
+/**
+ * Builds the artifact; resolves to the tarball's path. `out` (default dist/release) holds the tarball
+ * and the unpacked tree (`quire-server`); tests give their own so parallel builds never meet.
+ */
+export async function release(opts: { out?: string } = {}): Promise<string> {
+  const out = opts.out ?? RELEASE_DIR;
+  const stage = join(out, 'quire-server');
+  const stamp = join(stage, '.built');
   await buildClient();
-  rmSync(STAGE, { recursive: true, force: true });
-  mkdirSync(join(STAGE, 'bin'), { recursive: true });
-  await bundle(join(STAGE, 'dist/server'));
-  cpSync(join(ROOT, 'client-link/dist'), join(STAGE, 'client-link/dist'), { recursive: true });
-  writeFileSync(join(STAGE, 'bin/quire.js'), BIN);
-  chmodSync(join(STAGE, 'bin/quire.js'), 0o755);
-  writeFileSync(join(STAGE, 'README.md'), README);
-  cpSync(join(ROOT, 'deploy/quire.service'), join(STAGE, 'quire.service'));
+  rmSync(stage, { recursive: true, force: true });
+  mkdirSync(join(stage, 'bin'), { recursive: true });
+  await bundle(join(stage, 'dist/server'));
+  cpSync(join(ROOT, 'client-link/dist'), join(stage, 'client-link/dist'), { recursive: true });
+  writeFileSync(join(stage, 'bin/quire.js'), BIN);
+  chmodSync(join(stage, 'bin/quire.js'), 0o755);
+  writeFileSync(join(stage, 'README.md'), README);
+  cpSync(join(ROOT, 'deploy/quire.service'), join(stage, 'quire.service'));
   const pkg = {
     name: SERVER_PACKAGE,
     version: rootPkg.version,
@@ -120,11 +125,11 @@ export async function release(): Promise<string> {
     bin: { quire: 'bin/quire.js' },
     files: ['bin', 'dist', 'client-link/dist', 'README.md', 'quire.service'],
   };
-  writeFileSync(join(STAGE, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
-  const tgz = join(RELEASE_DIR, tarballName());
+  writeFileSync(join(stage, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+  const tgz = join(out, tarballName());
   rmSync(tgz, { force: true });
-  await run('npm', ['pack', '--silent', '--pack-destination', RELEASE_DIR], STAGE);
-  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  await run('npm', ['pack', '--silent', '--pack-destination', out], stage);
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
   return tgz;
 }
 
