@@ -10,21 +10,31 @@ import {
   checkState,
 } from './doctor-checks.ts';
 
-/** The oldest Node major Quire supports (package.json "engines"; every dependency's range includes it). */
-export const MIN_NODE_MAJOR = 20;
+/** The oldest Node Quire supports: package.json "engines" (the newest minimum among its dependencies'). */
+export const MIN_NODE = '20.19.0';
 /** Node majors past their end of life (still supported by Quire, but no longer by Node's own security fixes). */
 const END_OF_LIFE: Record<number, string> = { 20: 'April 2026' };
 
-/** The Node version check: fail below the supported range (naming it and the range); says an end-of-life major. */
+const parts = (v: string): number[] =>
+  v
+    .replace(/^v/, '')
+    .split('.')
+    .map((n) => Number.parseInt(n, 10));
+
+/** The Node version check: fail below the supported range (naming it); says when a major left maintenance. */
 export function checkNode(version: string): Check {
-  const major = Number(version.split('.')[0]);
-  if (!Number.isInteger(major) || major < MIN_NODE_MAJOR)
+  const have = parts(version);
+  const need = parts(MIN_NODE);
+  let cmp = 0;
+  for (let i = 0; i < 3 && cmp === 0; i++) cmp = Math.sign((have[i] ?? 0) - (need[i] ?? 0));
+  if (have.some((n) => Number.isNaN(n)) || cmp < 0)
     return {
       status: 'fail',
       name: 'node',
-      detail: `Node ${version} is not supported (Quire needs Node >= ${MIN_NODE_MAJOR})`,
+      detail: `Node ${version} is not supported (Quire needs Node >= ${MIN_NODE})`,
       fix: 'install Node 22 or 24 (LTS)',
     };
+  const major = have[0]!;
   const eol = END_OF_LIFE[major];
   // Still ok (it is in the supported range), but said: the operator should plan the upgrade.
   const note = eol ? ` (supported; Node ${major} left maintenance in ${eol}: prefer Node 22 or 24)` : '';
