@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `quire` command (package.json "bin"): runs the TypeScript CLI through tsx, like npm start.
+// The checkout's `quire` command (package.json "bin", `npx quire`): runs the TypeScript CLI through tsx,
+// a dev dependency. Production runs the release artifact's own bin/quire.js (npm run release), no tsx.
 import { register } from 'tsx/esm/api';
 
 register();

@@ -87,7 +87,7 @@ export function aiSdkProvider(o: AiSdkProviderOptions): LlmProvider {
       try {
         const result = await generateText({
           model: o.languageModel,
-          instructions: req.system,
+          system: req.system,
           messages: toModelMessages(req.messages),
           tools: toToolSet(req.tools),
           maxRetries: 0,

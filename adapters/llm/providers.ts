@@ -6,6 +6,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LlmProvider } from '../../core/agent/provider.ts';
 import { aiSdkProvider } from './ai-sdk.ts';
+import { ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from './create.ts';
 
 /** What a remote provider needs. `fetch` is injectable so runtimes and tests control it. */
 export interface RemoteProviderOptions {
@@ -25,11 +26,6 @@ async function probeGet(f: typeof fetch, url: string, headers: Record<string, st
     return false;
   }
 }
-
-/** Default base URL of the `openai` provider. */
-export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
-/** Default base URL of the `anthropic` provider. */
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 
 /** An OpenAI-compatible chat-completions provider with tool calling. */
 export function openaiProvider(o: RemoteProviderOptions): LlmProvider {

@@ -93,7 +93,9 @@ export async function startRelay(
     // Fail fast while Redis is away (503 NOT_READY to callers) instead of queueing commands.
     // Loaded only when configured: a relay on the memory queue (the note server's embedded one
     // included) never loads Redis' client.
-    const { Redis: RedisClient } = await import('ioredis');
+    const ioredis = await import('ioredis');
+    // The release bundle is code-split: there a CommonJS module's dynamic import has only `default`.
+    const RedisClient = ioredis.Redis ?? (ioredis.default as unknown as typeof ioredis.Redis);
     redis = new RedisClient(cfg.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     redis.on('error', (err: Error) => logger.debug('redis error', { error: err.message }));
     const ready = await new Promise<boolean>((resolve) => {

@@ -5,7 +5,7 @@ import { createApp } from '../../adapters/http/app.ts';
 import type { ClientAssets } from '../../adapters/http/client-ui.ts';
 import type { FrameStats } from '../../adapters/http/frame.ts';
 import { createNoteCache } from '../../adapters/http/note-cache.ts';
-import { createProvider } from '../../adapters/llm/index.ts';
+import { createProvider } from '../../adapters/llm/create.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';

@@ -72,11 +72,12 @@ async function stopsOnSigterm(
 
 describe('stop signals reach the server', () => {
   beforeAll(() => {
-    const build = spawnSync('npm', ['run', 'build:server'], { encoding: 'utf8' });
+    // npm start runs the release artifact (built here, so the start itself does not build it).
+    const build = spawnSync('npm', ['run', 'release'], { encoding: 'utf8' });
     expect(build.status, build.stderr).toBe(0);
   }, 120_000);
 
-  it('npm start (the bundle, pre-scripts skipped) stops on SIGTERM to npm within the grace', async () => {
+  it('npm start (the release artifact) stops on SIGTERM to npm within the grace', async () => {
     const ms = await stopsOnSigterm(
       'npm',
       ['start', '--ignore-scripts', '--silent'],

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -24,27 +24,6 @@ const CONTAINER_ONLY = new Set(['NODE_ENV', 'HEALTH_PORT']);
 const which = (bin: string) =>
   ['/usr/bin', '/usr/local/bin', '/bin'].map((d) => join(d, bin)).find((p) => existsSync(p));
 
-/** The top-level folders the TypeScript reachable from `entry` lives in (relative imports, followed). */
-function foldersReached(entry: string): Set<string> {
-  const seen = new Set<string>();
-  const todo = [join(ROOT, entry)];
-  while (todo.length) {
-    const file = todo.pop()!;
-    if (seen.has(file) || !existsSync(file)) continue;
-    seen.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+)'/g))
-      todo.push(join(dirname(file), m[1]!));
-  }
-  return new Set(
-    [...seen].map((f) =>
-      relative(ROOT, f)
-        .split('/')
-        .slice(0, f.includes('/deploy/') ? 2 : 1)
-        .join('/'),
-    ),
-  );
-}
-
 describe('deploy/Dockerfile', () => {
   const text = read('deploy/Dockerfile');
   const lines = text.split('\n');
@@ -56,44 +35,27 @@ describe('deploy/Dockerfile', () => {
     expect(lint.run(join(ROOT, 'deploy'), text)).toEqual([]);
   });
 
-  it('is multi-stage, builds the client, runs as a non-root user with a healthcheck and a /data volume', () => {
+  it('is a build stage plus a runtime stage, non-root, with a healthcheck and a /data volume', () => {
     const stages = lines.filter((l) => l.startsWith('FROM '));
-    expect(stages.length).toBeGreaterThanOrEqual(3);
-    expect(stages.filter((l) => / AS \w+$/.test(l)).length).toBe(stages.length - 1);
+    expect(stages.length).toBe(2);
+    expect(stages[0]).toMatch(/-slim AS build$/);
+    expect(stages[1]).toMatch(/^FROM node:\$\{NODE_VERSION\}-bookworm-slim$/);
     const final = text.slice(text.lastIndexOf('\nFROM '));
     expect(final).toMatch(/\nUSER node\n/);
     expect(final).toMatch(/\nHEALTHCHECK .*\\\n\s+CMD \[.*\/api\/v1\/health/);
     expect(final).toContain('VOLUME ["/data"]');
     expect(final).toContain('DATA_DIR=/data');
     expect(final).toContain('ENTRYPOINT ["node", "bin/quire.js"]');
-    expect(text).toMatch(/RUN npm run build:client/);
-    expect(text).toMatch(/npm ci --omit=dev/);
+    expect(text).toMatch(/RUN npm run release/);
   });
 
-  it('copies every folder the CLI and the server import, and only folders that exist', () => {
-    const copied = new Set(
-      lines.flatMap((l) => {
-        const m = /^COPY (?!--from)(\S+) \.\/\S+$/.exec(l);
-        return m && m[1] !== 'package.json' ? [m[1]!] : [];
-      }),
-    );
-    for (const dir of copied) expect(existsSync(join(ROOT, dir)), dir).toBe(true);
-    // The version comes from package.json, copied on its own into the image's root.
-    if (lines.includes('COPY package.json ./')) copied.add('package.json');
-    const needed = foldersReached('deploy/node/cli/main.ts');
-    for (const f of [
-      'deploy/node/cli/serve.ts',
-      'deploy/node/cli/relay.ts',
-      'deploy/node/cli/doctor.ts',
-      'deploy/node/cli/keys.ts',
-      'deploy/node/cli/index-cmd.ts',
-    ])
-      for (const d of foldersReached(f)) needed.add(d);
-    needed.add('bin');
-    expect([...needed].sort()).toEqual(
-      expect.arrayContaining(['adapters', 'core', 'deploy/node', 'deploy/relay', 'relay', 'sdk']),
-    );
-    expect([...needed].filter((d) => !copied.has(d))).toEqual([]);
+  it('runs only the release artifact: the runtime stage copies nothing but the unpacked tarball', () => {
+    const final = text.slice(text.lastIndexOf('\nFROM ')).split('\n');
+    const copies = final.filter((l) => l.startsWith('COPY '));
+    expect(copies).toEqual(['COPY --from=build /app ./']);
+    expect(final.join('\n')).not.toMatch(/npm (ci|install)|tsx|node_modules/);
+    // What the build stage unpacks into /app is the tarball npm run release writes.
+    expect(text).toMatch(/tar xzf dist\/release\/quire-notes-server-\*\.tgz -C \/app --strip-components=1/);
   });
 });
 
@@ -118,6 +80,14 @@ describe('deploy/compose.yaml', () => {
     expect(redis.healthcheck.test).toEqual(['CMD', 'redis-cli', 'ping']);
     expect(relay.environment.HEALTH_PORT).toBe(relay.environment.RELAY_PORT);
     expect(Object.keys(compose.volumes).sort()).toEqual(['quire-data', 'redis-data']);
+  });
+
+  it('has a deploy/.env.example naming every variable the compose file reads, the queue key first', () => {
+    const example = read('deploy/.env.example');
+    const used = new Set([...read('deploy/compose.yaml').matchAll(/\$\{(QUIRE_[A-Z_]+)/g)].map((m) => m[1]!));
+    expect([...used]).toContain('QUIRE_RELAY_QUEUE_KEY');
+    for (const name of used) expect(example, name).toMatch(new RegExp(`^# ${name}=`, 'm'));
+    expect(read('.gitignore')).toMatch(/^deploy\/\.env$/m);
   });
 
   it('sets only variables Quire knows', () => {

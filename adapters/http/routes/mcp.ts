@@ -1,21 +1,6 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { Hono } from 'hono';
-import { isDomainError } from '../../../core/errors.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import type { Retrieval } from '../../../core/search/retrieval.ts';
-import { capMcpAnswer, MCP_MAX_ANSWER_BYTES, readMcpBody } from '../../mcp/limits.ts';
-import { callMcpTool, isMcpToolName, mcpToolList } from '../../mcp/tools.ts';
 import type { AppEnv } from '../types.ts';
 
 /** What the MCP endpoint needs. */
@@ -30,108 +15,19 @@ export interface McpDeps {
   maxAnswerBytes?: number;
 }
 
-const PREFIX = 'quire://note/';
-const PAGE = 500;
+/** The scheme and host of a note's resource URI. */
+export const PREFIX = 'quire://note/';
 
 /** `quire://note/<path>` with each segment percent-encoded. */
 export const noteUri = (path: string): string => PREFIX + path.split('/').map(encodeURIComponent).join('/');
 
-/** We never ask clients for elicitation, so the SDK's JSON-schema validator (ajv) is not needed. */
-const noValidator = {
-  getValidator: () => (input: unknown) => ({ valid: true as const, data: input, errorMessage: undefined }),
-} as unknown as jsonSchemaValidator;
-
-/** One MCP server instance over the note service (built per request: the endpoint is stateless). */
-function buildServer(deps: McpDeps): Server {
-  const server = new Server(
-    { name: 'quire', version: deps.version },
-    {
-      capabilities: { tools: {}, resources: {} },
-      instructions:
-        'Quire is a markdown note server. Search or list notes, read one by path, and (when writes are on) edit with patch_note for one section or update_note for the whole note; pass the checksum you read as ifMatch.',
-      jsonSchemaValidator: noValidator,
-    },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList(deps.write) }));
-  server.setRequestHandler(CallToolRequestSchema, (req) => {
-    // Own names only: `constructor` or `__proto__` is no tool (a JSON-RPC error, as the spec asks).
-    const name = req.params.name;
-    if (!isMcpToolName(name))
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name.slice(0, 100)}".`);
-    return callMcpTool(deps.notes, deps.write, name, req.params.arguments, deps.retrieval);
-  });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: `${PREFIX}{path}`,
-        name: 'note',
-        mimeType: 'text/markdown',
-        description: 'A note by path.',
-      },
-    ],
-  }));
-  server.setRequestHandler(ListResourcesRequestSchema, (req) => {
-    const items = deps.notes.list().items;
-    const cursor = req.params?.cursor;
-    const from = cursor ? items.findIndex((n) => n.path > cursor) : 0;
-    const page = from < 0 ? [] : items.slice(from, from + PAGE);
-    const last = page.at(-1);
-    return {
-      resources: page.map((n) => ({
-        uri: noteUri(n.path),
-        name: n.path,
-        title: n.title,
-        mimeType: 'text/markdown',
-      })),
-      ...(last && from + PAGE < items.length ? { nextCursor: last.path } : {}),
-    };
-  });
-  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
-    const uri = req.params.uri;
-    if (!uri.startsWith(PREFIX)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource "${uri}".`);
-    let path: string;
-    try {
-      path = uri.slice(PREFIX.length).split('/').map(decodeURIComponent).join('/');
-    } catch {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI "${uri}".`);
-    }
-    try {
-      const note = await deps.notes.get(path);
-      return { contents: [{ uri: noteUri(note.path), mimeType: 'text/markdown', text: note.content }] };
-    } catch (err) {
-      if (isDomainError(err)) {
-        throw new McpError(ErrorCode.InvalidParams, err.message, { code: err.code });
-      }
-      throw err;
-    }
-  });
-  return server;
-}
-
 /**
  * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless, answered as JSON (so it
  * also works through the relay, which carries whole answers). Authentication is the app's.
+ * The MCP SDK is imported on the first request (mcp-server.ts), not when the server starts.
  */
 export function mcpRoutes(deps: McpDeps) {
   const app = new Hono<AppEnv>();
-  const maxAnswer = deps.maxAnswerBytes ?? MCP_MAX_ANSWER_BYTES;
-  app.post('/', async (c) => {
-    const read = readMcpBody(await c.req.text());
-    if ('refuse' in read) return read.refuse;
-    const server = buildServer(deps);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    try {
-      return await capMcpAnswer(
-        await transport.handleRequest(c.req.raw, { parsedBody: read.body }),
-        maxAnswer,
-      );
-    } finally {
-      void server.close().catch(() => {});
-    }
-  });
+  app.post('/', async (c) => (await import('./mcp-server.ts')).handleMcp(deps, c.req.raw));
   return app;
 }

@@ -10,20 +10,41 @@ import {
   checkState,
 } from './doctor-checks.ts';
 
+/** The oldest Node Quire supports: package.json "engines" (the newest minimum among its dependencies'). */
+export const MIN_NODE = '20.19.0';
+/** Node majors past their end of life (still supported by Quire, but no longer by Node's own security fixes). */
+const END_OF_LIFE: Record<number, string> = { 20: 'April 2026' };
+
+const parts = (v: string): number[] =>
+  v
+    .replace(/^v/, '')
+    .split('.')
+    .map((n) => Number.parseInt(n, 10));
+
+/** The Node version check: fail below the supported range (naming it); says when a major left maintenance. */
+export function checkNode(version: string): Check {
+  const have = parts(version);
+  const need = parts(MIN_NODE);
+  let cmp = 0;
+  for (let i = 0; i < 3 && cmp === 0; i++) cmp = Math.sign((have[i] ?? 0) - (need[i] ?? 0));
+  if (have.some((n) => Number.isNaN(n)) || cmp < 0)
+    return {
+      status: 'fail',
+      name: 'node',
+      detail: `Node ${version} is not supported (Quire needs Node >= ${MIN_NODE})`,
+      fix: 'install Node 22 or 24 (LTS)',
+    };
+  const major = have[0]!;
+  const eol = END_OF_LIFE[major];
+  // Still ok (it is in the supported range), but said: the operator should plan the upgrade.
+  const note = eol ? ` (supported; Node ${major} left maintenance in ${eol}: prefer Node 22 or 24)` : '';
+  return { status: 'ok', name: 'node', detail: `Node ${version}${note}` };
+}
+
 /** Every check, in the order an operator would fix them. */
 export async function runChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
   const checks: Check[] = [];
-  const major = Number(process.versions.node.split('.')[0]);
-  checks.push(
-    major >= 20
-      ? { status: 'ok', name: 'node', detail: `Node ${process.versions.node}` }
-      : {
-          status: 'fail',
-          name: 'node',
-          detail: `Node ${process.versions.node} is too old`,
-          fix: 'install Node 20 or newer',
-        },
-  );
+  checks.push(checkNode(process.versions.node));
   let config: ServerConfig | null = null;
   try {
     config = loadConfig(env);

@@ -1,5 +1,5 @@
 /** `quire`: the command line of the note server (bin/quire.js runs this). */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { CliProblem, type Command, EXIT, type Io, UsageError } from './common.ts';
 
 /** Every command, in the order a newcomer meets them; loaded only when run (help stays fast). */
@@ -27,9 +27,12 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   },
 };
 
-const version = (): string =>
-  (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
+/** The version in package.json: three levels up from the sources, two from the release bundle. */
+const version = (): string => {
+  const at = ['../../../package.json', '../../package.json'].map((p) => new URL(p, import.meta.url));
+  const file = at.find((u) => existsSync(u)) ?? at[0]!;
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+};
 
 /** The top-level help. */
 export function mainHelp(): string {
