@@ -68,6 +68,7 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
       snippet: c?.snippet ?? '',
       score,
       tags: s.tags,
+      type: 'note',
       heading: p.heading,
     };
   };
@@ -196,6 +197,7 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
             snippet: '',
             score: Math.round(s * 1e6) / 1e6,
             tags: sum.tags,
+            type: 'note',
           });
       }
       return { mode: 'lexical', hits };
