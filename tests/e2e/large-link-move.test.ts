@@ -85,9 +85,9 @@ describe('moving a note linked 200,000 times from one note', () => {
     // Health answered throughout: several times during the move, never held for long.
     expect(healthMs.length).toBeGreaterThanOrEqual(3);
     expect(Math.max(...healthMs)).toBeLessThan(2_000);
-    // The loop never stalls long (target 100 ms; a generous bound here, the tight one in the bench:
+    // The loop never stalls long (target 100 ms; a generous bound here for a shared machine, the tight one in the bench:
     // bench/link-move-health.ts).
-    expect(stalledMs).toBeLessThan(500);
+    expect(stalledMs).toBeLessThan(1_000);
 
     const hub = (await (await fetch(`${server.url}/api/v1/notes/hub.md`, { headers })).json()) as {
       data: { content: string; links: { target: string; path: string }[] };

@@ -112,83 +112,87 @@ async function fakeEnd(relayUrl: string, signIn: boolean) {
 }
 
 describe('tunnel frames fuzzing (a hand-made server end, real sockets)', () => {
-  it('the relay survives random and malformed frames and keeps serving a good server', async () => {
-    world = e2eWorld();
-    const relay = await world.relay({ redisUrl: null });
-    const good = await world.server(relay.url);
-    await good.online();
-    const goodUrl = `${relay.url}/r/${good.serverId}/api/v1/n/1`;
-    const goodAnswers: number[] = [];
-    const failures: string[] = [];
-    const checkAnswer = (r: { status: number; bytes: Uint8Array; json: any }, what: string) => {
-      const text = new TextDecoder().decode(r.bytes);
-      if (r.status === 500 && r.json?.success !== false) failures.push(`${what}: 500 without the envelope`);
-      if (r.status >= 500 && r.json?.success !== false && r.status !== 502)
-        failures.push(`${what}: ${r.status} bare`);
-      if (STACK.test(text)) failures.push(`${what}: a stack in the answer`);
-    };
+  it(
+    'the relay survives random and malformed frames and keeps serving a good server',
+    async () => {
+      world = e2eWorld();
+      const relay = await world.relay({ redisUrl: null });
+      const good = await world.server(relay.url);
+      await good.online();
+      const goodUrl = `${relay.url}/r/${good.serverId}/api/v1/n/1`;
+      const goodAnswers: number[] = [];
+      const failures: string[] = [];
+      const checkAnswer = (r: { status: number; bytes: Uint8Array; json: any }, what: string) => {
+        const text = new TextDecoder().decode(r.bytes);
+        if (r.status === 500 && r.json?.success !== false) failures.push(`${what}: 500 without the envelope`);
+        if (r.status >= 500 && r.json?.success !== false && r.status !== 502)
+          failures.push(`${what}: ${r.status} bare`);
+        if (STACK.test(text)) failures.push(`${what}: a stack in the answer`);
+      };
 
-    // Before signing in: random frames on fresh sockets; each one must be closed or ignored.
-    const preAuth = fc.sample(
-      fc.array(
-        frameBytes(() => []),
-        { minLength: 1, maxLength: 6 },
-      ),
-      {
-        seed: SEED,
-        numRuns: Math.max(5, Math.floor(FRAMES / 20)),
-      },
-    );
-    for (const batch of preAuth) {
-      const end = await fakeEnd(relay.url, false);
-      for (const b of batch) if (!end.isClosed()) end.ws.send(b);
-      end.ws.terminate();
-    }
+      // Before signing in: random frames on fresh sockets; each one must be closed or ignored.
+      const preAuth = fc.sample(
+        fc.array(
+          frameBytes(() => []),
+          { minLength: 1, maxLength: 6 },
+        ),
+        {
+          seed: SEED,
+          numRuns: Math.max(5, Math.floor(FRAMES / 20)),
+        },
+      );
+      for (const batch of preAuth) {
+        const end = await fakeEnd(relay.url, false);
+        for (const b of batch) if (!end.isClosed()) end.ws.send(b);
+        end.ws.terminate();
+      }
 
-    // Signed in: clients call the fake server; it answers with random frames.
-    let end = await fakeEnd(relay.url, true);
-    const frames = fc.sample(
-      frameBytes(() => end.streams),
-      { seed: SEED + 7, numRuns: FRAMES },
-    );
-    let sent = 0;
-    let reconnects = 0;
-    const clients: Promise<void>[] = [];
-    for (const bytes of frames) {
-      if (end.isClosed()) {
-        end = await fakeEnd(relay.url, true);
-        reconnects++;
+      // Signed in: clients call the fake server; it answers with random frames.
+      let end = await fakeEnd(relay.url, true);
+      const frames = fc.sample(
+        frameBytes(() => end.streams),
+        { seed: SEED + 7, numRuns: FRAMES },
+      );
+      let sent = 0;
+      let reconnects = 0;
+      const clients: Promise<void>[] = [];
+      for (const bytes of frames) {
+        if (end.isClosed()) {
+          end = await fakeEnd(relay.url, true);
+          reconnects++;
+        }
+        if (sent % 10 === 0) {
+          const url = `${relay.url}/r/${end.who.serverId}/x${sent}`;
+          clients.push(
+            call(url, {
+              method: sent % 20 ? 'GET' : 'POST',
+              body: sent % 20 ? undefined : 'b',
+              signal: AbortSignal.timeout(3000),
+            })
+              .then((r) => checkAnswer(r, `client of the fake server ${sent}`))
+              .catch(() => {}),
+          );
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        end.ws.send(bytes);
+        sent++;
+        if (sent % 100 === 0) {
+          const r = await call(goodUrl);
+          goodAnswers.push(r.status);
+        }
       }
-      if (sent % 10 === 0) {
-        const url = `${relay.url}/r/${end.who.serverId}/x${sent}`;
-        clients.push(
-          call(url, {
-            method: sent % 20 ? 'GET' : 'POST',
-            body: sent % 20 ? undefined : 'b',
-            signal: AbortSignal.timeout(3000),
-          })
-            .then((r) => checkAnswer(r, `client of the fake server ${sent}`))
-            .catch(() => {}),
-        );
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      end.ws.send(bytes);
-      sent++;
-      if (sent % 100 === 0) {
-        const r = await call(goodUrl);
-        goodAnswers.push(r.status);
-      }
-    }
-    await Promise.all(clients);
-    console.log(
-      `tunnel fuzz (seed ${SEED}): ${sent} frames after sign-in, ${preAuth.length} sockets before it, ${reconnects} reconnects`,
-    );
+      await Promise.all(clients);
+      console.log(
+        `tunnel fuzz (seed ${SEED}): ${sent} frames after sign-in, ${preAuth.length} sockets before it, ${reconnects} reconnects`,
+      );
 
-    // The relay is up and still serves the good server, and its health.
-    const after = await call(goodUrl);
-    expect(after.status).toBe(200);
-    expect(goodAnswers.every((s) => s === 200)).toBe(true);
-    expect((await call(`${relay.url}/api/v1/health`)).status).toBe(200);
-    expect(failures).toEqual([]);
-  }, 120_000);
+      // The relay is up and still serves the good server, and its health.
+      const after = await call(goodUrl);
+      expect(after.status).toBe(200);
+      expect(goodAnswers.every((s) => s === 200)).toBe(true);
+      expect((await call(`${relay.url}/api/v1/health`)).status).toBe(200);
+      expect(failures).toEqual([]);
+    },
+    60_000 + FRAMES * 10,
+  );
 });

@@ -15,7 +15,7 @@ import { DomainError } from '../../core/errors.ts';
 import { createChangeFeed } from '../../core/notes/change-feed.ts';
 import type { NoteEvent } from '../../core/notes/context.ts';
 import { createNoteService } from '../../core/notes/service.ts';
-import type { Authenticator } from '../../core/ports.ts';
+import type { Authenticator, RequestCredentials } from '../../core/ports.ts';
 import { silentLogger, waitFor } from '../helpers/app.ts';
 
 const stops: (() => unknown)[] = [];
@@ -24,10 +24,10 @@ afterEach(async () => {
 });
 
 /** A key is its own principal; no key is 401. */
-const keyAuth: Authenticator = {
-  authenticate: async ({ apiKey }) => {
+const keyAuth = {
+  authenticate: async ({ apiKey }: RequestCredentials) => {
     if (!apiKey) throw new DomainError('UNAUTHORIZED', 'no key');
-    return { id: apiKey, method: 'api-key' };
+    return { id: apiKey, method: 'api-key' as const };
   },
   known: () => null,
 } as unknown as Authenticator;
