@@ -182,6 +182,8 @@ export function createTunnelHub(deps: TunnelHubDeps) {
               () => undefined,
               (err: unknown) => {
                 if (settled) return;
+                // The client went away mid-body: nobody to answer (as when it leaves while waiting).
+                if (signal?.aborted) return giveUp();
                 // The body failed (too slow, too large, client gone): the server drops the stream.
                 send(FrameType.RESET, stream, END, {
                   status: 400,
@@ -217,12 +219,17 @@ export function createTunnelHub(deps: TunnelHubDeps) {
      * frame (empty) carries END.
      */
     async function streamBody(stream: number, body: AsyncIterable<Uint8Array>, stopped: () => boolean) {
+      // One chunk is held back so the last one carries END (no empty frame after it).
+      let held: Uint8Array | null = null;
       for await (const part of body) {
-        while (open && !stopped() && socket.buffered() > TUNNEL_HIGH_WATER) await pause(2);
-        if (!open || stopped()) return;
-        send(FrameType.DATA, stream, 0, part);
+        if (held) {
+          while (open && !stopped() && socket.buffered() > TUNNEL_HIGH_WATER) await pause(2);
+          if (!open || stopped()) return;
+          send(FrameType.DATA, stream, 0, held);
+        }
+        held = part;
       }
-      if (!stopped()) send(FrameType.DATA, stream, END, new Uint8Array(0));
+      if (!stopped()) send(FrameType.DATA, stream, END, held ?? new Uint8Array(0));
     }
     const entry = { closeNow };
     all.add(entry);

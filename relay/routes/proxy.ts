@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { errorBody } from '../../adapters/http-kit/envelope.ts';
 import { DomainError } from '../../core/errors.ts';
-import { bodyChunks } from '../body-stream.ts';
+import { bodyChunks, readBody } from '../body-stream.ts';
 import { type DoorLease, doorBudget } from '../door-budget.ts';
 import { retryLater } from '../errors.ts';
 import { answerToResponse, headerPairs, requestHeaders } from '../http-codec.ts';
-import { checkRequestHead } from '../protocol/limits.ts';
+import { checkRequestHead, WIRE_LIMITS } from '../protocol/limits.ts';
 import type { HttpAnswer } from '../protocol.ts';
 import { windowCounter } from '../rate-limit.ts';
 import type { RelayContext, RelayEnv } from '../types.ts';
@@ -112,10 +112,10 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
       const breach = checkRequestHead(path, headers);
       if (breach) return c.json(errorBody(breach.code, breach.message), breach.status);
       if (!ctx.tunnels?.get(serverId) && !(await ctx.queue.isOnline(serverId))) throw offline();
-      let bytes: AsyncIterable<Uint8Array> | null = null;
-      if (withBody && c.req.raw.body) {
+      let bytes: AsyncIterable<Uint8Array> | Uint8Array | null = null;
+      if (withBody && c.req.raw.body && declared !== 0) {
         if (declared !== null) lease.reserve(declared);
-        bytes = bodyChunks(c.req.raw.body, {
+        const chunks = bodyChunks(c.req.raw.body, {
           maxBytes: limits.maxBodyBytes,
           deadline: ctx.clock.now() + limits.bodyTimeoutMs,
           timeoutMs: limits.bodyTimeoutMs,
@@ -123,6 +123,8 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
           lease,
           reserveAsRead: declared === null,
         });
+        // A body that fits in one frame is read first and travels inline with its head (one message).
+        bytes = declared !== null && declared <= WIRE_LIMITS.maxChunkBytes ? await readBody(chunks) : chunks;
       }
       const done = await forward(ctx, c.req.raw.signal, serverId, {
         kind: 'http',

@@ -69,7 +69,7 @@ beforeAll(async () => {
   });
   relayUrl = await until(
     'the relay to listen',
-    () => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)?.[1] ?? null,
+    () => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)?.[1] ?? '',
     20_000,
   );
   port = Number(new URL(relayUrl).port);
@@ -126,11 +126,11 @@ describe('the relay door under a slow-body flood (child process, real sockets)',
             Promise.race([r.status(), new Promise<number>((res) => setTimeout(() => res(0), 5))]),
           ),
         );
-        return done.filter((s) => s === 429).length >= 57 ? done : null;
+        return done.filter((s) => s === 429).length >= 57 ? done : undefined;
       },
       10_000,
     );
-    expect(early.filter((s) => s === 429)).toHaveLength(57);
+    expect((early as number[]).filter((s) => s === 429)).toHaveLength(57);
     // Another address is served throughout: a GET (the fast lane) and a POST with a body (the route).
     const other = { 'x-forwarded-for': '203.0.113.9' };
     const get = await fetch(`${relayUrl}/r/${serverId}/api/v1/n/7`, { headers: other });
