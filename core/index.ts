@@ -63,6 +63,7 @@ export * from './plugins/index.ts';
 export type {
   Authenticator,
   Clock,
+  Embeddings,
   FileInfo,
   Logger,
   NoteStore,
@@ -72,6 +73,8 @@ export type {
   StoreChange,
 } from './ports.ts';
 export { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from './schemas.ts';
+export type { Retrieval, RetrievalHit, RetrievalResult, SearchMode } from './search/retrieval.ts';
+export type { SemanticIndex, SemanticStatus } from './search/semantic/semantic-index.ts';
 export { CHECKS, gradeOf, recommendationsOf, runAudit, scoreOf } from './security/audit.ts';
 export {
   createSecurityService,
