@@ -1,4 +1,16 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HistoryStore } from '../../core/ports.ts';
@@ -27,6 +39,18 @@ export function fsHistoryStore(opts: { dir: string; fsync?: boolean }): HistoryS
   if (!existsSync(journalPath)) {
     const fd = openSync(journalPath, 'w', 0o600);
     closeSync(fd);
+  }
+  // A crash mid-append may leave a torn last line: end it, so the next record starts a line of its own.
+  const tail = statSync(journalPath).size;
+  if (tail > 0) {
+    const fd = openSync(journalPath, 'r+');
+    try {
+      const last = new Uint8Array(1);
+      readSync(fd, last, 0, 1, tail - 1);
+      if (last[0] !== 0x0a) writeSync(fd, '\n', tail);
+    } finally {
+      closeSync(fd);
+    }
   }
   let packSize = existsSync(join(opts.dir, packName)) ? statSync(join(opts.dir, packName)).size : 0;
   let journalSize = statSync(journalPath).size;
@@ -94,7 +118,7 @@ export function fsHistoryStore(opts: { dir: string; fsync?: boolean }): HistoryS
         await nextPack.close();
       }
       const tmp = join(opts.dir, 'journal.tmp');
-      const text = `${HEADER}${nextName}\n${journal}`;
+      const text = `${HEADER}${nextName}\n${journal()}`;
       const jt = await open(tmp, 'w', 0o600);
       try {
         await jt.write(text);

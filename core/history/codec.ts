@@ -47,7 +47,10 @@ async function through(bytes: Uint8Array, stream: CompressionStream | Decompress
   return new Uint8Array(await new Response(out).arrayBuffer());
 }
 
-/** The bytes to store for `bytes`, and whether they are compressed (only when it saves space). */
+/**
+ * The bytes to store for `bytes`, and whether they are compressed (only when it saves space).
+ * Writes store blobs as they are (no compression on the write's path); compaction packs them.
+ */
 export async function packBlob(bytes: Uint8Array): Promise<{ data: Uint8Array; z: 0 | 1 }> {
   if (bytes.length < MIN_COMPRESS) return { data: bytes, z: 0 };
   const data = await through(bytes, new CompressionStream('deflate-raw'));
