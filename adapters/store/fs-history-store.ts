@@ -24,7 +24,10 @@ const HEADER = '#pack ';
  * one rename of the journal, so a crash leaves the old pair or the new one; a pack no journal
  * names (a crash mid-prune) is removed at start.
  */
-export function fsHistoryStore(opts: { dir: string; fsync?: boolean }): HistoryStore & { close(): Promise<void> } {
+export function fsHistoryStore(opts: {
+  dir: string;
+  fsync?: boolean;
+}): HistoryStore & { close(): Promise<void> } {
   const durable = opts.fsync ?? true;
   mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
   const journalPath = join(opts.dir, 'journal');

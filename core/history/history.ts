@@ -72,13 +72,24 @@ export function createHistory(deps: HistoryDeps) {
       if (!state.blobs.has(r.sum) && !z) state.rawBytes += l;
       state.blobs.set(r.sum, { o, l, z });
       const list = state.versions.get(r.p) ?? [];
-      list.push({ id: r.id, at: r.at, size: r.size, checksum: r.sum, by: r.by, change: r.ch, loc: { o, l, z } });
+      list.push({
+        id: r.id,
+        at: r.at,
+        size: r.size,
+        checksum: r.sum,
+        by: r.by,
+        change: r.ch,
+        loc: { o, l, z },
+      });
       state.versions.set(r.p, list);
     } else if (r.t === 'm') {
       const from = state.versions.get(r.from);
       if (!from) return;
       state.versions.delete(r.from);
-      state.versions.set(r.to, [...(state.versions.get(r.to) ?? []), ...from].sort((a, b) => a.at - b.at));
+      state.versions.set(
+        r.to,
+        [...(state.versions.get(r.to) ?? []), ...from].sort((a, b) => a.at - b.at),
+      );
     } else if (r.t === 'x') {
       const { o, l, z } = r;
       state.blobs.set(r.sum, { o, l, z });

@@ -94,7 +94,17 @@ async function compact(state: HistoryState, store: HistoryStore): Promise<void> 
       const kept = list.filter((v) => next.has(v.checksum));
       for (const v of kept) {
         v.loc = next.get(v.checksum)!;
-        const r: JournalRecord = { t: 'v', id: v.id, p, at: v.at, size: v.size, sum: v.checksum, by: v.by, ch: v.change, ...v.loc };
+        const r: JournalRecord = {
+          t: 'v',
+          id: v.id,
+          p,
+          at: v.at,
+          size: v.size,
+          sum: v.checksum,
+          by: v.by,
+          ch: v.change,
+          ...v.loc,
+        };
         lines.push(JSON.stringify(r));
       }
       state.versions.set(p, kept);
@@ -103,7 +113,17 @@ async function compact(state: HistoryState, store: HistoryStore): Promise<void> 
       const loc = next.get(t.checksum);
       if (!loc) continue;
       t.loc = loc;
-      const r: JournalRecord = { t: 'x', id: t.id, p: t.path, kind: t.kind, at: t.deletedAt, by: t.by, size: t.size, sum: t.checksum, ...loc };
+      const r: JournalRecord = {
+        t: 'x',
+        id: t.id,
+        p: t.path,
+        kind: t.kind,
+        at: t.deletedAt,
+        by: t.by,
+        size: t.size,
+        sum: t.checksum,
+        ...loc,
+      };
       lines.push(JSON.stringify(r));
     }
     return lines.length ? `${lines.join('\n')}\n` : '';

@@ -5,8 +5,8 @@ import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { createCore } from '../../core/create-core.ts';
 import { createFileService } from '../../core/files/service.ts';
-import { createHistory } from '../../core/history/history.ts';
 import { unifiedDiff } from '../../core/history/diff.ts';
+import { createHistory } from '../../core/history/history.ts';
 import type { HistoryStore } from '../../core/ports.ts';
 import { silentLogger, tempDir } from '../helpers/app.ts';
 
