@@ -19,8 +19,10 @@ const HEADER = '#pack ';
 
 /**
  * The history as two append-only files in `dir` (mode 0700): `pack-<n>` (the compressed blobs)
- * and `journal` (JSON lines; its first line names the pack). With `fsync` (default true) every
- * append is on disk before it resolves. Pruning writes a new pack and journal and switches with
+ * and `journal` (JSON lines; its first line names the pack). With `fsync` (default true) a journal
+ * append resolves once it and the pack bytes before it are on disk (both fdatasynced in parallel:
+ * after a power loss a line may name pack bytes that did not reach the disk; reading them answers
+ * null, and the note's next write keeps what is on disk again). Pruning writes a new pack and journal and switches with
  * one rename of the journal, so a crash leaves the old pair or the new one; a pack no journal
  * names (a crash mid-prune) is removed at start.
  */
@@ -58,6 +60,7 @@ export function fsHistoryStore(opts: {
   let packSize = existsSync(join(opts.dir, packName)) ? statSync(join(opts.dir, packName)).size : 0;
   let journalSize = statSync(journalPath).size;
   let packFh: Promise<FileHandle> | null = null;
+  let packDirty = false;
   let journalFh: Promise<FileHandle> | null = null;
   const packFile = () => {
     packFh ??= open(join(opts.dir, packName), 'a', 0o600);
@@ -81,7 +84,8 @@ export function fsHistoryStore(opts: {
       const at = packSize;
       packSize += bytes.length;
       await fh.write(bytes, 0, bytes.length);
-      if (durable) await fh.datasync();
+      // Synced with the journal line that names these bytes (appendJournal), in parallel.
+      packDirty = true;
       return at;
     },
     async readBlob(offset, length) {
@@ -100,7 +104,11 @@ export function fsHistoryStore(opts: {
       const bytes = encoder.encode(text);
       journalSize += bytes.length;
       await fh.write(bytes, 0, bytes.length);
-      if (durable) await fh.datasync();
+      if (durable) {
+        const pack = packDirty && packFh ? (await packFh).datasync() : null;
+        packDirty = false;
+        await Promise.all([fh.datasync(), pack]);
+      }
     },
     async readJournal() {
       const text = readFileSync(journalPath, 'utf8');
