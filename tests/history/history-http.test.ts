@@ -4,7 +4,9 @@ import { callMcpTool } from '../../adapters/mcp/tools.ts';
 import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
+import { noteTools } from '../../core/agent/tools.ts';
 import { createCore } from '../../core/create-core.ts';
+import { pluginNotes } from '../../core/plugins/host.ts';
 import type { Authenticator } from '../../core/ports.ts';
 import { requester, silentLogger } from '../helpers/app.ts';
 
@@ -129,5 +131,22 @@ describe('trash and history over HTTP (issue 30)', () => {
     const v = await callMcpTool(notes, true, 'restore_version', { path: 'm.md', id: versions[1]!.id });
     expect(v.isError).toBeUndefined();
     expect((await notes.get('m.md')).content).toBe('m');
+    // The agent's write tools and a plugin's notes API write as themselves.
+    const tools = noteTools(notes);
+    const run = (name: string, input: Record<string, unknown>) =>
+      (tools.find((t) => t.name === name)!.run as (i: unknown) => Promise<unknown>)(input);
+    await run('create_note', { path: 'agent.md', content: 'by the agent' });
+    await run('append_to_note', { path: 'agent.md', text: 'more' });
+    expect(notes.history!.list('agent.md').map((x) => `${x.change}:${x.by}`)).toEqual([
+      'patch:agent',
+      'create:agent',
+    ]);
+    const plugin = pluginNotes(notes, 'daily-notes', ['notes:write']);
+    const made = await plugin.create('plug.md', 'p1');
+    await plugin.update('plug.md', 'p2', made.checksum);
+    expect(notes.history!.list('plug.md').map((x) => `${x.change}:${x.by}`)).toEqual([
+      'update:plugin:daily-notes',
+      'create:plugin:daily-notes',
+    ]);
   });
 });
