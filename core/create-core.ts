@@ -8,9 +8,9 @@ import { createChannelService } from './channels/service.ts';
 import type { ChannelSender } from './channels/types.ts';
 import { secureRandom } from './crypto.ts';
 import { createFileService } from './files/service.ts';
+import { createHistory, type History, type PruneLimits } from './history/history.ts';
 import { createEgress, type PinnedFetch } from './net/egress.ts';
 import { publicRelayUrl, type ReachConfig } from './net/origins.ts';
-import { createHistory, type History, type PruneLimits } from './history/history.ts';
 import { createChangeFeed } from './notes/change-feed.ts';
 import { type BatchAnalyzer, createNoteService, type NoteService } from './notes/service.ts';
 import { pluginFacts } from './plugins/audit.ts';
@@ -261,7 +261,12 @@ function createServerCore(deps: ServerCoreDeps) {
     settings: () => securitySettings(settings, relayUrl(), deps.timeouts),
   });
   const files = deps.files
-    ? createFileService({ store: deps.files, clock, maxBytes: settings.maxFileBytes, history: history ?? undefined })
+    ? createFileService({
+        store: deps.files,
+        clock,
+        maxBytes: settings.maxFileBytes,
+        history: history ?? undefined,
+      })
     : undefined;
   const feed = createChangeFeed({ notes, now: () => clock.now(), size: settings.eventsRingSize });
   return {

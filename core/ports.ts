@@ -175,9 +175,10 @@ export interface HistoryStore {
   readJournal(): Promise<string>;
   /**
    * Replaces pack and journal together (pruning): after it resolves both are the new ones; a
-   * crash in between leaves the old pair. `pack` pieces are written one after another.
+   * crash in between leaves the old pair. `pack` pieces are written one after another, then
+   * `journal()` is called for the journal's text (it may depend on what the pieces turned out to be).
    */
-  replace(pack: AsyncIterable<Uint8Array>, journal: string): Promise<void>;
+  replace(pack: AsyncIterable<Uint8Array>, journal: () => string): Promise<void>;
   /** Bytes held (pack plus journal). */
   size(): Promise<number>;
 }

@@ -174,7 +174,11 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
         call<Out<typeof H.VersionDiff>>('getVersion', { path, id }, { query: { diff: from } }),
       /** Writes version `id` back; with `checksum`, only if the note still has it. */
       restore: (path: string, id: string, checksum?: string) =>
-        call<{ path: string; checksum: string }>('restoreVersion', { path, id }, { headers: ifMatch(checksum) }),
+        call<{ path: string; checksum: string }>(
+          'restoreVersion',
+          { path, id },
+          { headers: ifMatch(checksum) },
+        ),
     },
     trash: {
       list: () => call<Out<typeof H.TrashItem>[]>('listTrash'),

@@ -30,14 +30,17 @@ export async function runHistoryTool(
     case 'restore_version': {
       const v = await history.get(String(i.path), String(i.id));
       const ifMatch = i.ifMatch as string | undefined;
-      const r = await notes.withActor('mcp', () => notes.restore(String(i.path), v.bytes, { to: 'same', ifMatch }));
+      const r = await notes.withActor('mcp', () =>
+        notes.restore(String(i.path), v.bytes, { to: 'same', ifMatch }),
+      );
       return result({ path: r.path, checksum: r.note.checksum });
     }
     case 'list_trash':
       return result({ items: history.listTrash() });
     case 'restore_from_trash': {
       const item = await history.trashed(String(i.id));
-      if (item.kind !== 'note') throw new DomainError('VALIDATION_ERROR', 'Restore files through POST /api/v1/trash/:id/restore.');
+      if (item.kind !== 'note')
+        throw new DomainError('VALIDATION_ERROR', 'Restore files through POST /api/v1/trash/:id/restore.');
       const r = await notes.withActor('mcp', () => notes.restore(item.path, item.bytes, { to: 'free' }));
       await history.untrash(item.id);
       return result({ path: r.path });

@@ -1,4 +1,16 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HistoryStore } from '../../core/ports.ts';
@@ -7,12 +19,17 @@ const HEADER = '#pack ';
 
 /**
  * The history as two append-only files in `dir` (mode 0700): `pack-<n>` (the compressed blobs)
- * and `journal` (JSON lines; its first line names the pack). With `fsync` (default true) every
- * append is on disk before it resolves. Pruning writes a new pack and journal and switches with
+ * and `journal` (JSON lines; its first line names the pack). With `fsync` (default true) a journal
+ * append resolves once it and the pack bytes before it are on disk (both fdatasynced in parallel:
+ * after a power loss a line may name pack bytes that did not reach the disk; reading them answers
+ * null, and the note's next write keeps what is on disk again). Pruning writes a new pack and journal and switches with
  * one rename of the journal, so a crash leaves the old pair or the new one; a pack no journal
  * names (a crash mid-prune) is removed at start.
  */
-export function fsHistoryStore(opts: { dir: string; fsync?: boolean }): HistoryStore & { close(): Promise<void> } {
+export function fsHistoryStore(opts: {
+  dir: string;
+  fsync?: boolean;
+}): HistoryStore & { close(): Promise<void> } {
   const durable = opts.fsync ?? true;
   mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
   const journalPath = join(opts.dir, 'journal');
@@ -28,9 +45,22 @@ export function fsHistoryStore(opts: { dir: string; fsync?: boolean }): HistoryS
     const fd = openSync(journalPath, 'w', 0o600);
     closeSync(fd);
   }
+  // A crash mid-append may leave a torn last line: end it, so the next record starts a line of its own.
+  const tail = statSync(journalPath).size;
+  if (tail > 0) {
+    const fd = openSync(journalPath, 'r+');
+    try {
+      const last = new Uint8Array(1);
+      readSync(fd, last, 0, 1, tail - 1);
+      if (last[0] !== 0x0a) writeSync(fd, '\n', tail);
+    } finally {
+      closeSync(fd);
+    }
+  }
   let packSize = existsSync(join(opts.dir, packName)) ? statSync(join(opts.dir, packName)).size : 0;
   let journalSize = statSync(journalPath).size;
   let packFh: Promise<FileHandle> | null = null;
+  let packDirty = false;
   let journalFh: Promise<FileHandle> | null = null;
   const packFile = () => {
     packFh ??= open(join(opts.dir, packName), 'a', 0o600);
@@ -54,7 +84,8 @@ export function fsHistoryStore(opts: { dir: string; fsync?: boolean }): HistoryS
       const at = packSize;
       packSize += bytes.length;
       await fh.write(bytes, 0, bytes.length);
-      if (durable) await fh.datasync();
+      // Synced with the journal line that names these bytes (appendJournal), in parallel.
+      packDirty = true;
       return at;
     },
     async readBlob(offset, length) {
@@ -73,7 +104,11 @@ export function fsHistoryStore(opts: { dir: string; fsync?: boolean }): HistoryS
       const bytes = encoder.encode(text);
       journalSize += bytes.length;
       await fh.write(bytes, 0, bytes.length);
-      if (durable) await fh.datasync();
+      if (durable) {
+        const pack = packDirty && packFh ? (await packFh).datasync() : null;
+        packDirty = false;
+        await Promise.all([fh.datasync(), pack]);
+      }
     },
     async readJournal() {
       const text = readFileSync(journalPath, 'utf8');
@@ -94,7 +129,7 @@ export function fsHistoryStore(opts: { dir: string; fsync?: boolean }): HistoryS
         await nextPack.close();
       }
       const tmp = join(opts.dir, 'journal.tmp');
-      const text = `${HEADER}${nextName}\n${journal}`;
+      const text = `${HEADER}${nextName}\n${journal()}`;
       const jt = await open(tmp, 'w', 0o600);
       try {
         await jt.write(text);

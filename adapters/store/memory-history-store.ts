@@ -44,7 +44,7 @@ export function memoryHistoryStore(): HistoryStore & { pack(): Uint8Array } {
       }
       pack = next;
       used = n;
-      journal = text;
+      journal = text();
     },
     async size() {
       return used + new TextEncoder().encode(journal).length;

@@ -1,7 +1,7 @@
 import { DomainError } from '../errors.ts';
-import { validateNotePath } from '../paths.ts';
 import type { History } from '../history/history.ts';
 import { freePath as freeRestorePath } from '../notes/free-path.ts';
+import { validateNotePath } from '../paths.ts';
 import type { ByteRange, Clock, FileInfo, FileStore } from '../ports.ts';
 import { attachmentFolder, freePath, parseAttachmentRule } from './attachment-folder.ts';
 import { contentTypeOf } from './content-types.ts';

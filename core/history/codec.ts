@@ -25,7 +25,16 @@ export type ChangeKind =
 
 /** One journal line. `v` a version, `m` a move, `x` a trash item, `u` a trash item gone. */
 export type JournalRecord =
-  | ({ t: 'v'; id: string; p: string; at: number; size: number; sum: string; by: string; ch: ChangeKind } & BlobLoc)
+  | ({
+      t: 'v';
+      id: string;
+      p: string;
+      at: number;
+      size: number;
+      sum: string;
+      by: string;
+      ch: ChangeKind;
+    } & BlobLoc)
   | { t: 'm'; from: string; to: string; at: number }
   | ({
       t: 'x';
@@ -42,12 +51,18 @@ export type JournalRecord =
 /** Blobs shorter than this are kept as they are (deflate would not pay for its header). */
 const MIN_COMPRESS = 96;
 
-async function through(bytes: Uint8Array, stream: CompressionStream | DecompressionStream): Promise<Uint8Array> {
+async function through(
+  bytes: Uint8Array,
+  stream: CompressionStream | DecompressionStream,
+): Promise<Uint8Array> {
   const out = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(stream);
   return new Uint8Array(await new Response(out).arrayBuffer());
 }
 
-/** The bytes to store for `bytes`, and whether they are compressed (only when it saves space). */
+/**
+ * The bytes to store for `bytes`, and whether they are compressed (only when it saves space).
+ * Writes store blobs as they are (no compression on the write's path); compaction packs them.
+ */
 export async function packBlob(bytes: Uint8Array): Promise<{ data: Uint8Array; z: 0 | 1 }> {
   if (bytes.length < MIN_COMPRESS) return { data: bytes, z: 0 };
   const data = await through(bytes, new CompressionStream('deflate-raw'));

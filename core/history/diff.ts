@@ -13,7 +13,8 @@ function middleOps(a: string[], b: string[]): Op[] {
   const lcs = new Uint32Array((a.length + 1) * w);
   for (let i = a.length - 1; i >= 0; i--) {
     for (let j = b.length - 1; j >= 0; j--) {
-      lcs[i * w + j] = a[i] === b[j] ? lcs[(i + 1) * w + j + 1]! + 1 : Math.max(lcs[(i + 1) * w + j]!, lcs[i * w + j + 1]!);
+      lcs[i * w + j] =
+        a[i] === b[j] ? lcs[(i + 1) * w + j + 1]! + 1 : Math.max(lcs[(i + 1) * w + j]!, lcs[i * w + j + 1]!);
     }
   }
   const ops: Op[] = [];
@@ -39,7 +40,12 @@ export function unifiedDiff(before: string, after: string, fromName: string, toN
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  while (
+    tail < a.length - head &&
+    tail < b.length - head &&
+    a[a.length - 1 - tail] === b[b.length - 1 - tail]
+  )
+    tail++;
   const ops: Op[] = [
     ...a.slice(0, head).map((line) => ({ k: ' ' as const, line })),
     ...middleOps(a.slice(head, a.length - tail), b.slice(head, b.length - tail)),

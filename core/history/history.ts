@@ -8,7 +8,7 @@ import { sha256Hex } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
 import { createMutex } from '../mutex.ts';
 import type { Clock, HistoryStore, Logger } from '../ports.ts';
-import { type BlobLoc, type ChangeKind, type JournalRecord, packBlob, parseJournal, unpackBlob } from './codec.ts';
+import { type BlobLoc, type ChangeKind, type JournalRecord, parseJournal, unpackBlob } from './codec.ts';
 import { type PruneLimits, pruneHistory } from './prune.ts';
 
 export type { ChangeKind } from './codec.ts';
@@ -53,13 +53,15 @@ export interface HistoryState {
   versions: Map<string, Stored<VersionItem>[]>;
   trash: Map<string, Stored<TrashItem>>;
   blobs: Map<string, BlobLoc>;
+  /** Bytes of blobs stored uncompressed since the last compaction. */
+  rawBytes: number;
 }
 
 /** Builds the history over `deps.store`; call `load` once before use. */
 export function createHistory(deps: HistoryDeps) {
   const { store, clock } = deps;
   const maxFileBytes = deps.maxFileBytes ?? 10 * 1024 * 1024;
-  const state: HistoryState = { versions: new Map(), trash: new Map(), blobs: new Map() };
+  const state: HistoryState = { versions: new Map(), trash: new Map(), blobs: new Map(), rawBytes: 0 };
   const mutex = createMutex();
   let seq = 0;
   const newId = (at: number) => `${at.toString(36)}${(++seq).toString(36).padStart(4, '0')}`;
@@ -67,15 +69,27 @@ export function createHistory(deps: HistoryDeps) {
   const apply = (r: JournalRecord) => {
     if (r.t === 'v') {
       const { o, l, z } = r;
+      if (!state.blobs.has(r.sum) && !z) state.rawBytes += l;
       state.blobs.set(r.sum, { o, l, z });
       const list = state.versions.get(r.p) ?? [];
-      list.push({ id: r.id, at: r.at, size: r.size, checksum: r.sum, by: r.by, change: r.ch, loc: { o, l, z } });
+      list.push({
+        id: r.id,
+        at: r.at,
+        size: r.size,
+        checksum: r.sum,
+        by: r.by,
+        change: r.ch,
+        loc: { o, l, z },
+      });
       state.versions.set(r.p, list);
     } else if (r.t === 'm') {
       const from = state.versions.get(r.from);
       if (!from) return;
       state.versions.delete(r.from);
-      state.versions.set(r.to, [...(state.versions.get(r.to) ?? []), ...from].sort((a, b) => a.at - b.at));
+      state.versions.set(
+        r.to,
+        [...(state.versions.get(r.to) ?? []), ...from].sort((a, b) => a.at - b.at),
+      );
     } else if (r.t === 'x') {
       const { o, l, z } = r;
       state.blobs.set(r.sum, { o, l, z });
@@ -97,8 +111,11 @@ export function createHistory(deps: HistoryDeps) {
   const blobOf = async (bytes: Uint8Array, sum: string): Promise<BlobLoc> => {
     const known = state.blobs.get(sum);
     if (known) return known;
-    const { data, z } = await packBlob(bytes);
+    // Stored as is: compression would cost the write; the background compaction deflates.
+    const data = bytes;
+    const z = 0 as const;
     const o = await store.appendBlob(data);
+    state.rawBytes += data.length;
     const loc: BlobLoc = { o, l: data.length, z };
     state.blobs.set(sum, loc);
     return loc;

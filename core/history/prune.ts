@@ -1,6 +1,6 @@
 /** Pruning of the history: by age, by total bytes, and the trash's retention; then compaction. */
 import type { HistoryStore } from '../ports.ts';
-import type { BlobLoc, JournalRecord } from './codec.ts';
+import { type BlobLoc, type JournalRecord, packBlob } from './codec.ts';
 import type { HistoryState } from './history.ts';
 
 /** How much history to keep. */
@@ -11,6 +11,8 @@ export interface PruneLimits {
   maxBytes: number;
   /** Trash items older than this many ms are deleted for good. */
   trashMs: number;
+  /** Compact (deflate the blobs stored as they are) once this many such bytes piled up (default 4 MiB). */
+  compressAfterBytes?: number;
 }
 
 /** Drops what the limits exclude and rewrites pack and journal when anything went. Hold the mutex. */
@@ -58,47 +60,75 @@ export async function pruneHistory(
       else state.versions.delete(path);
     }
   }
-  if (!versions && !trash) return { versions, trash };
+  // Compacts when something went, or when enough was stored uncompressed since the last time.
+  if (!versions && !trash && state.rawBytes < (limits.compressAfterBytes ?? 4 * 1024 * 1024)) {
+    return { versions, trash };
+  }
   await compact(state, store);
   return { versions, trash };
 }
 
-/** Rewrites the pack with only the blobs still referenced, and the journal from the index. */
+/** Rewrites the pack with only the blobs still referenced (deflated), and the journal from the index. */
 async function compact(state: HistoryState, store: HistoryStore): Promise<void> {
   const live = new Set<string>();
   for (const list of state.versions.values()) for (const v of list) live.add(v.checksum);
   for (const t of state.trash.values()) live.add(t.checksum);
   const next = new Map<string, BlobLoc>();
-  let offset = 0;
-  for (const sum of live) {
-    const loc = state.blobs.get(sum);
-    if (!loc) continue;
-    next.set(sum, { o: offset, l: loc.l, z: loc.z });
-    offset += loc.l;
-  }
   const old = state.blobs;
   async function* pack(): AsyncIterable<Uint8Array> {
-    for (const sum of next.keys()) {
-      const loc = old.get(sum)!;
+    let offset = 0;
+    for (const sum of live) {
+      const loc = old.get(sum);
+      if (!loc) continue;
       const data = await store.readBlob(loc.o, loc.l);
-      yield data ?? new Uint8Array(loc.l);
+      if (!data) continue;
+      const packed = loc.z ? { data, z: loc.z } : await packBlob(data);
+      next.set(sum, { o: offset, l: packed.data.length, z: packed.z });
+      offset += packed.data.length;
+      yield packed.data;
     }
   }
-  const lines: string[] = [];
-  for (const [p, list] of state.versions) {
-    for (const v of list) {
-      const loc = next.get(v.checksum)!;
-      v.loc = loc;
-      const r: JournalRecord = { t: 'v', id: v.id, p, at: v.at, size: v.size, sum: v.checksum, by: v.by, ch: v.change, ...loc };
+  const journal = () => {
+    const lines: string[] = [];
+    for (const [p, list] of state.versions) {
+      const kept = list.filter((v) => next.has(v.checksum));
+      for (const v of kept) {
+        v.loc = next.get(v.checksum)!;
+        const r: JournalRecord = {
+          t: 'v',
+          id: v.id,
+          p,
+          at: v.at,
+          size: v.size,
+          sum: v.checksum,
+          by: v.by,
+          ch: v.change,
+          ...v.loc,
+        };
+        lines.push(JSON.stringify(r));
+      }
+      state.versions.set(p, kept);
+    }
+    for (const t of state.trash.values()) {
+      const loc = next.get(t.checksum);
+      if (!loc) continue;
+      t.loc = loc;
+      const r: JournalRecord = {
+        t: 'x',
+        id: t.id,
+        p: t.path,
+        kind: t.kind,
+        at: t.deletedAt,
+        by: t.by,
+        size: t.size,
+        sum: t.checksum,
+        ...loc,
+      };
       lines.push(JSON.stringify(r));
     }
-  }
-  for (const t of state.trash.values()) {
-    const loc = next.get(t.checksum)!;
-    t.loc = loc;
-    const r: JournalRecord = { t: 'x', id: t.id, p: t.path, kind: t.kind, at: t.deletedAt, by: t.by, size: t.size, sum: t.checksum, ...loc };
-    lines.push(JSON.stringify(r));
-  }
-  await store.replace(pack(), lines.length ? `${lines.join('\n')}\n` : '');
+    return lines.length ? `${lines.join('\n')}\n` : '';
+  };
+  await store.replace(pack(), journal);
   state.blobs = next;
+  state.rawBytes = 0;
 }

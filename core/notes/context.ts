@@ -4,8 +4,8 @@
  */
 import { sha256Hex } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
-import { createMutex } from '../mutex.ts';
 import type { History } from '../history/history.ts';
+import { createMutex } from '../mutex.ts';
 import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '../ports.ts';
 import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';

@@ -1,7 +1,7 @@
 /** Index loading and refresh: the cold or warm start, the cache save, and outside changes. */
 import { sha256Hex } from '../crypto.ts';
-import { validateNotePath } from '../paths.ts';
 import type { History } from '../history/history.ts';
+import { validateNotePath } from '../paths.ts';
 import type { FileInfo, StoreChange } from '../ports.ts';
 import { decode, type NoteContext } from './context.ts';
 import {
@@ -245,7 +245,13 @@ async function keepOutsideFile(history: History, ctx: NoteContext, path: string,
     return;
   }
   const stream = history.keepsFile(info.size) ? await ctx.files?.read?.(path) : null;
-  if (stream) await history.record(path, new Uint8Array(await new Response(stream).arrayBuffer()), 'outside', 'outside');
+  if (stream)
+    await history.record(
+      path,
+      new Uint8Array(await new Response(stream).arrayBuffer()),
+      'outside',
+      'outside',
+    );
 }
 
 export function applyExternalChanges(ctx: NoteContext, changes: StoreChange[]): Promise<void> {

@@ -122,11 +122,21 @@ export const McpToolInputs = {
   list_versions: v.strictObject({ path: notePath }),
   restore_version: v.strictObject({
     path: notePath,
-    id: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.description('A version id from list_versions.')),
+    id: v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.maxLength(64),
+      v.description('A version id from list_versions.'),
+    ),
     ifMatch,
   }),
   list_trash: v.strictObject({}),
   restore_from_trash: v.strictObject({
-    id: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.description('A trash item id from list_trash.')),
+    id: v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.maxLength(64),
+      v.description('A trash item id from list_trash.'),
+    ),
   }),
 } as const;

@@ -69,7 +69,9 @@ export async function startServer(
     notes,
     state,
     files: fsFileStore({ dir: config.vaultDir }),
-    history: fsHistoryStore({ dir: `${config.dataDir}/history`, fsync: config.fsync }),
+    history: config.historyEnabled
+      ? fsHistoryStore({ dir: `${config.dataDir}/history`, fsync: config.fsync })
+      : undefined,
     logger,
     analyze: pool.analyze,
     relayStatus: () => relayStatus(),

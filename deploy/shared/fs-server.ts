@@ -32,7 +32,9 @@ export async function composeFsServer(env: Env, parts: RuntimeParts) {
     notes,
     state,
     files: fsFileStore({ dir: config.vaultDir }),
-    history: fsHistoryStore({ dir: `${config.dataDir}/history`, fsync: config.fsync }),
+    history: config.historyEnabled
+      ? fsHistoryStore({ dir: `${config.dataDir}/history`, fsync: config.fsync })
+      : undefined,
     logger,
   });
   const lifecycle = startLifecycle({

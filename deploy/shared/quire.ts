@@ -97,6 +97,14 @@ export async function composeQuire(config: ServerConfig, adapters: QuireAdapters
     logger,
     version: VERSION,
   });
+  // Versions and trash past their retention go in the background, hourly (docs/history.md).
+  const pruning = setInterval(() => {
+    composed.core.prune().then(
+      (r) => (r.versions || r.trash ? logger.info('history pruned', r) : undefined),
+      (err) => logger.warn('history prune failed', { error: String(err) }),
+    );
+  }, 3_600_000);
+  (pruning as { unref?: () => void }).unref?.();
   return {
     ...composed,
     /** Records the port the runtime listens on (setup payload, CORS) and logs `listening`. */

@@ -53,7 +53,8 @@ describe('createCore with a server configuration builds the whole domain', () =>
       clock: { now: Date.now },
     });
     await core.load();
-    expect(Object.keys(core).sort()).toEqual(['agent', 'flush', 'load', 'notes', 'retrieval']);
+    expect(Object.keys(core).sort()).toEqual(['agent', 'flush', 'history', 'load', 'notes', 'retrieval']);
+    expect(core.history).toBeNull(); // no history store given: deletes are for good
     expect((await core.agent.status()).provider).toBe('local');
   });
 });

@@ -6,8 +6,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 
-const READ_TOOLS = ['get_backlinks', 'list_notes', 'list_tags', 'read_note', 'search_notes'];
-const WRITE_TOOLS = ['create_note', 'delete_note', 'move_note', 'patch_note', 'update_note'];
+const READ_TOOLS = [
+  'get_backlinks',
+  'list_notes',
+  'list_tags',
+  'list_trash',
+  'list_versions',
+  'read_note',
+  'search_notes',
+];
+const WRITE_TOOLS = [
+  'create_note',
+  'delete_note',
+  'move_note',
+  'patch_note',
+  'restore_from_trash',
+  'restore_version',
+  'update_note',
+];
 
 async function mcpClient(url: string, headers: Record<string, string>) {
   const client = new Client({ name: 'quire-test', version: '1.0.0' });
@@ -132,9 +148,24 @@ describe('MCP endpoint and change feed on a running server (direct and through t
     expect(updated.data.title).toBe('Newer');
     const moved = await call(client, 'move_note', { path: 'mcp/new.md', to: 'mcp/moved.md' });
     expect(moved.data.path).toBe('mcp/moved.md');
+    // History is on by default: the note went to the trash, and MCP lists and restores it.
     expect((await call(client, 'delete_note', { path: 'mcp/moved.md' })).data).toEqual({
+      trashId: expect.any(String),
       deleted: 'mcp/moved.md',
     });
+    const trash = await call(client, 'list_trash', {});
+    const item = trash.data.items.find((t: any) => t.path === 'mcp/moved.md');
+    expect(item).toMatchObject({ kind: 'note', by: 'mcp' });
+    expect((await call(client, 'restore_from_trash', { id: item.id })).data).toEqual({
+      path: 'mcp/moved.md',
+    });
+    const versions = await call(client, 'list_versions', { path: 'mcp/moved.md' });
+    expect(versions.data.versions[0]).toMatchObject({ change: 'restore', by: 'mcp' });
+    const back = await call(client, 'restore_version', {
+      path: 'mcp/moved.md',
+      id: versions.data.versions[1].id,
+    });
+    expect(back.isError).toBeFalsy();
 
     // Errors are tool errors with the REST codes, not transport failures.
     const missing = await call(client, 'read_note', { path: 'nope.md' });
@@ -158,7 +189,7 @@ describe('MCP endpoint and change feed on a running server (direct and through t
 
   it('works through the relay at /r/<serverId>/mcp with X-Service-Key', async () => {
     const client = await mcpClient(`${relayBase}/mcp`, { 'x-service-key': key });
-    expect((await client.listTools()).tools.length).toBe(10);
+    expect((await client.listTools()).tools.length).toBe(14);
     const read = await call(client, 'read_note', { path: 'target.md' });
     expect(read.data.title).toBe('Target');
     const created = await call(client, 'create_note', { path: 'relayed.md', content: 'via relay' });

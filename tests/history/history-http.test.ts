@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
+import { callMcpTool } from '../../adapters/mcp/tools.ts';
 import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
-import { callMcpTool } from '../../adapters/mcp/tools.ts';
+import { noteTools } from '../../core/agent/tools.ts';
 import { createCore } from '../../core/create-core.ts';
+import { pluginNotes } from '../../core/plugins/host.ts';
 import type { Authenticator } from '../../core/ports.ts';
 import { requester, silentLogger } from '../helpers/app.ts';
 
@@ -59,8 +61,13 @@ describe('trash and history over HTTP (issue 30)', () => {
     const { call } = await setup();
     await call('POST', '/api/v1/notes', { path: 'n.md', content: 'one\ntwo\nthree\n' });
     const put = await call('PUT', '/api/v1/notes/n.md', { content: 'one\n2\nthree\n' });
-    await call('PATCH', '/api/v1/notes/n.md', { operation: 'append', target: { type: 'document' }, content: 'four\n' }, { 'x-service-key': 'bob' });
-    const res = await call("GET", "/api/v1/notes/n.md/versions");
+    await call(
+      'PATCH',
+      '/api/v1/notes/n.md',
+      { operation: 'append', target: { type: 'document' }, content: 'four\n' },
+      { 'x-service-key': 'bob' },
+    );
+    const res = await call('GET', '/api/v1/notes/n.md/versions');
     if (!res.json?.data) throw new Error(res.text);
     const list = res.json.data;
     expect(list.map((v: { change: string; by: string }) => `${v.change}:${v.by}`)).toEqual([
@@ -71,7 +78,8 @@ describe('trash and history over HTTP (issue 30)', () => {
     const [, upd, created] = list;
     const one = (await call('GET', `/api/v1/notes/n.md/versions/${created.id}`)).json.data;
     expect(one.content).toBe('one\ntwo\nthree\n');
-    const diff = (await call('GET', `/api/v1/notes/n.md/versions/${upd.id}?diff=${created.id}`)).json.data.diff;
+    const diff = (await call('GET', `/api/v1/notes/n.md/versions/${upd.id}?diff=${created.id}`)).json.data
+      .diff;
     expect(diff).toContain('-two\n+2');
     expect(diff).toMatch(/^--- n\.md@/);
     const stale = await call('POST', `/api/v1/notes/n.md/versions/${created.id}/restore`, undefined, {
@@ -79,7 +87,9 @@ describe('trash and history over HTTP (issue 30)', () => {
     });
     expect(stale.status).toBe(412);
     const cur = (await call('GET', '/api/v1/notes/n.md')).json.data.checksum;
-    const ok = await call('POST', `/api/v1/notes/n.md/versions/${created.id}/restore`, undefined, { 'if-match': `"${cur}"` });
+    const ok = await call('POST', `/api/v1/notes/n.md/versions/${created.id}/restore`, undefined, {
+      'if-match': `"${cur}"`,
+    });
     expect(ok.status).toBe(200);
     expect((await call('GET', '/api/v1/notes/n.md')).json.data.content).toBe('one\ntwo\nthree\n');
     const after = (await call('GET', '/api/v1/notes/n.md/versions')).json.data;
@@ -96,7 +106,10 @@ describe('trash and history over HTTP (issue 30)', () => {
     expect(list.map((v: { change: string }) => v.change)).toEqual(['move', 'update', 'baseline']);
     expect((await call('GET', '/api/v1/notes/a.md/versions')).json.data).toEqual([]);
     const b = (await call('GET', '/api/v1/notes/b.md/versions')).json.data;
-    expect(b.map((v: { change: string; by: string }) => `${v.change}:${v.by}`)).toEqual(['links:key:alice', 'baseline:outside']);
+    expect(b.map((v: { change: string; by: string }) => `${v.change}:${v.by}`)).toEqual([
+      'links:key:alice',
+      'baseline:outside',
+    ]);
   });
 
   it('MCP, the agent and plugins write as themselves; MCP lists and restores', async () => {
@@ -108,12 +121,32 @@ describe('trash and history over HTTP (issue 30)', () => {
       .versions as { id: string; by: string; change: string }[];
     expect(versions.map((v) => `${v.change}:${v.by}`)).toEqual(['update:mcp', 'baseline:outside']);
     await callMcpTool(notes, true, 'delete_note', { path: 'm.md' });
-    const items = (await callMcpTool(notes, true, 'list_trash', {})).structuredContent.items as { id: string; by: string }[];
+    const items = (await callMcpTool(notes, true, 'list_trash', {})).structuredContent.items as {
+      id: string;
+      by: string;
+    }[];
     expect(items[0]?.by).toBe('mcp');
     const r = await callMcpTool(notes, true, 'restore_from_trash', { id: items[0]!.id });
     expect(r.structuredContent).toEqual({ path: 'm.md' });
     const v = await callMcpTool(notes, true, 'restore_version', { path: 'm.md', id: versions[1]!.id });
     expect(v.isError).toBeUndefined();
     expect((await notes.get('m.md')).content).toBe('m');
+    // The agent's write tools and a plugin's notes API write as themselves.
+    const tools = noteTools(notes);
+    const run = (name: string, input: Record<string, unknown>) =>
+      (tools.find((t) => t.name === name)!.run as (i: unknown) => Promise<unknown>)(input);
+    await run('create_note', { path: 'agent.md', content: 'by the agent' });
+    await run('append_to_note', { path: 'agent.md', text: 'more' });
+    expect(notes.history!.list('agent.md').map((x) => `${x.change}:${x.by}`)).toEqual([
+      'patch:agent',
+      'create:agent',
+    ]);
+    const plugin = pluginNotes(notes, 'daily-notes', ['notes:write']);
+    const made = await plugin.create('plug.md', 'p1');
+    await plugin.update('plug.md', 'p2', made.checksum);
+    expect(notes.history!.list('plug.md').map((x) => `${x.change}:${x.by}`)).toEqual([
+      'update:plugin:daily-notes',
+      'create:plugin:daily-notes',
+    ]);
   });
 });

@@ -25,7 +25,7 @@ describe("/mcp authentication is the REST API's", () => {
     ];
     for (const headers of ways) {
       const client = await connect(app, headers);
-      expect((await client.listTools()).tools.length).toBe(10);
+      expect((await client.listTools()).tools.length).toBe(14);
       await client.close();
     }
     await expect(connect(app, {})).rejects.toMatchObject({ code: 401 });

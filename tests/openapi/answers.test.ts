@@ -157,7 +157,9 @@ describe('real answers against the document', () => {
     const versions = await api.history.list('embeds.md');
     expect(versions[0]?.change).toBe('links');
     expect((await api.history.get('embeds.md', versions[1]!.id)).content).toBe('An image: ![[pics/b.png]]\n');
-    expect((await api.history.diff('embeds.md', versions[0]!.id, versions[1]!.id)).diff).toContain('+An image');
+    expect((await api.history.diff('embeds.md', versions[0]!.id, versions[1]!.id)).diff).toContain(
+      '+An image',
+    );
     await api.history.restore('embeds.md', versions[1]!.id);
     const trashed = await api.trash.list();
     expect(trashed.map((t) => t.path)).toContain('projects/r.md');

@@ -1,5 +1,5 @@
-import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { memoryFileStore } from '../../adapters/store/memory-file-store.ts';
+import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { composeApp } from '../../deploy/node/compose.ts';

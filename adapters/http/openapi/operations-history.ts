@@ -2,7 +2,17 @@
 import * as v from 'valibot';
 import type { Operation, Param } from './operation.ts';
 
-const change = v.picklist(['create', 'update', 'patch', 'move', 'delete', 'restore', 'links', 'outside', 'baseline']);
+const change = v.picklist([
+  'create',
+  'update',
+  'patch',
+  'move',
+  'delete',
+  'restore',
+  'links',
+  'outside',
+  'baseline',
+]);
 
 /** One kept version of a note. */
 export const VersionItem = v.object({

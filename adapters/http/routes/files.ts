@@ -8,8 +8,8 @@ import { addFilesToTree } from '../../../core/files/tree.ts';
 import type { FolderNode, NoteService } from '../../../core/notes/service.ts';
 import { basename, validateFolderPath } from '../../../core/paths.ts';
 import { errorBody, ok, readJson, STATUS } from '../../http-kit/envelope.ts';
-import { actorOf } from './history.ts';
 import type { AppEnv } from '../types.ts';
+import { actorOf } from './history.ts';
 
 /** CSP of a file a browser could run script in when opened directly: no script, no requests, sandboxed. */
 export const FILE_SANDBOX_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:";

@@ -1,9 +1,9 @@
 /** `/api/v1/notes/:path/versions...` and `/api/v1/trash...`: the history and the trash (issue 30). */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
+import { unifiedDiff } from '../../../core/history/diff.ts';
 import { decode } from '../../../core/notes/context.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
-import { unifiedDiff } from '../../../core/history/diff.ts';
 import { validateNotePath } from '../../../core/paths.ts';
 import { ok } from '../../http-kit/envelope.ts';
 import type { AppEnv } from '../types.ts';
@@ -53,7 +53,14 @@ function versionsHandlers(notes: NoteService) {
       const diff = unifiedDiff(before.text, decode(v.bytes), before.name, `${path}@${v.id}`);
       return ok(c, { from: against, to: v.id, diff });
     }
-    return ok(c, { id: v.id, content: decode(v.bytes), checksum: v.checksum, at: v.at, by: v.by, change: v.change });
+    return ok(c, {
+      id: v.id,
+      content: decode(v.bytes),
+      checksum: v.checksum,
+      at: v.at,
+      by: v.by,
+      change: v.change,
+    });
   };
   const restore: Handler = async (c) => {
     const path = notePathOf(c);
@@ -97,7 +104,10 @@ export function versionsRoutes(notes: NoteService) {
 }
 
 /** `/api/v1/trash`: list, restore (never overwriting), delete for good. */
-export function trashRoutes(notes: NoteService, files?: { restore(path: string, bytes: Uint8Array): Promise<string> }) {
+export function trashRoutes(
+  notes: NoteService,
+  files?: { restore(path: string, bytes: Uint8Array): Promise<string> },
+) {
   const app = new Hono<AppEnv>();
 
   app.get('/', (c) => ok(c, historyOf(notes).listTrash()));
@@ -119,7 +129,8 @@ export function trashRoutes(notes: NoteService, files?: { restore(path: string, 
 
   app.delete('/:id', async (c) => {
     const id = c.req.param('id');
-    if (!(await historyOf(notes).untrash(id))) throw new DomainError('NOT_FOUND', `No item "${id}" in the trash.`);
+    if (!(await historyOf(notes).untrash(id)))
+      throw new DomainError('NOT_FOUND', `No item "${id}" in the trash.`);
     return ok(c, { deleted: id });
   });
 

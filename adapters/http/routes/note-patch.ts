@@ -2,8 +2,8 @@ import { Hono } from 'hono';
 import { PatchNoteBody } from '../../../core/notes/schemas.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { ok, readJson } from '../../http-kit/envelope.ts';
-import { actorOf } from './history.ts';
 import type { AppEnv } from '../types.ts';
+import { actorOf } from './history.ts';
 
 /** `PATCH /api/v1/notes/:path`: a section PATCH; the answer is the note as GET returns it. */
 export function notePatchRoutes(notes: NoteService) {

@@ -106,7 +106,9 @@ export function notesRoutes(
 
   app.post('/', async (c) => {
     const body = await readJson(c, CreateNoteBody);
-    const note = await notes.withActor(actorOf(c), () => notes.create(body.path, body.content, body.frontmatter));
+    const note = await notes.withActor(actorOf(c), () =>
+      notes.create(body.path, body.content, body.frontmatter),
+    );
     return c.body(noteBody(note), 201, { ...JSON_HEADER, etag: `"${note.checksum}"` });
   });
 

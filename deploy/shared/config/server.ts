@@ -28,6 +28,10 @@ export interface ServerConfig {
   noteCacheBytes: number;
   /** Largest attachment upload in bytes (MAX_FILE_BYTES). */
   maxFileBytes: number;
+  /** HISTORY: keep versions and the trash (docs/history.md). */
+  historyEnabled: boolean;
+  /** Retention of versions and of the trash (HISTORY_MAX_AGE_DAYS, HISTORY_MAX_BYTES, TRASH_RETENTION_DAYS). */
+  history: { maxAgeMs: number; maxBytes: number; trashMs: number; maxFileBytes: number };
   authMode: AuthMode;
   jwt: { secret?: string; jwksUrl?: string; issuer?: string; audience?: string; ttlSeconds: number } | null;
   pairingMode: 'relay' | 'open-port';
@@ -180,6 +184,13 @@ export function loadConfig(env: Env, cwd = workingDir()): ServerConfig {
     maxBodyBytes,
     noteCacheBytes: readInt(env, 'NOTE_CACHE_BYTES'),
     maxFileBytes: readInt(env, 'MAX_FILE_BYTES'),
+    historyEnabled: readBool(env, 'HISTORY'),
+    history: {
+      maxAgeMs: readInt(env, 'HISTORY_MAX_AGE_DAYS') * 86_400_000,
+      maxBytes: readInt(env, 'HISTORY_MAX_BYTES'),
+      trashMs: readInt(env, 'TRASH_RETENTION_DAYS') * 86_400_000,
+      maxFileBytes: readInt(env, 'HISTORY_MAX_FILE_BYTES'),
+    },
     authMode,
     jwt,
     pairingMode,

@@ -229,7 +229,10 @@ export async function notesCrash(opts: NotesCrashOptions): Promise<NotesCrashRes
       for (const t of (await api('GET', '/trash')).json?.data ?? []) kept.add(t.checksum);
       for (const sum of ackedSums) {
         if (kept.has(sum)) result.historyChecked++;
-        else result.violations.push(`round ${round}: an acknowledged version (${sum.slice(0, 12)}) is not in the history`);
+        else
+          result.violations.push(
+            `round ${round}: an acknowledged version (${sum.slice(0, 12)}) is not in the history`,
+          );
       }
       const list = await api('GET', '/notes');
       if (list.status !== 200) result.violations.push(`round ${round}: list answered ${list.status}`);

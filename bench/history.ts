@@ -1,0 +1,146 @@
+/**
+ * The history's costs (issue 30), in one process, baseline and history interleaved in the same
+ * run: note writes per second and p50 latency without and with history (fsync on and off),
+ * storage after 10,000 small edits of a 10,000-note vault, listing 1,000 versions, restoring one.
+ * Run: `node --experimental-strip-types bench/history.ts` (or `npx tsx bench/history.ts`).
+ */
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fsHistoryStore } from '../adapters/store/fs-history-store.ts';
+import { fsNoteStore } from '../adapters/store/fs-note-store.ts';
+import { createCore } from '../core/create-core.ts';
+import { createHistory } from '../core/history/history.ts';
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const clock = { now: () => Date.now() };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function noteText(i: number, edit = 0): string {
+  const words: string[] = [];
+  for (let k = 0; k < 60; k++) words.push(`word${(i * 31 + k * 7) % 997}`);
+  return `# Note ${i}\n\n#tag${i % 20}\n\n${words.join(' ')}\n${edit ? `\nedit ${edit}\n` : ''}`;
+}
+
+async function duBytes(dir: string): Promise<number> {
+  let n = 0;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) n += (await stat(join(e.parentPath, e.name))).size;
+  }
+  return n;
+}
+
+/** Updates per second and p50 ms of one configuration. */
+async function writeRun(fsync: boolean, history: boolean, notes = 200, writes = 400) {
+  const root = await mkdtemp(join(tmpdir(), 'quire-bench-hist-'));
+  try {
+    const store = fsNoteStore({ dir: join(root, 'vault'), fsync });
+    const hs = history ? fsHistoryStore({ dir: join(root, 'history'), fsync }) : undefined;
+    const core = createCore({ store, clock, logger: silent, history: hs });
+    await core.load();
+    for (let i = 0; i < notes; i++) await core.notes.create(`n/${i}.md`, noteText(i));
+    const lat: number[] = [];
+    const t0 = performance.now();
+    for (let w = 0; w < writes; w++) {
+      const s = performance.now();
+      await core.notes.update(`n/${w % notes}.md`, { content: noteText(w % notes, w + 1) });
+      lat.push(performance.now() - s);
+    }
+    const perSec = writes / ((performance.now() - t0) / 1000);
+    await hs?.close();
+    return { perSec, p50: median(lat) };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function storageRun(notes = 10_000, edits = 10_000) {
+  const root = await mkdtemp(join(tmpdir(), 'quire-bench-hist-'));
+  try {
+    const enc = new TextEncoder();
+    let vault = 0;
+    for (let i = 0; i < notes; i++) vault += enc.encode(noteText(i)).length;
+    const hs = fsHistoryStore({ dir: join(root, 'history'), fsync: false });
+    const h = createHistory({ store: hs, clock });
+    await h.load();
+    const cur = new Map<number, number>();
+    for (let e = 0; e < edits; e++) {
+      const i = (e * 7919) % notes;
+      const prev = cur.get(i) ?? 0;
+      await h.keepBefore(`n/${i}.md`, enc.encode(noteText(i, prev)));
+      await h.record(`n/${i}.md`, enc.encode(noteText(i, e + 1)), 'bench', 'update');
+      cur.set(i, e + 1);
+    }
+    const raw = await duBytes(join(root, 'history'));
+    // What the hourly background compaction does: deflate what was stored as is.
+    await h.prune({ maxAgeMs: 1e15, maxBytes: 1e15, trashMs: 1e15, compressAfterBytes: 0 });
+    await hs.close();
+    return { vault, raw, history: await duBytes(join(root, 'history')) };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function listAndRestore() {
+  const root = await mkdtemp(join(tmpdir(), 'quire-bench-hist-'));
+  try {
+    const store = fsNoteStore({ dir: join(root, 'vault'), fsync: true });
+    const hs = fsHistoryStore({ dir: join(root, 'history'), fsync: false });
+    const core = createCore({ store, clock, logger: silent, history: hs });
+    await core.load();
+    await core.notes.create('busy.md', noteText(1));
+    for (let v = 1; v < 1000; v++) await core.notes.update('busy.md', { content: noteText(1, v) });
+    const h = core.history!;
+    const lists: number[] = [];
+    for (let r = 0; r < 30; r++) {
+      const s = performance.now();
+      JSON.stringify(h.list('busy.md'));
+      lists.push(performance.now() - s);
+    }
+    const restores: number[] = [];
+    const ids = h.list('busy.md').map((v) => v.id);
+    for (let r = 0; r < 30; r++) {
+      const s = performance.now();
+      const v = await h.get('busy.md', ids[100 + r]!);
+      await core.notes.restore('busy.md', v.bytes, { to: 'same' });
+      restores.push(performance.now() - s);
+    }
+    await hs.close();
+    return { versions: h.list('busy.md').length, listMs: median(lists), restoreMs: median(restores) };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+const rounds = Number(process.env.ROUNDS ?? 3);
+console.log(
+  `load before: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
+for (const fsync of [false, true]) {
+  const base: { perSec: number; p50: number }[] = [];
+  const hist: { perSec: number; p50: number }[] = [];
+  for (let r = 0; r < rounds; r++) {
+    base.push(await writeRun(fsync, false));
+    hist.push(await writeRun(fsync, true));
+  }
+  const b = { perSec: median(base.map((x) => x.perSec)), p50: median(base.map((x) => x.p50)) };
+  const h = { perSec: median(hist.map((x) => x.perSec)), p50: median(hist.map((x) => x.p50)) };
+  console.log(
+    `updates fsync=${fsync}: baseline ${b.perSec.toFixed(0)}/s p50 ${b.p50.toFixed(3)} ms; history ${h.perSec.toFixed(0)}/s p50 ${h.p50.toFixed(3)} ms; added p50 ${(h.p50 - b.p50).toFixed(3)} ms; ratio ${(h.perSec / b.perSec).toFixed(3)}`,
+  );
+}
+const st = await storageRun();
+console.log(
+  `storage: vault ${st.vault} B; history after 10,000 edits ${st.raw} B as written (ratio ${(st.raw / st.vault).toFixed(3)}), ${st.history} B after compaction (ratio ${(st.history / st.vault).toFixed(3)})`,
+);
+const lr = await listAndRestore();
+console.log(
+  `list ${lr.versions} versions: ${lr.listMs.toFixed(3)} ms; restore: ${lr.restoreMs.toFixed(3)} ms`,
+);
+console.log(
+  `load after: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
