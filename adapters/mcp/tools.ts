@@ -8,8 +8,8 @@ import { DomainError, isDomainError } from '../../core/errors.ts';
 import { McpToolInputs } from '../../core/notes/schemas.ts';
 import type { PatchOperation } from '../../core/notes/section-patch.ts';
 import type { NoteService } from '../../core/notes/service.ts';
-import { HISTORY_TOOLS, runHistoryTool } from './history-tools.ts';
 import { createRetrieval, type Retrieval } from '../../core/search/retrieval.ts';
+import { HISTORY_TOOLS, runHistoryTool } from './history-tools.ts';
 
 type ToolName = keyof typeof McpToolInputs;
 
