@@ -5,7 +5,8 @@
  * and heap used by the index, then one client's warm queries (words, questions, typos,
  * prefixes) p50/p99 through the index alone for both and through the note service for Quire.
  * Run: `node --expose-gc --import tsx bench/search-eval/speed.ts` (part of `npm run bench:search`).
- * SEARCH_SPEED_NOTES changes the size; SEARCH_SPEED_BASE the git revision of the baseline.
+ * SEARCH_SPEED_NOTES changes the size; SEARCH_SPEED_BASE the git revision of the baseline;
+ * SEARCH_SPEED_RUNS the builds of each (median; default 3); SEARCH_SPEED_SERVICE=0 skips the service.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -49,6 +50,7 @@ const baseline = (await import(pathToFileURL(join(baseDir, 'search.ts')).href)) 
 
 const { dir } = await ensureVault(join(tmpdir(), 'quire-bench-vaults'), notes);
 const { files } = await readVaultFiles(dir);
+process.stderr.write('analyzing\n');
 const parsed = Object.entries(files).map(([path, raw]) => {
   const a = analyzeNote(raw);
   const entry = { path, tags: a.tags, frontmatter: a.frontmatter, bodyStart: a.bodyStart };
@@ -99,11 +101,12 @@ function time(fn: (q: string) => unknown) {
 }
 
 const rows: string[] = [];
-const runs = 3;
+const runs = Number(process.env.SEARCH_SPEED_RUNS ?? 3);
 const results = { main: [] as { ms: number; mb: number }[], quire: [] as { ms: number; mb: number }[] };
 let mainQ = { p50: 0, p99: 0 };
 let quireQ = { p50: 0, p99: 0 };
 for (let r = 0; r < runs; r++) {
+  process.stderr.write(`build ${r + 1}/${runs}\n`);
   let a: { index: { query(q: string, l: number): unknown }; ms: number; mb: number } | null = build(
     baseline.createSearchIndex,
     (p) => ({
@@ -137,11 +140,13 @@ const mMem = med(results.main.map((x) => x.mb));
 const qMem = med(results.quire.map((x) => x.mb));
 
 // The whole search path (parse, rank, phrase and proximity check, snippets) through the service.
+const log = (m: string) => process.stderr.write(`${m}\n`);
+log('service');
 const service = createNoteService({ store: memoryNoteStore({ files }), clock: { now: () => Date.now() } });
-await service.load();
-for (const q of queries) await service.search(q, 20);
 const sms: number[] = [];
-for (const q of queries) {
+if (process.env.SEARCH_SPEED_SERVICE !== '0') await service.load();
+for (const q of process.env.SEARCH_SPEED_SERVICE !== '0' ? queries : []) await service.search(q, 20);
+for (const q of process.env.SEARCH_SPEED_SERVICE !== '0' ? queries : []) {
   const t = performance.now();
   await service.search(q, 20);
   sms.push(performance.now() - t);
