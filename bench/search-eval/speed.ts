@@ -5,7 +5,8 @@
  * and heap used by the index, then one client's warm queries (words, questions, typos,
  * prefixes) p50/p99 through the index alone for both and through the note service for Quire.
  * Run: `node --expose-gc --import tsx bench/search-eval/speed.ts` (part of `npm run bench:search`).
- * SEARCH_SPEED_NOTES changes the size; SEARCH_SPEED_BASE the git revision of the baseline.
+ * SEARCH_SPEED_NOTES changes the size; SEARCH_SPEED_BASE the git revision of the baseline;
+ * SEARCH_SPEED_RUNS the builds of each (median; default 3); SEARCH_SPEED_SERVICE=0 skips the service.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -32,7 +33,9 @@ const pct = (xs: number[], p: number) =>
 const heap = () => {
   gc();
   gc();
-  return process.memoryUsage().heapUsed;
+  const m = process.memoryUsage();
+  // Postings are Uint8Arrays: their bytes count in arrayBuffers, not in heapUsed.
+  return m.heapUsed + m.arrayBuffers;
 };
 
 // main's index, as it was.
@@ -49,6 +52,7 @@ const baseline = (await import(pathToFileURL(join(baseDir, 'search.ts')).href)) 
 
 const { dir } = await ensureVault(join(tmpdir(), 'quire-bench-vaults'), notes);
 const { files } = await readVaultFiles(dir);
+process.stderr.write('analyzing\n');
 const parsed = Object.entries(files).map(([path, raw]) => {
   const a = analyzeNote(raw);
   const entry = { path, tags: a.tags, frontmatter: a.frontmatter, bodyStart: a.bodyStart };
@@ -85,6 +89,7 @@ function build<T extends { put(d: never): void }>(
   const index = make();
   for (const p of parsed) index.put(doc(p) as never);
   const ms = performance.now() - start;
+  process.stderr.write(`built in ${ms.toFixed(0)} ms\n`);
   return { index, ms, mb: (heap() - before) / 1e6 };
 }
 function time(fn: (q: string) => unknown) {
@@ -99,11 +104,12 @@ function time(fn: (q: string) => unknown) {
 }
 
 const rows: string[] = [];
-const runs = 3;
+const runs = Number(process.env.SEARCH_SPEED_RUNS ?? 3);
 const results = { main: [] as { ms: number; mb: number }[], quire: [] as { ms: number; mb: number }[] };
 let mainQ = { p50: 0, p99: 0 };
 let quireQ = { p50: 0, p99: 0 };
 for (let r = 0; r < runs; r++) {
+  process.stderr.write(`build ${r + 1}/${runs}\n`);
   let a: { index: { query(q: string, l: number): unknown }; ms: number; mb: number } | null = build(
     baseline.createSearchIndex,
     (p) => ({
@@ -136,17 +142,6 @@ const qBuild = med(results.quire.map((x) => x.ms));
 const mMem = med(results.main.map((x) => x.mb));
 const qMem = med(results.quire.map((x) => x.mb));
 
-// The whole search path (parse, rank, phrase and proximity check, snippets) through the service.
-const service = createNoteService({ store: memoryNoteStore({ files }), clock: { now: () => Date.now() } });
-await service.load();
-for (const q of queries) await service.search(q, 20);
-const sms: number[] = [];
-for (const q of queries) {
-  const t = performance.now();
-  await service.search(q, 20);
-  sms.push(performance.now() - t);
-}
-
 const f = (x: number) => x.toFixed(2);
 rows.push(
   `${parsed.length} notes, ${queries.length} queries (1-3 words, questions, typos, prefixes), limit 20; medians of ${runs} builds`,
@@ -154,9 +149,27 @@ rows.push(
   '| | main (all words) | issue 26 | ratio |',
   '|---|---|---|---|',
   `| index build ms | ${f(mBuild)} | ${f(qBuild)} | ${f(qBuild / mBuild)} |`,
-  `| index heap MB | ${f(mMem)} | ${f(qMem)} | ${f(qMem / mMem)} |`,
+  `| index heap + array buffers MB | ${f(mMem)} | ${f(qMem)} | ${f(qMem / mMem)} |`,
   `| query p50 ms (index) | ${f(mainQ.p50)} | ${f(quireQ.p50)} | ${f(quireQ.p50 / mainQ.p50)} |`,
   `| query p99 ms (index) | ${f(mainQ.p99)} | ${f(quireQ.p99)} | ${f(quireQ.p99 / mainQ.p99)} |`,
-  `| query p50 / p99 ms (note service, with snippets) | - | ${f(pct(sms, 50))} / ${f(pct(sms, 99))} | |`,
 );
 process.stdout.write(`${rows.join('\n')}\n`);
+
+// The whole search path (parse, rank, phrase and proximity check, snippets) through the service.
+const log = (m: string) => process.stderr.write(`${m}\n`);
+log('service');
+const service = createNoteService({ store: memoryNoteStore({ files }), clock: { now: () => Date.now() } });
+const sms: number[] = [];
+if (process.env.SEARCH_SPEED_SERVICE !== '0') await service.load();
+for (const q of process.env.SEARCH_SPEED_SERVICE !== '0' ? queries : []) await service.search(q, 20);
+for (const q of process.env.SEARCH_SPEED_SERVICE !== '0' ? queries : []) {
+  const t = performance.now();
+  await service.search(q, 20);
+  sms.push(performance.now() - t);
+}
+
+if (sms.length) {
+  process.stdout.write(
+    `| query p50 / p99 ms (note service, with snippets) | - | ${pct(sms, 50).toFixed(2)} / ${pct(sms, 99).toFixed(2)} | |\n`,
+  );
+}

@@ -107,7 +107,8 @@ it('reads each Obsidian construct of the fixture vault: comments, block referenc
     path: 'Daily/2024-01-15.md',
   });
   // Words only in comments, and block ids, are not searchable.
-  for (const q of ['hiddentag', 'secret', 'multi', 'deep-1'])
+  // (`"deep-1"` as a phrase: any word may match, and the note is named Deep.)
+  for (const q of ['hiddentag', 'secret', 'multi', '"deep-1"'])
     expect(
       (await api(`/api/v1/search?q=${enc(q)}`)).map((h: { path: string }) => h.path),
       q,

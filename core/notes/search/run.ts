@@ -96,7 +96,19 @@ export async function runSearch(
   return hits;
 }
 
-/** Attachments whose folder and file name hold every word of the query (the last as a prefix too). */
+const nameCache = new Map<string, string[]>();
+/** The index words of a file's name (memoized: the same attachments are matched query after query). */
+function nameWords(path: string): string[] {
+  let w = nameCache.get(path);
+  if (!w) {
+    w = terms(pathWords(baseName(path)), true);
+    if (nameCache.size > 50_000) nameCache.clear();
+    nameCache.set(path, w);
+  }
+  return w;
+}
+
+/** Attachments whose file name holds every word of the query (the last as a prefix too). */
 function matchFiles(
   index: NoteIndex,
   p: ParsedQuery,
@@ -108,7 +120,7 @@ function matchFiles(
   const n = Math.max(1, index.search.size);
   for (const f of files) {
     if (!pass(f, false)) continue;
-    const words = terms(pathWords(baseName(f)), true);
+    const words = nameWords(f);
     let score = 0;
     const all = p.clauses.every((c, i) => {
       const last = i === p.clauses.length - 1 && p.prefixLast;

@@ -46,22 +46,33 @@ export function terms(text: string, keepStop = false): string[] {
   return out;
 }
 
-/** ATX headings of a markdown body (outside fenced code), their text only. */
+/** Most headings of one note indexed (a huge generated note keeps its first ones). */
+const MAX_HEADINGS = 1000;
+
+/** ATX headings of a markdown body (outside fenced code), their text only, distinct, in order. */
 export function headingsOf(markdown: string): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   let fence: string | null = null;
-  for (const line of markdown.split('\n')) {
-    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line);
-    if (f) {
-      if (fence === null) fence = f[1]!.slice(0, 3);
-      else if (f[1]!.startsWith(fence)) fence = null;
-      continue;
+  for (let at = 0; at < markdown.length && out.size < MAX_HEADINGS; ) {
+    let end = markdown.indexOf('\n', at);
+    if (end < 0) end = markdown.length;
+    let i = at;
+    while (i < end && i - at < 4 && markdown.charCodeAt(i) === 32) i++;
+    const c = markdown[i];
+    if (c === '`' || c === '~' || (c === '#' && fence === null)) {
+      const line = markdown.slice(at, end);
+      const f = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+      if (f) {
+        if (fence === null) fence = f[1]!.slice(0, 3);
+        else if (f[1]!.startsWith(fence)) fence = null;
+      } else if (fence === null) {
+        const h = /^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/.exec(line);
+        if (h) out.add(h[1]!);
+      }
     }
-    if (fence !== null) continue;
-    const h = /^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/.exec(line);
-    if (h) out.push(h[1]!);
+    at = end + 1;
   }
-  return out;
+  return [...out];
 }
 
 /** Aliases from frontmatter (`aliases` or `alias`, a list or one string). */
