@@ -191,7 +191,7 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
     });
 
     // An inline nested tag lists the notes carrying it (nested under it too).
-    await body.locator('a.tag[href="#tag=project%2Falpha%2Fbeta"]').click();
+    await body.locator('a[href="#tag=project%2Falpha%2Fbeta"]').first().click();
     const results = page.getByTestId('tag-results');
     await results.locator('li').first().waitFor();
     expect(
