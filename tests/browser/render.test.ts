@@ -85,6 +85,8 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
     for (const name of ['math', 'diagrams', 'highlight', 'codemirror']) expect(chunk(name)).toBe(false);
 
     const body = await openNote(page, 'Everything.md');
+    // The heavy renderers (first load of their chunks) finish after the body is usable.
+    await page.locator('article [data-testid="note-body"][data-rich="done"]').waitFor({ timeout: 60_000 });
     // Math: inline and display with KaTeX, `\,` intact.
     await body.locator('.math-display .katex-display').waitFor();
     expect(await body.locator('.math-inline .katex').count()).toBe(2);
@@ -182,10 +184,14 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
         'The best summary of the formats is in Everything, which shows each one.',
         'Another line mentions the sink again. #project/alpha',
       ]);
-    await page.screenshot({ path: join(ARTIFACTS, 'render-everything-light.png'), fullPage: true });
+    await page.screenshot({
+      path: join(ARTIFACTS, 'render-everything-light.png'),
+      fullPage: true,
+      timeout: 30_000,
+    });
 
     // An inline nested tag lists the notes carrying it (nested under it too).
-    await body.locator('a.tag[href="#tag=project%2Falpha%2Fbeta"]').click();
+    await body.locator('a[href="#tag=project%2Falpha%2Fbeta"]').first().click();
     const results = page.getByTestId('tag-results');
     await results.locator('li').first().waitFor();
     expect(
@@ -201,7 +207,7 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
         results.locator('a[data-path]').evaluateAll((as) => as.map((a) => a.getAttribute('data-path'))),
       )
       .toEqual(['Everything.md', 'Linker.md', 'Tagged.md']);
-  }, 120_000);
+  }, 240_000);
 
   it('the editor is CodeMirror: `[[` completion inserts a link that resolves once saved', async () => {
     const { page, console: lines } = shared;
@@ -245,6 +251,7 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
     const { page, context } = shared;
     await page.emulateMedia({ colorScheme: 'dark' });
     const body = await openNote(page, 'Everything.md');
+    await page.locator('article [data-testid="note-body"][data-rich="done"]').waitFor({ timeout: 60_000 });
     await body.locator('figure.mermaid-diagram svg').waitFor();
     await body.locator('.math-display .katex-display').waitFor();
     const bg = await body
@@ -253,7 +260,11 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
       .evaluate((e) => getComputedStyle(e).backgroundColor);
     // The callout's tint is mixed into the page's own background (dark under dark mode when the shell sets it).
     expect(bg).not.toBe('rgba(0, 0, 0, 0)');
-    await page.screenshot({ path: join(ARTIFACTS, 'render-everything-dark.png'), fullPage: true });
+    await page.screenshot({
+      path: join(ARTIFACTS, 'render-everything-dark.png'),
+      fullPage: true,
+      timeout: 30_000,
+    });
     await context.close();
   }, 60_000);
 });

@@ -167,7 +167,11 @@ export async function enhance(
   highlights(root);
   const embeds = [...root.querySelectorAll<HTMLAnchorElement>('a[href^="#embed="]')];
   linkTargets(root, ws, note);
-  await Promise.all([...embeds.map((a) => embed(a, ws, note, c)), renderRich(root)]);
+  // Math, diagrams and code finish on their own (`data-rich="done"`): the note is usable before.
+  const rich = renderRich(root).then(() => {
+    root.dataset.rich = 'done';
+  });
+  await Promise.all(embeds.map((a) => embed(a, ws, note, c)));
   if (c.depth === 0 && pendingAnchor?.path === note.path) {
     findAnchor(root, pendingAnchor.anchor)?.scrollIntoView({ block: 'start' });
     pendingAnchor = null;
@@ -188,4 +192,5 @@ export async function enhance(
     }
   }
   root.dataset.rendered = 'true';
+  await rich;
 }
