@@ -70,10 +70,14 @@ const schemaOf = (s: v.GenericSchema) => {
   return json as McpToolInfo['inputSchema'];
 };
 
-/** The tools to list: the read tools, and the write tools when `write` is on. */
-export function mcpToolList(write: boolean): McpToolInfo[] {
+/**
+ * The tools to list: the read tools, the write tools when `write` is on, and the history and trash
+ * tools when the server keeps a history (`history`, default on).
+ */
+export function mcpToolList(write: boolean, history = true): McpToolInfo[] {
   return (Object.keys(McpToolInputs) as ToolName[])
     .filter((n) => write || !WRITE.has(n))
+    .filter((n) => history || !(n in HISTORY_TOOLS))
     .map((name) => ({
       name,
       description: DESCRIPTIONS[name],

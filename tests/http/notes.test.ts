@@ -122,11 +122,11 @@ describe('notes API', () => {
     ).toBe(412);
   });
 
-  it('deletes for good and updates backlinks', async () => {
+  it('deletes (into the trash) and updates backlinks', async () => {
     const { call } = await memoryApp({ 'a.md': '[[b]]', 'b.md': 'bee' });
     const del = await call('DELETE', '/api/v1/notes/b.md');
     expect(del.status).toBe(200);
-    expect(del.json.data).toEqual({ deleted: 'b.md' });
+    expect(del.json.data).toMatchObject({ deleted: 'b.md' });
     expect((await call('GET', '/api/v1/notes/b.md')).status).toBe(404);
     const a = (await call('GET', '/api/v1/notes/a.md')).json.data;
     expect(a.links).toEqual([{ target: 'b', path: null, kind: 'wikilink', type: 'note' }]);

@@ -212,7 +212,14 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       await server.stop();
       const files = await filesUnder(tmp.dir);
       expect(files.filter(isOutside)).toEqual(outsideBefore);
-      expect(files.filter((f) => f.startsWith('data/')).sort()).toEqual([
+      // The history store (docs/history.md) keeps its journal and one pack under data/history/.
+      const history = files.filter((f) => f.startsWith('data/history/'));
+      expect(history).toContain('data/history/journal');
+      expect(
+        history.every((f) => /^data\/history\/(journal|pack-\d+)$/.test(f)),
+        history.join(),
+      ).toBe(true);
+      expect(files.filter((f) => f.startsWith('data/') && !f.startsWith('data/history/')).sort()).toEqual([
         'data/credentials.json',
         'data/index-cache.json',
         'data/index-journal.log',

@@ -35,7 +35,9 @@ export function buildServer(deps: McpDeps): Server {
       jsonSchemaValidator: noValidator,
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList(deps.write) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: mcpToolList(deps.write, deps.notes.history !== null),
+  }));
   server.setRequestHandler(CallToolRequestSchema, (req) => {
     // Own names only: `constructor` or `__proto__` is no tool (a JSON-RPC error, as the spec asks).
     const name = req.params.name;
