@@ -104,6 +104,8 @@ export async function mixedLoad(opts: LoadOptions): Promise<RouteResult[]> {
     const relayEnv: Record<string, string> = {
       LOG_LEVEL: 'warn',
       RELAY_MAX_QUEUE: String(opts.clients * 2 + 64),
+      // Every simulated client shares 127.0.0.1: lift the per-address cap on open requests (64).
+      RELAY_MAX_OPEN_PER_CLIENT: String(opts.clients * 2 + 64),
     };
     if (opts.relayQueue === 'redis') {
       const port = await freePort();
