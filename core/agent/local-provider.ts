@@ -3,6 +3,8 @@
  * (`local-commands.ts`), calls the same tools an LLM would, and writes the answer from
  * their results, citing the notes it used. Deterministic and fast.
  */
+
+import { plainText } from '../search/cite.ts';
 import { type LocalPlan, planFor } from './local-commands.ts';
 import type { AgentMessage, LlmProvider, StepRequest, StepResult, ToolCall, ToolResult } from './provider.ts';
 
@@ -61,20 +63,6 @@ type Hit = {
 };
 const err = (r: ToolResult): string | null =>
   r.isError ? String((r.output as { error?: unknown })?.error ?? 'it failed') : null;
-
-function extract(content: string, max = 320): string {
-  const text = content
-    .replace(/```[\s\S]*?```/g, ' ')
-    .split('\n')
-    .filter((l) => !/^\s*#{1,6}\s/.test(l))
-    .join(' ')
-    .replace(/!?\[\[([^\]|]+)(?:\|([^\]]+))?\]\]/g, (_, a, b) => b ?? a)
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`>]+/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return text.length > max ? `${text.slice(0, max).replace(/\s+\S*$/, '')}…` : text;
-}
 
 const where = (h: Hit): string =>
   h.heading && h.heading !== h.title ? `${h.title} › ${h.heading}` : h.title;
@@ -157,7 +145,7 @@ function answer(plan: LocalPlan, results: ToolResult[]): string {
       if (o.headings.length) parts.push(`Headings: ${o.headings.join(' · ')}`);
       if (o.links.length) parts.push(`Links to: ${o.links.join(', ')}`);
       if (o.backlinks.length) parts.push(`Linked from: ${o.backlinks.join(', ')}`);
-      const ex = extract(o.content);
+      const ex = plainText(o.content, 320);
       parts.push(ex ? `Extract: ${ex}` : 'The note has no text besides its headings.');
       return parts.join('\n');
     }

@@ -33,7 +33,7 @@ const rootPkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
 export const tarballName = (version = rootPkg.version) => `quire-notes-server-${version}.tgz`;
 
 /** Runs a command (asynchronously: a test's worker keeps answering meanwhile); resolves to its stdout. */
-async function run(cmd: string, args: string[], cwd = ROOT): Promise<string> {
+export async function run(cmd: string, args: string[], cwd = ROOT): Promise<string> {
   try {
     return (await promisify(execFile)(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }))
       .stdout;

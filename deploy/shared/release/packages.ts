@@ -6,11 +6,10 @@
  * Each is bundled by esbuild (the package's own code in one ES module, dependencies left as imports),
  * typed by tsc's declarations, and packed with `npm pack` into dist/packages/.
  */
-import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { build } from 'esbuild';
+import { run } from './build.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 /** Where the packed packages go. */
@@ -85,19 +84,6 @@ function importedPackages(code: string): Set<string> {
     names.add(spec.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!);
   }
   return names;
-}
-
-/** Runs a command (asynchronously: a test's worker keeps answering meanwhile); resolves to its stdout. */
-async function run(cmd: string, args: string[], cwd = ROOT): Promise<string> {
-  try {
-    return (await promisify(execFile)(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }))
-      .stdout;
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; code?: unknown };
-    throw new Error(`${cmd} ${args.join(' ')} failed (${String(e.code)}):
-${e.stdout ?? ''}
-${e.stderr ?? ''}`);
-  }
 }
 
 /** Declarations of every package's entries, emitted once into `out` (paths as in the repository). */
