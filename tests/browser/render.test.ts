@@ -242,8 +242,8 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
     const body = page.locator(
       'article[data-path="Plain.md"] [data-testid="note-body"][data-rendered="true"]',
     );
-    await body.locator('a[href="#note=Linker.md"]').first().waitFor();
-    expect(await body.locator('a[href="#note=Linker.md"]').count()).toBe(2);
+    // The saved note is rendered again when the change feed reports the write: poll, not one look.
+    await expect.poll(() => body.locator('a[href="#note=Linker.md"]').count(), { timeout: 10_000 }).toBe(2);
     expect(lines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
   }, 60_000);
 

@@ -214,6 +214,20 @@ describe('section patch: properties', () => {
           // A heading on the last line without a line break gets one (outside the span) when text goes under it.
           fc.pre(!(span!.start === text.length && text.length > 0 && !text.endsWith('\n')));
           const original = text.slice(span!.start, span!.end);
+          // Prepended text that ends in a paragraph line, set above a body whose first line is only
+          // `-` or `=` characters, becomes a setext heading with that line (CommonMark): the patch made
+          // a new section, so no replace of the old one can undo it.
+          const lastLine = c.replace(/\s+$/, '').split(/\r?\n/).at(-1) ?? '';
+          const firstBodyLine = original.split(/\r?\n/)[0] ?? '';
+          fc.pre(
+            !(
+              o === 'prepend' &&
+              target.type !== 'block' &&
+              !/\n\s*\n\s*$/.test(c) &&
+              /\S/.test(lastLine) &&
+              /^ {0,3}(=+|-+)[ \t]*$/.test(firstBodyLine)
+            ),
+          );
           // A block is one paragraph or item: its new text is one line (a line break would split it).
           const content = target.type === 'block' ? c.replace(/\s+/g, ' ').trim() || 'x' : c;
           const changed = patch(text, { operation: o as PatchOperation['operation'], target, content });
