@@ -246,7 +246,16 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
             s.size += frame.payload.byteLength;
             if (s.size > maxBodyBytes) throw new FrameError('request body over the limit', frame.stream);
             s.parts.push(frame.payload.slice());
-            if (frame.flags & END) start(frame.stream, s);
+            if (!(frame.flags & END)) return;
+            if (!running) {
+              // Its body ended after our GOAWAY: `stop` no longer waits for new work, so it is
+              // refused like a request that arrives then (503), never run with its answer lost.
+              clearTimeout(s.deadline);
+              streams.delete(frame.stream);
+              send(FrameType.RESET, frame.stream, END, { status: 503, message: 'The server is stopping.' });
+              return;
+            }
+            start(frame.stream, s);
             return;
           }
           case FrameType.RESET: {
