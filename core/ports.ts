@@ -3,6 +3,7 @@
  * functions returning plain objects. Paths handed to a port are always already
  * validated vault-relative POSIX paths (see `core/paths.ts`).
  */
+import type { KeyScope } from './auth/scope.ts';
 
 /** Size and modification time of one file in the vault. */
 export interface FileInfo {
@@ -101,6 +102,8 @@ export interface Principal {
   id: string;
   /** How the principal was authenticated. */
   method: 'api-key' | 'jwt' | 'none';
+  /** What it may do (core/auth/scope.ts); absent: full access. */
+  scope?: KeyScope;
 }
 
 /** The credentials an HTTP request carried, as the adapter found them. */
