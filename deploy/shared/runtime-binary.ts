@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { installedModules, onDemand } from './on-demand/index.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PLATFORMS: Record<string, { bun: string; deno: string }> = {
   'linux-x64': { bun: 'bun-linux-x64', deno: 'linux-x64-glibc' },
   'linux-arm64': { bun: 'bun-linux-aarch64', deno: 'linux-arm64-glibc' },
@@ -11,25 +11,37 @@ const PLATFORMS: Record<string, { bun: string; deno: string }> = {
 };
 
 /**
- * The path of the bun or deno binary that `npm ci` put into node_modules. npm may or may not run
- * the packages' install scripts: without them the binary stays in the platform package
+ * The path of the bun or deno binary in the on-demand `runtimes` group (deploy/shared/on-demand:
+ * installed on first use, not by `npm ci`); `ensureRuntimes()` must have resolved first. npm may or
+ * may not run the packages' install scripts: without them the binary stays in the platform package
  * (`@oven/bun-linux-x64/bin/bun`, `@deno/linux-x64-glibc/deno`); with them it is moved or linked
  * into the main package (`bun/bin/bun.exe`, `deno/deno`). Placeholders of a few bytes are skipped.
  */
 export function runtimeBinary(name: 'bun' | 'deno'): string {
+  const modules = installedModules('runtimes');
+  if (!modules) throw new Error(`${name} is not installed yet: await ensureRuntimes() first`);
   const platform = PLATFORMS[`${process.platform}-${process.arch}`];
   if (!platform) throw new Error(`no ${name} package for ${process.platform}-${process.arch}`);
   const candidates =
     name === 'bun'
-      ? [`node_modules/@oven/${platform.bun}/bin/bun`, 'node_modules/bun/bin/bun.exe']
-      : [`node_modules/@deno/${platform.deno}/deno`, 'node_modules/deno/deno'];
+      ? [`@oven/${platform.bun}/bin/bun`, 'bun/bin/bun.exe']
+      : [`@deno/${platform.deno}/deno`, 'deno/deno'];
   for (const c of candidates) {
-    const path = join(ROOT, c);
+    const path = join(modules, c);
     if (existsSync(path) && statSync(path).size > 1_000_000) return path;
   }
   throw new Error(
-    `${name} binary not found in node_modules (looked at ${candidates.join(', ')}); run npm ci`,
+    `${name} binary not found in ${modules} (looked at ${candidates.join(', ')}); delete that folder to reinstall`,
   );
+}
+
+/** Installs Bun, Deno and Miniflare (with workerd) on first use; resolves to their node_modules. */
+export const ensureRuntimes = (): Promise<string> => onDemand('runtimes');
+
+/** The version of an on-demand runtime package (`bun`, `deno`, `miniflare`), which its binary prints. */
+export async function runtimeVersion(pkg: 'bun' | 'deno' | 'miniflare'): Promise<string> {
+  const modules = await ensureRuntimes();
+  return JSON.parse(await readFile(join(modules, pkg, 'package.json'), 'utf8')).version;
 }
 
 /** Arguments of `deno run`: no lock file written, nothing fetched, the permissions the server needs. */

@@ -1,13 +1,16 @@
-import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KvNamespaceLike, kvStateStore } from '../../adapters/store/kv-state-store.ts';
 import { type R2BucketLike, r2NoteStore } from '../../adapters/store/r2-note-store.ts';
+import { loadMiniflare, type MiniflareInstance } from '../helpers/miniflare.ts';
 import { NOTE_STORE_CASES, runNoteStoreContract } from './note-store.contract.ts';
 import { runStateStoreContract } from './state-store.contract.ts';
 
+// Miniflare is installed on first use into .cache/on-demand (not by npm ci): once, before any timeout.
+const Miniflare = await loadMiniflare();
+
 // Miniflare's local R2 and KV (workerd's own implementations), reached from Node through its
 // binding proxies: the same calls a Worker makes on its bindings.
-let mf: Miniflare;
+let mf: MiniflareInstance;
 let bucket: R2BucketLike;
 let kv: KvNamespaceLike;
 let n = 0;

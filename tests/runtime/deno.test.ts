@@ -4,12 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { denoArgs, runtimeBinary } from '../../deploy/shared/runtime-binary.ts';
 import { runCommand } from '../helpers/child.ts';
 import { runRuntimeContract } from './contract.ts';
-import { packageVersion, startDeno } from './runtimes.ts';
+import { ensureRuntimes, runtimeVersion, startDeno } from './runtimes.ts';
+
+// Deno is installed on first use into .cache/on-demand (not by npm ci): once, before any test's timeout.
+await ensureRuntimes();
 
 describe('the Deno root', () => {
-  it('deno comes from node_modules, runs, and is the version npm installed', () => {
+  it('deno comes from the on-demand runtimes, runs, and is the version pinned there', async () => {
     const out = execFileSync(runtimeBinary('deno'), ['--version'], { encoding: 'utf8' });
-    expect(out.split('\n')[0]).toMatch(new RegExp(`^deno ${packageVersion('deno').replace(/\./g, '\\.')} `));
+    const version = (await runtimeVersion('deno')).replace(/\./g, '\\.');
+    expect(out.split('\n')[0]).toMatch(new RegExp(`^deno ${version} `));
   });
 
   it('stops a bad start with one clear line: a bad variable, and relay pairing', async () => {

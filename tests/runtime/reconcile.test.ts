@@ -7,10 +7,13 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { R2BucketLike } from '../../adapters/store/r2-note-store.ts';
-import { denoArgs, runtimeBinary } from '../../deploy/shared/runtime-binary.ts';
+import { denoArgs, ensureRuntimes, runtimeBinary } from '../../deploy/shared/runtime-binary.ts';
 import { tempDir } from '../helpers/app.ts';
 import { runCommand, runTs } from '../helpers/child.ts';
 import { startWorkerd } from './runtimes.ts';
+
+// Bun, Deno and Miniflare are installed on first use into .cache/on-demand (not by npm ci).
+await ensureRuntimes();
 
 const ROOTS = {
   node: (env: Record<string, string>) => runTs('deploy/node/main.ts', env),

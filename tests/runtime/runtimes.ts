@@ -2,17 +2,14 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { Miniflare } from 'miniflare';
-import { denoArgs, runtimeBinary } from '../../deploy/shared/runtime-binary.ts';
+import { denoArgs, ensureRuntimes, runtimeBinary } from '../../deploy/shared/runtime-binary.ts';
 import { buildWorker } from '../../deploy/workerd/build.ts';
 import { tempDir } from '../helpers/app.ts';
 import { ROOT, runCommand, runTs } from '../helpers/child.ts';
+import { loadMiniflare, type MiniflareInstance } from '../helpers/miniflare.ts';
 import type { RunningRuntime } from './contract.ts';
 
-/** The version the npm package declares, which its binary must print. */
-export function packageVersion(pkg: string): string {
-  return JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
-}
+export { ensureRuntimes, runtimeVersion } from '../../deploy/shared/runtime-binary.ts';
 
 /** A port that was free a moment ago (for quiet starts, where no log line tells the port). */
 async function freePort(): Promise<number> {
@@ -36,6 +33,8 @@ async function startChild(
   opts: StartOptions,
   extra: Partial<RunningRuntime> = {},
 ): Promise<RunningRuntime> {
+  // Bun and Deno come from the on-demand `runtimes` group (installed on first use, not by npm ci).
+  if (runtime !== 'node') await ensureRuntimes();
   const tmp = await tempDir(`quire-${runtime}-`);
   const vaultDir = join(tmp.dir, 'notes');
   await mkdir(vaultDir, { recursive: true });
@@ -147,7 +146,8 @@ export function workerBundle(): Promise<string> {
  */
 export async function startWorkerd(
   opts: { persistDir?: string; vars?: Record<string, string> } = {},
-): Promise<RunningRuntime & { mf: Miniflare }> {
+): Promise<RunningRuntime & { mf: MiniflareInstance }> {
+  const Miniflare = await loadMiniflare();
   const dir = await workerBundle();
   const own = opts.persistDir ? null : await tempDir('quire-workerd-');
   const persist = opts.persistDir ?? own!.dir;

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { KvNamespaceLike } from '../../adapters/store/kv-state-store.ts';
 import { tempDir } from '../helpers/app.ts';
 import { runRuntimeContract } from './contract.ts';
-import { startWorkerd } from './runtimes.ts';
+import { ensureRuntimes, startWorkerd } from './runtimes.ts';
+
+// Miniflare (and workerd) are installed on first use into .cache/on-demand (not by npm ci).
+await ensureRuntimes();
 
 runRuntimeContract('workerd (Worker + R2 + KV + Durable Object, via Miniflare)', () => startWorkerd());
 
