@@ -48,6 +48,20 @@ describe('the release artifact', () => {
     expect(duBytes(app)).toBeLessThan(15 * 1024 * 1024);
   });
 
+  it('starts lean: the start-up trims are in the bundle, and Node >= 22.1 keeps its compile cache', () => {
+    const server = join(app, 'dist/server');
+    const code = readdirSync(server).map((f) => readFileSync(join(server, f), 'utf8'));
+    // rate-limiter-flexible's index (every store: Mongo, MySQL, cluster...) is not bundled; the
+    // memory limiter is.
+    expect(code.some((c) => c.includes('RateLimiterMongo'))).toBe(false);
+    expect(code.some((c) => c.includes('RateLimiterMemory'))).toBe(true);
+    // node:http2 (and the node:process module facade) are not imported at all.
+    expect(code.filter((c) => /from\s*"node:(http2|process)"/.test(c))).toEqual([]);
+    const bin = readFileSync(join(app, 'bin/quire.js'), 'utf8');
+    expect(bin).toContain('module.enableCompileCache?.()');
+    expect(bin).toContain("await import('../dist/server/quire.js')");
+  });
+
   it('serves: health, setup, a note created and read, /link and /workspace, then stops on SIGTERM', async () => {
     const data = join(dir, 'data');
     const server = quire(app, ['serve'], { PORT: '0', RELAY_PORT: '0', DATA_DIR: data, LOG_LEVEL: 'info' });

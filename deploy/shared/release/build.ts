@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { newestMtime } from './fresh.js';
 
 /** The repository root. */
@@ -63,6 +63,46 @@ async function buildClient(): Promise<void> {
   ]);
 }
 
+/**
+ * Start-up trims (issue 28: spawn to health under 300 ms). Each swaps a module the server loads at
+ * start for a smaller one with the same behaviour for what the bundle uses; a name the bundle
+ * imports but a shim lacks fails the build, so a dependency update cannot silently break one.
+ * - `node:process` as an ES module (vfile's default import): Node builds that module by reading
+ *   every property of `process`, `allowedNodeEnvironmentFlags` included (~25 ms under load); the
+ *   object itself is the same thing.
+ * - `rate-limiter-flexible`: its index requires every store (Redis, Mongo, MySQL, Postgres, cluster,
+ *   ...; 97 KB); the server uses the memory limiter and its result class only.
+ * - `node:http2` in @hono/node-server: imported for `instanceof Http2ServerRequest` checks; loading
+ *   it costs ~20 ms under load, and a request can only be an HTTP/2 one once something loaded
+ *   http2 (our servers are node:http), so the check loads it only then.
+ */
+const RLF = join(ROOT, 'node_modules/rate-limiter-flexible/lib');
+const SHIMS: Record<string, string> = {
+  process: 'export default globalThis.process;',
+  'rate-limiter-flexible': `export { default as RateLimiterMemory } from ${JSON.stringify(join(RLF, 'RateLimiterMemory.js'))};
+export { default as RateLimiterRes } from ${JSON.stringify(join(RLF, 'RateLimiterRes.js'))};`,
+  http2: `let h2;
+const loaded = () => !Array.isArray(process.moduleLoadList) || process.moduleLoadList.includes('NativeModule http2');
+const real = () => (h2 ??= process.getBuiltinModule('node:http2'));
+export const Http2ServerRequest = { [Symbol.hasInstance]: (x) => loaded() && x instanceof real().Http2ServerRequest };
+export const constants = new Proxy({}, { get: (_, k) => real().constants[k] });`,
+};
+const startupShims: Plugin = {
+  name: 'quire-startup-shims',
+  setup(b) {
+    const shim = (name: string) => () => ({ path: name, namespace: 'quire-shim' });
+    b.onResolve({ filter: /^node:process$/ }, shim('process'));
+    b.onResolve({ filter: /^rate-limiter-flexible$/ }, shim('rate-limiter-flexible'));
+    b.onResolve({ filter: /^node:http2$/ }, (a) =>
+      a.importer.includes('node_modules/@hono/node-server/') ? shim('http2')() : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'quire-shim' }, (a) => ({
+      contents: SHIMS[a.path],
+      resolveDir: ROOT,
+    }));
+  },
+};
+
 /** Bundles the CLI and the analyze worker into `out` (ESM chunks side by side). */
 async function bundle(out: string): Promise<void> {
   await build({
@@ -79,6 +119,7 @@ async function bundle(out: string): Promise<void> {
     minifySyntax: true,
     legalComments: 'none',
     logLevel: 'warning',
+    plugins: [startupShims],
     // CommonJS dependencies call require(); an ES module has none of its own.
     banner: {
       js: "import { createRequire as __quireRequire } from 'node:module'; const require = __quireRequire(import.meta.url);",
@@ -88,7 +129,11 @@ async function bundle(out: string): Promise<void> {
 
 const BIN = `#!/usr/bin/env node
 // The \`quire\` command of the release: the bundled CLI, no TypeScript loader, no node_modules.
-import '../dist/server/quire.js';
+// Node >= 22.1 keeps V8's compiled code of the bundle on disk (in the OS temp folder) so later
+// starts skip compiling it; NODE_DISABLE_COMPILE_CACHE=1 turns that off. Older Node: no cache.
+import module from 'node:module';
+module.enableCompileCache?.();
+await import('../dist/server/quire.js');
 `;
 
 const README = `# ${SERVER_PACKAGE}
