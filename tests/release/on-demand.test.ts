@@ -29,6 +29,16 @@ describe('the other runtimes are installed on demand, not by npm ci', () => {
     ).toEqual([]);
   });
 
+  it('the README says what each dev dependency is for (a new one without a line fails)', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('| Dev dependencies | For |'));
+    const rows = table.slice(0, table.indexOf('\n\n'));
+    const named = (d: string) =>
+      rows.includes(`\`${d}\``) ||
+      [...rows.matchAll(/`(@[^/`]+)\/\*`/g)].some((m) => d.startsWith(`${m[1]}/`));
+    expect(Object.keys(json('package.json').devDependencies).filter((d) => !named(d))).toEqual([]);
+  });
+
   it('the runtimes group pins exact versions, and its lock holds those versions', () => {
     const group = json('deploy/shared/on-demand/runtimes/package.json');
     const lock = json('deploy/shared/on-demand/runtimes/package-lock.json');
