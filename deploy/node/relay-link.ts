@@ -1,5 +1,4 @@
 import type { Hono } from 'hono';
-import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
 import type { AuthService } from '../../core/auth/service.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import type { Logger } from '../../core/ports.ts';
@@ -36,6 +35,8 @@ export async function linkRelay(opts: {
     );
     opts.setupConfig.relayUrl = relay.publicBaseUrl;
   }
+  // Loaded here, after the server listens: the connector and ws are not on the way to the first answer.
+  const { tunnelConnector } = await import('../../adapters/relay/tunnel-connector.ts');
   const connector = tunnelConnector({
     relayUrl: config.relayUrl ?? relay!.url,
     serverId: auth.serverId,
