@@ -1,6 +1,5 @@
-import { createServer, type Server, type ServerOptions } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { createHealthBody } from '../../adapters/http/routes/system.ts';
 import { errorBody } from '../../adapters/http-kit/envelope.ts';
 import { analyzePool } from '../../adapters/node/analyze-pool.ts';
@@ -20,6 +19,8 @@ import { type StopStep, startLifecycle } from '../shared/lifecycle.ts';
 import { composeQuire, VERSION } from '../shared/quire.ts';
 import { nodeParts } from './compose.ts';
 import { linkRelay } from './relay-link.ts';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** The answer to a request that arrives while the server shuts down. */
 const shuttingDown = () =>
@@ -101,25 +102,44 @@ export async function startServer(
     draining: () => draining(),
     answered: { count: 0 },
   };
-  const server = serve({
-    fetch: (req, env) => (draining() ? shuttingDown() : app.fetch(req, env)),
-    port: config.port,
-    hostname: config.host,
-    serverOptions: timeoutServerOptions(config.timeouts),
-    // Health and cached note reads skip the web Request/Response conversion and the app
-    // (adapters/node/health-lane.ts, adapters/node/read-lane.ts).
-    createServer: ((options: ServerOptions, listener: Parameters<typeof healthLane>[0]) =>
-      createServer(
-        options,
-        opts.fastLanes === false ? listener : healthLane(readLane(listener, reads), health),
-      )) as typeof createServer,
-  }) as Server;
+  // The app's listener (@hono/node-server: web Request/Response over node:http) is loaded once the
+  // server listens, not before: it extends the Request/Response globals, and touching them loads
+  // Node's fetch implementation (undici), about a tenth of the start's CPU. Health and cached note
+  // reads never need it (adapters/node/health-lane.ts, adapters/node/read-lane.ts); a request for
+  // the app that comes in before it is loaded waits for it.
+  let appListener: Listener | undefined;
+  let loadingApp: Promise<Listener> | undefined;
+  const loadApp = () =>
+    (loadingApp ??= import('@hono/node-server').then(({ getRequestListener }) => {
+      appListener = getRequestListener((req, env) => (draining() ? shuttingDown() : app.fetch(req, env)), {
+        hostname: config.host,
+      });
+      return appListener;
+    }));
+  const toApp: Listener = (req, res) => {
+    if (appListener) appListener(req, res);
+    else
+      loadApp().then(
+        (l) => l(req, res),
+        (err: unknown) => {
+          logger.error('the HTTP app did not load', { error: String(err) });
+          const body = JSON.stringify(errorBody('NOT_READY', 'The server could not load its HTTP app.'));
+          res.writeHead(503, { 'content-type': 'application/json; charset=UTF-8' }).end(body);
+        },
+      );
+  };
+  const server = createServer(
+    timeoutServerOptions(config.timeouts),
+    opts.fastLanes === false ? toApp : healthLane(readLane(toApp, reads), health),
+  );
   const drain = httpDrain(server);
   draining = () => drain.draining;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+    server.listen(config.port, config.host);
   });
+  void loadApp().catch(() => {});
   const port = (server.address() as AddressInfo).port;
   const url = quire.listening(port);
 
