@@ -6,7 +6,7 @@ import { analyzePool } from '../../adapters/node/analyze-pool.ts';
 import { healthLane } from '../../adapters/node/health-lane.ts';
 import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
-import { jsonLogger } from '../../adapters/node/logger.ts';
+import { flushLogsSync, jsonLogger } from '../../adapters/node/logger.ts';
 import { readLane } from '../../adapters/node/read-lane.ts';
 import { fsFileStore } from '../../adapters/store/fs-file-store.ts';
 import { fsHistoryStore } from '../../adapters/store/fs-history-store.ts';
@@ -142,6 +142,8 @@ export async function startServer(
   void loadApp().catch(() => {});
   const port = (server.address() as AddressInfo).port;
   const url = quire.listening(port);
+  // Out now, not with the next batch of log lines: supervisors and scripts wait on this line.
+  flushLogsSync();
 
   const link = await linkRelay({ config, app, auth: quire.auth, setupConfig: quire.setupConfig, logger });
   if (link) relayStatus = () => link.connector.status();
