@@ -47,7 +47,8 @@ async function round(label: string) {
     const started = performance.now();
     const res = await fetch(`${relay}${t}`, { headers: key });
     await res.arrayBuffer();
-    (out[`${label} ${t}`] ??= []).push(Math.round(performance.now() - started));
+    const name = `${label} ${t}`;
+    out[name] = [...(out[name] ?? []), Math.round(performance.now() - started)];
     // A write between reads, as the fuzz's writes are.
     await fetch(`${server.url}/api/v1/files/up-${Math.random()}.png`, {
       method: 'PUT',
