@@ -198,6 +198,10 @@ export function createNoteContext(deps: NoteServiceDeps) {
       ctx.invalidate(ctx.index.put(entry));
       await yieldToEventLoop();
       ctx.index.search.put(searchDocOf(entry, ctx.index.titleOf(path), analysis.text, text));
+      // A save may have taken the index's changes between the steps: mark the note changed
+      // again, so the journal's next record of it carries its new words.
+      ctx.index.markChanged(path);
+      ctx.dirty = true;
       return entry;
     },
 

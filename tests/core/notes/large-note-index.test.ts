@@ -45,4 +45,32 @@ describe('indexing a large note', () => {
     expect((await notes.get('a.md')).backlinks).toEqual([]);
     expect((await notes.get('b.md')).backlinks.map((b) => b.path)).toEqual(['hub.md']);
   });
+
+  it('a save between the steps loses nothing: a warm restart finds the new words, not the old', async () => {
+    const big = (word: string, target: string) =>
+      Array.from({ length: 40_000 }, (_, i) => (i % 2 ? `[[${target}]]` : word)).join(' ');
+    const store = memoryNoteStore({ files: { 'a.md': '# A', 'b.md': '# B', 'hub.md': big('pelican', 'a') } });
+    const state = memoryStateStore();
+    const analyze = async (texts: string[]) => texts.map(analyzeMarkdown);
+    const first = createNoteService({ store, state, clock, analyze });
+    await first.load();
+    expect(await first.saveCache()).toBe(true); // a snapshot: changes are journaled from now on
+    let done = false;
+    const saver = (async () => {
+      while (!done) {
+        await first.saveCache();
+        await new Promise((r) => setTimeout(r, 0));
+      }
+    })();
+    await first.update('hub.md', { content: big('walrus', 'b') });
+    done = true;
+    await saver;
+    await first.saveCache();
+
+    const second = createNoteService({ store, state, clock, analyze });
+    await second.load();
+    expect((await second.search('walrus', 5)).map((h) => h.path)).toEqual(['hub.md']);
+    expect((await second.search('pelican', 5)).map((h) => h.path)).toEqual([]);
+    expect((await second.get('b.md')).backlinks.map((b) => b.path)).toEqual(['hub.md']);
+  });
 });
