@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { MarkdownAnalysis } from '../../core/notes/markdown/remark.ts';
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
+import { fromWire, type WireAnalysis } from './analyze-wire.ts';
 
 /** URL of tsx's ESM register API (import.meta.resolve is missing under some test runners). */
 function tsxApi(): string {
@@ -45,17 +46,14 @@ export function analyzePool(opts: {
     workers = null;
     for (const w of ws) void w.terminate();
   };
-  const pending = new Map<
-    number,
-    { resolve: (r: MarkdownAnalysis[]) => void; reject: (e: unknown) => void }
-  >();
+  const pending = new Map<number, { resolve: (r: WireAnalysis[]) => void; reject: (e: unknown) => void }>();
 
   const start = (): Worker[] => {
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = null;
     workers ??= Array.from({ length: threads }, () => {
       const w = bootstrap ? new Worker(bootstrap, { eval: true }) : new Worker(url);
-      w.on('message', (m: { id: number; results: MarkdownAnalysis[] }) => {
+      w.on('message', (m: { id: number; results: WireAnalysis[] }) => {
         pending.get(m.id)?.resolve(m.results);
         pending.delete(m.id);
         // An idle pool must not keep the process alive; a busy one must.
@@ -75,13 +73,17 @@ export function analyzePool(opts: {
     return workers;
   };
 
-  const run = (w: Worker, texts: string[]) =>
-    new Promise<MarkdownAnalysis[]>((resolve, reject) => {
+  const run = async (w: Worker, texts: string[]): Promise<MarkdownAnalysis[]> => {
+    const wire = await new Promise<WireAnalysis[]>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
       w.ref();
       w.postMessage({ id, texts });
     });
+    const out: MarkdownAnalysis[] = [];
+    for (const a of wire) out.push(a.linkPieces ? await fromWire(a) : a);
+    return out;
+  };
 
   const analyze: BatchAnalyzer = async (texts) => {
     let chars = 0;

@@ -30,8 +30,14 @@ export interface FileServiceDeps {
   clock?: Clock;
   /** Largest upload in bytes (MAX_FILE_BYTES, default 100 MiB). */
   maxBytes?: number;
-  /** How long the attachment listing (folder tree) may be reused, in ms (default 2,000). */
+  /**
+   * How long the attachment listing (folder tree) is reused before the vault is walked again, in
+   * ms (default 2,000). This service's own writes keep it current meanwhile; a walk picks up
+   * changes made outside it.
+   */
   listTtlMs?: number;
+  /** How long a list waits for a new walk before it answers the last listing (ms, default 250). */
+  listWaitMs?: number;
   /** Keeps versions of attachments (up to its size limit) and trashes deleted ones (issue 30). */
   history?: History;
 }
@@ -56,8 +62,45 @@ export function createFileService(deps: FileServiceDeps) {
   const clock = deps.clock ?? { now: () => Date.now() };
   const maxBytes = deps.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
   const ttl = deps.listTtlMs ?? 2_000;
-  let listing: { at: number; files: Promise<FileInfo[]> } | null = null;
+  const listWaitMs = deps.listWaitMs ?? 250;
+  /** The attachments as last listed, kept current by this service's writes; null before the first walk. */
+  let known: { at: number; files: Map<string, FileInfo> } | null = null;
+  /** The walk in progress, and the writes made here since it began (applied to what it finds). */
+  type Walk = { done: Promise<Map<string, FileInfo>>; changes: [string, FileInfo | null][] };
+  let walk: Walk | null = null;
   const locks = new Map<string, Promise<unknown>>();
+
+  /** Records one write of this service in the listing (and in the walk under way, if any). */
+  const changed = (path: string, info: FileInfo | null) => {
+    if (known) {
+      if (info) known.files.set(path, info);
+      else known.files.delete(path);
+    }
+    walk?.changes.push([path, info]);
+  };
+
+  /** Walks the vault once (one walk at a time); the result replaces the listing. */
+  const walkVault = (): Promise<Map<string, FileInfo>> => {
+    if (walk) return walk.done;
+    const at = clock.now();
+    const w: Walk = { changes: [], done: Promise.resolve(new Map()) };
+    w.done = store
+      .list()
+      .then((list) => {
+        const files = new Map(list.map((f): [string, FileInfo] => [f.path, f]));
+        for (const [p, info] of w.changes) {
+          if (info) files.set(p, info);
+          else files.delete(p);
+        }
+        known = { at, files };
+        return files;
+      })
+      .finally(() => {
+        if (walk === w) walk = null;
+      });
+    walk = w;
+    return w.done;
+  };
 
   /** Runs `fn` holding the locks of `paths` (writes to one path happen one at a time). */
   const locked = async <T>(paths: string[], fn: () => Promise<T>): Promise<T> => {
@@ -69,7 +112,6 @@ export function createFileService(deps: FileServiceDeps) {
     try {
       return await run;
     } finally {
-      listing = null;
       for (const k of keys) if (locks.get(k) === settled) locks.delete(k);
     }
   };
@@ -152,6 +194,7 @@ export function createFileService(deps: FileServiceDeps) {
         const old = await keptBytes(before);
         if (old) await history?.keepBefore(path, old);
         const info = await store.write(path, body, maxBytes);
+        changed(path, info);
         const now = await keptBytes(info);
         if (now) await history?.record(path, now, opts.by ?? 'api', before ? 'update' : 'create');
         return { file: meta(info), created: before === null };
@@ -170,7 +213,9 @@ export function createFileService(deps: FileServiceDeps) {
           await history.record(path, old, by, 'delete');
           await history.trash(path, 'file', old, by);
         }
-        if (!(await store.remove(path))) throw new DomainError('FILE_NOT_FOUND', `No file at "${path}".`);
+        const removed = await store.remove(path);
+        changed(path, null);
+        if (!removed) throw new DomainError('FILE_NOT_FOUND', `No file at "${path}".`);
         return { path, deleted: true as const };
       });
     },
@@ -181,7 +226,7 @@ export function createFileService(deps: FileServiceDeps) {
       return locked([wanted], async () => {
         const path = await freeRestorePath(wanted, async (p) => (await store.stat(p)) !== null);
         const body = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream();
-        await store.write(path, body, Math.max(maxBytes, bytes.length));
+        changed(path, await store.write(path, body, Math.max(maxBytes, bytes.length)));
         await history?.record(path, bytes, by, 'restore');
         return path;
       });
@@ -197,23 +242,38 @@ export function createFileService(deps: FileServiceDeps) {
         if (from.toLowerCase() !== to.toLowerCase() && (await store.stat(to))) {
           throw new DomainError('FILE_ALREADY_EXISTS', `A file already exists at "${to}".`);
         }
-        const moved = meta(await store.move(from, to));
+        const info = await store.move(from, to);
+        changed(from, null);
+        changed(to, info);
+        const moved = meta(info);
         await history?.moved(from, to);
         return moved;
       });
     },
 
-    /** Every attachment, sorted by path; reused for up to `listTtlMs` and dropped on every write here. */
+    /**
+     * Every attachment, sorted by path. The vault is walked at most once per `listTtlMs`, never
+     * once per request or per write (this service's writes update the listing in place); when
+     * the walk is due, a list waits for it up to `listWaitMs` and otherwise answers the last
+     * listing. A walk is one file-system call per folder and file in sequence: behind a busy
+     * thread pool (writes syncing to disk) it took seconds, and every tree request waited on it.
+     */
     async list(): Promise<FileMeta[]> {
-      if (!listing || clock.now() - listing.at > ttl) {
-        const files = store.list();
-        listing = { at: clock.now(), files };
-        files.catch(() => {
-          listing = null;
+      let files: Map<string, FileInfo>;
+      if (!known) files = await walkVault();
+      else if (clock.now() - known.at <= ttl) files = known.files;
+      else {
+        const last = known.files;
+        const fresh = walkVault();
+        fresh.catch(() => {}); // a failed walk keeps the last listing; the next list tries again
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), listWaitMs);
         });
+        files =
+          (await Promise.race([fresh.catch(() => null), late]).finally(() => clearTimeout(timer))) ?? last;
       }
-      const files = await listing.files;
-      return files.map(meta).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      return [...files.values()].map(meta).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     },
 
     /**

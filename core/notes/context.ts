@@ -10,6 +10,7 @@ import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '
 import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
+import { searchDocOf } from './search/fields.ts';
 
 /** A whole note as `GET /notes/:path` returns it. */
 export interface Note extends NoteSummary {
@@ -52,6 +53,7 @@ export interface NoteServiceDeps {
 const decoder = new TextDecoder();
 /** Notes at least this long are parsed through the batch analyzer (a thread, where the runtime has one). */
 const LARGE_NOTE_CHARS = 128 * 1024;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** UTF-8 bytes to text, without a leading byte-order mark. */
 export const decode = (bytes: Uint8Array): string => {
@@ -181,8 +183,25 @@ export function createNoteContext(deps: NoteServiceDeps) {
       const analysis = await ctx.analyzeOne(text);
       const old = ctx.index.entries.get(path);
       const firstSeen = keepFirstSeen ?? old?.firstSeen ?? Math.min(clock.now(), info.mtimeMs);
+      if (text.length < LARGE_NOTE_CHARS) {
+        const entry = toEntry(path, info, checksum, analysis, firstSeen);
+        ctx.invalidate(ctx.index.put(entry, analysis.text, text));
+        return entry;
+      }
+      // A large note (a 2 MB note of 200,000 links rewritten by a move) is indexed in three
+      // steps with a turn of the event loop between them, so no one step holds the loop for
+      // all of them: its entry (distinct links), the entry and its links in the graph, its words
+      // for search. The write lock is held throughout; searches meanwhile see the note as it was.
+      await yieldToEventLoop();
       const entry = toEntry(path, info, checksum, analysis, firstSeen);
-      ctx.invalidate(ctx.index.put(entry, analysis.text, text));
+      await yieldToEventLoop();
+      ctx.invalidate(ctx.index.put(entry));
+      await yieldToEventLoop();
+      ctx.index.search.put(searchDocOf(entry, ctx.index.titleOf(path), analysis.text, text));
+      // A save may have taken the index's changes between the steps: mark the note changed
+      // again, so the journal's next record of it carries its new words.
+      ctx.index.markChanged(path);
+      ctx.dirty = true;
       return entry;
     },
 

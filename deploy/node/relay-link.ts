@@ -28,6 +28,7 @@ export async function linkRelay(opts: {
         port: config.relayPort,
         publicBaseUrl: config.relayPublicBaseUrl,
         redisUrl: null,
+        limits: config.relayLimits,
         logLevel: config.logLevel,
         timeouts: config.timeouts,
       },

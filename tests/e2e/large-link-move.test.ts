@@ -65,6 +65,8 @@ describe('moving a note linked 200,000 times from one note', () => {
       body: JSON.stringify({ path: 'archive/moved.md', updateLinks: true }),
     });
     const moveMs = performance.now() - started;
+    // Work after the answer (the change feed, the index save) counts too: keep polling a second.
+    await new Promise((r) => setTimeout(r, 1_000));
     moving = false;
     await poll;
     clearInterval(ticker);
@@ -82,9 +84,10 @@ describe('moving a note linked 200,000 times from one note', () => {
     expect(res.status).toBe(200);
     expect(json.data.rewritten).toEqual(['hub.md']);
     expect(moveMs).toBeLessThan(30_000);
-    // Health answered throughout: several times during the move, never held for long.
-    expect(healthMs.length).toBeGreaterThanOrEqual(3);
-    expect(Math.max(...healthMs)).toBeLessThan(2_000);
+    // Health answered throughout: many times during the move, never held for a second (target
+    // 100 ms, held on a quiet machine by the bench; a generous bound here for a shared machine).
+    expect(healthMs.length).toBeGreaterThanOrEqual(20);
+    expect(Math.max(...healthMs)).toBeLessThan(1_000);
     // The loop never stalls long (target 100 ms; a generous bound here for a shared machine, the tight one in the bench:
     // bench/link-move-health.ts).
     expect(stalledMs).toBeLessThan(1_000);
@@ -97,5 +100,10 @@ describe('moving a note linked 200,000 times from one note', () => {
     expect(hub.data.links).toEqual([
       { target: 'moved', path: 'archive/moved.md', kind: 'wikilink', type: 'note', alias: 't' },
     ]);
+    // The rewritten note's words reached search (indexed in steps, after the graph).
+    const found = (await (await fetch(`${server.url}/api/v1/search?q=moved`, { headers })).json()) as {
+      data: { path: string }[];
+    };
+    expect(found.data.map((h) => h.path)).toContain('hub.md');
   }, 120_000);
 });

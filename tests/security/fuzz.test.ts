@@ -88,7 +88,7 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       async () =>
         (await (await fetch(`${server.url}/api/v1/system/info`, { headers: key })).json()).data.relay
           .state === 'online',
-      15_000,
+      60_000,
     );
     const creds = JSON.parse(await readFile(join(tmp.dir, 'data', 'credentials.json'), 'utf8'));
     secrets = [setup.apiKey, setup.apiKey.slice('quire_sk_'.length), creds.relaySecret, creds.pairing.code];
@@ -101,7 +101,7 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       serverId: setup.serverId,
       notes: Object.keys(SEEDED_NOTES).map(encodeURIComponent),
     };
-  }, 30_000);
+  }, 90_000);
 
   afterAll(async () => {
     await server?.stop();

@@ -55,6 +55,21 @@ export const LIMIT_VARIABLES: Record<string, keyof RelayLimits> = {
 const { readInt, readBool, readEnum, readUrl, readStr } = readersFor(RELAY_VARIABLES);
 type LimitVariable = Parameters<typeof readInt>[1];
 
+/**
+ * The relay's limits from RELAY_* variables (LIMIT_VARIABLES), for the standalone relay and the
+ * one embedded in the note server alike.
+ */
+export function readRelayLimits(env: Env): RelayLimits {
+  const limits: RelayLimits = { ...DEFAULT_LIMITS };
+  for (const [name, key] of Object.entries(LIMIT_VARIABLES))
+    limits[key] = readInt(env, name as LimitVariable, limits[key]);
+  if (env.RELAY_OFFLINE_AFTER_MS === undefined || env.RELAY_OFFLINE_AFTER_MS.trim() === '')
+    limits.offlineAfterMs = Math.max(limits.offlineAfterMs, limits.pullWaitMs + 15_000);
+  if (limits.offlineAfterMs <= limits.pullWaitMs)
+    throw new ConfigError('RELAY_OFFLINE_AFTER_MS must be longer than RELAY_PULL_WAIT_MS.');
+  return limits;
+}
+
 /** Reads and validates the relay's environment; throws ConfigError on the first bad value. */
 export function loadRelayConfig(env: Env): RelayConfig {
   const host = readStr(env, 'RELAY_HOST');
@@ -76,13 +91,7 @@ export function loadRelayConfig(env: Env): RelayConfig {
   const logLevel = readEnum(env, 'LOG_LEVEL');
   const trustProxy = readBool(env, 'RELAY_TRUST_PROXY');
 
-  const limits: RelayLimits = { ...DEFAULT_LIMITS };
-  for (const [name, key] of Object.entries(LIMIT_VARIABLES))
-    limits[key] = readInt(env, name as LimitVariable, limits[key]);
-  if (env.RELAY_OFFLINE_AFTER_MS === undefined || env.RELAY_OFFLINE_AFTER_MS.trim() === '')
-    limits.offlineAfterMs = Math.max(limits.offlineAfterMs, limits.pullWaitMs + 15_000);
-  if (limits.offlineAfterMs <= limits.pullWaitMs)
-    throw new ConfigError('RELAY_OFFLINE_AFTER_MS must be longer than RELAY_PULL_WAIT_MS.');
+  const limits = readRelayLimits(env);
   // Headers can take at most as long as the whole request.
   const requestMs = readInt(env, 'RELAY_REQUEST_TIMEOUT_MS');
   const timeouts: HttpTimeouts = {

@@ -1,5 +1,6 @@
 import type { AuthMode } from '../../../core/auth/authenticator.ts';
 import { remoteReachPaths } from '../../../core/security/exposure.ts';
+import type { RelayLimits } from '../../../relay/types.ts';
 import { type AgentConfig, loadAgentConfig } from './agent.ts';
 import { type ChannelsConfig, loadChannelsConfig } from './channels.ts';
 import { type EmbeddingsConfig, loadEmbeddingsConfig } from './embeddings.ts';
@@ -12,6 +13,7 @@ import {
   url,
   workingDir,
 } from './read.ts';
+import { readRelayLimits } from './relay.ts';
 import { readBool, readEnum, readInt, readStr, readUrl } from './variables.ts';
 
 export { ConfigError };
@@ -40,6 +42,8 @@ export interface ServerConfig {
   relayPort: number;
   relayHost: string;
   relayPublicBaseUrl: string | null;
+  /** The embedded relay's limits (the RELAY_* limit variables, as the standalone relay reads them). */
+  relayLimits: RelayLimits;
   publicUrl: string | null;
   trustProxy: boolean;
   corsOrigins: string[];
@@ -198,6 +202,7 @@ export function loadConfig(env: Env, cwd = workingDir()): ServerConfig {
     relayPort: readInt(env, 'RELAY_PORT'),
     relayHost: readStr(env, 'RELAY_HOST') ?? host,
     relayPublicBaseUrl,
+    relayLimits: readRelayLimits(env),
     publicUrl: readUrl(env, 'PUBLIC_URL') ?? null,
     trustProxy: readBool(env, 'TRUST_PROXY'),
     corsOrigins,

@@ -1,0 +1,24 @@
+import type { LinkOccurrence, MarkdownAnalysis } from '../../core/notes/markdown/remark.ts';
+
+/** Links sent as one JSON piece by the analyze worker (parsing one takes a few ms). */
+export const LINKS_PER_PIECE = 4096;
+
+/** An analysis as it crosses the thread boundary: a large link list travels as JSON pieces. */
+export type WireAnalysis = MarkdownAnalysis & { linkPieces?: string[] };
+
+const nextTask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The analysis back from its wire form: link pieces are parsed one per event-loop turn, so a
+ * note with 200,000 links never holds the loop for longer than one piece.
+ */
+export async function fromWire(w: WireAnalysis): Promise<MarkdownAnalysis> {
+  const { linkPieces, ...a } = w;
+  if (!linkPieces) return a;
+  const links: LinkOccurrence[] = [];
+  for (const piece of linkPieces) {
+    await nextTask();
+    for (const l of JSON.parse(piece) as LinkOccurrence[]) links.push(l);
+  }
+  return { ...a, links };
+}
