@@ -85,7 +85,7 @@ export function notesRoutes(
     const current = notes.list();
     const query = c.req.url.includes('?') ? parseListQuery((n) => c.req.query(n)) : null;
     if (query) {
-      const { data, page } = listPage(current.items, query);
+      const { data, page } = listPage(current.items, query, () => notes.aliases());
       return sendAnswer(c, encodeAnswer(data, { page }), { 'Cache-Control': 'no-cache' });
     }
     const etag = `"l-${instance}-${current.generation}"`;
