@@ -226,6 +226,12 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
     await page.keyboard.type(' and [[Linker#Con');
     await page.locator('.cm-tooltip-autocomplete li', { hasText: 'Context' }).first().click();
     await expect.poll(() => editorText(page)).toMatch(/See \[\[Linker\]\] and \[\[Linker#Context\]\]$/);
+    // An alias from another note's frontmatter offers that note; taking it links to the note, the alias shown.
+    await page.keyboard.type(' or [[Kitch');
+    await page.locator('.cm-tooltip-autocomplete li', { hasText: 'Kitchen sink' }).first().click();
+    await expect
+      .poll(() => editorText(page))
+      .toMatch(/\[\[Linker#Context\]\] or \[\[Everything\|Kitchen sink\]\]$/);
     // Markdown highlighting: the heading line is styled by the markdown language.
     expect(
       await editor
@@ -236,7 +242,8 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'render-editor-completion.png') });
     await page.getByTestId('save').click();
     await waitFor(
-      async () => (await readFile(join(vault.dir, 'Plain.md'), 'utf8')).includes('[[Linker#Context]]'),
+      async () =>
+        (await readFile(join(vault.dir, 'Plain.md'), 'utf8')).includes('[[Everything|Kitchen sink]]'),
       10_000,
     );
     const body = page.locator(
@@ -244,6 +251,7 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
     );
     // The saved note is rendered again when the change feed reports the write: poll, not one look.
     await expect.poll(() => body.locator('a[href="#note=Linker.md"]').count(), { timeout: 10_000 }).toBe(2);
+    expect(await body.locator('a[href="#note=Everything.md"]').allTextContents()).toEqual(['Kitchen sink']);
     expect(lines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
   }, 60_000);
 

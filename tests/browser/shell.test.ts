@@ -232,6 +232,21 @@ describe('the workspace shell (Chromium)', () => {
     }, 60_000);
   }
 
+  it('the quick switcher finds a note by an alias on a device that never opened it', async () => {
+    const { page, close } = await workspace(1280, 'light');
+    await page.keyboard.press('Control+k');
+    await page.getByTestId('switcher-input').waitFor();
+    await page.keyboard.type('firstl');
+    await expect
+      .poll(() => page.locator('.switcher li[aria-selected="true"]').getAttribute('data-path'))
+      .toBe('Projects/Alpha.md');
+    // The entry says which alias matched.
+    expect(await page.locator('.switcher li[aria-selected="true"]').textContent()).toContain('Firstling');
+    await page.keyboard.press('Enter');
+    await page.locator('article[data-path="Projects/Alpha.md"]').waitFor();
+    await close();
+  }, 60_000);
+
   it('the theme toggle is remembered across a reload', async () => {
     const { page, close } = await workspace(1280, 'light');
     await page.getByTestId('theme-toggle').click();

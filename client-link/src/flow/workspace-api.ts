@@ -32,6 +32,11 @@ export function workspaceApi(profile: Profile, fetchFn: typeof fetch = (...a) =>
   );
   return {
     listNotes: () => api.notes.list(),
+    /** Each note's frontmatter aliases, by path (only notes that have some): `?fields=aliases`. */
+    async aliases(): Promise<Map<string, string[]>> {
+      const { items } = await api.notes.page({ limit: null, fields: ['aliases'] });
+      return new Map(items.filter((n) => n.aliases.length).map((n) => [n.path, n.aliases]));
+    },
     tree: () => api.folders.tree(),
     read: (path: string) => api.notes.get(path),
     create: (path: string, content: string) => api.notes.create({ path, content }),

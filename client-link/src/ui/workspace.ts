@@ -25,6 +25,8 @@ export interface Workspace {
   say(text: string, kind?: 'info' | 'error'): void;
   /** Shows the new-note form. */
   newNote(): void;
+  /** Each note's aliases by path (loaded once per refresh; empty when they cannot be had). */
+  aliases?(): Promise<ReadonlyMap<string, readonly string[]>>;
   /** Optional: shows the notes of a tag (a tag link or pill was clicked); note-view lists them itself without it. */
   onTag?(tag: string): void;
 }
@@ -73,6 +75,14 @@ export function renderWorkspace(root: HTMLElement): void {
   let allNotes: ListEntry[] = [];
   let tagFilter: string | null = null;
   let attachmentFolder: string | null | undefined;
+  // The aliases, asked when first needed (the switcher, `[[` completion), again after a refresh.
+  let aliasMap: Promise<ReadonlyMap<string, readonly string[]>> | null = null;
+  const loadAliases = () =>
+    (aliasMap ??= api.aliases().catch((err) => {
+      aliasMap = null;
+      log.warn('workspace: aliases not loaded:', describe(err, profile.apiKey));
+      return offline.aliases();
+    }));
   const renderList = () => list.show(filterByTag(allNotes, tagFilter));
   const loadTags = async () => {
     renderTagPane(tagPane, await api.tags(), tagFilter, (t) => {
@@ -90,6 +100,7 @@ export function renderWorkspace(root: HTMLElement): void {
   const ws: Workspace = {
     api,
     profile,
+    aliases: loadAliases,
     async open(path) {
       const hash = `#note=${encodeURIComponent(path)}`;
       if (location.hash === hash) await showFromHash();
@@ -107,6 +118,7 @@ export function renderWorkspace(root: HTMLElement): void {
             : attachmentFolder;
         const [t, notes] = await Promise.all([api.tree(), api.listNotes(), loadTags()]);
         attachmentFolder = await folder;
+        aliasMap = null;
         performance.mark('quire:list-arrived');
         setOffline(false);
         tree.render(t, attachmentFolder);
@@ -201,13 +213,20 @@ export function renderWorkspace(root: HTMLElement): void {
   const search = searchView(ws, mainPanel, () => {
     shell.dataset.view = 'note';
   });
-  const aliases = () => offline.aliases();
+  let knownAliases: ReadonlyMap<string, readonly string[]> = new Map();
   const switcher = quickSwitcher(
     () => {
-      const known = aliases();
-      return allNotes.map((n) => ({ path: n.path, title: n.title, aliases: known.get(n.path) ?? [] }));
+      const kept = offline.aliases();
+      return allNotes.map((n) => ({
+        path: n.path,
+        title: n.title,
+        aliases: knownAliases.get(n.path) ?? kept.get(n.path) ?? [],
+      }));
     },
     (path) => void ws.open(path),
+    async () => {
+      knownAliases = await loadAliases();
+    },
   );
   const header = shellHeader(ws, shell, search.form, () => switcher.show());
   document.addEventListener('keydown', (e) => {
