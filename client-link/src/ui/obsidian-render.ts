@@ -150,6 +150,21 @@ function tasks(root: HTMLElement, ws: Workspace, note: Note): void {
   });
 }
 
+/**
+ * What assistive technology needs of the rendered markdown: each task box is named by its item's
+ * text, and code blocks (which scroll sideways on a phone) can be reached and scrolled by keyboard.
+ */
+function accessible(root: HTMLElement): void {
+  for (const box of root.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) {
+    const text = (box.closest('li')?.textContent ?? '').trim().replace(/\s+/g, ' ');
+    box.setAttribute('aria-label', text ? `Task: ${text.slice(0, 120)}` : 'Task');
+  }
+  for (const pre of root.querySelectorAll('pre')) {
+    pre.tabIndex = 0;
+    pre.setAttribute('aria-label', 'Code block');
+  }
+}
+
 /** Finishes a rendered note in place; resolves once every embed is in. */
 export async function enhance(
   root: HTMLElement,
@@ -162,6 +177,7 @@ export async function enhance(
     revokeBlobs();
     tasks(root, ws, note);
   } else for (const b of root.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) b.disabled = true;
+  accessible(root);
   anchors(root);
   callouts(root);
   highlights(root);
