@@ -260,6 +260,35 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px unless name
     expect(lines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
   }, 60_000);
 
+  it('the textarea is the fallback only when the editor chunk fails to load; saving still works', async () => {
+    const profiles = await shared.page.evaluate((k) => localStorage.getItem(k), PROFILES_KEY);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addInitScript(
+      ([k, v]) => {
+        if (window === window.top) localStorage.setItem(k!, v!);
+      },
+      [PROFILES_KEY, profiles!],
+    );
+    // The CodeMirror chunk cannot be had (a broken cache, a blocked request).
+    await context.route(/\/assets\/codemirror-[\w-]+\.js$/, (r) => r.abort());
+    const page = await context.newPage();
+    page.setDefaultTimeout(8_000);
+    await page.goto(`${server.url}/workspace`);
+    await openNote(page, 'Tagged.md');
+    await page.getByTestId('edit').click();
+    const host = page.locator('[data-testid="editor"][data-editor="textarea"]');
+    await host.locator('textarea').waitFor();
+    expect(await host.locator('textarea').getAttribute('aria-label')).toBe('Text of Tagged.md');
+    const before = await editorText(page);
+    await host.locator('textarea').fill(`${before}\nAdded in the fallback.\n`);
+    await page.getByTestId('save').click();
+    await waitFor(
+      async () => (await readFile(join(vault.dir, 'Tagged.md'), 'utf8')).includes('Added in the fallback.'),
+      10_000,
+    );
+    await context.close();
+  }, 60_000);
+
   for (const scheme of ['light', 'dark'] as const) {
     it(`390 px, ${scheme}: the note with every construct fits a phone (no sideways scroll at 360) and is axe clean`, async () => {
       // The profile the shared page linked, in a fresh phone-sized context.
