@@ -266,6 +266,25 @@ describe('aliases in the list (fields=aliases)', () => {
       { path: 'c.md', aliases: ['Third'] },
       { path: 'd.md', aliases: ['Seventh'] },
     ]);
+
+    // A lean answer has an ETag per index version and shape: revalidation is a 304 until a write.
+    const lean = await t.get('/api/v1/notes?fields=path,title,aliases');
+    const etag = lean.res.headers.get('etag')!;
+    expect(etag).toMatch(/^"l-/);
+    expect(
+      (await t.get('/api/v1/notes?fields=path,title,aliases', { 'if-none-match': etag })).res.status,
+    ).toBe(304);
+    expect((await t.get('/api/v1/notes?fields=path,title', { 'if-none-match': etag })).res.status).toBe(200);
+    expect(
+      (await t.send('PUT', '/api/v1/notes/d.md', { content: '---\naliases: [Renamed]\n---\n# D\n' })).status,
+    ).toBe(200);
+    const changed = await t.get('/api/v1/notes?fields=path,title,aliases', { 'if-none-match': etag });
+    expect(changed.res.status).toBe(200);
+    expect(JSON.parse(text(changed.bytes)).data.at(-1)).toEqual({
+      path: 'd.md',
+      title: 'D',
+      aliases: ['Renamed'],
+    });
   });
 });
 
