@@ -64,9 +64,13 @@ async function workspace(width: number, scheme: 'light' | 'dark', height = 800) 
   page.setDefaultTimeout(8_000);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  const lists: string[] = [];
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname === '/api/v1/notes') lists.push(r.url());
+  });
   await page.goto(`${proxy.url}/workspace`);
   await page.locator('[data-testid="tree"] details').first().waitFor({ state: 'attached' });
-  return { page, errors, close: () => context.close() };
+  return { page, errors, lists, close: () => context.close() };
 }
 
 const openNote = async (page: Page, path: string) => {
@@ -290,8 +294,11 @@ describe('the workspace shell (Chromium)', () => {
     }, 60_000);
   }
 
-  it('the quick switcher finds a note by an alias on a device that never opened it', async () => {
-    const { page, close } = await workspace(1280, 'light');
+  it('the quick switcher finds a note by an alias on a device that never opened it (the lean list carries them)', async () => {
+    const { page, close, lists } = await workspace(1280, 'light');
+    // The workspace reads the list with the fields it needs, never the full summaries.
+    expect(lists.length).toBeGreaterThan(0);
+    for (const u of lists) expect(new URL(u).searchParams.get('fields')).toBe('path,title,tags,aliases');
     await page.keyboard.press('Control+k');
     await page.getByTestId('switcher-input').waitFor();
     await page.keyboard.type('firstl');

@@ -4,7 +4,7 @@
  * only when that chunk fails to load. Either way the host element (`data-testid="editor"`) has a
  * `value` property with the text, and pasted or dropped files are uploaded (upload.ts).
  */
-import type { NoteSummary } from '../flow/workspace-api.ts';
+import type { NoteEntry } from '../flow/workspace-api.ts';
 import { h } from './dom.ts';
 import { log } from './log.ts';
 import { uploadEmbeds } from './upload.ts';
@@ -44,7 +44,7 @@ export interface EditorHandle {
  * A target is the shortest unambiguous one (the name, or the path when the name repeats).
  */
 export function linkCandidates(
-  notes: readonly Pick<NoteSummary, 'path' | 'title'>[],
+  notes: readonly Pick<NoteEntry, 'path' | 'title'>[],
   files: readonly string[],
   aliases: ReadonlyMap<string, readonly string[]> = new Map(),
 ): LinkCandidate[] {
@@ -113,23 +113,19 @@ export async function openEditor(
   const opts: EditorOptions = {
     label: `Text of ${notePath}`,
     async candidates() {
-      const [notes, tree, aliases] = await Promise.all([
-        ws.api.listNotes(),
-        ws.api.tree().catch(() => null),
-        ws.aliases?.() ?? new Map<string, string[]>(),
-      ]);
+      const [notes, tree] = await Promise.all([ws.api.listNotes(), ws.api.tree().catch(() => null)]);
       const files = tree ? vaultPaths(tree).files : [];
-      return linkCandidates(notes, files, aliases);
+      return linkCandidates(notes, files, new Map(notes.map((n) => [n.path, n.aliases])));
     },
     async headings(target) {
-      const [notes, aliases] = await Promise.all([ws.api.listNotes(), ws.aliases?.() ?? new Map()]);
+      const notes = await ws.api.listNotes();
       const t = target.trim().toLowerCase();
       const hit = notes.find(
         (n) =>
           n.path.toLowerCase() === `${t}.md` ||
           n.path.toLowerCase().endsWith(`/${t}.md`) ||
           n.title.toLowerCase() === t ||
-          (aliases.get(n.path) ?? []).some((a: string) => a.toLowerCase() === t),
+          n.aliases.some((a) => a.toLowerCase() === t),
       );
       return hit ? headingsOf((await ws.api.read(hit.path)).content) : [];
     },

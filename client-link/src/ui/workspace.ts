@@ -25,8 +25,6 @@ export interface Workspace {
   say(text: string, kind?: 'info' | 'error'): void;
   /** Shows the new-note form. */
   newNote(): void;
-  /** Each note's aliases by path (loaded once per refresh; empty when they cannot be had). */
-  aliases?(): Promise<ReadonlyMap<string, readonly string[]>>;
   /** Optional: shows the notes of a tag (a tag link or pill was clicked); note-view lists them itself without it. */
   onTag?(tag: string): void;
 }
@@ -75,14 +73,6 @@ export function renderWorkspace(root: HTMLElement): void {
   let allNotes: ListEntry[] = [];
   let tagFilter: string | null = null;
   let attachmentFolder: string | null | undefined;
-  // The aliases, asked when first needed (the switcher, `[[` completion), again after a refresh.
-  let aliasMap: Promise<ReadonlyMap<string, readonly string[]>> | null = null;
-  const loadAliases = () =>
-    (aliasMap ??= api.aliases().catch((err) => {
-      aliasMap = null;
-      log.warn('workspace: aliases not loaded:', describe(err, profile.apiKey));
-      return offline.aliases();
-    }));
   const renderList = () => list.show(filterByTag(allNotes, tagFilter));
   const loadTags = async () => {
     renderTagPane(tagPane, await api.tags(), tagFilter, (t) => {
@@ -100,7 +90,6 @@ export function renderWorkspace(root: HTMLElement): void {
   const ws: Workspace = {
     api,
     profile,
-    aliases: loadAliases,
     async open(path) {
       const hash = `#note=${encodeURIComponent(path)}`;
       if (location.hash === hash) await showFromHash();
@@ -118,7 +107,6 @@ export function renderWorkspace(root: HTMLElement): void {
             : attachmentFolder;
         const [t, notes] = await Promise.all([api.tree(), api.listNotes(), loadTags()]);
         attachmentFolder = await folder;
-        aliasMap = null;
         performance.mark('quire:list-arrived');
         setOffline(false);
         tree.render(t, attachmentFolder);
@@ -213,20 +201,17 @@ export function renderWorkspace(root: HTMLElement): void {
   const search = searchView(ws, mainPanel, () => {
     shell.dataset.view = 'note';
   });
-  let knownAliases: ReadonlyMap<string, readonly string[]> = new Map();
+  // The list carries the aliases (offline, the list as last seen and the kept notes do).
   const switcher = quickSwitcher(
     () => {
-      const kept = offline.aliases();
+      const kept = allNotes.some((n) => n.aliases) ? null : offline.aliases();
       return allNotes.map((n) => ({
         path: n.path,
         title: n.title,
-        aliases: knownAliases.get(n.path) ?? kept.get(n.path) ?? [],
+        aliases: n.aliases ?? kept?.get(n.path) ?? [],
       }));
     },
     (path) => void ws.open(path),
-    async () => {
-      knownAliases = await loadAliases();
-    },
   );
   const header = shellHeader(ws, shell, search.form, () => switcher.show());
   document.addEventListener('keydown', (e) => {
