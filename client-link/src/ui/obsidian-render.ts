@@ -121,9 +121,18 @@ function linkTargets(root: HTMLElement, ws: Workspace, note: Note): void {
   }
 }
 
-/** Task checkboxes of the note itself: a click flips the source line and saves with If-Match. */
+/**
+ * Task checkboxes of the note itself: a click flips the source line and saves with If-Match. The
+ * boxes are rendered disabled; they are matched to their source lines (a parse of the note of its
+ * own) and enabled in the frame after the note is shown, not before it.
+ */
 function tasks(root: HTMLElement, ws: Workspace, note: Note): void {
   const boxes = [...root.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')];
+  if (!boxes.length) return;
+  requestAnimationFrame(() => setTimeout(() => enableTasks(boxes, ws, note), 0));
+}
+
+function enableTasks(boxes: HTMLInputElement[], ws: Workspace, note: Note): void {
   const marks = taskMarks(note.content);
   // A mismatch (tasks inside comments, odd nesting) would flip the wrong line: leave them read-only.
   if (boxes.length !== marks.length) return;
