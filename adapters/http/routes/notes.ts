@@ -70,6 +70,8 @@ export function notesRoutes(
   const serialized = new WeakMap<Note, string>();
   const list = createCompressedList();
   // Answers of `?fields=`/`?limit=` for the current index version, by shape (at most 16 kept).
+  // Shared by every key, like the full list's encoding: once lists are filtered by a key's folder
+  // scope, the scope must be part of this key and of the ETag.
   const pages = { generation: -1, byShape: new Map<string, EncodedAnswer>() };
   const cache = shared ?? createNoteCache(cacheBytes);
   const encoder = new TextEncoder();
