@@ -31,30 +31,30 @@ try {
   await page.goto((await server.setup()).links.connect.hostedClient);
   await page.waitForURL(/\/workspace$/, { timeout: 15_000 });
   await page.getByTestId('note-list').waitFor({ state: 'attached' });
+  // A string, not a function: tsx wraps named functions in a helper (`__name`) the page does not have.
+  // The note's own read is the first one after the timings were cleared (its embeds of itself come later).
   const open = (path: string) =>
-    page.evaluate(async (p) => {
+    page.evaluate(`(async (p) => {
       performance.clearResourceTimings();
-      const panel = document.querySelector('[data-testid="note-panel"]')!;
-      const result = new Promise<{ mounted: number; done: number; answer: number }>((resolve) => {
+      const panel = document.querySelector('[data-testid="note-panel"]');
+      const result = new Promise((resolve) => {
         let mounted = 0;
-        const seen = () => {
-          const body = panel.querySelector(`article[data-path="${p}"] [data-testid="note-body"]`);
+        const obs = new MutationObserver(() => {
+          const body = panel.querySelector('article[data-path="' + p + '"] [data-testid="note-body"]');
           if (body && !mounted) mounted = performance.now();
-          if (body?.getAttribute('data-rendered') === 'true') {
+          if (body && body.getAttribute('data-rendered') === 'true') {
             obs.disconnect();
             const read = performance
               .getEntriesByType('resource')
-              .filter((e) => e.name.includes(`/api/v1/notes/${encodeURIComponent(p)}`))
-              .pop() as PerformanceResourceTiming;
+              .filter((e) => e.name.includes('/api/v1/notes/' + encodeURIComponent(p)))[0];
             resolve({ mounted, done: performance.now(), answer: read.responseEnd });
           }
-        };
-        const obs = new MutationObserver(seen);
+        });
         obs.observe(panel, { subtree: true, childList: true, attributes: true });
       });
-      location.hash = `#note=${encodeURIComponent(p)}`;
+      location.hash = '#note=' + encodeURIComponent(p);
       return result;
-    }, path);
+    })(${JSON.stringify(path)})`) as Promise<{ mounted: number; done: number; answer: number }>;
   const figures: Record<string, { mounted: number[]; done: number[] }> = {
     'Plain.md': { mounted: [], done: [] },
     'Everything.md': { mounted: [], done: [] },

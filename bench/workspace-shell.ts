@@ -2,7 +2,8 @@
  * The workspace in Chromium (issue 27): the initial JavaScript of /workspace (gzip -9 of the
  * scripts and styles index.html loads; lazy chunks listed apart), the tree's first paint after
  * the list arrives and a note's showing after its answer arrives, on a 100-note vault (the
- * baseline of the same run) and a 10,000-note one: the real server's answers, read once and replayed.
+ * baseline of the same run) and a 10,000-note one: the real server's answers (the list as the
+ * workspace asks it), read once and replayed.
  *
  *   npx tsx bench/workspace-shell.ts [--rounds 5]
  *
@@ -23,6 +24,8 @@ const DIST = join(ROOT, 'client-link/dist');
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const gz = (file: string) => gzipSync(readFileSync(file), { level: 9 }).length;
+/** The size of the list answer the workspace reads, by vault size. */
+const listBytes = new Map<number, number>();
 
 async function bundle() {
   const { build } = await import('vite');
@@ -59,22 +62,17 @@ async function paint(notes: number, browser: Awaited<ReturnType<typeof launchChr
   // figures are the page's own work after the answers arrive, not the server's time under load
   // (the 10,000-note list is 17.8 MB, and on a loaded machine it can outlast the client's 15 s).
   const answers = new Map<string, string>();
-  for (const path of ['/api/v1/notes', '/api/v1/folders/tree', '/api/v1/tags']) {
-    const res = await fetch(`${s.url}${path}`, { headers: { 'x-service-key': s.firstKey } });
+  // The list as the workspace asks it (path, title, tags, aliases; client-link/src/flow/workspace-api.ts).
+  const asked: Record<string, string> = {
+    '/api/v1/notes': '/api/v1/notes?fields=path,title,tags,aliases',
+    '/api/v1/folders/tree': '/api/v1/folders/tree',
+    '/api/v1/tags': '/api/v1/tags',
+  };
+  for (const [path, url] of Object.entries(asked)) {
+    const res = await fetch(`${s.url}${url}`, { headers: { 'x-service-key': s.firstKey } });
     answers.set(path, await res.text());
   }
-  // The list replayed with the fields the workspace reads (the full 10,000-note answer, 17.8 MB with
-  // links and backlinks, takes longer than the client's 15 s to cross the DevTools protocol here).
-  const full = JSON.parse(answers.get('/api/v1/notes')!) as {
-    data: { path: string; title: string; tags: string[] }[];
-  };
-  answers.set(
-    '/api/v1/notes',
-    JSON.stringify({
-      ...full,
-      data: full.data.map((n) => ({ path: n.path, title: n.title, tags: n.tags, links: [], backlinks: [] })),
-    }),
-  );
+  listBytes.set(notes, answers.get('/api/v1/notes')!.length);
   const tree: number[] = [];
   const built: number[] = [];
   const nodes: number[] = [];
@@ -168,6 +166,9 @@ try {
     console.log(
       `| ${r.notes} | ${fmt(r.treeBuildMs)} | ${fmt(r.treePaintMs)} | ${r.domNodes} | ${fmt(r.noteShowMs)} |`,
     );
+  console.log(
+    `list answer (fields=path,title,tags,aliases): ${[...listBytes].map(([n, b]) => `${n} notes ${(b / 1024).toFixed(0)} KiB`).join(', ')}`,
+  );
   console.log(
     `ratios 10,000 / 100: tree painted ${fmt(large.treePaintMs / small.treePaintMs)}x, DOM nodes ${fmt(large.domNodes / small.domNodes)}x, note shown ${fmt(large.noteShowMs / small.noteShowMs)}x (rounds: ${rounds})`,
   );

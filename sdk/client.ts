@@ -135,15 +135,22 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
       list: () => call<Out<typeof R.NoteSummary>[]>('listNotes'),
       /**
        * Beyond the spec: one page of summaries in path order, `fields` only (path is always kept,
-       * it makes the cursor). Pass the returned `nextCursor` for the next page; null after the last.
+       * it makes the cursor; `aliases` may be asked too). Pass the returned `nextCursor` for the
+       * next page; null after the last. `limit: null` answers every note from the cursor on.
        */
-      page: async <K extends keyof Out<typeof R.NoteSummary>>(
-        opts: { limit?: number; cursor?: string | null; fields?: readonly K[] } = {},
+      page: async <K extends keyof Out<typeof R.NoteListItem>>(
+        opts: { limit?: number | null; cursor?: string | null; fields?: readonly K[] } = {},
       ) => {
         const fields = opts.fields ? [...new Set(['path', ...opts.fields])].join(',') : undefined;
-        const query: Record<string, string | number | undefined> = { limit: opts.limit ?? 500, fields };
+        // limit null: every note from the cursor on, in one answer (nextCursor is then null).
+        const limit = opts.limit === null ? undefined : (opts.limit ?? 500);
+        const query: Record<string, string | number | undefined> = { limit, fields };
         if (opts.cursor) query.cursor = opts.cursor;
-        const items = await call<Pick<Out<typeof R.NoteSummary>, K | 'path'>[]>('listNotes', {}, { query });
+        const items = await call<Required<Pick<Out<typeof R.NoteListItem>, K | 'path'>>[]>(
+          'listNotes',
+          {},
+          { query },
+        );
         const last = items.at(-1);
         const nextCursor = last && items.length === query.limit ? pageCursor(last.path) : null;
         return { items, nextCursor };

@@ -13,7 +13,13 @@ export const SUMMARY_FIELDS = [
   'updatedAt',
   'checksum',
 ] as const;
-export type SummaryField = (typeof SUMMARY_FIELDS)[number];
+/**
+ * Fields `?fields=` may name beyond a summary's own: `aliases` (the frontmatter's `aliases` or
+ * `alias`, always an array) is never in the default answer, so the spec's summary shape stays as is.
+ */
+export const EXTRA_FIELDS = ['aliases'] as const;
+export const LIST_FIELDS = [...SUMMARY_FIELDS, ...EXTRA_FIELDS] as const;
+export type SummaryField = (typeof LIST_FIELDS)[number];
 
 /** The beyond-spec options of `GET /notes` (docs/api.md, "Paging and field selection"). */
 export interface ListQuery {
@@ -68,15 +74,15 @@ export function parseListQuery(get: (name: string) => string | undefined): ListQ
   if (cursor !== undefined && cursor !== '') q.after = decodeCursor(cursor);
   if (fields !== undefined) {
     const names = fields.split(',').map((f) => f.trim());
-    const unknown = names.filter((f) => !(SUMMARY_FIELDS as readonly string[]).includes(f));
+    const unknown = names.filter((f) => !(LIST_FIELDS as readonly string[]).includes(f));
     if (names.length === 0 || unknown.length) {
       throw new DomainError(
         'VALIDATION_ERROR',
-        `Unknown field${unknown.length === 1 ? '' : 's'} in "fields": ${unknown.map((f) => `"${f}"`).join(', ') || '(none given)'}; use any of ${SUMMARY_FIELDS.join(', ')}.`,
-        { allowed: SUMMARY_FIELDS },
+        `Unknown field${unknown.length === 1 ? '' : 's'} in "fields": ${unknown.map((f) => `"${f}"`).join(', ') || '(none given)'}; use any of ${LIST_FIELDS.join(', ')}.`,
+        { allowed: LIST_FIELDS },
       );
     }
-    q.fields = SUMMARY_FIELDS.filter((f) => names.includes(f));
+    q.fields = LIST_FIELDS.filter((f) => names.includes(f));
   }
   return q;
 }
@@ -102,15 +108,18 @@ function after(items: readonly NoteSummary[], path: string): number {
 export function listPage(
   items: readonly NoteSummary[],
   q: ListQuery,
+  /** Each note's aliases by path (only notes that have some); read when `fields` names `aliases`. */
+  aliases: () => ReadonlyMap<string, readonly string[]> = () => new Map(),
 ): { data: unknown[]; page: { limit: number | null; nextCursor: string | null } } {
   const start = q.after === undefined ? 0 : after(items, q.after);
   const end = q.limit === undefined ? items.length : Math.min(items.length, start + q.limit);
   const slice = items.slice(start, end);
   const fields = q.fields;
+  const known = fields?.includes('aliases') ? aliases() : null;
   const data = fields
     ? slice.map((s) => {
         const o: Record<string, unknown> = {};
-        for (const f of fields) o[f] = s[f];
+        for (const f of fields) o[f] = f === 'aliases' ? (known?.get(s.path) ?? []) : s[f];
         return o;
       })
     : slice;

@@ -6,6 +6,7 @@ import { applyExternalChanges, loadVault, reconcile, saveCache } from './loading
 import { withoutHidden } from './markdown/parts.ts';
 import type { NoteSummary } from './note-index.ts';
 import { runSearch } from './search/run.ts';
+import { aliasesOf } from './search/text.ts';
 import type { SearchHit } from './search.ts';
 import { countTags, type TagCount } from './tags.ts';
 import { type FolderNode, folderTree } from './tree.ts';
@@ -26,6 +27,7 @@ export function createNoteService(deps: NoteServiceDeps) {
   const { store, mutex } = ctx;
   let list: { generation: number; items: NoteSummary[] } | null = null;
   let tagCounts: { generation: number; items: TagCount[] } | null = null;
+  let aliasMap: { generation: number; map: Map<string, string[]> } | null = null;
   const notFound = (path: string) => new DomainError('NOTE_NOT_FOUND', `No note at "${path}".`);
 
   return {
@@ -55,6 +57,24 @@ export function createNoteService(deps: NoteServiceDeps) {
         tagCounts = { generation: index.generation, items: countTags(entries) };
       }
       return tagCounts.items;
+    },
+
+    /**
+     * The aliases each note's frontmatter names (`aliases` or `alias`, a list or one string), by
+     * path; only notes that have some. Same map until something changes.
+     */
+    aliases(): ReadonlyMap<string, readonly string[]> {
+      ctx.requireReady();
+      const index = ctx.index;
+      if (aliasMap?.generation !== index.generation) {
+        const map = new Map<string, string[]>();
+        for (const [path, entry] of index.entries) {
+          const a = aliasesOf(entry.frontmatter);
+          if (a.length) map.set(path, a);
+        }
+        aliasMap = { generation: index.generation, map };
+      }
+      return aliasMap.map;
     },
 
     /** Listens to note events; returns an unsubscribe function. */

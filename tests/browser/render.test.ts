@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROFILES_KEY } from '../../client-link/src/flow/profiles.ts';
 import { tempDir, waitFor } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
 import { editorText } from './editor.ts';
+import { axeSerious, scrollsSideways } from './shell-helpers.ts';
 
 // Issue 27 (part B): notes rendered as Obsidian users expect, and the CodeMirror editor.
 const FIXTURE = fileURLToPath(new URL('../fixtures/render-vault', import.meta.url));
@@ -74,7 +76,7 @@ const proseText = (page: Page) =>
     return copy.textContent ?? '';
   });
 
-describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
+describe('note rendering as Obsidian users expect (Chromium, 1280 px unless named)', () => {
   it('renders every construct with no raw marker left, each heavy part loaded only when needed', async () => {
     const { page, requests } = shared;
     const chunk = (name: string) =>
@@ -189,6 +191,7 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
       fullPage: true,
       timeout: 30_000,
     });
+    expect(await axeSerious(page)).toEqual([]);
 
     // An inline nested tag lists the notes carrying it (nested under it too).
     await body.locator('a[href="#tag=project%2Falpha%2Fbeta"]').first().click();
@@ -226,6 +229,12 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
     await page.keyboard.type(' and [[Linker#Con');
     await page.locator('.cm-tooltip-autocomplete li', { hasText: 'Context' }).first().click();
     await expect.poll(() => editorText(page)).toMatch(/See \[\[Linker\]\] and \[\[Linker#Context\]\]$/);
+    // An alias from another note's frontmatter offers that note; taking it links to the note, the alias shown.
+    await page.keyboard.type(' or [[Kitch');
+    await page.locator('.cm-tooltip-autocomplete li', { hasText: 'Kitchen sink' }).first().click();
+    await expect
+      .poll(() => editorText(page))
+      .toMatch(/\[\[Linker#Context\]\] or \[\[Everything\|Kitchen sink\]\]$/);
     // Markdown highlighting: the heading line is styled by the markdown language.
     expect(
       await editor
@@ -236,7 +245,8 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'render-editor-completion.png') });
     await page.getByTestId('save').click();
     await waitFor(
-      async () => (await readFile(join(vault.dir, 'Plain.md'), 'utf8')).includes('[[Linker#Context]]'),
+      async () =>
+        (await readFile(join(vault.dir, 'Plain.md'), 'utf8')).includes('[[Everything|Kitchen sink]]'),
       10_000,
     );
     const body = page.locator(
@@ -244,8 +254,97 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
     );
     // The saved note is rendered again when the change feed reports the write: poll, not one look.
     await expect.poll(() => body.locator('a[href="#note=Linker.md"]').count(), { timeout: 10_000 }).toBe(2);
+    await expect
+      .poll(() => body.locator('a[href="#note=Everything.md"]').allTextContents(), { timeout: 10_000 })
+      .toEqual(['Kitchen sink']);
     expect(lines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
   }, 60_000);
+
+  it('the textarea is the fallback only when the editor chunk fails to load; saving still works', async () => {
+    const profiles = await shared.page.evaluate((k) => localStorage.getItem(k), PROFILES_KEY);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addInitScript(
+      ([k, v]) => {
+        if (window === window.top) localStorage.setItem(k!, v!);
+      },
+      [PROFILES_KEY, profiles!],
+    );
+    // The CodeMirror chunk cannot be had (a broken cache, a blocked request).
+    await context.route(/\/assets\/codemirror-[\w-]+\.js$/, (r) => r.abort());
+    const page = await context.newPage();
+    page.setDefaultTimeout(8_000);
+    await page.goto(`${server.url}/workspace`);
+    await openNote(page, 'Tagged.md');
+    await page.getByTestId('edit').click();
+    const host = page.locator('[data-testid="editor"][data-editor="textarea"]');
+    await host.locator('textarea').waitFor();
+    expect(await host.locator('textarea').getAttribute('aria-label')).toBe('Text of Tagged.md');
+    const before = await editorText(page);
+    await host.locator('textarea').fill(`${before}\nAdded in the fallback.\n`);
+    await page.getByTestId('save').click();
+    await waitFor(
+      async () => (await readFile(join(vault.dir, 'Tagged.md'), 'utf8')).includes('Added in the fallback.'),
+      10_000,
+    );
+    await context.close();
+  }, 60_000);
+
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`390 px, ${scheme}: the note with every construct fits a phone (no sideways scroll at 360) and is axe clean`, async () => {
+      // The profile the shared page linked, in a fresh phone-sized context.
+      const profiles = await shared.page.evaluate((k) => localStorage.getItem(k), PROFILES_KEY);
+      const context = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        colorScheme: scheme,
+      });
+      // The top page only: the PDF's sandboxed frame has no storage.
+      await context.addInitScript(
+        ([k, v]) => {
+          if (window === window.top) localStorage.setItem(k!, v!);
+        },
+        [PROFILES_KEY, profiles!],
+      );
+      const page = await context.newPage();
+      page.setDefaultTimeout(8_000);
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${server.url}/workspace`);
+      const body = await openNote(page, 'Everything.md');
+      await page.locator('article [data-testid="note-body"][data-rich="done"]').waitFor({ timeout: 60_000 });
+      await body.locator('figure.mermaid-diagram svg').waitFor();
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(scheme);
+      expect(await scrollsSideways(page)).toBe(false);
+      // Nothing in the note column is cut off sideways without its own scroll bar.
+      const overflowing = await body.evaluate((el) => {
+        const right = el.getBoundingClientRect().right + 1;
+        const out: string[] = [];
+        for (const c of el.querySelectorAll<HTMLElement>(
+          'p, li, h1, h2, h3, h4, h5, h6, figure, table, pre, .callout, .math-display, iframe, img',
+        )) {
+          const box = c.getBoundingClientRect();
+          if (box.width === 0) continue;
+          let clipped = box.right > right;
+          for (let a = c.parentElement; clipped && a && a !== el; a = a.parentElement) {
+            const o = getComputedStyle(a).overflowX;
+            if (o === 'auto' || o === 'scroll') clipped = false;
+          }
+          if (clipped) out.push(`${c.tagName.toLowerCase()}.${c.className}`);
+        }
+        return out;
+      });
+      expect(overflowing).toEqual([]);
+      await page.screenshot({
+        path: join(ARTIFACTS, `render-everything-390-${scheme}.png`),
+        fullPage: true,
+        timeout: 30_000,
+      });
+      await page.setViewportSize({ width: 360, height: 740 });
+      expect(await scrollsSideways(page)).toBe(false);
+      expect(await axeSerious(page)).toEqual([]);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 120_000);
+  }
 
   it('dark: callouts, math and diagrams render with the dark colours', async () => {
     const { page, context } = shared;
@@ -265,6 +364,7 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px)', () => {
       fullPage: true,
       timeout: 30_000,
     });
+    expect(await axeSerious(page)).toEqual([]);
     await context.close();
   }, 60_000);
 });

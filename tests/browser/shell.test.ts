@@ -64,9 +64,13 @@ async function workspace(width: number, scheme: 'light' | 'dark', height = 800) 
   page.setDefaultTimeout(8_000);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  const lists: string[] = [];
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname === '/api/v1/notes') lists.push(r.url());
+  });
   await page.goto(`${proxy.url}/workspace`);
   await page.locator('[data-testid="tree"] details').first().waitFor({ state: 'attached' });
-  return { page, errors, close: () => context.close() };
+  return { page, errors, lists, close: () => context.close() };
 }
 
 const openNote = async (page: Page, path: string) => {
@@ -210,6 +214,64 @@ describe('the workspace shell (Chromium)', () => {
       expect(await scrollsSideways(page)).toBe(false);
       await openNote(page, 'Long.md');
       expect(await scrollsSideways(page)).toBe(false);
+      await shot(page, `note-360-${scheme}`);
+      expect(errors).toEqual([]);
+      await close();
+    }, 60_000);
+
+    it(`900 px, ${scheme}: two panes (tree and note), the chat in place of the note; each pane scrolls on its own`, async () => {
+      const { page, errors, close } = await workspace(900, scheme);
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(scheme);
+      expect(await scrollsSideways(page)).toBe(false);
+      // Two panes side by side; the chat is not a third column and the drawer button is not shown.
+      const boxes = await page.evaluate(() => {
+        const box = (sel: string) => {
+          const el = document.querySelector(sel) as HTMLElement;
+          const r = el.getBoundingClientRect();
+          return { left: r.left, right: r.right, shown: el.checkVisibility() };
+        };
+        return { tree: box('.tree-pane'), main: box('.main-pane'), chat: box('.workspace > .chat') };
+      });
+      expect(boxes.tree.shown && boxes.main.shown).toBe(true);
+      expect(boxes.chat.shown).toBe(false);
+      expect(boxes.tree.right).toBeLessThanOrEqual(boxes.main.left + 1);
+      expect(boxes.main.right - boxes.main.left).toBeGreaterThan(550);
+      expect(await page.getByTestId('drawer-toggle').isVisible()).toBe(false);
+      await page.locator('[data-folder="Projects"] summary').click();
+      await page.locator('[data-testid="tree"] a[data-path="Projects/Beta.md"]').click();
+      await page.locator('article[data-path="Projects/Beta.md"]').waitFor();
+      await openNote(page, 'Long.md');
+      const scrolled = await page.evaluate(() => {
+        const main = document.querySelector('.main-pane')!;
+        main.scrollTop = main.scrollHeight;
+        return {
+          main: main.scrollTop,
+          page: document.documentElement.scrollHeight - innerHeight,
+          tree: document.querySelector('.tree-pane')!.scrollTop,
+        };
+      });
+      expect(scrolled.main).toBeGreaterThan(1000);
+      expect([scrolled.page <= 0, scrolled.tree]).toEqual([true, 0]);
+      await shot(page, `note-900-${scheme}`);
+      expect(await axeSerious(page)).toEqual([]);
+
+      // The chat takes the note's place beside the tree; its latest answer stays in view.
+      await page.getByTestId('chat-toggle').click();
+      await page.getByTestId('chat-input').waitFor({ state: 'visible' });
+      expect(await page.locator('.main-pane').isVisible()).toBe(false);
+      expect(await page.locator('.tree-pane').isVisible()).toBe(true);
+      for (let i = 1; i <= 3; i++) {
+        await page.getByTestId('chat-input').fill(`question ${i} about the beta project`);
+        await page.getByTestId('chat-send').click();
+        await expect.poll(() => page.getByTestId('chat-reply').count()).toBe(i);
+        expect(await visibleHeight(page, '.chat-log > li:last-child', '.chat-log')).toBeGreaterThan(20);
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollTop)).toBe(0);
+      expect(await scrollsSideways(page)).toBe(false);
+      await shot(page, `chat-900-${scheme}`);
+      expect(await axeSerious(page)).toEqual([]);
+      await page.getByTestId('chat-back').click();
+      await page.locator('article[data-path="Long.md"]').waitFor();
       expect(errors).toEqual([]);
       await close();
     }, 60_000);
@@ -231,6 +293,24 @@ describe('the workspace shell (Chromium)', () => {
       await context.close();
     }, 60_000);
   }
+
+  it('the quick switcher finds a note by an alias on a device that never opened it (the lean list carries them)', async () => {
+    const { page, close, lists } = await workspace(1280, 'light');
+    // The workspace reads the list with the fields it needs, never the full summaries.
+    expect(lists.length).toBeGreaterThan(0);
+    for (const u of lists) expect(new URL(u).searchParams.get('fields')).toBe('path,title,tags,aliases');
+    await page.keyboard.press('Control+k');
+    await page.getByTestId('switcher-input').waitFor();
+    await page.keyboard.type('firstl');
+    await expect
+      .poll(() => page.locator('.switcher li[aria-selected="true"]').getAttribute('data-path'))
+      .toBe('Projects/Alpha.md');
+    // The entry says which alias matched.
+    expect(await page.locator('.switcher li[aria-selected="true"]').textContent()).toContain('Firstling');
+    await page.keyboard.press('Enter');
+    await page.locator('article[data-path="Projects/Alpha.md"]').waitFor();
+    await close();
+  }, 60_000);
 
   it('the theme toggle is remembered across a reload', async () => {
     const { page, close } = await workspace(1280, 'light');

@@ -50,6 +50,18 @@ describe('editor completion', () => {
     expect(c.find((x) => x.kind === 'file')?.insert).toBe('x.png');
     expect(headingsOf('# One\ntext\n## Two ##\n```\n# not\n```')).toEqual(['One', 'Two']);
   });
+
+  it('offers each alias, inserted as target|alias', () => {
+    const c = linkCandidates(
+      [summary('a/Plan.md', 'Plan'), summary('b/Plan.md', 'Plan B')],
+      [],
+      new Map([['b/Plan.md', ['Second plan', 'Backup']]]),
+    );
+    expect(c.filter((x) => x.detail?.startsWith('alias')).map((x) => [x.label, x.insert, x.detail])).toEqual([
+      ['Second plan', 'b/Plan|Second plan', 'alias of Plan B'],
+      ['Backup', 'b/Plan|Backup', 'alias of Plan B'],
+    ]);
+  });
 });
 
 describe('tags', () => {

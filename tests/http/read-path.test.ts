@@ -230,6 +230,64 @@ describe('list paging and field selection', () => {
   });
 });
 
+describe('aliases in the list (fields=aliases)', () => {
+  it("answers each note's frontmatter aliases only when asked, and follows a write", async () => {
+    const t = await app({
+      'a.md': '---\naliases: [First, Erste]\n---\n# A\n',
+      'b.md': '---\nalias: Second\n---\n# B\n',
+      'c.md': '# C\n',
+      'd.md': '---\naliases: [7, Seventh]\n---\n# D\n',
+    });
+    const client = createQuireClient({
+      baseUrl: 'http://127.0.0.1:3000',
+      fetch: (url, init) => Promise.resolve(t.app.request(String(url), init as RequestInit)),
+    });
+    const all = await client.notes.page({ limit: null, fields: ['title', 'aliases'] });
+    expect(all.nextCursor).toBeNull();
+    expect(all.items).toEqual([
+      { path: 'a.md', title: 'A', aliases: ['First', 'Erste'] },
+      { path: 'b.md', title: 'B', aliases: ['Second'] },
+      { path: 'c.md', title: 'C', aliases: [] },
+      { path: 'd.md', title: 'D', aliases: ['Seventh'] },
+    ]);
+    // The spec's answer never carries them.
+    const plain = JSON.parse(text((await t.get('/api/v1/notes')).bytes));
+    for (const n of plain.data) expect(n).not.toHaveProperty('aliases');
+    expect(
+      (await t.send('PUT', '/api/v1/notes/c.md', { content: '---\naliases: Third\n---\n# C\n' })).status,
+    ).toBe(200);
+    const after = await client.notes.page({ limit: 2, fields: ['aliases'] });
+    expect(after.items).toEqual([
+      { path: 'a.md', aliases: ['First', 'Erste'] },
+      { path: 'b.md', aliases: ['Second'] },
+    ]);
+    const rest = await client.notes.page({ limit: 2, cursor: after.nextCursor, fields: ['aliases'] });
+    expect(rest.items).toEqual([
+      { path: 'c.md', aliases: ['Third'] },
+      { path: 'd.md', aliases: ['Seventh'] },
+    ]);
+
+    // A lean answer has an ETag per index version and shape: revalidation is a 304 until a write.
+    const lean = await t.get('/api/v1/notes?fields=path,title,aliases');
+    const etag = lean.res.headers.get('etag')!;
+    expect(etag).toMatch(/^"l-/);
+    expect(
+      (await t.get('/api/v1/notes?fields=path,title,aliases', { 'if-none-match': etag })).res.status,
+    ).toBe(304);
+    expect((await t.get('/api/v1/notes?fields=path,title', { 'if-none-match': etag })).res.status).toBe(200);
+    expect(
+      (await t.send('PUT', '/api/v1/notes/d.md', { content: '---\naliases: [Renamed]\n---\n# D\n' })).status,
+    ).toBe(200);
+    const changed = await t.get('/api/v1/notes?fields=path,title,aliases', { 'if-none-match': etag });
+    expect(changed.res.status).toBe(200);
+    expect(JSON.parse(text(changed.bytes)).data.at(-1)).toEqual({
+      path: 'd.md',
+      title: 'D',
+      aliases: ['Renamed'],
+    });
+  });
+});
+
 describe('note reads', () => {
   it('answers 304 from the index without reading the file, cold or cached', async () => {
     const t = await app(vault(10));

@@ -185,11 +185,12 @@ export const notes: Operation[] = [
       fields: {
         description:
           'Beyond the spec: comma-separated summary fields to keep, e.g. `path,title,checksum,updatedAt` ' +
-          '(an unknown field: 400 VALIDATION_ERROR).',
+          '(an unknown field: 400 VALIDATION_ERROR). `aliases` may be named too: the aliases of each ' +
+          "note's frontmatter (`aliases` or `alias`; an empty array when none), never in the default answer.",
         schema: { type: 'string' },
       },
     },
-    data: v.array(r.NoteSummary),
+    data: v.array(r.NoteListItem),
     errors: [400],
   },
   {

@@ -38,6 +38,12 @@ const noteSummaryEntries = {
 /** An item of `GET /api/v1/notes`. */
 export const NoteSummary = v.object(noteSummaryEntries);
 
+/**
+ * An item of `GET /api/v1/notes` as `?fields=` may shape it: the summary's fields, plus `aliases`
+ * (the frontmatter's `aliases` or `alias`; empty when none) only when `fields` names it.
+ */
+export const NoteListItem = v.object({ ...noteSummaryEntries, aliases: v.optional(v.array(v.string())) });
+
 /** A whole note: the summary, the body without frontmatter, the parsed frontmatter. */
 export const Note = v.object({
   ...noteSummaryEntries,

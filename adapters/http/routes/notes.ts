@@ -4,8 +4,8 @@ import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/sche
 import { ok, readJson } from '../../http-kit/envelope.ts';
 import { answerEncoding, createCompressedList, loadZlib } from '../compressed-list.ts';
 import { sealedResponse } from '../frame.ts';
-import { encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
-import { listPage, parseListQuery } from '../list-query.ts';
+import { type EncodedAnswer, encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
+import { encodeCursor, listPage, parseListQuery } from '../list-query.ts';
 import { createNoteCache, type NoteCache } from '../note-cache.ts';
 import type { AppEnv } from '../types.ts';
 import { actorOf } from './history.ts';
@@ -69,6 +69,10 @@ export function notesRoutes(
   const app = new Hono<AppEnv>();
   const serialized = new WeakMap<Note, string>();
   const list = createCompressedList();
+  // Answers of `?fields=`/`?limit=` for the current index version, by shape (at most 16 kept).
+  // Shared by every key, like the full list's encoding: once lists are filtered by a key's folder
+  // scope, the scope must be part of this key and of the ETag.
+  const pages = { generation: -1, byShape: new Map<string, EncodedAnswer>() };
   const cache = shared ?? createNoteCache(cacheBytes);
   const encoder = new TextEncoder();
 
@@ -85,8 +89,21 @@ export function notesRoutes(
     const current = notes.list();
     const query = c.req.url.includes('?') ? parseListQuery((n) => c.req.query(n)) : null;
     if (query) {
-      const { data, page } = listPage(current.items, query);
-      return sendAnswer(c, encodeAnswer(data, { page }), { 'Cache-Control': 'no-cache' });
+      // The same query on the same index version gives the same bytes: a revalidation is a 304.
+      const shape = `${query.fields?.join('.') ?? ''}-${query.limit ?? ''}-${query.after === undefined ? '' : encodeCursor(query.after)}`;
+      const etag = `"l-${instance}-${current.generation}-${shape}"`;
+      if (noneMatch(c.req.header('if-none-match'), etag)) return sealedResponse(c, 304, null, { ETag: etag });
+      // Encoded (and compressed) once per index version and shape, for every client that asks.
+      if (pages.generation !== current.generation) pages.byShape.clear();
+      pages.generation = current.generation;
+      let answer = pages.byShape.get(shape);
+      if (!answer) {
+        const { data, page } = listPage(current.items, query, () => notes.aliases());
+        answer = encodeAnswer(data, { page });
+        pages.byShape.set(shape, answer);
+        if (pages.byShape.size > 16) pages.byShape.delete(pages.byShape.keys().next().value!);
+      }
+      return sendAnswer(c, answer, { 'Cache-Control': 'no-cache', ETag: etag });
     }
     const etag = `"l-${instance}-${current.generation}"`;
     const vary = { Vary: 'Accept-Encoding' };

@@ -4,7 +4,7 @@
  * and drafts typed while the server could not be reached. Storage that is full or unavailable
  * (private mode) only means less is kept: nothing here throws.
  */
-import type { FolderNode, Note, NoteSummary } from './workspace-api.ts';
+import type { FolderNode, Note, NoteEntry } from './workspace-api.ts';
 
 /** How many recently read notes are kept for offline reading. */
 export const RECENT_NOTES = 30;
@@ -12,7 +12,7 @@ export const RECENT_NOTES = 30;
 const MAX_NOTE_CHARS = 200_000;
 
 /** The list as kept offline: enough for the tree, the list and the switcher. */
-export type ListEntry = Pick<NoteSummary, 'path' | 'title' | 'tags'> & { aliases?: string[] };
+export type ListEntry = Pick<NoteEntry, 'path' | 'title' | 'tags'> & { aliases?: string[] };
 
 /** A draft typed offline, offered again when the server answers. */
 export interface Draft {
@@ -66,9 +66,12 @@ export function offlineStore(store: Storage, id: string) {
     note(path: string): Kept | null {
       return read<Kept[]>(store, NOTES, []).find((k) => k.note.path === path) ?? null;
     },
-    /** Aliases of the kept notes, by path (the list from the server carries none). */
+    /** Aliases by path: of the list as last seen, and of the kept notes. */
     aliases(): Map<string, string[]> {
       const out = new Map<string, string[]>();
+      for (const e of read<{ list: ListEntry[] } | null>(store, LIST, null)?.list ?? []) {
+        if (e.aliases?.length) out.set(e.path, e.aliases);
+      }
       for (const k of read<Kept[]>(store, NOTES, [])) {
         const a = aliasesOf(k.note.frontmatter);
         if (a.length) out.set(k.note.path, a);
@@ -76,8 +79,13 @@ export function offlineStore(store: Storage, id: string) {
       return out;
     },
     /** Keeps the tree and the list as last seen. */
-    keepList(tree: FolderNode, notes: readonly NoteSummary[]): void {
-      const list: ListEntry[] = notes.map((n) => ({ path: n.path, title: n.title, tags: n.tags }));
+    keepList(tree: FolderNode, notes: readonly NoteEntry[]): void {
+      const list: ListEntry[] = notes.map((n) => ({
+        path: n.path,
+        title: n.title,
+        tags: n.tags,
+        ...(n.aliases.length ? { aliases: n.aliases } : {}),
+      }));
       if (!write(store, LIST, { tree, list })) write(store, LIST, { tree: null, list });
     },
     /** The tree and list as last seen, if any. */

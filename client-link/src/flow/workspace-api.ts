@@ -14,6 +14,14 @@ export type { NoteSummary } from '../../../core/notes/note-index.ts';
 export type { SearchHit } from '../../../core/notes/search.ts';
 export type { Note } from '../../../core/notes/service.ts';
 
+/** A note as the workspace lists it. */
+export interface NoteEntry {
+  path: string;
+  title: string;
+  tags: string[];
+  aliases: string[];
+}
+
 /** A note path in a URL: slashes encoded too (the server decodes once). */
 export const encodePath = (path: string) => encodeURIComponent(path);
 
@@ -31,7 +39,18 @@ export function workspaceApi(profile: Profile, fetchFn: typeof fetch = (...a) =>
       ).data,
   );
   return {
-    listNotes: () => api.notes.list(),
+    /**
+     * Every note as the workspace needs it: path, title, tags and aliases, one answer
+     * (`?fields=path,title,tags,aliases`: a tenth of the full summaries, which carry every link and
+     * backlink; revalidated with its ETag).
+     */
+    listNotes: async (): Promise<NoteEntry[]> =>
+      (await api.notes.page({ limit: null, fields: ['title', 'tags', 'aliases'] })).items.map((n) => ({
+        path: n.path,
+        title: n.title,
+        tags: n.tags,
+        aliases: n.aliases ?? [],
+      })),
     tree: () => api.folders.tree(),
     read: (path: string) => api.notes.get(path),
     create: (path: string, content: string) => api.notes.create({ path, content }),

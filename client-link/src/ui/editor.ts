@@ -1,10 +1,10 @@
 /**
  * The note editor: CodeMirror 6 (lazy/codemirror.ts, loaded when editing starts) with markdown
- * highlighting and `[[` completion over note titles, file names and headings; a plain textarea
+ * highlighting and `[[` completion over note titles, aliases, file names and headings; a plain textarea
  * only when that chunk fails to load. Either way the host element (`data-testid="editor"`) has a
  * `value` property with the text, and pasted or dropped files are uploaded (upload.ts).
  */
-import type { NoteSummary } from '../flow/workspace-api.ts';
+import type { NoteEntry } from '../flow/workspace-api.ts';
 import { h } from './dom.ts';
 import { log } from './log.ts';
 import { uploadEmbeds } from './upload.ts';
@@ -38,8 +38,16 @@ export interface EditorHandle {
   destroy(): void;
 }
 
-/** The shortest unambiguous link target of a note (its name, or its path when the name repeats). */
-export function linkCandidates(notes: readonly NoteSummary[], files: readonly string[]): LinkCandidate[] {
+/**
+ * The `[[` candidates: each note by title (and by file name when that differs), each alias
+ * (inserted as `target|alias`, so the link resolves to the note and shows the alias), each file.
+ * A target is the shortest unambiguous one (the name, or the path when the name repeats).
+ */
+export function linkCandidates(
+  notes: readonly Pick<NoteEntry, 'path' | 'title'>[],
+  files: readonly string[],
+  aliases: ReadonlyMap<string, readonly string[]> = new Map(),
+): LinkCandidate[] {
   const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
   const counts = new Map<string, number>();
   for (const p of [...notes.map((n) => n.path), ...files]) {
@@ -60,6 +68,14 @@ export function linkCandidates(notes: readonly NoteSummary[], files: readonly st
         detail: n.title,
         kind: 'note' as const,
       })),
+    ...notes.flatMap((n) =>
+      (aliases.get(n.path) ?? []).map((a) => ({
+        label: a,
+        insert: `${target(n.path)}|${a}`,
+        detail: `alias of ${n.title}`,
+        kind: 'note' as const,
+      })),
+    ),
     ...files.map((f) => ({
       label: base(f),
       insert: target(f) === base(f) ? base(f) : f,
@@ -99,7 +115,7 @@ export async function openEditor(
     async candidates() {
       const [notes, tree] = await Promise.all([ws.api.listNotes(), ws.api.tree().catch(() => null)]);
       const files = tree ? vaultPaths(tree).files : [];
-      return linkCandidates(notes, files);
+      return linkCandidates(notes, files, new Map(notes.map((n) => [n.path, n.aliases])));
     },
     async headings(target) {
       const notes = await ws.api.listNotes();
@@ -108,7 +124,8 @@ export async function openEditor(
         (n) =>
           n.path.toLowerCase() === `${t}.md` ||
           n.path.toLowerCase().endsWith(`/${t}.md`) ||
-          n.title.toLowerCase() === t,
+          n.title.toLowerCase() === t ||
+          n.aliases.some((a) => a.toLowerCase() === t),
       );
       return hit ? headingsOf((await ws.api.read(hit.path)).content) : [];
     },

@@ -121,9 +121,18 @@ function linkTargets(root: HTMLElement, ws: Workspace, note: Note): void {
   }
 }
 
-/** Task checkboxes of the note itself: a click flips the source line and saves with If-Match. */
+/**
+ * Task checkboxes of the note itself: a click flips the source line and saves with If-Match. The
+ * boxes are rendered disabled; they are matched to their source lines (a parse of the note of its
+ * own) and enabled in the frame after the note is shown, not before it.
+ */
 function tasks(root: HTMLElement, ws: Workspace, note: Note): void {
   const boxes = [...root.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')];
+  if (!boxes.length) return;
+  requestAnimationFrame(() => setTimeout(() => enableTasks(boxes, ws, note), 0));
+}
+
+function enableTasks(boxes: HTMLInputElement[], ws: Workspace, note: Note): void {
   const marks = taskMarks(note.content);
   // A mismatch (tasks inside comments, odd nesting) would flip the wrong line: leave them read-only.
   if (boxes.length !== marks.length) return;
@@ -150,6 +159,21 @@ function tasks(root: HTMLElement, ws: Workspace, note: Note): void {
   });
 }
 
+/**
+ * What assistive technology needs of the rendered markdown: each task box is named by its item's
+ * text, and code blocks (which scroll sideways on a phone) can be reached and scrolled by keyboard.
+ */
+function accessible(root: HTMLElement): void {
+  for (const box of root.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) {
+    const text = (box.closest('li')?.textContent ?? '').trim().replace(/\s+/g, ' ');
+    box.setAttribute('aria-label', text ? `Task: ${text.slice(0, 120)}` : 'Task');
+  }
+  for (const pre of root.querySelectorAll('pre')) {
+    pre.tabIndex = 0;
+    pre.setAttribute('aria-label', 'Code block');
+  }
+}
+
 /** Finishes a rendered note in place; resolves once every embed is in. */
 export async function enhance(
   root: HTMLElement,
@@ -162,6 +186,7 @@ export async function enhance(
     revokeBlobs();
     tasks(root, ws, note);
   } else for (const b of root.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) b.disabled = true;
+  accessible(root);
   anchors(root);
   callouts(root);
   highlights(root);

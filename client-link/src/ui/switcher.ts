@@ -46,7 +46,12 @@ export interface Switcher {
  * Builds the switcher. `items` is read on every opening; `choose` opens the picked note.
  * Arrow keys move, Enter opens, Esc closes (the dialog's own cancel), focus returns where it was.
  */
-export function quickSwitcher(items: () => readonly SwitchItem[], choose: (path: string) => void): Switcher {
+export function quickSwitcher(
+  items: () => readonly SwitchItem[],
+  choose: (path: string) => void,
+  /** Called on each opening; the list is matched again when it settles (aliases loaded late). */
+  prepare: () => Promise<void> = async () => {},
+): Switcher {
   const input = h('input', {
     type: 'text',
     role: 'combobox',
@@ -68,9 +73,16 @@ export function quickSwitcher(items: () => readonly SwitchItem[], choose: (path:
   let matches: SwitchItem[] = [];
   let at = 0;
   const paint = () => {
+    const q = input.value.trim().toLowerCase();
+    // The alias a match was found by, when its title alone would not have matched.
+    const byAlias = (m: SwitchItem) =>
+      q && !m.title.toLowerCase().includes(q)
+        ? m.aliases.find((a) => a.toLowerCase().includes(q))
+        : undefined;
     mount(
       listEl,
       ...matches.map((m, i) => {
+        const alias = byAlias(m);
         const li = h(
           'li',
           {
@@ -80,6 +92,7 @@ export function quickSwitcher(items: () => readonly SwitchItem[], choose: (path:
             'data-path': m.path,
           },
           m.title,
+          alias ? h('span', { class: 'alias' }, ` (${alias})`) : null,
           h('small', {}, m.path),
         );
         li.addEventListener('click', () => pick(i));
@@ -128,6 +141,19 @@ export function quickSwitcher(items: () => readonly SwitchItem[], choose: (path:
       update();
       dialog.showModal();
       input.focus();
+      void prepare()
+        .then(() => {
+          if (dialog.open) {
+            const keep = at > 0 ? matches[at]?.path : undefined;
+            matches = rankMatches(items(), input.value);
+            at = Math.max(
+              0,
+              matches.findIndex((m) => m.path === keep),
+            );
+            paint();
+          }
+        })
+        .catch(() => {});
     },
   };
 }

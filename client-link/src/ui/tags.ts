@@ -3,7 +3,7 @@
  * pills open the notes carrying the tag (nested tags included), through the shell's `onTag` when
  * it has one, else as a list of results in place of the note.
  */
-import type { NoteSummary } from '../flow/workspace-api.ts';
+import type { NoteEntry } from '../flow/workspace-api.ts';
 import { h, mount } from './dom.ts';
 import { describe, type Workspace } from './workspace.ts';
 
@@ -12,7 +12,10 @@ export const tagPill = (tag: string): HTMLAnchorElement =>
   h('a', { class: 'tag', href: `#tag=${encodeURIComponent(tag)}`, 'data-tag': tag }, `#${tag}`);
 
 /** Notes carrying `tag` or a tag nested under it (case-insensitive), by title. */
-export function notesTagged(notes: readonly NoteSummary[], tag: string): NoteSummary[] {
+export function notesTagged<N extends Pick<NoteEntry, 'path' | 'title' | 'tags'>>(
+  notes: readonly N[],
+  tag: string,
+): N[] {
   const want = tag.toLowerCase().replace(/^#/, '');
   return notes
     .filter((n) => n.tags.some((t) => t.toLowerCase() === want || t.toLowerCase().startsWith(`${want}/`)))

@@ -6,6 +6,7 @@ import { type WorkspaceApi, workspaceApi } from '../flow/workspace-api.ts';
 import { chatPanel } from './chat.ts';
 import { h, mount } from './dom.ts';
 import { log } from './log.ts';
+import { warmRenderer } from './markdown.ts';
 import { noteView } from './note-view.ts';
 import { draftOffer, isOffline, offlineNoteView } from './offline-view.ts';
 import { quickSwitcher } from './switcher.ts';
@@ -73,6 +74,7 @@ export function renderWorkspace(root: HTMLElement): void {
   let allNotes: ListEntry[] = [];
   let tagFilter: string | null = null;
   let attachmentFolder: string | null | undefined;
+  let warmed = false;
   const renderList = () => list.show(filterByTag(allNotes, tagFilter));
   const loadTags = async () => {
     renderTagPane(tagPane, await api.tags(), tagFilter, (t) => {
@@ -120,6 +122,11 @@ export function renderWorkspace(root: HTMLElement): void {
           setTimeout(() => {
             performance.mark('quire:tree-painted');
             offline.keepList(t, notes);
+            if (!warmed) {
+              warmed = true;
+              const idle = window.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 50));
+              idle(() => warmRenderer());
+            }
           }, 0),
         );
       } catch (err) {
@@ -201,11 +208,15 @@ export function renderWorkspace(root: HTMLElement): void {
   const search = searchView(ws, mainPanel, () => {
     shell.dataset.view = 'note';
   });
-  const aliases = () => offline.aliases();
+  // The list carries the aliases (offline, the list as last seen and the kept notes do).
   const switcher = quickSwitcher(
     () => {
-      const known = aliases();
-      return allNotes.map((n) => ({ path: n.path, title: n.title, aliases: known.get(n.path) ?? [] }));
+      const kept = allNotes.some((n) => n.aliases) ? null : offline.aliases();
+      return allNotes.map((n) => ({
+        path: n.path,
+        title: n.title,
+        aliases: n.aliases ?? kept?.get(n.path) ?? [],
+      }));
     },
     (path) => void ws.open(path),
   );
