@@ -8,3 +8,4 @@ export {
   queryString,
   type Transport,
 } from './transport.ts';
+export type { Capability, KeyScope } from '../core/auth/scope.ts';
