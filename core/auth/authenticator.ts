@@ -69,7 +69,12 @@ export function createAuthenticator(opts: {
       const key = await auth.verifyKey(apiKey);
       if (!key) throw new DomainError('INVALID_API_KEY', 'The API key in X-Service-Key is not valid.');
       if (verified.size >= 256) verified.clear();
-      const entry = { id: key.id, at: now(), generation: auth.generation, ...(key.scope ? { scope: key.scope } : {}) };
+      const entry = {
+        id: key.id,
+        at: now(),
+        generation: auth.generation,
+        ...(key.scope ? { scope: key.scope } : {}),
+      };
       verified.set(apiKey, entry);
       return principalOf(entry);
     },

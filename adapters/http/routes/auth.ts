@@ -1,7 +1,8 @@
 import { type Context, Hono } from 'hono';
 import * as v from 'valibot';
-import { scopeWithin } from '../../../core/auth/service.ts';
+import { requireRoute } from '../../../core/auth/access.ts';
 import { KeyScopeSchema } from '../../../core/auth/scope.ts';
+import { scopeWithin } from '../../../core/auth/service.ts';
 import { DomainError } from '../../../core/errors.ts';
 import { ok, readJson } from '../../http-kit/envelope.ts';
 import { clientAddress } from '../client.ts';
@@ -49,7 +50,10 @@ export function authRoutes(deps: AppDeps, setup: SetupDeps, limiter: RateLimiter
     return ok(c, { valid: true, serverId: service.serverId, setupComplete: service.setupComplete });
   });
   app.post('/link', async (c) => {
-    await requireKey(c);
+    const key = await requireKey(c);
+    // Completing setup is admin work (core/auth/access.ts), checked here: this route checks its own key.
+    const who = key.scope ? { id: key.id, method: 'api-key' as const, scope: key.scope } : undefined;
+    requireRoute(who, 'POST', '/api/v1/system/setup-link');
     return ok(c, await service.link());
   });
   app.post('/token', async (c) => {

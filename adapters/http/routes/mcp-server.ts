@@ -36,7 +36,7 @@ export function buildServer(deps: McpDeps): Server {
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: mcpToolList(deps.write, deps.notes.history !== null),
+    tools: mcpToolList(deps.write && (deps.canWrite ?? true), deps.notes.history !== null, deps.read ?? true),
   }));
   server.setRequestHandler(CallToolRequestSchema, (req) => {
     // Own names only: `constructor` or `__proto__` is no tool (a JSON-RPC error, as the spec asks).

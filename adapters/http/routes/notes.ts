@@ -7,6 +7,7 @@ import { sealedResponse } from '../frame.ts';
 import { encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
 import { listPage, parseListQuery } from '../list-query.ts';
 import { createNoteCache, type NoteCache } from '../note-cache.ts';
+import { notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { actorOf } from './history.ts';
 
@@ -59,7 +60,7 @@ export function indexedNoteAnswer(
  * lane), or `cacheBytes` bounds a new one.
  */
 export function notesRoutes(
-  notes: NoteService,
+  all: NoteService,
   instance: string,
   cacheBytes?: number,
   shared?: NoteCache,
@@ -67,6 +68,7 @@ export function notesRoutes(
   related?: Handler<AppEnv>,
 ) {
   const app = new Hono<AppEnv>();
+  const notes = all;
   const serialized = new WeakMap<Note, string>();
   const list = createCompressedList();
   const cache = shared ?? createNoteCache(cacheBytes);
@@ -82,12 +84,15 @@ export function notesRoutes(
   };
 
   app.get('/', async (c) => {
-    const current = notes.list();
+    const view = notesFor(c, notes);
+    const current = view.list();
     const query = c.req.url.includes('?') ? parseListQuery((n) => c.req.query(n)) : null;
     if (query) {
       const { data, page } = listPage(current.items, query);
       return sendAnswer(c, encodeAnswer(data, { page }), { 'Cache-Control': 'no-cache' });
     }
+    // A scoped key's list is its own: never the shared compressed list or its ETag.
+    if (view !== notes) return sendAnswer(c, encodeAnswer(current.items), { 'Cache-Control': 'no-cache' });
     const etag = `"l-${instance}-${current.generation}"`;
     const vary = { Vary: 'Accept-Encoding' };
     if (noneMatch(c.req.header('if-none-match'), etag))
@@ -106,6 +111,7 @@ export function notesRoutes(
 
   app.post('/', async (c) => {
     const body = await readJson(c, CreateNoteBody);
+    const notes = notesFor(c, all);
     const note = await notes.withActor(actorOf(c), () =>
       notes.create(body.path, body.content, body.frontmatter),
     );
@@ -114,6 +120,7 @@ export function notesRoutes(
 
   app.post('/:path{.+}/move', async (c) => {
     const body = await readJson(c, MoveNoteBody);
+    const notes = notesFor(c, all);
     const opts = { updateLinks: body.updateLinks ?? false, ifMatch: c.req.header('if-match') };
     const result = await notes.withActor(actorOf(c), () => notes.move(c.req.param('path'), body.path, opts));
     return ok(c, { ...result.note, rewritten: result.rewritten }, 200, { etag: `"${result.note.checksum}"` });
@@ -126,6 +133,7 @@ export function notesRoutes(
   app.get('/:path{.+}', async (c) => {
     const path = c.req.param('path');
     const inm = c.req.header('if-none-match');
+    const notes = notesFor(c, all);
     const known = indexedNoteAnswer(notes, cache, path, inm);
     if (known) return sealedResponse(c, known.status, known.body, known.headers);
     const note = await notes.get(path);
@@ -139,6 +147,7 @@ export function notesRoutes(
 
   app.put('/:path{.+}', async (c) => {
     const body = await readJson(c, UpdateNoteBody);
+    const notes = notesFor(c, all);
     const input = { content: body.content, frontmatter: body.frontmatter };
     const ifMatch = c.req.header('if-match');
     const note = await notes.withActor(actorOf(c), () => notes.update(c.req.param('path'), input, ifMatch));
@@ -147,6 +156,7 @@ export function notesRoutes(
 
   app.delete('/:path{.+}', async (c) => {
     const ifMatch = c.req.header('if-match');
+    const notes = notesFor(c, all);
     const result = await notes.withActor(actorOf(c), () => notes.remove(c.req.param('path'), ifMatch));
     return ok(c, result);
   });

@@ -1,8 +1,14 @@
 import { existsSync } from 'node:fs';
-import * as v from 'valibot';
 import { join } from 'node:path';
+import * as v from 'valibot';
 import { fsStateStore } from '../../../adapters/store/fs-state-store.ts';
-import { CAPABILITIES, type Capability, type KeyScope, KeyScopeSchema, READ_ONLY } from '../../../core/auth/scope.ts';
+import {
+  CAPABILITIES,
+  type Capability,
+  type KeyScope,
+  KeyScopeSchema,
+  READ_ONLY,
+} from '../../../core/auth/scope.ts';
 import { createAuthService } from '../../../core/auth/service.ts';
 import { AuthStateError } from '../../../core/auth/state.ts';
 import { createQuireClient } from '../../../sdk/index.ts';
@@ -29,7 +35,10 @@ export function scopeFromOptions(o: {
 }): KeyScope | undefined {
   const caps = new Set<string>(o['read-only'] ? READ_ONLY : []);
   for (const c of o.cap ?? []) {
-    for (const one of c.split(',').map((x) => x.trim()).filter(Boolean)) {
+    for (const one of c
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean)) {
       if (!(CAPABILITIES as readonly string[]).includes(one))
         throw new UsageError(`Unknown capability "${one}"; use ${CAPABILITIES.join(', ')}.`);
       caps.add(one);
