@@ -14,7 +14,7 @@ import { validateFilePath } from '../files/paths.ts';
 import type { FileService } from '../files/service.ts';
 import type { FeedEvent, FeedPage } from '../notes/change-feed.ts';
 import type { NoteSummary } from '../notes/note-index.ts';
-import type { Note, NoteService } from '../notes/service.ts';
+import type { NoteService } from '../notes/service.ts';
 import { countTags, type TagCount } from '../notes/tags.ts';
 import { type FolderNode, folderTree } from '../notes/tree.ts';
 import { validateFolderPath, validateNotePath } from '../paths.ts';
@@ -96,6 +96,17 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
     requireCap(p, cap);
     if (typeof pathInput === 'string') requireWrite(p, cap, validateNotePathOrRaw(pathInput));
   };
+  /** Runs `check` then `run`; a refusal is a rejected promise, like the service's own errors. */
+  const guarded = <T>(check: () => void, run: () => Promise<T>): Promise<T> => {
+    try {
+      check();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    // Called at once (not after an await): a write reads its actor when it is called.
+    return run();
+  };
+  const seen = <T extends NoteSummary>(n: T): T => (folders ? scopedSummary(scope, n) : n);
   const visibleOnly = <T extends { path: string }>(xs: T[]): T[] => xs.filter((x) => see(x.path));
   let list: { generation: number; items: NoteSummary[] } | null = null;
   let tags: { generation: number; items: TagCount[] } | null = null;
@@ -152,46 +163,52 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
         if (scoped) fn(scoped);
       });
     },
-    create(pathInput, content, frontmatter) {
-      writable(pathInput);
-      return notes
-        .create(pathInput, content, frontmatter)
-        .then((n) => (folders ? scopedSummary(scope, n) : n));
-    },
-    update(pathInput, input, ifMatch) {
-      writable(pathInput);
-      return notes.update(pathInput, input, ifMatch).then((n) => (folders ? scopedSummary(scope, n) : n));
-    },
-    patch(pathInput, op, ifMatch) {
-      writable(pathInput);
-      return notes.patch(pathInput, op, ifMatch).then((n) => (folders ? scopedSummary(scope, n) : n));
-    },
-    remove(pathInput, ifMatch) {
-      writable(pathInput);
-      return notes.remove(pathInput, ifMatch);
-    },
-    move(from, to, opts) {
-      writable(from);
-      writable(to);
-      return notes.move(from, to, opts).then((r) => ({
-        ...r,
-        note: folders ? scopedSummary(scope, r.note) : r.note,
-        rewritten: r.rewritten.filter(see),
-      }));
-    },
-    moveFile(from, to, move, opts) {
-      requireCap(p, 'files:write');
-      for (const x of [from, to])
-        if (typeof x === 'string') requireWrite(p, 'files:write', validateFilePath(x));
-      return notes.moveFile(from, to, move, opts).then((r) => ({ ...r, rewritten: r.rewritten.filter(see) }));
-    },
-    restore(pathInput, bytes, opts) {
-      writable(pathInput);
-      return notes.restore(pathInput, bytes, opts).then((r) => ({
-        ...r,
-        note: folders ? scopedSummary(scope, r.note) : r.note,
-      }));
-    },
+    create: (pathInput, content, frontmatter) =>
+      guarded(
+        () => writable(pathInput),
+        () => notes.create(pathInput, content, frontmatter).then(seen),
+      ),
+    update: (pathInput, input, ifMatch) =>
+      guarded(
+        () => writable(pathInput),
+        () => notes.update(pathInput, input, ifMatch).then(seen),
+      ),
+    patch: (pathInput, op, ifMatch) =>
+      guarded(
+        () => writable(pathInput),
+        () => notes.patch(pathInput, op, ifMatch).then(seen),
+      ),
+    remove: (pathInput, ifMatch) =>
+      guarded(
+        () => writable(pathInput),
+        () => notes.remove(pathInput, ifMatch),
+      ),
+    move: (from, to, opts) =>
+      guarded(
+        () => {
+          writable(from);
+          writable(to);
+        },
+        () =>
+          notes
+            .move(from, to, opts)
+            .then((r) => ({ ...r, note: seen(r.note), rewritten: r.rewritten.filter(see) })),
+      ),
+    moveFile: (from, to, move, opts) =>
+      guarded(
+        () => {
+          requireCap(p, 'files:write');
+          for (const x of [from, to])
+            if (typeof x === 'string') requireWrite(p, 'files:write', validateFilePath(x));
+        },
+        () =>
+          notes.moveFile(from, to, move, opts).then((r) => ({ ...r, rewritten: r.rewritten.filter(see) })),
+      ),
+    restore: (pathInput, bytes, opts) =>
+      guarded(
+        () => writable(pathInput),
+        () => notes.restore(pathInput, bytes, opts).then((r) => ({ ...r, note: seen(r.note) })),
+      ),
     history: notes.history ? scopedHistory(notes.history, p, scope) : null,
   };
   return view;
@@ -312,23 +329,27 @@ function buildFilesView(files: FileService, p: Principal, scope: KeyScope): File
     ...files,
     stat: (pathInput) => Promise.resolve().then(() => files.stat(readable(pathInput))),
     read: (pathInput, range) => Promise.resolve().then(() => files.read(readable(pathInput), range)),
-    put: (pathInput, body, opts) => {
-      writable(pathInput);
-      return files.put(pathInput, body, opts);
-    },
-    remove: (pathInput, ifMatch, by) => {
-      writable(pathInput);
-      return files.remove(pathInput, ifMatch, by);
-    },
-    restore: (pathInput, bytes, by) => {
-      writable(pathInput);
-      return files.restore(pathInput, bytes, by);
-    },
-    move: (from, to, ifMatch) => {
-      writable(from);
-      writable(to);
-      return files.move(from, to, ifMatch);
-    },
+    put: (pathInput, body, opts) =>
+      Promise.resolve().then(() => {
+        writable(pathInput);
+        return files.put(pathInput, body, opts);
+      }),
+    remove: (pathInput, ifMatch, by) =>
+      Promise.resolve().then(() => {
+        writable(pathInput);
+        return files.remove(pathInput, ifMatch, by);
+      }),
+    restore: (pathInput, bytes, by) =>
+      Promise.resolve().then(() => {
+        writable(pathInput);
+        return files.restore(pathInput, bytes, by);
+      }),
+    move: (from, to, ifMatch) =>
+      Promise.resolve().then(() => {
+        writable(from);
+        writable(to);
+        return files.move(from, to, ifMatch);
+      }),
     list: async () => {
       // Listing attachments only names them: with files:read, or in the folder tree for notes:read.
       return (await files.list()).filter((f) => see(f.path));
