@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES, type Capability, type KeyScope } from '../../core/auth/scope.ts';
+import { createQuireClient } from '../../sdk/index.ts';
 import { waitFor } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 
@@ -167,6 +168,19 @@ describe.each(['direct', 'relay'] as const)('capabilities (%s)', (via) => {
 });
 
 describe('minting and listing scopes', () => {
+  it('the typed client mints a scoped key and lists its scope', async () => {
+    const api = createQuireClient({ baseUrl: s.url, apiKey: s.firstKey });
+    const scope: KeyScope = { capabilities: ['notes:read'], folders: ['Work/'] };
+    const k = await api.auth.mintKey('sdk reader', scope);
+    expect(k.scope).toEqual(scope);
+    expect((await api.auth.listKeys()).find((x) => x.id === k.id)?.scope).toEqual(scope);
+    const reader = createQuireClient({ baseUrl: s.url, apiKey: k.apiKey });
+    expect((await reader.notes.list()).map((n) => n.path).every((p) => p.startsWith('Work/'))).toBe(true);
+    await expect(reader.notes.create({ path: 'Work/sdk.md', content: 'x' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+  });
+
   it('GET /auth/keys shows each key scope (null for full access); a bad scope is 400', async () => {
     const list = await call('direct', s.firstKey, 'GET', '/api/v1/auth/keys');
     const byName = Object.fromEntries(list.json.data.map((k: any) => [k.name, k.scope]));
