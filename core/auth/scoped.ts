@@ -110,6 +110,10 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
   const visibleOnly = <T extends { path: string }>(xs: T[]): T[] => xs.filter((x) => see(x.path));
   let list: { generation: number; items: NoteSummary[] } | null = null;
   let tags: { generation: number; items: TagCount[] } | null = null;
+  let trees: { generation: number; byFolder: Map<string, FolderNode> } = {
+    generation: -1,
+    byFolder: new Map(),
+  };
 
   const view: NoteService = {
     ...notes,
@@ -141,7 +145,17 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
     },
     tree(folderInput) {
       requireCap(p, 'notes:read');
-      return folders ? scopedTree(notes, scope, folderInput) : notes.tree(folderInput);
+      if (!folders) return notes.tree(folderInput);
+      // Built once per index generation and folder (the full tree is too).
+      const generation = notes.list().generation;
+      if (trees.generation !== generation) trees = { generation, byFolder: new Map() };
+      const key = typeof folderInput === 'string' ? folderInput : '';
+      let t = typeof folderInput === 'string' ? trees.byFolder.get(key) : undefined;
+      if (!t) {
+        t = scopedTree(notes, scope, folderInput);
+        if (typeof folderInput === 'string' && trees.byFolder.size < 256) trees.byFolder.set(key, t);
+      }
+      return t;
     },
     async get(pathInput) {
       const path = readable(pathInput);
@@ -355,7 +369,8 @@ function buildFilesView(files: FileService, p: Principal, scope: KeyScope): File
       return (await files.list()).filter((f) => see(f.path));
     },
     attachmentPath: async (note, name) => {
-      requireCap(p, 'files:write');
+      // A read (GET, files:read): where an upload for `note` would go; never a hidden folder.
+      requireCap(p, 'files:read');
       const r = await files.attachmentPath(note, name);
       if (!see(r.path))
         throw new DomainError('FORBIDDEN', `Forbidden: "${r.path}" is outside this key's folders.`);

@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { limitsFolders } from '../../../core/auth/access.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { ok } from '../../http-kit/envelope.ts';
 import { createAnswerMemo, sendAnswer } from '../json-answer.ts';
@@ -12,8 +13,8 @@ export function foldersRoutes(notes: NoteService) {
   const tree = (folder: string) => memo.get(notes.list().generation, folder, () => notes.tree(folder));
   // A scoped key's tree is built for it (not memoized: the memo is the full tree's).
   const answer = (c: Context<AppEnv>, folder: string) => {
-    const view = notesFor(c, notes);
-    return view === notes ? sendAnswer(c, tree(folder)) : ok(c, view.tree(folder));
+    if (!limitsFolders(c.get('principal')?.scope)) return sendAnswer(c, tree(folder));
+    return ok(c, notesFor(c, notes).tree(folder));
   };
   app.get('/tree', (c) => answer(c, ''));
   app.get('/tree/:path{.+}', (c) => answer(c, c.req.param('path')));

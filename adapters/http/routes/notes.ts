@@ -1,4 +1,5 @@
 import { type Handler, Hono } from 'hono';
+import { limitsFolders } from '../../../core/auth/access.ts';
 import type { Note, NoteService } from '../../../core/notes/service.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
 import { ok, readJson } from '../../http-kit/envelope.ts';
@@ -84,7 +85,8 @@ export function notesRoutes(
   };
 
   app.get('/', async (c) => {
-    const view = notesFor(c, notes);
+    // A key limited to folders gets its own list; any other key the shared one (same items).
+    const view = limitsFolders(c.get('principal')?.scope) ? notesFor(c, notes) : notes;
     const current = view.list();
     const query = c.req.url.includes('?') ? parseListQuery((n) => c.req.query(n)) : null;
     if (query) {
