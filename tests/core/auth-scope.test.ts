@@ -11,7 +11,7 @@ import { folderShown, routeCapability } from '../../core/auth/access.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
 import { inScope, type KeyScope } from '../../core/auth/scope.ts';
-import { scopedNotes, scopedRetrieval } from '../../core/auth/scoped.ts';
+import { scopedFeedEvent, scopedNotes, scopedRetrieval } from '../../core/auth/scoped.ts';
 import { AUTH_STATE_KEY, createAuthService, scopeWithin } from '../../core/auth/service.ts';
 import { isDomainError } from '../../core/errors.ts';
 import { createNoteService } from '../../core/notes/service.ts';
@@ -325,5 +325,43 @@ describe('scoped views hide everything outside the folders (property)', () => {
     await expect(rw.create('Work/../Home/c.md', 'x')).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(rw.get('Home/b.md')).rejects.toMatchObject({ code: 'NOTE_NOT_FOUND' });
     expect(notes.list().items.map((n) => n.path)).toEqual(['Home/b.md', 'Work/a.md', 'Work/new.md']);
+  });
+});
+
+describe('the change feed as a folder key sees it', () => {
+  const scope: KeyScope = { capabilities: ['notes:read'], folders: ['Work/'] };
+  const ev = (type: any, path: string, from?: string) => ({
+    id: 7,
+    type,
+    data: { path, external: false, ...(from ? { from } : {}) },
+  });
+  it('hides events outside, and a move across the border reads as a delete or a create', () => {
+    expect(scopedFeedEvent(scope, ev('note.updated', 'Work/a.md'))).toEqual(ev('note.updated', 'Work/a.md'));
+    expect(scopedFeedEvent(scope, ev('note.updated', 'Home/a.md'))).toBeNull();
+    expect(scopedFeedEvent(scope, ev('note.moved', 'Work/b.md', 'Work/a.md'))?.type).toBe('note.moved');
+    expect(scopedFeedEvent(scope, ev('note.moved', 'Home/a.md', 'Work/a.md'))).toEqual(
+      ev('note.deleted', 'Work/a.md'),
+    );
+    expect(scopedFeedEvent(scope, ev('note.moved', 'Work/a.md', 'Home/a.md'))).toEqual(
+      ev('note.created', 'Work/a.md'),
+    );
+    expect(scopedFeedEvent(scope, ev('note.moved', 'Home/b.md', 'Home/a.md'))).toBeNull();
+    expect(scopedFeedEvent(undefined, ev('note.updated', 'Home/a.md'))).not.toBeNull();
+  });
+
+  it('a note moved out of the folders leaves every view', async () => {
+    const notes = createNoteService({
+      store: memoryNoteStore({ files: { 'Work/a.md': '# a [[b]]', 'Work/b.md': '# b' } }),
+      clock,
+    });
+    await notes.load();
+    const view = scopedNotes(notes, { id: 'k', method: 'api-key', scope });
+    expect(view.list().items.map((n) => n.path)).toEqual(['Work/a.md', 'Work/b.md']);
+    await notes.move('Work/b.md', 'Home/b.md');
+    expect(view.list().items.map((n) => n.path)).toEqual(['Work/a.md']);
+    expect(JSON.stringify(view.tree(''))).not.toContain('Home');
+    await expect(view.get('Home/b.md')).rejects.toMatchObject({ code: 'NOTE_NOT_FOUND' });
+    const a = await view.get('Work/a.md');
+    expect(a.links.every((l) => l.path === null)).toBe(true);
   });
 });

@@ -56,6 +56,8 @@ export function buildServer(deps: McpDeps): Server {
     ],
   }));
   server.setRequestHandler(ListResourcesRequestSchema, (req) => {
+    // A key without notes:read has no resources (its scope, core/auth/scoped.ts).
+    if (deps.read === false) return { resources: [] };
     const items = deps.notes.list().items;
     const cursor = req.params?.cursor;
     const from = cursor ? items.findIndex((n) => n.path > cursor) : 0;
