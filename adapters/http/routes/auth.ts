@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import * as v from 'valibot';
-import { requireRoute } from '../../../core/auth/access.ts';
+import { requireCap, requireWholeVault } from '../../../core/auth/access.ts';
 import { KeyScopeSchema } from '../../../core/auth/scope.ts';
 import { scopeWithin } from '../../../core/auth/service.ts';
 import { DomainError } from '../../../core/errors.ts';
@@ -53,7 +53,8 @@ export function authRoutes(deps: AppDeps, setup: SetupDeps, limiter: RateLimiter
     const key = await requireKey(c);
     // Completing setup is admin work (core/auth/access.ts), checked here: this route checks its own key.
     const who = key.scope ? { id: key.id, method: 'api-key' as const, scope: key.scope } : undefined;
-    requireRoute(who, 'POST', '/api/v1/system/setup-link');
+    requireCap(who, 'admin');
+    requireWholeVault(who);
     return ok(c, await service.link());
   });
   app.post('/token', async (c) => {
