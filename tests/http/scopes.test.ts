@@ -259,6 +259,8 @@ describe.each(['direct', 'relay'] as const)('folder scope (%s)', (via) => {
     expect([missing.status, missing.json.error.code]).toEqual([404, 'NOTE_NOT_FOUND']);
     expect((await call(via, w(), 'GET', '/api/v1/notes/Work/private/hiddenprivate.md')).status).toBe(404);
     expect((await call(via, w(), 'GET', '/api/v1/files/Home/secretpic.png')).status).toBe(404);
+    expect((await call(via, w(), 'GET', '/api/v1/files/Work/pic.png')).status).toBe(200);
+    expect((await call(via, w(), 'HEAD', '/api/v1/files/Home/secretpic.png')).status).toBe(404);
     expect((await call(via, w(), 'GET', '/api/v1/notes/Home/hiddenhome.md/versions')).text).not.toContain(
       'Secret',
     );
@@ -305,6 +307,32 @@ describe.each(['direct', 'relay'] as const)('folder scope (%s)', (via) => {
     });
     expect(r.status, r.text).toBe(200);
     clean('agent', r.text);
+  });
+});
+
+describe('change feed stream', () => {
+  it('streams only the events of the key folders', async () => {
+    const ctl = new AbortController();
+    const res = await fetch(`${s.url}/api/v1/events`, {
+      headers: { 'x-service-key': keys.work! },
+      signal: ctl.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const dec = new TextDecoder();
+    let text = '';
+    // The stream is open once its first frame (": ready") arrived.
+    while (!text.includes('ready')) text += dec.decode((await reader.read()).value, { stream: true });
+    await call('direct', keys.full!, 'POST', '/api/v1/notes', {
+      path: 'Home/stream-secret.md',
+      content: 'x',
+    });
+    await call('direct', keys.full!, 'POST', '/api/v1/notes', { path: 'Work/stream-ok.md', content: 'x' });
+    while (!text.includes('Work/stream-ok.md'))
+      text += dec.decode((await reader.read()).value, { stream: true });
+    ctl.abort();
+    expect(text).not.toContain('stream-secret');
+    clean('stream', text);
   });
 });
 
