@@ -125,3 +125,21 @@ describe('folder scopes over HTTP (property)', () => {
     );
   }, 120_000);
 });
+
+describe('setup link', () => {
+  it('completing setup needs admin and the whole vault; once complete, any key may confirm it', async () => {
+    const { call, firstKey, key } = await authApp();
+    const mint = async (scope: KeyScope) =>
+      (await call('POST', '/api/v1/auth/keys', { body: { name: 'k', scope }, headers: key(firstKey) })).json
+        .data.apiKey as string;
+    const ro = await mint({ capabilities: ['notes:read'] });
+    const folderAdmin = await mint({ capabilities: ['admin', 'notes:read'], folders: ['Work/'] });
+    for (const k of [ro, folderAdmin]) {
+      const r = await call('POST', '/api/v1/auth/link', { headers: key(k) });
+      expect([r.status, r.json.error.code]).toEqual([403, 'FORBIDDEN']);
+    }
+    expect((await call('GET', '/api/v1/system/setup')).json.data.setupComplete).toBe(false);
+    expect((await call('POST', '/api/v1/auth/link', { headers: key(firstKey) })).status).toBe(200);
+    expect((await call('POST', '/api/v1/auth/link', { headers: key(ro) })).status).toBe(200);
+  });
+});

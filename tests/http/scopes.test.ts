@@ -121,7 +121,6 @@ const FAMILY_WRITES: [string, Capability, string, string, unknown?][] = [
   ['keys', 'admin', 'POST', '/api/v1/auth/keys', { name: 'x' }],
   ['security', 'admin', 'GET', '/api/v1/security/audit'],
   ['setup (pair code)', 'admin', 'POST', '/api/v1/auth/pair-code/rotate'],
-  ['setup (link)', 'admin', 'POST', '/api/v1/auth/link'],
   ['system', 'admin', 'GET', '/api/v1/system/info'],
 ];
 

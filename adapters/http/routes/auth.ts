@@ -53,8 +53,11 @@ export function authRoutes(deps: AppDeps, setup: SetupDeps, limiter: RateLimiter
     const key = await requireKey(c);
     // Completing setup is admin work (core/auth/access.ts), checked here: this route checks its own key.
     const who = key.scope ? { id: key.id, method: 'api-key' as const, scope: key.scope } : undefined;
-    requireCap(who, 'admin');
-    requireWholeVault(who);
+    // Once setup is complete, link changes nothing: any key may confirm it (the client's flow).
+    if (!service.setupComplete) {
+      requireCap(who, 'admin');
+      requireWholeVault(who);
+    }
     return ok(c, await service.link());
   });
   app.post('/token', async (c) => {
