@@ -143,3 +143,29 @@ describe('setup link', () => {
     expect((await call('POST', '/api/v1/auth/link', { headers: key(ro) })).status).toBe(200);
   });
 });
+
+describe('jwt mode', () => {
+  it('a token traded from a scoped key has the key scope', async () => {
+    const { call, firstKey, key } = await authApp({ mode: 'jwt' });
+    const bearer = async (k: string) => {
+      const t = await call('POST', '/api/v1/auth/token', { headers: key(k) });
+      expect(t.status, t.text).toBe(200);
+      return { authorization: `Bearer ${t.json.data.token}` };
+    };
+    const admin = await bearer(firstKey);
+    await call('POST', '/api/v1/notes', { body: { path: 'Home/h.md', content: 'x' }, headers: admin });
+    const minted = await call('POST', '/api/v1/auth/keys', {
+      body: { name: 'ro', scope: { capabilities: ['notes:read'], folders: ['Work/'] } },
+      headers: admin,
+    });
+    expect(minted.status, minted.text).toBe(201);
+    const ro = await bearer(minted.json.data.apiKey);
+    const write = await call('POST', '/api/v1/notes', {
+      body: { path: 'Work/a.md', content: 'x' },
+      headers: ro,
+    });
+    expect([write.status, write.json.error.message]).toEqual([403, expect.stringContaining('notes:write')]);
+    expect((await call('GET', '/api/v1/notes/Home/h.md', { headers: ro })).status).toBe(404);
+    expect((await call('GET', '/api/v1/notes/Home/h.md', { headers: admin })).status).toBe(200);
+  });
+});
