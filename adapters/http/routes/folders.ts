@@ -1,8 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { limitsFolders } from '../../../core/auth/access.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
-import { ok } from '../../http-kit/envelope.ts';
-import { createAnswerMemo, sendAnswer } from '../json-answer.ts';
+import { createAnswerMemo, type EncodedAnswer, encodeAnswer, sendAnswer } from '../json-answer.ts';
 import { notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 
@@ -11,10 +10,17 @@ export function foldersRoutes(notes: NoteService) {
   const app = new Hono<AppEnv>();
   const memo = createAnswerMemo();
   const tree = (folder: string) => memo.get(notes.list().generation, folder, () => notes.tree(folder));
-  // A scoped key's tree is built for it (not memoized: the memo is the full tree's).
+  // A folder key's tree is its own: the view builds it once per generation, encoded once here.
+  const scoped = new WeakMap<object, EncodedAnswer>();
   const answer = (c: Context<AppEnv>, folder: string) => {
     if (!limitsFolders(c.get('principal')?.scope)) return sendAnswer(c, tree(folder));
-    return ok(c, notesFor(c, notes).tree(folder));
+    const t = notesFor(c, notes).tree(folder);
+    let a = scoped.get(t);
+    if (!a) {
+      a = encodeAnswer(t);
+      scoped.set(t, a);
+    }
+    return sendAnswer(c, a);
   };
   app.get('/tree', (c) => answer(c, ''));
   app.get('/tree/:path{.+}', (c) => answer(c, c.req.param('path')));

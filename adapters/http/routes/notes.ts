@@ -1,11 +1,12 @@
 import { type Handler, Hono } from 'hono';
 import { limitsFolders } from '../../../core/auth/access.ts';
+import type { NoteSummary } from '../../../core/notes/note-index.ts';
 import type { Note, NoteService } from '../../../core/notes/service.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
 import { ok, readJson } from '../../http-kit/envelope.ts';
 import { answerEncoding, createCompressedList, loadZlib } from '../compressed-list.ts';
 import { sealedResponse } from '../frame.ts';
-import { encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
+import { type EncodedAnswer, encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
 import { listPage, parseListQuery } from '../list-query.ts';
 import { createNoteCache, type NoteCache } from '../note-cache.ts';
 import { notesFor } from '../scoped.ts';
@@ -70,6 +71,7 @@ export function notesRoutes(
 ) {
   const app = new Hono<AppEnv>();
   const notes = all;
+  const scopedLists = new WeakMap<readonly NoteSummary[], EncodedAnswer>();
   const serialized = new WeakMap<Note, string>();
   const list = createCompressedList();
   const cache = shared ?? createNoteCache(cacheBytes);
@@ -94,7 +96,15 @@ export function notesRoutes(
       return sendAnswer(c, encodeAnswer(data, { page }), { 'Cache-Control': 'no-cache' });
     }
     // A scoped key's list is its own: never the shared compressed list or its ETag.
-    if (view !== notes) return sendAnswer(c, encodeAnswer(current.items), { 'Cache-Control': 'no-cache' });
+    if (view !== notes) {
+      // Encoded (and compressed) once per scoped list: the view keeps one array per generation.
+      let answer = scopedLists.get(current.items);
+      if (!answer) {
+        answer = encodeAnswer(current.items);
+        scopedLists.set(current.items, answer);
+      }
+      return sendAnswer(c, answer, { 'Cache-Control': 'no-cache' });
+    }
     const etag = `"l-${instance}-${current.generation}"`;
     const vary = { Vary: 'Accept-Encoding' };
     if (noneMatch(c.req.header('if-none-match'), etag))
