@@ -12,6 +12,7 @@ import type * as S from '../adapters/http/openapi/operations-security.ts';
 import type * as R from '../adapters/http/openapi/responses.ts';
 import type * as F from '../adapters/http/openapi/responses-features.ts';
 import type { ChatBody } from '../core/agent/schemas.ts';
+import type { KeyScope } from '../core/auth/scope.ts';
 import type { CreateChannelBody, WebMessageBody } from '../core/channels/schemas.ts';
 import type { PatchNoteBody } from '../core/notes/schemas.ts';
 import type { InstallPluginBody } from '../core/plugins/schemas.ts';
@@ -128,7 +129,9 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
       token: () => call<Out<typeof R.IssuedToken>>('issueToken'),
       rotatePairCode: () => call<Out<typeof R.PairCode>>('rotatePairCode'),
       listKeys: () => call<Out<typeof R.KeyInfo>[]>('listKeys'),
-      mintKey: (name: string) => call<Out<typeof R.MintedKey>>('mintKey', {}, { body: { name } }),
+      /** A new key; with `scope`, limited to those capabilities and folders (full access without). */
+      mintKey: (name: string, scope?: KeyScope) =>
+        call<Out<typeof R.MintedKey>>('mintKey', {}, { body: scope ? { name, scope } : { name } }),
       revokeKey: (id: string) => call<Out<typeof R.RevokedKey>>('revokeKey', { id }),
     },
     notes: {

@@ -1,4 +1,6 @@
 /** `quire/client`: the typed client of the Quire API. */
+
+export type { Capability, KeyScope } from '../core/auth/scope.ts';
 export { CLIENT_OPERATIONS, createQuireClient, type OperationId, type QuireClient } from './client.ts';
 export {
   type ApiRequest,

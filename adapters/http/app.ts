@@ -1,4 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import { requireRoute } from '../../core/auth/access.ts';
 import { createRetrieval } from '../../core/search/retrieval.ts';
 import { errorBody, errorHandler } from '../http-kit/envelope.ts';
 import { bodyLimitEnvelope, methodNotAllowedEnvelope } from '../http-kit/middleware.ts';
@@ -71,8 +72,9 @@ export function createApp(deps: AppDeps) {
     if (!authn || isPublicRoute(c.req.method, c.req.path)) return next();
     if (c.req.method === 'POST' && SELF_AUTH_ROUTES.test(c.req.path)) return next();
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
+    let principal: Awaited<ReturnType<typeof authn.authenticate>>;
     try {
-      c.set('principal', await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer }));
+      principal = await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer });
     } catch (err) {
       // Failures only: a valid key passes even from an address others have failed from (NAT).
       const client = clientAddress(c, deps);
@@ -80,6 +82,9 @@ export function createApp(deps: AppDeps) {
       await limiter.failed(client);
       throw err;
     }
+    c.set('principal', principal);
+    // The capability the route family needs (core/auth/access.ts); folders are the views' part.
+    requireRoute(principal, c.req.method, c.req.path);
     return next();
   };
   app.use('/api/*', authenticate);

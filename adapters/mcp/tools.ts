@@ -71,12 +71,14 @@ const schemaOf = (s: v.GenericSchema) => {
 };
 
 /**
- * The tools to list: the read tools, the write tools when `write` is on, and the history and trash
- * tools when the server keeps a history (`history`, default on).
+ * The tools to list: the read tools (unless `read` is off: a key without notes:read), the write
+ * tools when `write` is on (MCP_WRITE and the key's notes:write), and the history and trash tools
+ * when the server keeps a history (`history`, default on).
  */
-export function mcpToolList(write: boolean, history = true): McpToolInfo[] {
+export function mcpToolList(write: boolean, history = true, read = true): McpToolInfo[] {
   return (Object.keys(McpToolInputs) as ToolName[])
     .filter((n) => write || !WRITE.has(n))
+    .filter((n) => read || WRITE.has(n))
     .filter((n) => history || !(n in HISTORY_TOOLS))
     .map((name) => ({
       name,

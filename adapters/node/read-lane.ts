@@ -30,7 +30,8 @@ const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
  * `X-Request-Id`, CORS for an `Origin`, `Content-Type`, `Cache-Control`, `ETag`), and logs the
  * same access line; a test compares both byte for byte. Anything else goes to `next` (the app):
  * other methods, a body, a query string, encoded `%`, dot segments, an unusual Host, a key not
- * seen yet, a note not cached, and every request while draining.
+ * seen yet, a scoped key (its folders and capabilities are the full path's to apply), a note not
+ * cached, and every request while draining.
  */
 export function readLane(
   next: Listener,
@@ -71,7 +72,9 @@ export function readLane(
       return;
     }
     const apiKey = h['x-service-key'];
-    if ((apiKey !== undefined && typeof apiKey !== 'string') || !known({ apiKey })) {
+    // A scoped key takes the full path, where its scope is applied (core/auth/scoped.ts).
+    const who = apiKey === undefined || typeof apiKey === 'string' ? known({ apiKey }) : null;
+    if (who === null || who.scope !== undefined) {
       next(req, res);
       return;
     }

@@ -2,11 +2,14 @@
  * The agent: chat over your notes through an LLM provider port, with the core's tools and a
  * bounded tool loop (steps and time). Providers are adapters; `localProvider` is the offline one.
  */
+
+import { hasCapability } from '../auth/scope.ts';
+import { scopedNotes, scopedRetrieval } from '../auth/scoped.ts';
 import { DomainError, isDomainError } from '../errors.ts';
 import type { NoteService } from '../notes/service.ts';
 import { validateNotePath } from '../paths.ts';
 import type { Clock, Logger } from '../ports.ts';
-import type { Retrieval } from '../search/retrieval.ts';
+import { createRetrieval, type Retrieval } from '../search/retrieval.ts';
 import { asksAboutOpenNote } from './intent.ts';
 import { runLoop } from './loop.ts';
 import type { LlmProvider } from './provider.ts';
@@ -125,6 +128,7 @@ export function createAgent(deps: AgentDeps): Agent {
    * this", "what links here"); any other question is about the vault, and the note is a hint.
    */
   const contextOf = async (
+    notes: NoteService,
     notePath: string | undefined,
     message: string,
   ): Promise<{ path?: string; text: string }> => {
@@ -170,12 +174,19 @@ export function createAgent(deps: AgentDeps): Agent {
         throw new DomainError('VALIDATION_ERROR', `message must be 1 to ${MAX_MESSAGE_CHARS} characters.`);
       }
       const started = clock.now();
-      const allowWrite = writesAllowed(input);
-      const ctx = await contextOf(input.notePath, message);
+      // A scoped key's chat sees and changes only what the key may (core/auth/scoped.ts).
+      const p = input.principal;
+      const scoped = p?.scope !== undefined;
+      const view = scoped ? scopedNotes(notes, p) : notes;
+      const toolset = scoped
+        ? noteTools(view, scopedRetrieval(deps.retrieval ?? createRetrieval({ notes }), p))
+        : tools();
+      const allowWrite = writesAllowed(input) && hasCapability(p?.scope, 'notes:write');
+      const ctx = await contextOf(view, input.notePath, message);
       try {
         const out = await runLoop({
           provider,
-          tools: tools(),
+          tools: toolset,
           allowWrite,
           system: SYSTEM + ctx.text,
           history: input.history ?? [],

@@ -3,6 +3,7 @@
  * contribute tools to it. Framework-free: tools are described by valibot schemas.
  */
 import type * as v from 'valibot';
+import type { Principal } from '../ports.ts';
 
 /** Where a chat message came from. Public channels (telegram, whatsapp) get no write tools by default. */
 export type ChannelKind = 'telegram' | 'whatsapp' | 'web';
@@ -51,6 +52,12 @@ export interface ChatInput {
   allowWrite?: boolean;
   /** Aborts the chat (client gone, shutdown). */
   signal?: AbortSignal;
+  /**
+   * Who asks (the HTTP route passes the request's key): a scoped key's chat searches, reads and
+   * writes only what the key may (core/auth/scoped.ts), and gets no plugin tools. Absent: the
+   * server itself (channels, plugins), with full access.
+   */
+  principal?: Principal;
 }
 
 /** The chat reply (docs/agent.md, "Answers"). */

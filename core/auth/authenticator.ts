@@ -1,6 +1,7 @@
 import { DomainError } from '../errors.ts';
 import type { Authenticator, Principal } from '../ports.ts';
 import type { Jwt } from './jwt.ts';
+import type { KeyScope } from './scope.ts';
 import type { AuthService } from './service.ts';
 
 const VERIFIED_TTL_MS = 30_000;
@@ -22,7 +23,9 @@ export function createAuthenticator(opts: {
   // Keys verified recently, so a request does not hash its key again: only valid keys enter,
   // at most 256, each for 30 s (then verifyKey runs again and records lastUsedAt), and any
   // change of the credentials (revoke, mint, rotate) empties it at once.
-  const verified = new Map<string, { id: string; at: number; generation: number }>();
+  const verified = new Map<string, { id: string; at: number; generation: number; scope?: KeyScope }>();
+  const principalOf = (seen: { id: string; scope?: KeyScope }): Principal =>
+    seen.scope ? { id: seen.id, method: 'api-key', scope: seen.scope } : { id: seen.id, method: 'api-key' };
   const fresh = (apiKey: string) => {
     const seen = verified.get(apiKey);
     return seen && seen.generation === auth.generation && now() - seen.at < VERIFIED_TTL_MS ? seen : null;
@@ -33,7 +36,7 @@ export function createAuthenticator(opts: {
       if (mode !== 'api-key') return null;
       const apiKey = creds.apiKey ?? creds.bearer;
       const seen = apiKey ? fresh(apiKey) : null;
-      return seen ? { id: seen.id, method: 'api-key' } : null;
+      return seen ? principalOf(seen) : null;
     },
     async authenticate(creds): Promise<Principal> {
       if (mode === 'none') return { id: 'anonymous', method: 'none' };
@@ -52,7 +55,9 @@ export function createAuthenticator(opts: {
             'Unauthorized: the key this token was issued for has been revoked; get a new one from POST /api/v1/auth/token.',
           );
         }
-        return { id: token.subject, method: 'jwt' };
+        // A token traded from a scoped key carries that key's scope (looked up now, by key id).
+        const scope = token.keyId !== null ? auth.scopeOf(token.keyId) : undefined;
+        return scope ? { id: token.subject, method: 'jwt', scope } : { id: token.subject, method: 'jwt' };
       }
       // MCP clients (and many HTTP tools) send the key as a bearer token; it counts the same.
       const apiKey = creds.apiKey ?? creds.bearer;
@@ -60,12 +65,18 @@ export function createAuthenticator(opts: {
         throw new DomainError('UNAUTHORIZED', 'Send your API key in the X-Service-Key header.');
       }
       const seen = fresh(apiKey);
-      if (seen) return { id: seen.id, method: 'api-key' };
+      if (seen) return principalOf(seen);
       const key = await auth.verifyKey(apiKey);
       if (!key) throw new DomainError('INVALID_API_KEY', 'The API key in X-Service-Key is not valid.');
       if (verified.size >= 256) verified.clear();
-      verified.set(apiKey, { id: key.id, at: now(), generation: auth.generation });
-      return { id: key.id, method: 'api-key' };
+      const entry = {
+        id: key.id,
+        at: now(),
+        generation: auth.generation,
+        ...(key.scope ? { scope: key.scope } : {}),
+      };
+      verified.set(apiKey, entry);
+      return principalOf(entry);
     },
   };
 }

@@ -56,6 +56,8 @@ export function hasCapability(scope: KeyScope | undefined, cap: Capability): boo
 export function inScope(scope: KeyScope | undefined, path: string): boolean {
   if (scope === undefined) return true;
   const p = path.replace(/^\/+/, '');
+  // A path that climbs (`Work/../Private`) is never inside: nothing may dodge a prefix test.
+  if (p.split('/').some((seg) => seg === '..' || seg === '.')) return false;
   const under = (prefix: string) => p.startsWith(prefix) || `${p}/` === prefix;
   if (scope.folders && scope.folders.length > 0 && !scope.folders.some(under)) return false;
   if (scope.exclude?.some(under)) return false;

@@ -5,6 +5,7 @@ import { createMutex } from '../mutex.ts';
 import type { Clock, Logger, StateStore } from '../ports.ts';
 import { withIdentity } from './identity-migration.ts';
 import { hashKey, newApiKey, newId, newPairCode, normalizePairCode, redactKey } from './keys.ts';
+import { hasCapability, inScope, type KeyScope } from './scope.ts';
 import { type AuthState, type KeyRecord, parseAuthState } from './state.ts';
 
 /** Name of the state file; it holds key hashes, never keys (but the first key until setup completes). */
@@ -19,6 +20,8 @@ export interface KeyInfo {
   prefix: string;
   createdAt: string;
   lastUsedAt: string | null;
+  /** What the key may do; null: full access. */
+  scope: KeyScope | null;
 }
 
 export interface AuthServiceDeps {
@@ -39,7 +42,30 @@ const info = (k: KeyRecord): KeyInfo => ({
   prefix: `quire_sk_…${k.last4}`,
   createdAt: k.createdAt,
   lastUsedAt: k.lastUsedAt,
+  scope: k.scope ?? null,
 });
+
+/**
+ * True when a key with scope `child` can do nothing a key with scope `parent` cannot: every
+ * capability of `child` is held by `parent`, and every folder `child` sees is seen by `parent`.
+ */
+export function scopeWithin(child: KeyScope | undefined, parent: KeyScope | undefined): boolean {
+  if (parent === undefined) return true;
+  if (child === undefined) return false;
+  if (!child.capabilities.every((c) => hasCapability(parent, c))) return false;
+  const parentLimits = (parent.folders?.length ?? 0) > 0 || (parent.exclude?.length ?? 0) > 0;
+  if (!parentLimits) return true;
+  // The child must name folders, each inside the parent's, and keep out every parent exclude.
+  if (!child.folders || child.folders.length === 0) return false;
+  if (!child.folders.every((f) => inScope(parent, f))) return false;
+  return (parent.exclude ?? []).every(
+    (x) =>
+      // An exclude of the parent is covered when the child excludes it or one of its ancestors,
+      // or when none of the child's folders reaches it.
+      (child.exclude ?? []).some((cx) => x.startsWith(cx)) ||
+      child.folders!.every((f) => !x.startsWith(f) && !f.startsWith(x)),
+  );
+}
 
 /**
  * First-run setup and the server's credentials: serverId, API keys (stored hashed), the relay
@@ -74,7 +100,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   const changedCode = () => {
     for (const fn of listeners) fn();
   };
-  const newKeyRecord = async (name: string, kind: KeyRecord['kind']) => {
+  const newKeyRecord = async (name: string, kind: KeyRecord['kind'], scope?: KeyScope) => {
     const apiKey = newApiKey(random);
     const rec: KeyRecord = {
       id: newId('key', random),
@@ -84,6 +110,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       last4: apiKey.slice(-4),
       createdAt: iso(),
       lastUsedAt: null,
+      ...(scope ? { scope } : {}),
     };
     return { apiKey, rec };
   };
@@ -190,14 +217,22 @@ export function createAuthService(deps: AuthServiceDeps) {
       });
     },
 
-    /** Mints a device key; its plain text is returned once and never stored. */
-    mintKey(name: string): Promise<KeyInfo & { apiKey: string }> {
+    /**
+     * Mints a device key, limited to `scope` when given; its plain text is returned once and never
+     * stored.
+     */
+    mintKey(name: string, scope?: KeyScope): Promise<KeyInfo & { apiKey: string }> {
       return mutex.run(async () => {
-        const { apiKey, rec } = await newKeyRecord(name, 'device');
+        const { apiKey, rec } = await newKeyRecord(name, 'device', scope);
         const st = cur();
         await save({ ...st, keys: [...st.keys, rec] });
         return { ...info(rec), apiKey };
       });
+    },
+
+    /** The scope of the key with this id (undefined: full access, or no such key). */
+    scopeOf(id: string): KeyScope | undefined {
+      return cur().keys.find((k) => k.id === id)?.scope;
     },
 
     /** True while the key with this id exists (not revoked). */

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { KeyScopeSchema } from './scope.ts';
 
 /** One API key as stored: never the key itself, only its SHA-256. */
 const KeyRecordSchema = v.object({
@@ -9,6 +10,8 @@ const KeyRecordSchema = v.object({
   last4: v.string(),
   createdAt: v.string(),
   lastUsedAt: v.nullable(v.string()),
+  /** What the key may do (issue 29); absent: full access (every key minted before scopes). */
+  scope: v.optional(KeyScopeSchema),
 });
 
 /** The server's credentials file (`credentials.json` in DATA_DIR, mode 0600). */

@@ -193,7 +193,15 @@ describe('device keys', () => {
     expect(JSON.stringify(list.json)).not.toContain(phoneKey);
     expect(JSON.stringify(list.json)).not.toContain(firstKey);
     for (const k of list.json.data)
-      expect(Object.keys(k).sort()).toEqual(['createdAt', 'id', 'kind', 'lastUsedAt', 'name', 'prefix']);
+      expect(Object.keys(k).sort()).toEqual([
+        'createdAt',
+        'id',
+        'kind',
+        'lastUsedAt',
+        'name',
+        'prefix',
+        'scope',
+      ]);
     expect(list.json.data[1].lastUsedAt).not.toBeNull();
     const del = await call('DELETE', `/api/v1/auth/keys/${minted.json.data.id}`, { headers: key(firstKey) });
     expect(del.status).toBe(200);

@@ -85,7 +85,7 @@ const schemaOf = (s: v.GenericSchema): Json => {
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid JSON, body, path or query (INVALID_JSON, VALIDATION_ERROR naming the field, INVALID_PATH).',
   401: 'No or bad credentials (UNAUTHORIZED, INVALID_API_KEY, INVALID_TOKEN).',
-  403: 'Refused (FORBIDDEN).',
+  403: 'Refused (FORBIDDEN): the key lacks the capability the route needs (the message names it, e.g. `missing capability notes:write`), or the path is outside its folders, or the server refuses it.',
   404: 'Not found (NOT_FOUND, NOTE_NOT_FOUND, FOLDER_NOT_FOUND, FILE_NOT_FOUND, CHANNEL_NOT_FOUND, PLUGIN_NOT_FOUND).',
   409: 'Conflict (NOTE_ALREADY_EXISTS, FILE_ALREADY_EXISTS, CONFLICT).',
   410: 'Retired (GONE); the message names the replacement.',
@@ -151,6 +151,8 @@ function responses(op: Operation): Json {
   if (op.body || op.rawBody) codes.add(400).add(413);
   if (op.path.includes('{path}')) codes.add(400);
   if (!op.public || op.keyOnly) codes.add(401);
+  // A scoped key (issue 29) without the route's capability: 403 naming it.
+  if (!op.public) codes.add(403);
   if (op.keyOnly || op.public) codes.add(429);
   for (const c of [...codes].sort()) out[String(c)] = { $ref: `#/components/responses/Error${c}` };
   return out;

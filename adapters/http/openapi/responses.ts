@@ -4,6 +4,7 @@
  * request bodies come from the core's own schemas (`core/**\/schemas.ts`).
  */
 import * as v from 'valibot';
+import { KeyScopeSchema } from '../../../core/auth/scope.ts';
 
 const isoDate = v.pipe(v.string(), v.isoTimestamp());
 
@@ -205,6 +206,8 @@ export const KeyInfo = v.object({
   prefix: v.string(),
   createdAt: isoDate,
   lastUsedAt: v.nullable(isoDate),
+  /** What the key may do (capabilities, folders, excluded folders); null: full access. */
+  scope: v.nullable(KeyScopeSchema),
 });
 
 /** A minted key: the listing plus the key itself, shown this once. */

@@ -15,6 +15,7 @@ export function agentRoutes(agent: Agent) {
       notePath: body.notePath,
       channel: body.channel,
       signal: c.req.raw.signal,
+      principal: c.get('principal'),
     });
     return ok(c, reply);
   });

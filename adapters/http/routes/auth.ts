@@ -1,12 +1,18 @@
 import { type Context, Hono } from 'hono';
 import * as v from 'valibot';
+import { requireCap, requireWholeVault } from '../../../core/auth/access.ts';
+import { KeyScopeSchema } from '../../../core/auth/scope.ts';
+import { scopeWithin } from '../../../core/auth/service.ts';
 import { DomainError } from '../../../core/errors.ts';
 import { ok, readJson } from '../../http-kit/envelope.ts';
 import { clientAddress } from '../client.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { AppDeps, AppEnv, SetupDeps } from '../types.ts';
 
-/** Body of `POST /api/v1/auth/keys`. */
+/**
+ * Body of `POST /api/v1/auth/keys`: a name, and optionally a scope (capabilities, folders,
+ * excluded folders; core/auth/scope.ts). No scope: a key with full access, as before scopes.
+ */
 export const KeyName = v.object({
   name: v.pipe(
     v.string('name must be a string.'),
@@ -14,6 +20,7 @@ export const KeyName = v.object({
     v.minLength(1, 'name must not be empty.'),
     v.maxLength(100),
   ),
+  scope: v.optional(v.nullable(KeyScopeSchema)),
 });
 
 /** `/api/v1/auth` routes. verify, link and token check the key themselves (see app.ts). */
@@ -43,7 +50,14 @@ export function authRoutes(deps: AppDeps, setup: SetupDeps, limiter: RateLimiter
     return ok(c, { valid: true, serverId: service.serverId, setupComplete: service.setupComplete });
   });
   app.post('/link', async (c) => {
-    await requireKey(c);
+    const key = await requireKey(c);
+    // Completing setup is admin work (core/auth/access.ts), checked here: this route checks its own key.
+    const who = key.scope ? { id: key.id, method: 'api-key' as const, scope: key.scope } : undefined;
+    // Once setup is complete, link changes nothing: any key may confirm it (the client's flow).
+    if (!service.setupComplete) {
+      requireCap(who, 'admin');
+      requireWholeVault(who);
+    }
     return ok(c, await service.link());
   });
   app.post('/token', async (c) => {
@@ -60,7 +74,17 @@ export function authRoutes(deps: AppDeps, setup: SetupDeps, limiter: RateLimiter
   app.get('/keys', (c) => ok(c, service.listKeys()));
   app.post('/keys', async (c) => {
     const body = await readJson(c, KeyName);
-    return ok(c, await service.mintKey(body.name), 201);
+    const scope = body.scope ?? undefined;
+    // Minting needs `admin` (checked with every route, core/auth/access.ts); a scoped admin key
+    // still cannot hand out more than it holds.
+    const own = c.get('principal')?.scope;
+    if (!scopeWithin(scope, own)) {
+      throw new DomainError(
+        'FORBIDDEN',
+        'A scoped key can only mint keys within its own scope (its capabilities and folders).',
+      );
+    }
+    return ok(c, await service.mintKey(body.name, scope), 201);
   });
   app.delete('/keys/:id', async (c) => ok(c, await service.revokeKey(c.req.param('id'))));
   return app;

@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
+import { limitsFolders } from '../../../core/auth/access.ts';
+import { scopedFeedEvent, scopedFeedPage } from '../../../core/auth/scoped.ts';
 import { DomainError } from '../../../core/errors.ts';
 import type { ChangeFeed, FeedEvent } from '../../../core/notes/change-feed.ts';
 import { EventsQuery } from '../../../core/notes/schemas.ts';
@@ -39,12 +41,25 @@ export function eventsRoutes(feed: ChangeFeed, opts: EventsRouteOptions = {}) {
     const q = v.safeParse(EventsQuery, { after: c.req.query('after'), wait: c.req.query('wait') });
     if (!q.success) throw new DomainError('VALIDATION_ERROR', q.issues[0].message);
     const accept = c.req.header('accept') ?? '';
+    // A key with a folder scope sees only the events of its folders (core/auth/scoped.ts).
+    const scope = c.get('principal')?.scope;
     if (accept.includes('application/json') && !accept.includes('text/event-stream')) {
-      const page = await feed.wait(
-        q.output.after ?? feed.last(),
-        (q.output.wait ?? 0) * 1000,
-        c.req.raw.signal,
-      );
+      const waitMs = (q.output.wait ?? 0) * 1000;
+      const until = Date.now() + waitMs;
+      let raw = await feed.wait(q.output.after ?? feed.last(), waitMs, c.req.raw.signal);
+      let page = scopedFeedPage(scope, raw);
+      // Hidden events do not end a scoped wait early: it waits on for a visible one.
+      while (
+        limitsFolders(scope) &&
+        raw.events.length > 0 &&
+        page.events.length === 0 &&
+        !page.reset &&
+        Date.now() < until &&
+        !c.req.raw.signal.aborted
+      ) {
+        raw = await feed.wait(page.next, until - Date.now(), c.req.raw.signal);
+        page = scopedFeedPage(scope, raw);
+      }
       return ok(c, page, 200, { 'cache-control': 'no-store' });
     }
     if ((c.env as { relayed?: boolean } | undefined)?.relayed === true) {
@@ -89,7 +104,7 @@ export function eventsRoutes(feed: ChangeFeed, opts: EventsRouteOptions = {}) {
           if (from !== null) {
             const page = feed.after(from);
             if (page.reset) out += `id: ${page.next}\nevent: reset\ndata: {"next":${page.next}}\n\n`;
-            for (const e of page.events) {
+            for (const e of scopedFeedPage(scope, page).events) {
               if (out.length > maxBacklog) {
                 partial = true;
                 break;
@@ -98,7 +113,10 @@ export function eventsRoutes(feed: ChangeFeed, opts: EventsRouteOptions = {}) {
             }
           } else out += `id: ${feed.last()}\n: ready\n\n`;
           send(out);
-          const unlisten = feed.listen((e) => send(frame(e)));
+          const unlisten = feed.listen((e) => {
+            const seen = scopedFeedEvent(scope, e);
+            if (seen) send(frame(seen));
+          });
           const beat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
           const unClose = feed.onClose(() => stop());
           stop = () => {

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { hasCapability } from '../../../core/auth/scope.ts';
 import { isDomainError } from '../../../core/errors.ts';
 import { isScriptCapable } from '../../../core/files/content-types.ts';
 import { MoveFileBody } from '../../../core/files/schemas.ts';
@@ -8,6 +9,7 @@ import { addFilesToTree } from '../../../core/files/tree.ts';
 import type { FolderNode, NoteService } from '../../../core/notes/service.ts';
 import { basename, validateFolderPath } from '../../../core/paths.ts';
 import { errorBody, ok, readJson, STATUS } from '../../http-kit/envelope.ts';
+import { filesFor, notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { actorOf } from './history.ts';
 
@@ -39,23 +41,28 @@ function declaredLength(c: Context): number | undefined {
 }
 
 /** `/api/v1/files` routes: the vault's attachments (every file that is not a note). */
-export function filesRoutes(files: FileService, notes?: NoteService) {
+export function filesRoutes(allFiles: FileService, allNotes?: NoteService) {
   const app = new Hono<AppEnv>();
+  // The services as this request's key sees them (core/auth/scoped.ts).
+  const filesOf = (c: Context<AppEnv>) => filesFor(c, allFiles);
+  const notesOf = (c: Context<AppEnv>) => (allNotes ? notesFor(c, allNotes) : undefined);
   /** Tells the note index (links and embeds to files) what changed; never fails the request. */
   const tell = async (added: string[], removed: string[]) => {
     try {
-      await notes?.filesChanged(added, removed);
+      await allNotes?.filesChanged(added, removed);
     } catch {
       // The index catches up on its next reconcile.
     }
   };
 
   app.get('/attachment-path', async (c) =>
-    ok(c, await files.attachmentPath(c.req.query('note'), c.req.query('name'))),
+    ok(c, await filesOf(c).attachmentPath(c.req.query('note'), c.req.query('name'))),
   );
 
   app.post('/:path{.+}/move', async (c) => {
     const body = await readJson(c, MoveFileBody);
+    const files = filesOf(c);
+    const notes = notesOf(c);
     const from = c.req.param('path');
     const move = () => files.move(from, body.path, c.req.header('if-match'));
     if (!notes) {
@@ -71,6 +78,7 @@ export function filesRoutes(files: FileService, notes?: NoteService) {
 
   app.get('/:path{.+}', async (c) => {
     const path = c.req.param('path');
+    const files = filesOf(c);
     const inm = c.req.header('if-none-match');
     if (c.req.method === 'HEAD') {
       const meta = await files.stat(path);
@@ -110,7 +118,7 @@ export function filesRoutes(files: FileService, notes?: NoteService) {
   app.put('/:path{.+}', async (c) => {
     const body = c.req.raw.body ?? new ReadableStream<Uint8Array>({ start: (ctl) => ctl.close() });
     try {
-      const { file, created } = await files.put(c.req.param('path'), body, {
+      const { file, created } = await filesOf(c).put(c.req.param('path'), body, {
         ifMatch: c.req.header('if-match'),
         ifNoneMatch: c.req.header('if-none-match'),
         contentLength: declaredLength(c),
@@ -127,7 +135,7 @@ export function filesRoutes(files: FileService, notes?: NoteService) {
   });
 
   app.delete('/:path{.+}', async (c) => {
-    const done = await files.remove(c.req.param('path'), c.req.header('if-match'), actorOf(c));
+    const done = await filesOf(c).remove(c.req.param('path'), c.req.header('if-match'), actorOf(c));
     await tell([], [done.path]);
     return ok(c, done);
   });
@@ -136,10 +144,15 @@ export function filesRoutes(files: FileService, notes?: NoteService) {
 }
 
 /** `GET /api/v1/folders/tree[/:path]` with attachments among the children. */
-export function foldersWithFilesRoutes(notes: NoteService, files: FileService) {
+export function foldersWithFilesRoutes(allNotes: NoteService, allFiles: FileService) {
   const app = new Hono<AppEnv>();
-  const tree = async (folder: string) => {
-    const list = await files.list();
+  const tree = async (c: Context<AppEnv>, folder: string) => {
+    const notes = notesFor(c, allNotes);
+    // Attachments show in the tree to a key that may read files (within its folders).
+    const p = c.get('principal');
+    const files = filesFor(c, allFiles);
+    const withFiles = hasCapability(p?.scope, 'files:read');
+    const list = withFiles ? await files.list() : [];
     let notesTree: FolderNode;
     try {
       notesTree = notes.tree(folder);
@@ -162,7 +175,7 @@ export function foldersWithFilesRoutes(notes: NoteService, files: FileService) {
     }
     return addFilesToTree(notesTree, list);
   };
-  app.get('/tree', async (c) => ok(c, await tree('')));
-  app.get('/tree/:path{.+}', async (c) => ok(c, await tree(c.req.param('path'))));
+  app.get('/tree', async (c) => ok(c, await tree(c, '')));
+  app.get('/tree/:path{.+}', async (c) => ok(c, await tree(c, c.req.param('path'))));
   return app;
 }

@@ -1,11 +1,13 @@
 /** `/api/v1/notes/:path/versions...` and `/api/v1/trash...`: the history and the trash (issue 30). */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
+import type { FileService } from '../../../core/files/service.ts';
 import { unifiedDiff } from '../../../core/history/diff.ts';
 import { decode } from '../../../core/notes/context.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { validateNotePath } from '../../../core/paths.ts';
 import { ok } from '../../http-kit/envelope.ts';
+import { filesFor, notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 
 /** Who a request writes as: `key:<id>` for an API key, `jwt:<subject>` for a token, else `api`. */
@@ -38,9 +40,10 @@ const historyOf = (notes: NoteService) => {
 type Handler = (c: Context<AppEnv>) => Promise<Response> | Response;
 
 /** The three versions handlers, by method and URL shape. */
-function versionsHandlers(notes: NoteService) {
-  const list: Handler = (c) => ok(c, historyOf(notes).list(notePathOf(c)));
+function versionsHandlers(all: NoteService) {
+  const list: Handler = (c) => ok(c, historyOf(notesFor(c, all)).list(notePathOf(c)));
   const get: Handler = async (c) => {
+    const notes = notesFor(c, all);
     const path = notePathOf(c);
     const history = historyOf(notes);
     const v = await history.get(path, idOf(c));
@@ -63,6 +66,7 @@ function versionsHandlers(notes: NoteService) {
     });
   };
   const restore: Handler = async (c) => {
+    const notes = notesFor(c, all);
     const path = notePathOf(c);
     const v = await historyOf(notes).get(path, idOf(c));
     const ifMatch = c.req.header('if-match');
@@ -104,15 +108,14 @@ export function versionsRoutes(notes: NoteService) {
 }
 
 /** `/api/v1/trash`: list, restore (never overwriting), delete for good. */
-export function trashRoutes(
-  notes: NoteService,
-  files?: { restore(path: string, bytes: Uint8Array): Promise<string> },
-) {
+export function trashRoutes(all: NoteService, allFiles?: FileService) {
   const app = new Hono<AppEnv>();
 
-  app.get('/', (c) => ok(c, historyOf(notes).listTrash()));
+  app.get('/', (c) => ok(c, historyOf(notesFor(c, all)).listTrash()));
 
   app.post('/:id/restore', async (c) => {
+    const notes = notesFor(c, all);
+    const files = allFiles && filesFor(c, allFiles);
     const history = historyOf(notes);
     const item = await history.trashed(c.req.param('id'));
     let path: string;
@@ -129,7 +132,7 @@ export function trashRoutes(
 
   app.delete('/:id', async (c) => {
     const id = c.req.param('id');
-    if (!(await historyOf(notes).untrash(id)))
+    if (!(await historyOf(notesFor(c, all)).untrash(id)))
       throw new DomainError('NOT_FOUND', `No item "${id}" in the trash.`);
     return ok(c, { deleted: id });
   });

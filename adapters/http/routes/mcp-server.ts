@@ -36,7 +36,7 @@ export function buildServer(deps: McpDeps): Server {
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: mcpToolList(deps.write, deps.notes.history !== null),
+    tools: mcpToolList(deps.write && (deps.canWrite ?? true), deps.notes.history !== null, deps.read ?? true),
   }));
   server.setRequestHandler(CallToolRequestSchema, (req) => {
     // Own names only: `constructor` or `__proto__` is no tool (a JSON-RPC error, as the spec asks).
@@ -56,6 +56,8 @@ export function buildServer(deps: McpDeps): Server {
     ],
   }));
   server.setRequestHandler(ListResourcesRequestSchema, (req) => {
+    // A key without notes:read has no resources (its scope, core/auth/scoped.ts).
+    if (deps.read === false) return { resources: [] };
     const items = deps.notes.list().items;
     const cursor = req.params?.cursor;
     const from = cursor ? items.findIndex((n) => n.path > cursor) : 0;

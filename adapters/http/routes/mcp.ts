@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
+import { hasCapability } from '../../../core/auth/scope.ts';
+import { scopedNotes, scopedRetrieval } from '../../../core/auth/scoped.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
-import type { Retrieval } from '../../../core/search/retrieval.ts';
+import { createRetrieval, type Retrieval } from '../../../core/search/retrieval.ts';
 import type { AppEnv } from '../types.ts';
 
 /** What the MCP endpoint needs. */
@@ -11,6 +13,13 @@ export interface McpDeps {
   version: string;
   /** List and allow the write tools (MCP_WRITE, default on). */
   write: boolean;
+  /**
+   * List the write tools to this key (false without notes:write; default on). A call of one is
+   * still refused by the scoped note service, naming the capability.
+   */
+  canWrite?: boolean;
+  /** List and allow the read tools and resources (false for a key without notes:read; default on). */
+  read?: boolean;
   /** The largest answer to one POST (MCP_MAX_ANSWER_BYTES, default 4 MiB). */
   maxAnswerBytes?: number;
 }
@@ -28,6 +37,20 @@ export const noteUri = (path: string): string => PREFIX + path.split('/').map(en
  */
 export function mcpRoutes(deps: McpDeps) {
   const app = new Hono<AppEnv>();
-  app.post('/', async (c) => (await import('./mcp-server.ts')).handleMcp(deps, c.req.raw));
+  app.post('/', async (c) => {
+    // The key's scope decides the tools, resources and answers (core/auth/scoped.ts).
+    const p = c.get('principal');
+    const scoped: McpDeps =
+      p?.scope === undefined
+        ? deps
+        : {
+            ...deps,
+            notes: scopedNotes(deps.notes, p),
+            retrieval: scopedRetrieval(deps.retrieval ?? createRetrieval({ notes: deps.notes }), p),
+            canWrite: hasCapability(p.scope, 'notes:write'),
+            read: hasCapability(p.scope, 'notes:read'),
+          };
+    return (await import('./mcp-server.ts')).handleMcp(scoped, c.req.raw);
+  });
   return app;
 }

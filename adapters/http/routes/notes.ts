@@ -1,4 +1,6 @@
 import { type Handler, Hono } from 'hono';
+import { limitsFolders } from '../../../core/auth/access.ts';
+import type { NoteSummary } from '../../../core/notes/note-index.ts';
 import type { Note, NoteService } from '../../../core/notes/service.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
 import { ok, readJson } from '../../http-kit/envelope.ts';
@@ -7,6 +9,7 @@ import { sealedResponse } from '../frame.ts';
 import { type EncodedAnswer, encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
 import { encodeCursor, listPage, parseListQuery } from '../list-query.ts';
 import { createNoteCache, type NoteCache } from '../note-cache.ts';
+import { notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { actorOf } from './history.ts';
 
@@ -59,7 +62,7 @@ export function indexedNoteAnswer(
  * lane), or `cacheBytes` bounds a new one.
  */
 export function notesRoutes(
-  notes: NoteService,
+  all: NoteService,
   instance: string,
   cacheBytes?: number,
   shared?: NoteCache,
@@ -67,11 +70,12 @@ export function notesRoutes(
   related?: Handler<AppEnv>,
 ) {
   const app = new Hono<AppEnv>();
+  const notes = all;
+  const scopedLists = new WeakMap<readonly NoteSummary[], EncodedAnswer>();
   const serialized = new WeakMap<Note, string>();
   const list = createCompressedList();
   // Answers of `?fields=`/`?limit=` for the current index version, by shape (at most 16 kept).
-  // Shared by every key, like the full list's encoding: once lists are filtered by a key's folder
-  // scope, the scope must be part of this key and of the ETag.
+  // Shared by every key without folder limits (a key limited to folders gets its own page).
   const pages = { generation: -1, byShape: new Map<string, EncodedAnswer>() };
   const cache = shared ?? createNoteCache(cacheBytes);
   const encoder = new TextEncoder();
@@ -86,9 +90,16 @@ export function notesRoutes(
   };
 
   app.get('/', async (c) => {
-    const current = notes.list();
+    // A key limited to folders gets its own list; any other key the shared one (same items).
+    const view = limitsFolders(c.get('principal')?.scope) ? notesFor(c, notes) : notes;
+    const current = view.list();
     const query = c.req.url.includes('?') ? parseListQuery((n) => c.req.query(n)) : null;
     if (query) {
+      // A key limited to folders: its own page, never the shared encodings or their ETag.
+      if (view !== notes) {
+        const { data, page } = listPage(current.items, query, () => notes.aliases());
+        return sendAnswer(c, encodeAnswer(data, { page }), { 'Cache-Control': 'no-cache' });
+      }
       // The same query on the same index version gives the same bytes: a revalidation is a 304.
       const shape = `${query.fields?.join('.') ?? ''}-${query.limit ?? ''}-${query.after === undefined ? '' : encodeCursor(query.after)}`;
       const etag = `"l-${instance}-${current.generation}-${shape}"`;
@@ -104,6 +115,16 @@ export function notesRoutes(
         if (pages.byShape.size > 16) pages.byShape.delete(pages.byShape.keys().next().value!);
       }
       return sendAnswer(c, answer, { 'Cache-Control': 'no-cache', ETag: etag });
+    }
+    // A scoped key's list is its own: never the shared compressed list or its ETag.
+    if (view !== notes) {
+      // Encoded (and compressed) once per scoped list: the view keeps one array per generation.
+      let answer = scopedLists.get(current.items);
+      if (!answer) {
+        answer = encodeAnswer(current.items);
+        scopedLists.set(current.items, answer);
+      }
+      return sendAnswer(c, answer, { 'Cache-Control': 'no-cache' });
     }
     const etag = `"l-${instance}-${current.generation}"`;
     const vary = { Vary: 'Accept-Encoding' };
@@ -123,6 +144,7 @@ export function notesRoutes(
 
   app.post('/', async (c) => {
     const body = await readJson(c, CreateNoteBody);
+    const notes = notesFor(c, all);
     const note = await notes.withActor(actorOf(c), () =>
       notes.create(body.path, body.content, body.frontmatter),
     );
@@ -131,6 +153,7 @@ export function notesRoutes(
 
   app.post('/:path{.+}/move', async (c) => {
     const body = await readJson(c, MoveNoteBody);
+    const notes = notesFor(c, all);
     const opts = { updateLinks: body.updateLinks ?? false, ifMatch: c.req.header('if-match') };
     const result = await notes.withActor(actorOf(c), () => notes.move(c.req.param('path'), body.path, opts));
     return ok(c, { ...result.note, rewritten: result.rewritten }, 200, { etag: `"${result.note.checksum}"` });
@@ -143,6 +166,7 @@ export function notesRoutes(
   app.get('/:path{.+}', async (c) => {
     const path = c.req.param('path');
     const inm = c.req.header('if-none-match');
+    const notes = notesFor(c, all);
     const known = indexedNoteAnswer(notes, cache, path, inm);
     if (known) return sealedResponse(c, known.status, known.body, known.headers);
     const note = await notes.get(path);
@@ -156,6 +180,7 @@ export function notesRoutes(
 
   app.put('/:path{.+}', async (c) => {
     const body = await readJson(c, UpdateNoteBody);
+    const notes = notesFor(c, all);
     const input = { content: body.content, frontmatter: body.frontmatter };
     const ifMatch = c.req.header('if-match');
     const note = await notes.withActor(actorOf(c), () => notes.update(c.req.param('path'), input, ifMatch));
@@ -164,6 +189,7 @@ export function notesRoutes(
 
   app.delete('/:path{.+}', async (c) => {
     const ifMatch = c.req.header('if-match');
+    const notes = notesFor(c, all);
     const result = await notes.withActor(actorOf(c), () => notes.remove(c.req.param('path'), ifMatch));
     return ok(c, result);
   });

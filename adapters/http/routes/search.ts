@@ -1,6 +1,7 @@
 import { type Handler, Hono } from 'hono';
 import type { Retrieval } from '../../../core/search/retrieval.ts';
 import { encodeAnswer, sendAnswer } from '../json-answer.ts';
+import { retrievalFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 
 /**
@@ -11,7 +12,7 @@ import type { AppEnv } from '../types.ts';
 export function searchRoutes(retrieval: Retrieval) {
   const app = new Hono<AppEnv>();
   app.get('/', async (c) => {
-    const r = await retrieval.search(c.req.query('q'), {
+    const r = await retrievalFor(c, retrieval).search(c.req.query('q'), {
       mode: c.req.query('mode'),
       limit: c.req.query('limit'),
     });
@@ -23,7 +24,7 @@ export function searchRoutes(retrieval: Retrieval) {
 /** `GET /api/v1/notes/:path/related?limit=`: the notes closest to one note (mode in `X-Search-Mode`). */
 export function relatedHandler(retrieval: Retrieval): Handler<AppEnv> {
   return async (c) => {
-    const r = await retrieval.related(c.req.param('path') ?? '', c.req.query('limit'));
+    const r = await retrievalFor(c, retrieval).related(c.req.param('path') ?? '', c.req.query('limit'));
     return sendAnswer(c, encodeAnswer(r.hits), { 'X-Search-Mode': r.mode });
   };
 }

@@ -1,0 +1,418 @@
+/**
+ * Scoped views (issue 29): the note service, the files service, the retrieval and the change feed
+ * as one principal may see them. A view has the service's own shape, so a route, the MCP server
+ * or the agent takes the view instead of the service and needs no check of its own; for a
+ * principal with full access the view IS the service (no cost, every fast path unchanged).
+ *
+ * What a view hides does not exist for its principal: lists, the folder tree, tags and their
+ * counts, search hits and snippets, backlinks and the change feed leave it out; a link from
+ * inside to outside reads as unresolved; a read of a hidden path is the 404 a missing one gets.
+ * Writes need the capability (notes:write, files:write) and a path inside the folders, else 403.
+ */
+import { DomainError } from '../errors.ts';
+import { validateFilePath } from '../files/paths.ts';
+import type { FileService } from '../files/service.ts';
+import type { FeedEvent, FeedPage } from '../notes/change-feed.ts';
+import type { NoteSummary } from '../notes/note-index.ts';
+import type { NoteService } from '../notes/service.ts';
+import { countTags, type TagCount } from '../notes/tags.ts';
+import { type FolderNode, folderTree } from '../notes/tree.ts';
+import { validateFolderPath, validateNotePath } from '../paths.ts';
+import type { Principal } from '../ports.ts';
+import type { Retrieval, RetrievalHit } from '../search/retrieval.ts';
+import { folderShown, limitsFolders, requireCap, requireWrite } from './access.ts';
+import { inScope, type KeyScope } from './scope.ts';
+
+/** Views already built, per service and scope object (a key's scope is one object while it lives). */
+const views = new WeakMap<object, WeakMap<KeyScope, unknown>>();
+function memo<S extends object, V>(service: S, scope: KeyScope, build: () => V): V {
+  let per = views.get(service);
+  if (!per) {
+    per = new WeakMap();
+    views.set(service, per);
+  }
+  let v = per.get(scope) as V | undefined;
+  if (v === undefined) {
+    v = build();
+    per.set(scope, v);
+  }
+  return v;
+}
+
+/** A summary (or note) as `scope` sees it: links to hidden paths unresolved, hidden backlinks gone. */
+export function scopedSummary<T extends NoteSummary>(scope: KeyScope, s: T): T {
+  const hiddenLink = s.links.some((l) => l.path !== null && !inScope(scope, l.path));
+  const hiddenBack = s.backlinks.some((b) => !inScope(scope, b.path));
+  if (!hiddenLink && !hiddenBack) return s;
+  return {
+    ...s,
+    links: hiddenLink
+      ? s.links.map((l) => (l.path !== null && !inScope(scope, l.path) ? { ...l, path: null } : l))
+      : s.links,
+    backlinks: hiddenBack ? s.backlinks.filter((b) => inScope(scope, b.path)) : s.backlinks,
+  };
+}
+
+/** The folder tree under `folder` as `scope` sees it (FOLDER_NOT_FOUND for a hidden folder). */
+export function scopedTree(notes: NoteService, scope: KeyScope, folderInput: unknown): FolderNode {
+  const folder = validateFolderPath(folderInput);
+  if (!folderShown(scope, folder)) throw new DomainError('FOLDER_NOT_FOUND', `No folder at "${folder}".`);
+  const items = notes.list().items.filter((n) => inScope(scope, n.path));
+  const titles = new Map(items.map((n) => [n.path, n.title]));
+  const full = notes.tree('');
+  const folders = new Set<string>();
+  const walk = (n: FolderNode) => {
+    if (n.path !== '' && folderShown(scope, n.path)) folders.add(n.path);
+    for (const c of n.children) if (c.type === 'folder') walk(c);
+  };
+  walk(full);
+  return folderTree(
+    { folders, sortedPaths: () => items.map((n) => n.path), titleOf: (p) => titles.get(p) ?? p },
+    folder,
+  );
+}
+
+/**
+ * The note service as `principal` sees it: the service itself for full access; otherwise a view
+ * that checks capabilities on writes and, for a folder scope, hides every path outside it.
+ */
+export function scopedNotes(notes: NoteService, principal: Principal | undefined): NoteService {
+  const scope = principal?.scope;
+  if (scope === undefined) return notes;
+  return memo(notes, scope, () => buildNotesView(notes, principal!, scope));
+}
+
+function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): NoteService {
+  const folders = limitsFolders(scope);
+  const see = (path: string) => inScope(scope, path);
+  const notFound = (path: string) => new DomainError('NOTE_NOT_FOUND', `No note at "${path}".`);
+  const readable = (pathInput: unknown): string => {
+    requireCap(p, 'notes:read');
+    const path = validateNotePath(pathInput);
+    if (!see(path)) throw notFound(path);
+    return path;
+  };
+  const writable = (pathInput: unknown, cap: 'notes:write' | 'files:write' = 'notes:write'): void => {
+    requireCap(p, cap);
+    if (typeof pathInput === 'string') requireWrite(p, cap, validateNotePathOrRaw(pathInput));
+  };
+  /** Runs `check` then `run`; a refusal is a rejected promise, like the service's own errors. */
+  const guarded = <T>(check: () => void, run: () => Promise<T>): Promise<T> => {
+    try {
+      check();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    // Called at once (not after an await): a write reads its actor when it is called.
+    return run();
+  };
+  const seen = <T extends NoteSummary>(n: T): T => (folders ? scopedSummary(scope, n) : n);
+  const visibleOnly = <T extends { path: string }>(xs: T[]): T[] => xs.filter((x) => see(x.path));
+  let list: { generation: number; items: NoteSummary[] } | null = null;
+  let tags: { generation: number; items: TagCount[] } | null = null;
+  let trees: { generation: number; byFolder: Map<string, FolderNode> } = {
+    generation: -1,
+    byFolder: new Map(),
+  };
+
+  const view: NoteService = {
+    ...notes,
+    indexedSummary(path) {
+      // A view never feeds the shared note cache: its answers differ from the full ones.
+      if (folders) return null;
+      return notes.indexedSummary(path);
+    },
+    checksumOf: (path) => (see(path) ? notes.checksumOf(path) : null),
+    list() {
+      requireCap(p, 'notes:read');
+      const full = notes.list();
+      if (!folders) return full;
+      if (list?.generation !== full.generation) {
+        list = {
+          generation: full.generation,
+          items: full.items.filter((n) => see(n.path)).map((n) => scopedSummary(scope, n)),
+        };
+      }
+      return list;
+    },
+    tags() {
+      requireCap(p, 'notes:read');
+      if (!folders) return notes.tags();
+      const cur = view.list();
+      if (tags?.generation !== cur.generation)
+        tags = { generation: cur.generation, items: countTags(cur.items) };
+      return tags.items;
+    },
+    tree(folderInput) {
+      requireCap(p, 'notes:read');
+      if (!folders) return notes.tree(folderInput);
+      // Built once per index generation and folder (the full tree is too).
+      const generation = notes.list().generation;
+      if (trees.generation !== generation) trees = { generation, byFolder: new Map() };
+      const key = typeof folderInput === 'string' ? folderInput : '';
+      let t = typeof folderInput === 'string' ? trees.byFolder.get(key) : undefined;
+      if (!t) {
+        t = scopedTree(notes, scope, folderInput);
+        if (typeof folderInput === 'string' && trees.byFolder.size < 256) trees.byFolder.set(key, t);
+      }
+      return t;
+    },
+    async get(pathInput) {
+      const path = readable(pathInput);
+      const note = await notes.get(path);
+      return folders ? scopedSummary(scope, note) : note;
+    },
+    async search(q, limitInput) {
+      requireCap(p, 'notes:read');
+      if (!folders) return notes.search(q, limitInput);
+      const limit = limitInput === undefined ? 20 : Number(limitInput);
+      // Validated by the service; when the top hits are all visible they are the top visible hits.
+      const first = await notes.search(q, limitInput);
+      if (first.every((h) => see(h.path))) return first;
+      return visibleOnly(await notes.search(q, 100)).slice(0, limit);
+    },
+    subscribe(fn) {
+      return notes.subscribe((e) => {
+        const scoped = scopedNoteEvent(scope, e);
+        if (scoped) fn(scoped);
+      });
+    },
+    create: (pathInput, content, frontmatter) =>
+      guarded(
+        () => writable(pathInput),
+        () => notes.create(pathInput, content, frontmatter).then(seen),
+      ),
+    update: (pathInput, input, ifMatch) =>
+      guarded(
+        () => writable(pathInput),
+        () => notes.update(pathInput, input, ifMatch).then(seen),
+      ),
+    patch: (pathInput, op, ifMatch) =>
+      guarded(
+        () => writable(pathInput),
+        () => notes.patch(pathInput, op, ifMatch).then(seen),
+      ),
+    remove: (pathInput, ifMatch) =>
+      guarded(
+        () => writable(pathInput),
+        () => notes.remove(pathInput, ifMatch),
+      ),
+    move: (from, to, opts) =>
+      guarded(
+        () => {
+          writable(from);
+          writable(to);
+        },
+        () =>
+          notes
+            .move(from, to, opts)
+            .then((r) => ({ ...r, note: seen(r.note), rewritten: r.rewritten.filter(see) })),
+      ),
+    moveFile: (from, to, move, opts) =>
+      guarded(
+        () => {
+          requireCap(p, 'files:write');
+          for (const x of [from, to])
+            if (typeof x === 'string') requireWrite(p, 'files:write', validateFilePath(x));
+        },
+        () =>
+          notes.moveFile(from, to, move, opts).then((r) => ({ ...r, rewritten: r.rewritten.filter(see) })),
+      ),
+    restore: (pathInput, bytes, opts) =>
+      guarded(
+        () => writable(pathInput),
+        () => notes.restore(pathInput, bytes, opts).then((r) => ({ ...r, note: seen(r.note) })),
+      ),
+    history: notes.history ? scopedHistory(notes.history, p, scope) : null,
+  };
+  return view;
+}
+
+/** A note path validated as the service would (so `a/../b` cannot dodge the folder check). */
+function validateNotePathOrRaw(input: string): string {
+  try {
+    return validateNotePath(input);
+  } catch {
+    // Not a note path: the service answers its own validation error after the capability check.
+    return input;
+  }
+}
+
+type History = NonNullable<NoteService['history']>;
+
+/** The history and trash as `scope` sees them: hidden paths have no versions and no trash items. */
+function scopedHistory(h: History, p: Principal, scope: KeyScope): History {
+  const see = (path: string) => inScope(scope, path);
+  const noItem = (id: string) => new DomainError('NOT_FOUND', `No item "${id}" in the trash.`);
+  return {
+    ...h,
+    list: (path) => {
+      requireCap(p, 'notes:read');
+      return see(path) ? h.list(path) : [];
+    },
+    get: (path, id) => {
+      requireCap(p, 'notes:read');
+      if (!see(path)) return Promise.reject(new DomainError('NOT_FOUND', `No version "${id}" of "${path}".`));
+      return h.get(path, id);
+    },
+    listTrash: () => {
+      requireCap(p, 'notes:read');
+      return h.listTrash().filter((i) => see(i.path));
+    },
+    trashed: async (id) => {
+      const item = await h.trashed(id);
+      if (!see(item.path)) throw noItem(id);
+      requireCap(p, item.kind === 'file' ? 'files:read' : 'notes:read');
+      return item;
+    },
+    untrash: async (id) => {
+      const item = h.listTrash().find((i) => i.id === id);
+      if (!item || !see(item.path)) return false;
+      requireCap(p, item.kind === 'file' ? 'files:write' : 'notes:write');
+      return h.untrash(id);
+    },
+  };
+}
+
+/** A note event as `scope` sees it: a move across the border reads as a create or a delete. */
+export function scopedNoteEvent<E extends { type: string; path: string; from?: string; external: boolean }>(
+  scope: KeyScope,
+  e: E,
+): E | null {
+  const inNow = inScope(scope, e.path);
+  if (e.type !== 'moved' || e.from === undefined) return inNow ? e : null;
+  const inBefore = inScope(scope, e.from);
+  if (inNow && inBefore) return e;
+  if (inNow) {
+    const { from: _, ...rest } = e;
+    return { ...rest, type: 'created' } as unknown as E;
+  }
+  if (inBefore) return { type: 'deleted', path: e.from, external: e.external } as unknown as E;
+  return null;
+}
+
+/** A change-feed event as `scope` sees it (null: hidden), with the same move rules. */
+export function scopedFeedEvent(scope: KeyScope | undefined, e: FeedEvent): FeedEvent | null {
+  if (!limitsFolders(scope)) return e;
+  const d = e.data;
+  const inNow = inScope(scope, d.path);
+  if (e.type !== 'note.moved' || d.from === undefined) return inNow ? e : null;
+  const inBefore = inScope(scope, d.from);
+  if (inNow && inBefore) return e;
+  if (inNow) {
+    const { from: _, ...data } = d;
+    return { id: e.id, type: 'note.created', data };
+  }
+  if (inBefore) return { id: e.id, type: 'note.deleted', data: { path: d.from, external: d.external } };
+  return null;
+}
+
+/** A feed page as `scope` sees it. */
+export function scopedFeedPage(scope: KeyScope | undefined, page: FeedPage): FeedPage {
+  if (!limitsFolders(scope)) return page;
+  const events = page.events.map((e) => scopedFeedEvent(scope, e)).filter((e) => e !== null);
+  return { ...page, events };
+}
+
+/** The attachments service as `principal` sees it. */
+export function scopedFiles(files: FileService, principal: Principal | undefined): FileService {
+  const scope = principal?.scope;
+  if (scope === undefined) return files;
+  return memo(files, scope, () => buildFilesView(files, principal!, scope));
+}
+
+function buildFilesView(files: FileService, p: Principal, scope: KeyScope): FileService {
+  const see = (path: string) => inScope(scope, path);
+  const readable = (pathInput: unknown): string => {
+    requireCap(p, 'files:read');
+    const path = validateFilePath(pathInput);
+    if (!see(path)) throw new DomainError('FILE_NOT_FOUND', `No file at "${path}".`);
+    return path;
+  };
+  const writable = (pathInput: unknown) => {
+    requireCap(p, 'files:write');
+    if (typeof pathInput === 'string') {
+      let path = pathInput;
+      try {
+        path = validateFilePath(pathInput);
+      } catch {}
+      requireWrite(p, 'files:write', path);
+    }
+  };
+  return {
+    ...files,
+    stat: (pathInput) => Promise.resolve().then(() => files.stat(readable(pathInput))),
+    read: (pathInput, range) => Promise.resolve().then(() => files.read(readable(pathInput), range)),
+    put: (pathInput, body, opts) =>
+      Promise.resolve().then(() => {
+        writable(pathInput);
+        return files.put(pathInput, body, opts);
+      }),
+    remove: (pathInput, ifMatch, by) =>
+      Promise.resolve().then(() => {
+        writable(pathInput);
+        return files.remove(pathInput, ifMatch, by);
+      }),
+    restore: (pathInput, bytes, by) =>
+      Promise.resolve().then(() => {
+        writable(pathInput);
+        return files.restore(pathInput, bytes, by);
+      }),
+    move: (from, to, ifMatch) =>
+      Promise.resolve().then(() => {
+        writable(from);
+        writable(to);
+        return files.move(from, to, ifMatch);
+      }),
+    list: async () => {
+      // Listing attachments only names them: with files:read, or in the folder tree for notes:read.
+      return (await files.list()).filter((f) => see(f.path));
+    },
+    attachmentPath: async (note, name) => {
+      // A read (GET, files:read): where an upload for `note` would go; never a hidden folder.
+      requireCap(p, 'files:read');
+      const r = await files.attachmentPath(note, name);
+      if (!see(r.path))
+        throw new DomainError('FORBIDDEN', `Forbidden: "${r.path}" is outside this key's folders.`);
+      return r;
+    },
+  };
+}
+
+/** The retrieval (search, related, citations) as `principal` sees it. */
+export function scopedRetrieval(retrieval: Retrieval, principal: Principal | undefined): Retrieval {
+  const scope = principal?.scope;
+  if (scope === undefined) return retrieval;
+  return memo(retrieval, scope, () => {
+    const p = principal!;
+    const folders = limitsFolders(scope);
+    const see = (h: { path: string }) => inScope(scope, h.path);
+    const limitOf = (input: unknown, dflt: number) => (input === undefined ? dflt : Number(input));
+    return {
+      ...retrieval,
+      async search(q, opts = {}) {
+        requireCap(p, 'notes:read');
+        if (!folders) return retrieval.search(q, opts);
+        // Validated by the inner search (limit, mode, query); then searched deep and filtered.
+        const limit = limitOf(opts.limit, 20);
+        // When the top hits are all visible they are the top visible hits too.
+        const first = await retrieval.search(q, opts);
+        if (first.hits.every(see)) return first;
+        const r = await retrieval.search(q, { ...opts, limit: 100 });
+        return { mode: r.mode, hits: r.hits.filter(see).slice(0, limit) };
+      },
+      async related(path, limitInput) {
+        requireCap(p, 'notes:read');
+        if (!folders) return retrieval.related(path, limitInput);
+        const limit = limitOf(limitInput, 10);
+        const valid = validateNotePath(path);
+        if (!inScope(scope, valid)) throw new DomainError('NOTE_NOT_FOUND', `No note at "${valid}".`);
+        const first = await retrieval.related(valid, limitInput);
+        if (first.hits.every(see)) return first;
+        const r = await retrieval.related(valid, 100);
+        return { mode: r.mode, hits: r.hits.filter(see).slice(0, limit) };
+      },
+      cite: (hits: RetrievalHit[], q: string) => retrieval.cite(folders ? hits.filter(see) : hits, q),
+    };
+  });
+}

@@ -1,0 +1,171 @@
+/**
+ * Folder scopes over HTTP, as a property (issue 29): random small vaults, random scopes, random
+ * requests (reads and writes) through the whole app with a scoped key. No answer names a path,
+ * title or tag of a hidden note; writes outside are 403 and change nothing; reads outside are 404.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { inScope, type KeyScope } from '../../core/auth/scope.ts';
+import { authApp } from '../helpers/auth-app.ts';
+
+const FOLDERS = ['', 'Work/', 'Work/private/', 'Home/', 'Home/Work/', 'Archive/'];
+
+const vaultArb = fc
+  .uniqueArray(fc.record({ folder: fc.constantFrom(...FOLDERS), n: fc.integer({ min: 0, max: 30 }) }), {
+    minLength: 1,
+    maxLength: 8,
+    selector: (x) => x.n,
+  })
+  .chain((items) =>
+    fc.tuple(
+      fc.constant(items.map((x) => ({ path: `${x.folder}note${x.n}.md`, token: `zq${x.n}x` }))),
+      fc.array(fc.array(fc.nat(items.length - 1), { maxLength: 3 }), {
+        minLength: items.length,
+        maxLength: items.length,
+      }),
+    ),
+  );
+
+const scopeArb: fc.Arbitrary<KeyScope> = fc.record({
+  capabilities: fc.constant(['notes:read', 'notes:write'] as KeyScope['capabilities']),
+  folders: fc.uniqueArray(fc.constantFrom('Work/', 'Home/', 'Archive/'), { minLength: 1, maxLength: 2 }),
+  exclude: fc.uniqueArray(fc.constantFrom('Work/private/', 'Home/Work/'), { maxLength: 1 }),
+});
+
+type Req = { method: string; url: (paths: string[]) => string; body?: (paths: string[]) => unknown };
+const reqArb = (n: number): fc.Arbitrary<Req> => {
+  const i = fc.nat(n - 1);
+  return fc.oneof(
+    fc.constant<Req>({ method: 'GET', url: () => '/api/v1/notes' }),
+    fc.constant<Req>({ method: 'GET', url: () => '/api/v1/notes?limit=2&fields=path,title,links,backlinks' }),
+    fc.constant<Req>({ method: 'GET', url: () => '/api/v1/tags' }),
+    fc.constant<Req>({ method: 'GET', url: () => '/api/v1/folders/tree' }),
+    fc.constantFrom('Work', 'Home', 'Work/private', 'Archive').map<Req>((f) => ({
+      method: 'GET',
+      url: () => `/api/v1/folders/tree/${f}`,
+    })),
+    fc.constantFrom('note', 'zq', 'tag:t', 'path:Home', 'file:note').map<Req>((q) => ({
+      method: 'GET',
+      url: () => `/api/v1/search?q=${encodeURIComponent(q)}&limit=5`,
+    })),
+    i.map<Req>((k) => ({ method: 'GET', url: (p) => `/api/v1/notes/${p[k]}` })),
+    i.map<Req>((k) => ({ method: 'GET', url: (p) => `/api/v1/notes/${p[k]}/related` })),
+    fc.constant<Req>({ method: 'GET', url: () => '/api/v1/events?after=0' }),
+    i.map<Req>((k) => ({
+      method: 'PUT',
+      url: (p) => `/api/v1/notes/${p[k]}`,
+      body: () => ({ content: 'rewritten by the scoped key' }),
+    })),
+    i.map<Req>((k) => ({ method: 'DELETE', url: (p) => `/api/v1/notes/${p[k]}` })),
+    fc.tuple(i, fc.constantFrom('Work/', 'Home/', 'Archive/', '')).map<Req>(([k, to]) => ({
+      method: 'POST',
+      url: (p) => `/api/v1/notes/${p[k]}/move`,
+      body: () => ({ path: `${to}moved${k}.md` }),
+    })),
+  );
+};
+
+describe('folder scopes over HTTP (property)', () => {
+  it('no answer names a hidden note; hidden reads are 404 and writes 403', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        vaultArb.chain(([notes, links]) =>
+          fc.tuple(
+            fc.constant(notes),
+            fc.constant(links),
+            scopeArb,
+            fc.array(reqArb(notes.length), { minLength: 1, maxLength: 6 }),
+          ),
+        ),
+        async ([notes, links, scope, reqs]) => {
+          const { call, firstKey, key } = await authApp();
+          for (const [i, n] of notes.entries()) {
+            const body = links[i]!.map((j) => `[[${notes[j]!.path.slice(0, -3)}]]`).join(' ');
+            const r = await call('POST', '/api/v1/notes', {
+              body: { path: n.path, content: `# Title ${n.token}\n\n#t${n.token} ${body}\n` },
+              headers: key(firstKey),
+            });
+            expect(r.status, r.text).toBe(201);
+          }
+          const minted = await call('POST', '/api/v1/auth/keys', {
+            body: { name: 'scoped', scope },
+            headers: key(firstKey),
+          });
+          const scoped = key(minted.json.data.apiKey);
+          const paths = notes.map((n) => n.path);
+          const hiddenAtStart = notes.filter((n) => !inScope(scope, n.path));
+          for (const r of reqs) {
+            const url = r.url(paths);
+            const headers = url.startsWith('/api/v1/events')
+              ? { ...scoped, accept: 'application/json' }
+              : scoped;
+            const res = await call(r.method, url, { body: r.body?.(paths), headers });
+            expect(res.status, `${r.method} ${url}`).toBeLessThan(500);
+            // Nothing hidden is named: no path, no title token, no tag of a hidden note.
+            for (const h of hiddenAtStart) {
+              expect(res.text, `${r.method} ${url} names ${h.path}`).not.toContain(h.token);
+              expect(res.text, `${r.method} ${url} names ${h.path}`).not.toContain(`"${h.path}"`);
+            }
+            const target = /^\/api\/v1\/notes\/(.+?\.md)(\/|$)/.exec(url)?.[1];
+            if (target && !inScope(scope, target)) {
+              expect(res.status, `${r.method} ${url}`).toBe(r.method === 'GET' ? 404 : 403);
+            }
+            const to = (r.body?.(paths) as { path?: string } | undefined)?.path;
+            if (r.method === 'POST' && to && !inScope(scope, to)) expect(res.status).toBe(403);
+          }
+          // The hidden notes are untouched.
+          for (const h of hiddenAtStart) {
+            const r = await call('GET', `/api/v1/notes/${h.path}`, { headers: key(firstKey) });
+            expect(r.status).toBe(200);
+            expect(r.json.data.content).toContain(h.token);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 120_000);
+});
+
+describe('setup link', () => {
+  it('completing setup needs admin and the whole vault; once complete, any key may confirm it', async () => {
+    const { call, firstKey, key } = await authApp();
+    const mint = async (scope: KeyScope) =>
+      (await call('POST', '/api/v1/auth/keys', { body: { name: 'k', scope }, headers: key(firstKey) })).json
+        .data.apiKey as string;
+    const ro = await mint({ capabilities: ['notes:read'] });
+    const folderAdmin = await mint({ capabilities: ['admin', 'notes:read'], folders: ['Work/'] });
+    for (const k of [ro, folderAdmin]) {
+      const r = await call('POST', '/api/v1/auth/link', { headers: key(k) });
+      expect([r.status, r.json.error.code]).toEqual([403, 'FORBIDDEN']);
+    }
+    expect((await call('GET', '/api/v1/system/setup')).json.data.setupComplete).toBe(false);
+    expect((await call('POST', '/api/v1/auth/link', { headers: key(firstKey) })).status).toBe(200);
+    expect((await call('POST', '/api/v1/auth/link', { headers: key(ro) })).status).toBe(200);
+  });
+});
+
+describe('jwt mode', () => {
+  it('a token traded from a scoped key has the key scope', async () => {
+    const { call, firstKey, key } = await authApp({ mode: 'jwt' });
+    const bearer = async (k: string) => {
+      const t = await call('POST', '/api/v1/auth/token', { headers: key(k) });
+      expect(t.status, t.text).toBe(200);
+      return { authorization: `Bearer ${t.json.data.token}` };
+    };
+    const admin = await bearer(firstKey);
+    await call('POST', '/api/v1/notes', { body: { path: 'Home/h.md', content: 'x' }, headers: admin });
+    const minted = await call('POST', '/api/v1/auth/keys', {
+      body: { name: 'ro', scope: { capabilities: ['notes:read'], folders: ['Work/'] } },
+      headers: admin,
+    });
+    expect(minted.status, minted.text).toBe(201);
+    const ro = await bearer(minted.json.data.apiKey);
+    const write = await call('POST', '/api/v1/notes', {
+      body: { path: 'Work/a.md', content: 'x' },
+      headers: ro,
+    });
+    expect([write.status, write.json.error.message]).toEqual([403, expect.stringContaining('notes:write')]);
+    expect((await call('GET', '/api/v1/notes/Home/h.md', { headers: ro })).status).toBe(404);
+    expect((await call('GET', '/api/v1/notes/Home/h.md', { headers: admin })).status).toBe(200);
+  });
+});
