@@ -221,6 +221,14 @@ describe.each(['direct', 'relay'] as const)('folder scope (%s)', (via) => {
     clean('list', list.text);
     const page = await call(via, w(), 'GET', '/api/v1/notes?limit=1&fields=path,backlinks');
     clean('list page', page.text);
+    // The workspace's lean list: a full key's answer is encoded and kept for every key without
+    // folder limits; a folder-limited key asking the same shape gets its own.
+    const lean = '/api/v1/notes?fields=path,title,tags,aliases';
+    const shared = await call(via, keys.full!, 'GET', lean);
+    expect(shared.text).toContain('Home/');
+    const own = await call(via, w(), 'GET', lean);
+    expect(own.json.data.map((n: any) => n.path)).toEqual(expect.arrayContaining(['Work/w.md']));
+    clean('lean list', own.text);
     const tree = await call(via, w(), 'GET', '/api/v1/folders/tree');
     expect(tree.status).toBe(200);
     expect(tree.text).toContain('Work/w.md');
