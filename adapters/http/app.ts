@@ -1,4 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import { ACCESS_PREFIX } from '../../core/auth/oauth.ts';
+import { DomainError } from '../../core/errors.ts';
 import { createRetrieval } from '../../core/search/retrieval.ts';
 import { errorBody, errorHandler } from '../http-kit/envelope.ts';
 import { bodyLimitEnvelope, methodNotAllowedEnvelope } from '../http-kit/middleware.ts';
@@ -17,6 +19,7 @@ import { trashRoutes, versionsRoutes } from './routes/history.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
+import { mcpChallenge, oauthRoutes, publicBase } from './routes/oauth.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
 import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
@@ -72,6 +75,18 @@ export function createApp(deps: AppDeps) {
     if (c.req.method === 'POST' && SELF_AUTH_ROUTES.test(c.req.path)) return next();
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
     try {
+      if (deps.oauth && bearer?.startsWith(ACCESS_PREFIX) && c.req.path === '/mcp') {
+        // An OAuth access token (issue 29): valid for the resource `/mcp` it was issued for only.
+        const principal = await deps.oauth.verifyAccess(bearer, `${publicBase(c, deps)}/mcp`);
+        if (!principal) {
+          throw new DomainError(
+            'INVALID_TOKEN',
+            'Unauthorized: the access token is not valid (expired, revoked or for another resource); refresh it or authorize again.',
+          );
+        }
+        c.set('principal', principal);
+        return next();
+      }
       c.set('principal', await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer }));
     } catch (err) {
       // Failures only: a valid key passes even from an address others have failed from (NAT).
@@ -83,6 +98,17 @@ export function createApp(deps: AppDeps) {
     return next();
   };
   app.use('/api/*', authenticate);
+  if (deps.oauth) {
+    // A 401 from /mcp points MCP clients at the OAuth metadata (MCP authorization; RFC 9728 5.1).
+    app.use('/mcp', async (c, next) => {
+      await next();
+      if (c.res.status !== 401) return;
+      const sent = Boolean(c.req.header('authorization') ?? c.req.header('x-service-key'));
+      const res = new Response(c.res.body, c.res);
+      res.headers.set('WWW-Authenticate', mcpChallenge(publicBase(c, deps), sent));
+      c.res = res;
+    });
+  }
   app.use('/mcp', authenticate);
 
   app.route('/api/v1', systemRoutes(deps));
@@ -125,6 +151,8 @@ export function createApp(deps: AppDeps) {
   if (deps.channels) app.route('/api/v1/channels', channelsRoutes(deps, deps.channels, limiter));
   if (deps.plugins) app.route('/api/v1/plugins', pluginsRoutes(deps.plugins));
   if (deps.security) app.route('/api/v1/security', securityRoutes(deps.security));
+  if (deps.oauth && deps.authenticator)
+    app.route('/', oauthRoutes(deps, deps.oauth, deps.authenticator, limiter));
   if (deps.client) app.route('/', clientRoutes(deps.client));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));

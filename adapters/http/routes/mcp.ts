@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { hasCapability } from '../../../core/auth/scope.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import type { Retrieval } from '../../../core/search/retrieval.ts';
 import type { AppEnv } from '../types.ts';
@@ -28,6 +29,13 @@ export const noteUri = (path: string): string => PREFIX + path.split('/').map(en
  */
 export function mcpRoutes(deps: McpDeps) {
   const app = new Hono<AppEnv>();
-  app.post('/', async (c) => (await import('./mcp-server.ts')).handleMcp(deps, c.req.raw));
+  app.post('/', async (c) => {
+    // A credential without `notes:write` (a read-only key or OAuth grant) gets no write tools.
+    const write = deps.write && hasCapability(c.get('principal')?.scope, 'notes:write');
+    return (await import('./mcp-server.ts')).handleMcp(
+      write === deps.write ? deps : { ...deps, write },
+      c.req.raw,
+    );
+  });
   return app;
 }
