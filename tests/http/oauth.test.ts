@@ -73,6 +73,11 @@ describe('OAuth for MCP clients (issue 29), the official SDK client on a real so
     );
     expect(OAuthMetadataSchema.safeParse(as).success).toBe(true);
     expect(OAuthProtectedResourceMetadataSchema.safeParse(prm).success).toBe(true);
+    // The OpenAPI document lists every OAuth endpoint this test file calls.
+    const doc = await (await fetch(`${q.base}/api/v1/openapi.json`)).json();
+    for (const path of ['/oauth/register', '/oauth/authorize', '/oauth/token', '/oauth/revoke'])
+      expect(Object.keys(doc.paths)).toContain(path);
+    expect(doc.paths['/oauth/authorize'].post.operationId).toBe('oauthConsent');
   });
 
   it('the whole flow: register, consent (read-only by default), PKCE, token, tools limited to the grant, refresh, revocation', async () => {
