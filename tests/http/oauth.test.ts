@@ -352,6 +352,9 @@ describe('OAuth for MCP clients (issue 29), the official SDK client on a real so
       const again = await refused.text();
       expect(again).toContain('That key is not valid');
       expect(again).not.toContain('wrongwrongwrong');
+      const noRead = await submitConsent(url, { key: q.firstKey, capabilities: ['files:read'] });
+      expect(noRead.res.status).toBe(400);
+      expect(await noRead.res.text()).toContain('Read notes');
       const denied = await submitConsent(url, { key: '', action: 'deny' });
       expect(denied.res.status).toBe(302);
       const loc = new URL(denied.res.headers.get('location')!);

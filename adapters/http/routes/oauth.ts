@@ -336,6 +336,9 @@ export function oauthRoutes(
       .map((f) => f.trim())
       .filter(Boolean);
     try {
+      // Every MCP tool reads notes: a grant for /mcp without notes:read could do nothing.
+      if (!capabilities.includes('notes:read'))
+        throw new OAuthError('invalid_scope', 'Keep "Read notes" checked: every MCP tool needs it.');
       const scope = boundedScope(
         { capabilities: capabilities.filter((x) => (OFFERED as string[]).includes(x)), folders },
         principal.scope,
