@@ -235,7 +235,7 @@ export function createOAuthService(deps: OAuthDeps) {
   };
 
   return {
-    /** Loads `oauth.json`, or creates it (with a new signing secret) on first use. */
+    /** Loads `oauth.json`, or starts a new state (a new signing secret), saved on first use. */
     init(): Promise<void> {
       return mutex.run(async () => {
         const text = await deps.state.get(OAUTH_STATE_KEY);
@@ -256,10 +256,8 @@ export function createOAuthService(deps: OAuthDeps) {
           else
             logger?.warn(`${OAUTH_STATE_KEY} in DATA_DIR is damaged; OAuth clients must connect again`, {});
         }
-        if (!parsed) {
-          parsed = { v: 1, secret: toBase64Url(random(32)), clients: [], grants: [] };
-          await deps.state.put(OAUTH_STATE_KEY, JSON.stringify(parsed));
-        }
+        // Written with the first registration, not at start (no cost for servers no client uses).
+        if (!parsed) parsed = { v: 1, secret: toBase64Url(random(32)), clients: [], grants: [] };
         s = parsed;
         key = new TextEncoder().encode(parsed.secret);
       });
