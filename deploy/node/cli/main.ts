@@ -102,8 +102,8 @@ export async function runCli(): Promise<number> {
     err: (s) => process.stderr.write(s),
     tty: process.stderr.isTTY === true,
   });
-  // One-shot commands end here even if a library left a socket open; serve and relay have stopped.
-  if (name !== 'serve' && name !== 'relay' && name !== 'mcp')
-    setTimeout(() => process.exit(code), 2_000).unref();
+  // One-shot commands (and `mcp` once stdin ended) end here even if a library left a socket open;
+  // serve and relay have stopped.
+  if (name !== 'serve' && name !== 'relay') setTimeout(() => process.exit(code), 2_000).unref();
   return code;
 }
