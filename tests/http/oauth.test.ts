@@ -362,6 +362,83 @@ describe('OAuth for MCP clients (issue 29), the official SDK client on a real so
       expect(loc.searchParams.get('state')).toBe('xyz');
     });
 
+    it("hostile input is a 4xx in OAuth's own shape, never a 500", async () => {
+      const q = await live();
+      const json = { 'content-type': 'application/json' };
+      const reqs: [string, RequestInit][] = [
+        [
+          '/oauth/token',
+          { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: 'garbage' },
+        ],
+        [
+          '/oauth/authorize',
+          { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: 'garbage' },
+        ],
+        [
+          '/oauth/revoke',
+          { method: 'POST', headers: { 'content-type': 'multipart/form-data' }, body: '--x' },
+        ],
+        ['/oauth/token', { method: 'POST', headers: json, body: '{"grant_type":"refresh_token"}' }],
+        ['/oauth/token', { method: 'POST', body: 'grant_type=refresh_token&refresh_token=quire_rt_' }],
+        ['/oauth/token', { method: 'POST', body: form({ grant_type: 'password', username: 'a' }) }],
+        [
+          '/oauth/token',
+          { method: 'POST', body: form({ grant_type: 'authorization_code', code: 'x'.repeat(100_000) }) },
+        ],
+        ['/oauth/register', { method: 'POST', headers: json, body: 'null' }],
+        ['/oauth/register', { method: 'POST', headers: json, body: '{"redirect_uris":"x"}' }],
+        [
+          '/oauth/register',
+          {
+            method: 'POST',
+            headers: json,
+            body: '{"redirect_uris":["https://a.test/cb"],"client_name":{"a":1}}',
+          },
+        ],
+        [
+          '/oauth/register',
+          {
+            method: 'POST',
+            headers: json,
+            body: JSON.stringify({ redirect_uris: Array(11).fill('https://a.test/cb') }),
+          },
+        ],
+        [
+          '/oauth/register',
+          {
+            method: 'POST',
+            headers: json,
+            body: '{"redirect_uris":["https://a.test/cb"],"grant_types":["client_credentials"]}',
+          },
+        ],
+        ['/oauth/authorize?client_id=%ZZ', { method: 'GET' }],
+        ['/oauth/authorize?client_id=a&client_id=b', { method: 'GET' }],
+        [
+          '/mcp',
+          { method: 'POST', headers: { authorization: `Bearer quire_at_${'x'.repeat(5000)}` }, body: '{}' },
+        ],
+        // An unsigned token (alg none) naming a grant: refused.
+        [
+          '/mcp',
+          {
+            method: 'POST',
+            headers: { authorization: 'Bearer quire_at_eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.' },
+            body: '{}',
+          },
+        ],
+      ];
+      for (const [path, init] of reqs) {
+        const res = await fetch(`${q.base}${path}`, init);
+        expect(res.status, path).toBeGreaterThanOrEqual(400);
+        expect(res.status, path).toBeLessThan(500);
+        const type = res.headers.get('content-type') ?? '';
+        if (path.startsWith('/oauth/token') || path.startsWith('/oauth/register')) {
+          expect(type, path).toContain('application/json');
+          expect(typeof (await res.json()).error, path).toBe('string');
+        }
+      }
+    });
+
     it('the consent page has its own strict CSP and escapes what the client declared', async () => {
       const q = await live();
       const reg = await fetch(`${q.base}/oauth/register`, {

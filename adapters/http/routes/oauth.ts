@@ -152,6 +152,24 @@ const strings = (o: Record<string, unknown>): Record<string, string> => {
   return out;
 };
 
+/**
+ * The parameters of a form POST: OAuth sends `application/x-www-form-urlencoded` (RFC 6749), and
+ * so does the consent form; anything else is refused (a broken multipart body is no 500).
+ */
+async function formBody(c: Context): Promise<URLSearchParams> {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(c.req.header('content-type') ?? '')) {
+    throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
+  }
+  return new URLSearchParams(await c.req.text());
+}
+
+/** The first value of each parameter. */
+const firsts = (form: URLSearchParams): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const [k, val] of form) if (!(k in out)) out[k] = val;
+  return out;
+};
+
 /** The OAuth routes, mounted at the root (`/.well-known/*`, `/oauth/*`). */
 export function oauthRoutes(
   deps: AppDeps,
@@ -296,8 +314,17 @@ export function oauthRoutes(
   app.post('/oauth/authorize', async (c) => {
     const address = clientAddress(c, deps);
     await limiter.auth(address);
-    const form = await c.req.parseBody({ all: true });
-    const p = strings(form);
+    let form: URLSearchParams;
+    try {
+      form = await formBody(c);
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+      return c.html(page('Cannot authorize', `<h1>Not a form</h1><p>${esc(err.description)}</p>`), 400, {
+        'Content-Security-Policy': consentCsp(''),
+        ...noStore,
+      });
+    }
+    const p = firsts(form);
     const r = check(c, p);
     if (r.res) return r.res;
     const req = r.req;
@@ -329,8 +356,7 @@ export function oauthRoutes(
       await limiter.failed(address);
       return c.html(consentPage(req, p, 'That key is not valid on this server.'), 401, headers);
     }
-    const raw = form.capability;
-    const capabilities = (Array.isArray(raw) ? raw : [raw]).filter((x): x is string => typeof x === 'string');
+    const capabilities = form.getAll('capability');
     const folders = (p.folders ?? '')
       .split(/[,\n]/)
       .map((f) => f.trim())
@@ -353,9 +379,9 @@ export function oauthRoutes(
 
   app.post('/oauth/token', async (c) => {
     await limiter.auth(clientAddress(c, deps));
-    const p = strings(await c.req.parseBody());
     const issuer = publicBase(c, deps);
     try {
+      const p = firsts(await formBody(c));
       if (p.grant_type === 'authorization_code')
         return c.json(await oauth.exchangeCode(p, issuer), 200, noStore);
       if (p.grant_type === 'refresh_token') return c.json(await oauth.refresh(p, issuer), 200, noStore);
@@ -367,8 +393,11 @@ export function oauthRoutes(
 
   app.post('/oauth/revoke', async (c) => {
     await limiter.auth(clientAddress(c, deps));
-    const p = strings(await c.req.parseBody());
-    await oauth.revoke(p.token);
+    try {
+      await oauth.revoke(firsts(await formBody(c)).token);
+    } catch (err) {
+      return oauthError(c, err);
+    }
     return c.body(null, 200, noStore);
   });
 
