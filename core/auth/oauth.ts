@@ -182,7 +182,7 @@ export function createOAuthService(deps: OAuthDeps) {
   /** Codes not yet used, by their hash. */
   const codes = new Map<string, AuthorizeRequest & { keyId: string; scope: KeyScope; expiresAt: number }>();
   /** Codes already used, by their hash, with the grant they made (a replay ends it). */
-  const spent = new Map<string, { grantId: string; expiresAt: number }>();
+  const spent = new Map<string, { grantId: string; expiresAt: number; revoked: boolean }>();
 
   const cur = () => {
     if (!s) throw new Error('oauth service used before init()');
@@ -355,10 +355,13 @@ export function createOAuthService(deps: OAuthDeps) {
       sweep();
       if (!p.code) throw new OAuthError('invalid_request', 'code is required.');
       const h = await sha256Hex(p.code);
+      // The verifier's hash first: from the lookup to the code's removal nothing awaits, so two
+      // requests with one code cannot both redeem it.
+      const verified = p.code_verifier && VERIFIER.test(p.code_verifier) ? await s256(p.code_verifier) : null;
       const replay = spent.get(h);
       if (replay) {
         // RFC 6749 4.1.2: a code used twice revokes what it gave.
-        spent.delete(h);
+        replay.revoked = true;
         await removeGrant(replay.grantId, 'authorization code replayed');
         throw new OAuthError(
           'invalid_grant',
@@ -374,13 +377,11 @@ export function createOAuthService(deps: OAuthDeps) {
         throw new OAuthError('invalid_grant', 'redirect_uri must be the one of the authorization request.');
       if (p.resource !== undefined && p.resource !== code.resource)
         throw new OAuthError('invalid_target', 'resource differs from the authorization request.');
-      if (!p.code_verifier || !VERIFIER.test(p.code_verifier))
+      if (!verified)
         throw new OAuthError('invalid_grant', 'code_verifier is required (PKCE, 43 to 128 characters).');
-      if (!constantTimeEqual(await s256(p.code_verifier), code.codeChallenge))
+      if (!constantTimeEqual(verified, code.codeChallenge))
         throw new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge.');
       codes.delete(h);
-      if (!deps.auth.hasKey(code.keyId))
-        throw new OAuthError('invalid_grant', 'The approving key was revoked.');
       const grant: OAuthGrant = {
         id: `grt_${toBase64Url(random(12))}`,
         clientId: code.client.clientId,
@@ -392,13 +393,24 @@ export function createOAuthService(deps: OAuthDeps) {
         refreshExpiresAt: clock.now() + refreshTtlMs,
         usedRefreshHashes: [],
       };
+      const mark = { grantId: grant.id, expiresAt: code.expiresAt, revoked: false };
+      spent.set(h, mark);
+      if (!deps.auth.hasKey(code.keyId))
+        throw new OAuthError('invalid_grant', 'The approving key was revoked.');
       const { answer, refreshHash } = await issueTokens(grant, issuer);
       grant.refreshHash = refreshHash;
-      spent.set(h, { grantId: grant.id, expiresAt: code.expiresAt });
       await mutex.run(async () => {
         const st = cur();
         await save({ ...st, grants: [...st.grants.filter(alive), grant] });
       });
+      // Replayed while this grant was being saved: it ends now.
+      if (mark.revoked) {
+        await removeGrant(grant.id, 'authorization code replayed');
+        throw new OAuthError(
+          'invalid_grant',
+          'This authorization code was used twice; its grant is revoked.',
+        );
+      }
       logger?.info('oauth grant made', { grantId: grant.id, clientId: grant.clientId, keyId: grant.keyId });
       return answer;
     },

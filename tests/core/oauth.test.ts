@@ -90,6 +90,35 @@ describe('core/auth/oauth.ts', () => {
     ).rejects.toBeInstanceOf(OAuthError);
   });
 
+  it('one code sent twice at once never makes two grants (a replay ends what it made)', async () => {
+    const s = make();
+    await s.oauth.init();
+    const client = await s.oauth.registerClient({ redirect_uris: ['http://127.0.0.1:5000/cb'] });
+    const req = s.oauth.checkAuthorize(
+      {
+        client_id: client.clientId,
+        redirect_uri: 'http://127.0.0.1:5000/cb',
+        response_type: 'code',
+        code_challenge: await challenge(VERIFIER),
+        code_challenge_method: 'S256',
+      },
+      RESOURCE,
+    );
+    const code = await s.oauth.issueCode(req, 'key_a', { capabilities: ['notes:read'] });
+    const p = {
+      code,
+      client_id: client.clientId,
+      redirect_uri: 'http://127.0.0.1:5000/cb',
+      code_verifier: VERIFIER,
+    };
+    const both = await Promise.allSettled([s.oauth.exchangeCode(p, ISSUER), s.oauth.exchangeCode(p, ISSUER)]);
+    expect(both.filter((r) => r.status === 'fulfilled').length).toBeLessThanOrEqual(1);
+    for (const r of both)
+      if (r.status === 'fulfilled')
+        expect(await s.oauth.verifyAccess(r.value.access_token, RESOURCE)).toBeNull();
+    expect(s.oauth.grants()).toEqual([]);
+  });
+
   it('a grant never exceeds the approving key: capabilities intersect, folders must lie inside', () => {
     const key = {
       capabilities: ['notes:read', 'notes:write'] as const,
