@@ -19,7 +19,7 @@ import { trashRoutes, versionsRoutes } from './routes/history.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
-import { mcpChallenge, oauthRoutes, publicBase } from './routes/oauth.ts';
+import { mcpChallenge, oauthGrantRoutes, oauthRoutes, publicBase } from './routes/oauth.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
 import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
@@ -114,6 +114,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1', systemRoutes(deps));
   app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
+  if (deps.oauth) app.route('/api/v1/auth/oauth/grants', oauthGrantRoutes(deps.oauth));
   // Before the notes routes: `GET /notes/:path{.+}` would take `.../versions` otherwise.
   const versions = versionsRoutes(deps.notes);
   app.use(versions.first);

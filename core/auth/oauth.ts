@@ -93,6 +93,19 @@ export interface AuthorizeRequest {
   requested: Capability[];
 }
 
+/** A grant as `GET /api/v1/auth/oauth/grants` lists it. */
+export interface GrantInfo {
+  id: string;
+  clientId: string;
+  /** The name the client gave itself at registration (its own claim), or null. */
+  clientName: string | null;
+  /** The key that approved it. */
+  keyId: string;
+  scope: KeyScope;
+  resource: string;
+  createdAt: string;
+}
+
 export interface TokenAnswer {
   access_token: string;
   token_type: 'Bearer';
@@ -506,9 +519,30 @@ export function createOAuthService(deps: OAuthDeps) {
       return { id: grant.id, method: 'jwt', scope: grant.scope };
     },
 
-    /** The live grants (for tests and a future listing). */
+    /** The live grants. */
     grants(): OAuthGrant[] {
       return cur().grants.filter(alive);
+    },
+
+    /** The live grants as the owner sees them: no token hash, the client's declared name. */
+    listGrants(): GrantInfo[] {
+      const st = cur();
+      return st.grants.filter(alive).map((g) => ({
+        id: g.id,
+        clientId: g.clientId,
+        clientName: st.clients.find((c) => c.clientId === g.clientId)?.clientName ?? null,
+        keyId: g.keyId,
+        scope: g.scope,
+        resource: g.resource,
+        createdAt: new Date(g.createdAt).toISOString(),
+      }));
+    },
+
+    /** Ends a grant by the owner's decision; false when there is no such live grant. */
+    async revokeGrant(id: string): Promise<boolean> {
+      if (!cur().grants.some((g) => g.id === id && alive(g))) return false;
+      await removeGrant(id, 'revoked by the owner');
+      return true;
     },
   };
 }

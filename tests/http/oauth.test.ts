@@ -159,6 +159,20 @@ describe('OAuth for MCP clients (issue 29), the official SDK client on a real so
     });
     expect(made.isError).toBeFalsy();
     expect((await q.notes.get('Work/new.md')).content).toContain('hi');
+    // The owner sees the grant over REST and ends it without revoking the key.
+    const listed = await fetch(`${q.base}/api/v1/auth/oauth/grants`, {
+      headers: { 'x-service-key': q.firstKey },
+    });
+    const grants = (await listed.json()).data;
+    expect(grants).toMatchObject([{ clientName: 'SDK test client', scope: { folders: ['Work/'] } }]);
+    expect(JSON.stringify(grants)).not.toMatch(/refresh|Hash/);
+    const ended = await fetch(`${q.base}/api/v1/auth/oauth/grants/${grants[0].id}`, {
+      method: 'DELETE',
+      headers: { 'x-service-key': q.firstKey },
+    });
+    expect(ended.status).toBe(200);
+    expect((await rawList(q.mcp, provider.saved!.access_token)).status).toBe(401);
+    expect(q.service.hasKey(q.service.listKeys()[0]!.id)).toBe(true);
     await client.close();
   });
 

@@ -13,8 +13,16 @@ import {
   OAuthError,
   type OAuthService,
 } from '../../../core/auth/oauth.ts';
-import { CAPABILITIES, type Capability, type KeyScope, READ_ONLY } from '../../../core/auth/scope.ts';
+import {
+  CAPABILITIES,
+  type Capability,
+  hasCapability,
+  type KeyScope,
+  READ_ONLY,
+} from '../../../core/auth/scope.ts';
+import { DomainError } from '../../../core/errors.ts';
 import type { Authenticator } from '../../../core/ports.ts';
+import { ok } from '../../http-kit/envelope.ts';
 import { clientAddress, serverUrl } from '../client.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { AppDeps, AppEnv } from '../types.ts';
@@ -401,6 +409,33 @@ export function oauthRoutes(
     return c.body(null, 200, noStore);
   });
 
+  return app;
+}
+
+/**
+ * The owner's view of the grants (`/api/v1/auth/oauth/grants`, behind the API's authentication):
+ * list them, end one without revoking the key that approved it. Needs `admin`.
+ */
+export function oauthGrantRoutes(oauth: OAuthService) {
+  const app = new Hono<AppEnv>();
+  const admin = (c: Context<AppEnv>) => {
+    if (!hasCapability(c.get('principal')?.scope, 'admin'))
+      throw new DomainError(
+        'FORBIDDEN',
+        'This key lacks the "admin" capability needed to manage OAuth grants.',
+      );
+  };
+  app.get('/', (c) => {
+    admin(c);
+    return ok(c, oauth.listGrants());
+  });
+  app.delete('/:id', async (c) => {
+    admin(c);
+    const id = c.req.param('id');
+    if (!(await oauth.revokeGrant(id)))
+      throw new DomainError('NOT_FOUND', `No OAuth grant with id "${id.slice(0, 100)}".`);
+    return ok(c, { revoked: id });
+  });
   return app;
 }
 
