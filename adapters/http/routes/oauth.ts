@@ -13,13 +13,7 @@ import {
   OAuthError,
   type OAuthService,
 } from '../../../core/auth/oauth.ts';
-import {
-  CAPABILITIES,
-  type Capability,
-  hasCapability,
-  type KeyScope,
-  READ_ONLY,
-} from '../../../core/auth/scope.ts';
+import { type Capability, hasCapability, type KeyScope, READ_ONLY } from '../../../core/auth/scope.ts';
 import { DomainError } from '../../../core/errors.ts';
 import type { Authenticator } from '../../../core/ports.ts';
 import { ok } from '../../http-kit/envelope.ts';
@@ -438,6 +432,3 @@ export function oauthGrantRoutes(oauth: OAuthService) {
   });
   return app;
 }
-
-/** Everything the OAuth capabilities name (for the OpenAPI document). */
-export const OAUTH_SCOPES = CAPABILITIES;
