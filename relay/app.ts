@@ -13,6 +13,10 @@ import { DEFAULT_LIMITS, type RelayContext, type RelayDeps, type RelayEnv } from
 
 const QUIET = new Set(['/api/v1/relay/pull', '/api/v1/relay/respond', '/api/v1/health']);
 
+/** `/.well-known/<OAuth metadata document>/r/<serverId>[/mcp]`. */
+const WELL_KNOWN_OAUTH =
+  /^\/\.well-known\/(oauth-authorization-server|oauth-protected-resource)\/r\/([A-Za-z0-9_-]{3,128})(\/mcp)?$/;
+
 /** Largest respond body for `maxBodyBytes`: one answer at its base64 size plus 1 MiB of room. */
 export function maxRespondBytes(maxBodyBytes: number): number {
   return Math.ceil(maxBodyBytes / 3) * 4 + 1024 * 1024;
@@ -97,6 +101,16 @@ export function createRelay(deps: RelayDeps & { closing?: AbortSignal }) {
   app.route('/api/v1/pair', pairRoutes(ctx));
   const door = proxyDoor(ctx);
   app.route('/r', proxyRoutes(ctx, door));
+
+  // RFC 8414 and RFC 9728 place the OAuth metadata of an issuer or resource with a path at
+  // `/.well-known/<document>/<path>`, on the relay's root: MCP clients look there for a server's
+  // (issue 29). Answered by that server, as `/r/<serverId>/.well-known/<document>`.
+  app.get('/.well-known/*', (c) => {
+    const m = WELL_KNOWN_OAUTH.exec(c.req.path);
+    if (!m) return c.json(errorBody('NOT_FOUND', `No route for GET ${c.req.path}.`), 404);
+    const target = new URL(`/r/${m[2]}/.well-known/${m[1]}${m[3] ?? ''}`, c.req.url);
+    return app.fetch(new Request(target, { headers: c.req.raw.headers, signal: c.req.raw.signal }), c.env);
+  });
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError(errorHandler(ctx.logger, 'relay'));

@@ -8,6 +8,7 @@ import type * as v from 'valibot';
 import type * as FI from '../adapters/http/openapi/operations-files.ts';
 import type * as H from '../adapters/http/openapi/operations-history.ts';
 import type * as I from '../adapters/http/openapi/operations-integrations.ts';
+import type * as O from '../adapters/http/openapi/operations-oauth.ts';
 import type * as S from '../adapters/http/openapi/operations-security.ts';
 import type * as R from '../adapters/http/openapi/responses.ts';
 import type * as F from '../adapters/http/openapi/responses-features.ts';
@@ -34,6 +35,8 @@ export const CLIENT_OPERATIONS = {
   listKeys: ['GET', '/api/v1/auth/keys'],
   mintKey: ['POST', '/api/v1/auth/keys'],
   revokeKey: ['DELETE', '/api/v1/auth/keys/{id}'],
+  listOAuthGrants: ['GET', '/api/v1/auth/oauth/grants'],
+  revokeOAuthGrant: ['DELETE', '/api/v1/auth/oauth/grants/{id}'],
   listNotes: ['GET', '/api/v1/notes'],
   createNote: ['POST', '/api/v1/notes'],
   getNote: ['GET', '/api/v1/notes/{path}'],
@@ -133,6 +136,10 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
       mintKey: (name: string, scope?: KeyScope) =>
         call<Out<typeof R.MintedKey>>('mintKey', {}, { body: scope ? { name, scope } : { name } }),
       revokeKey: (id: string) => call<Out<typeof R.RevokedKey>>('revokeKey', { id }),
+      /** The OAuth grants MCP clients hold (docs/mcp.md, "OAuth"). */
+      listOAuthGrants: () => call<Out<typeof O.OAuthGrant>[]>('listOAuthGrants'),
+      /** Ends one OAuth grant without revoking the key that approved it. */
+      revokeOAuthGrant: (id: string) => call<Out<typeof O.RevokedGrant>>('revokeOAuthGrant', { id }),
     },
     notes: {
       list: () => call<Out<typeof R.NoteSummary>[]>('listNotes'),

@@ -1,5 +1,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { requireRoute } from '../../core/auth/access.ts';
+import { ACCESS_PREFIX } from '../../core/auth/oauth.ts';
+import { DomainError } from '../../core/errors.ts';
 import { createRetrieval } from '../../core/search/retrieval.ts';
 import { errorBody, errorHandler } from '../http-kit/envelope.ts';
 import { bodyLimitEnvelope, methodNotAllowedEnvelope } from '../http-kit/middleware.ts';
@@ -18,6 +20,7 @@ import { trashRoutes, versionsRoutes } from './routes/history.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
+import { mcpChallenge, oauthGrantRoutes, oauthRoutes, publicBase } from './routes/oauth.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
 import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
@@ -74,7 +77,19 @@ export function createApp(deps: AppDeps) {
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
     let principal: Awaited<ReturnType<typeof authn.authenticate>>;
     try {
-      principal = await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer });
+      if (deps.oauth && bearer?.startsWith(ACCESS_PREFIX) && c.req.path === '/mcp') {
+        // An OAuth access token (issue 29): valid for the resource `/mcp` it was issued for only.
+        const granted = await deps.oauth.verifyAccess(bearer, `${publicBase(c, deps)}/mcp`);
+        if (!granted) {
+          throw new DomainError(
+            'INVALID_TOKEN',
+            'Unauthorized: the access token is not valid (expired, revoked or for another resource); refresh it or authorize again.',
+          );
+        }
+        principal = granted;
+      } else {
+        principal = await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer });
+      }
     } catch (err) {
       // Failures only: a valid key passes even from an address others have failed from (NAT).
       const client = clientAddress(c, deps);
@@ -88,11 +103,23 @@ export function createApp(deps: AppDeps) {
     return next();
   };
   app.use('/api/*', authenticate);
+  if (deps.oauth) {
+    // A 401 from /mcp points MCP clients at the OAuth metadata (MCP authorization; RFC 9728 5.1).
+    app.use('/mcp', async (c, next) => {
+      await next();
+      if (c.res.status !== 401) return;
+      const sent = Boolean(c.req.header('authorization') ?? c.req.header('x-service-key'));
+      const res = new Response(c.res.body, c.res);
+      res.headers.set('WWW-Authenticate', mcpChallenge(publicBase(c, deps), sent));
+      c.res = res;
+    });
+  }
   app.use('/mcp', authenticate);
 
   app.route('/api/v1', systemRoutes(deps));
   app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
+  if (deps.oauth) app.route('/api/v1/auth/oauth/grants', oauthGrantRoutes(deps.oauth));
   // Before the notes routes: `GET /notes/:path{.+}` would take `.../versions` otherwise.
   const versions = versionsRoutes(deps.notes);
   app.use(versions.first);
@@ -130,6 +157,8 @@ export function createApp(deps: AppDeps) {
   if (deps.channels) app.route('/api/v1/channels', channelsRoutes(deps, deps.channels, limiter));
   if (deps.plugins) app.route('/api/v1/plugins', pluginsRoutes(deps.plugins));
   if (deps.security) app.route('/api/v1/security', securityRoutes(deps.security));
+  if (deps.oauth && deps.authenticator)
+    app.route('/', oauthRoutes(deps, deps.oauth, deps.authenticator, limiter));
   if (deps.client) app.route('/', clientRoutes(deps.client));
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Agent } from '../../core/agent/agent.ts';
 import type { Jwt } from '../../core/auth/jwt.ts';
+import type { OAuthService } from '../../core/auth/oauth.ts';
 import type { AuthService } from '../../core/auth/service.ts';
 import type { ChannelService } from '../../core/channels/service.ts';
 import type { FileService } from '../../core/files/service.ts';
@@ -112,6 +113,8 @@ export interface AppDeps {
   mcpWrite?: boolean;
   /** The largest answer to one MCP POST (MCP_MAX_ANSWER_BYTES; default 4 MiB). */
   mcpMaxAnswerBytes?: number;
+  /** Quire as the OAuth authorization server of `/mcp` (issue 29); absent: no OAuth routes. */
+  oauth?: OAuthService;
   /** Event streams open at once per credential (EVENTS_STREAMS_PER_KEY; default 8). */
   eventsStreamsPerKey?: number;
 }

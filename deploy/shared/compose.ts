@@ -9,6 +9,7 @@ import { createProvider } from '../../adapters/llm/create.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
+import { createOAuthService } from '../../core/auth/oauth.ts';
 import { createCore } from '../../core/create-core.ts';
 import type { PinnedFetch } from '../../core/net/egress.ts';
 import { publicRelayUrl, selfOrigins } from '../../core/net/origins.ts';
@@ -132,6 +133,12 @@ export async function composeApp(
   const jwt = config.jwt ? createJwt({ ...config.jwt, clock }) : null;
   // Shared with a runtime's fast lane for cached note reads (adapters/node/read-lane.ts).
   const authenticator = createAuthenticator({ mode: config.authMode, auth: core.auth, jwt });
+  // Quire as the OAuth authorization server of /mcp (MCP clients that only speak OAuth).
+  const oauth =
+    config.authMode === 'none'
+      ? undefined
+      : createOAuthService({ state: opts.state, clock, auth: core.auth, logger });
+  await oauth?.init();
   const noteCache = createNoteCache(config.noteCacheBytes);
   const frameStats: FrameStats = { requests: 0 };
   const app = createApp({
@@ -151,6 +158,7 @@ export async function composeApp(
     clock,
     logger,
     authenticator,
+    oauth,
     setup: {
       service: core.auth,
       jwt,

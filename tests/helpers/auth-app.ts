@@ -4,6 +4,7 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { type AuthMode, createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
+import { createOAuthService } from '../../core/auth/oauth.ts';
 import { createAuthService } from '../../core/auth/service.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import type { Logger, StateStore } from '../../core/ports.ts';
@@ -23,6 +24,8 @@ export interface AuthAppOptions {
   jwt?: { issuer?: string; audience?: string; ttlSeconds?: number; jwksUrl?: string; noSecret?: boolean };
   publicUrl?: string | null;
   trustProxy?: boolean;
+  /** Quire as the OAuth authorization server of /mcp (core/auth/oauth.ts), on the same clock. */
+  oauth?: boolean | { accessTtlSeconds?: number };
 }
 
 /** A whole server app with auth, over an in-memory vault, and helpers to call it. */
@@ -52,8 +55,18 @@ export async function authApp(opts: AuthAppOptions = {}) {
     testClientUrl: 'https://test.quire.test',
     localDevUiUrl: 'http://localhost:5173',
   };
+  const oauth = opts.oauth
+    ? createOAuthService({
+        state,
+        clock,
+        auth: service,
+        ...(typeof opts.oauth === 'object' ? opts.oauth : {}),
+      })
+    : undefined;
+  await oauth?.init();
   const app = createApp({
     notes,
+    oauth,
     version: '9.9.9',
     clock,
     logger,
@@ -66,5 +79,5 @@ export async function authApp(opts: AuthAppOptions = {}) {
   });
   const call = requester(app);
   const firstKey = service.firstKeyPlain()!;
-  return { app, call, service, state, notes, firstKey, key: (k: string) => ({ 'x-service-key': k }) };
+  return { app, call, service, state, notes, oauth, firstKey, key: (k: string) => ({ 'x-service-key': k }) };
 }

@@ -73,6 +73,13 @@ describe('the OpenAPI document', () => {
         'docsScript',
         'foldersGone',
         'openapi',
+        'oauthProtectedResource',
+        'oauthAuthorizationServer',
+        'oauthRegister',
+        'oauthAuthorize',
+        'oauthConsent',
+        'oauthToken',
+        'oauthRevoke',
       ].sort(),
     );
   });

@@ -40,7 +40,8 @@ export function documentedRoutes(doc: any): string[] {
 /** What is served but not documented, and documented but not served. */
 export function compareRoutes(app: { routes: { method: string; path: string }[] }, doc: any) {
   const served = servedRoutes(app);
-  const documented = documentedRoutes(doc);
+  // The OAuth endpoints live outside /api/v1 (tests/http/oauth.test.ts calls each of them).
+  const documented = documentedRoutes(doc).filter((r) => r.split(' ')[1]!.startsWith('/api/v1/'));
   return {
     undocumented: served.filter((r) => !documented.includes(r)),
     notServed: documented.filter((r) => !served.includes(r)),

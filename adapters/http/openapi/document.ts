@@ -10,6 +10,7 @@ import { InstallPluginBody, PluginConfigBody, TogglePluginBody } from '../../../
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
 import { STATUS } from '../../http-kit/envelope.ts';
 import { KeyName } from '../routes/auth.ts';
+import { OAUTH_PATHS } from './oauth-paths.ts';
 import type { Operation } from './operation.ts';
 import { OPERATIONS } from './operations.ts';
 import * as r from './responses.ts';
@@ -224,8 +225,8 @@ export function openApiDocument(opts: { version: string; serverUrl?: string }): 
     },
     servers: opts.serverUrl ? [{ url: opts.serverUrl }] : [],
     security: [{ apiKey: [] }, { bearer: [] }],
-    tags: [...new Set(OPERATIONS.map((o) => o.tag))].map((name) => ({ name })),
-    paths,
+    tags: [...new Set([...OPERATIONS.map((o) => o.tag), 'OAuth'])].map((name) => ({ name })),
+    paths: { ...paths, ...OAUTH_PATHS },
     components: {
       securitySchemes: {
         apiKey: {

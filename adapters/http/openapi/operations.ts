@@ -9,6 +9,7 @@ import { agent, channels, plugins } from './operations-features.ts';
 import { files } from './operations-files.ts';
 import { history } from './operations-history.ts';
 import { integrations } from './operations-integrations.ts';
+import { oauth } from './operations-oauth.ts';
 import { security } from './operations-security.ts';
 
 /** Every documented operation. */
@@ -22,4 +23,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...channels,
   ...plugins,
   ...security,
+  ...oauth,
 ];

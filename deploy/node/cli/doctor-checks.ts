@@ -58,7 +58,7 @@ export async function checkDir(name: string, variable: string, dir: string): Pro
 /** Server state files: private (0600), and credentials.json intact. */
 export function checkState(dataDir: string): Check[] {
   const out: Check[] = [];
-  for (const file of ['credentials.json', 'channels.json', 'plugins.json']) {
+  for (const file of ['credentials.json', 'channels.json', 'plugins.json', 'oauth.json']) {
     const path = join(dataDir, file);
     if (!existsSync(path)) continue;
     const mode = statSync(path).mode & 0o777;

@@ -21,6 +21,10 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     summary: 'Rebuild the index cache of the vault, with a progress bar (notes/s, ETA)',
     load: async () => (await import('./index-cmd.ts')).index,
   },
+  mcp: {
+    summary: 'Speak MCP over stdio and forward to a server or relay URL (for Claude Desktop and others)',
+    load: async () => (await import('./mcp.ts')).mcp,
+  },
   doctor: {
     summary: 'Check config, folders and permissions, ports, the relay and Redis; say what to fix',
     load: async () => (await import('./doctor.ts')).doctor,
@@ -98,7 +102,8 @@ export async function runCli(): Promise<number> {
     err: (s) => process.stderr.write(s),
     tty: process.stderr.isTTY === true,
   });
-  // One-shot commands end here even if a library left a socket open; serve and relay have stopped.
+  // One-shot commands (and `mcp` once stdin ended) end here even if a library left a socket open;
+  // serve and relay have stopped.
   if (name !== 'serve' && name !== 'relay') setTimeout(() => process.exit(code), 2_000).unref();
   return code;
 }

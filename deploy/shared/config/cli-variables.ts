@@ -6,12 +6,13 @@ export const CLI_VARIABLES = {
     group: 'CLI',
     kind: 'url',
     shown: '`http://HOST:PORT`',
-    meaning: 'The server `quire setup`, `keys` and `doctor` talk to (`--url` overrides).',
+    meaning: 'The server `quire setup`, `keys`, `doctor` and `mcp` talk to (`--url` overrides).',
   },
   QUIRE_API_KEY: {
     group: 'CLI',
     kind: 'secret',
     shown: '—',
-    meaning: 'The key `quire keys` sends (a key, not a flag, so it stays out of `ps` and shell history).',
+    meaning:
+      'The key `quire keys` and `quire mcp` send (a key, not a flag, so it stays out of `ps` and shell history).',
   },
 } as const satisfies Record<string, Variable>;
