@@ -64,6 +64,14 @@ export function createHistory(deps: HistoryDeps) {
   const state: HistoryState = { versions: new Map(), trash: new Map(), blobs: new Map(), rawBytes: 0 };
   const mutex = createMutex();
   let seq = 0;
+  /** Versions held (kept current by `apply`, recounted after a prune) and bytes of the store. */
+  let versionCount = 0;
+  let storedBytes = 0;
+  const recount = async () => {
+    versionCount = 0;
+    for (const l of state.versions.values()) versionCount += l.length;
+    storedBytes = await store.size();
+  };
   const newId = (at: number) => `${at.toString(36)}${(++seq).toString(36).padStart(4, '0')}`;
 
   const apply = (r: JournalRecord) => {
@@ -71,6 +79,7 @@ export function createHistory(deps: HistoryDeps) {
       const { o, l, z } = r;
       if (!state.blobs.has(r.sum) && !z) state.rawBytes += l;
       state.blobs.set(r.sum, { o, l, z });
+      versionCount++;
       const list = state.versions.get(r.p) ?? [];
       list.push({
         id: r.id,
@@ -124,6 +133,7 @@ export function createHistory(deps: HistoryDeps) {
   const write = async (r: JournalRecord) => {
     await store.appendJournal(`${JSON.stringify(r)}\n`);
     apply(r);
+    storedBytes = await store.size();
   };
 
   const addVersion = (path: string, bytes: Uint8Array, sum: string | undefined, by: string, ch: ChangeKind) =>
@@ -148,10 +158,17 @@ export function createHistory(deps: HistoryDeps) {
     return unpackBlob(data, loc.z);
   };
 
+  const stats = (): { bytes: number; versions: number; trash: number } => ({
+    bytes: storedBytes,
+    versions: versionCount,
+    trash: state.trash.size,
+  });
+
   return {
     /** Reads the journal into memory. */
     async load(): Promise<void> {
       for (const r of parseJournal(await store.readJournal())) apply(r);
+      await recount();
     },
 
     /** True when `bytes` of an attachment are small enough to keep versions of. */
@@ -246,14 +263,19 @@ export function createHistory(deps: HistoryDeps) {
      * was dropped). Answers how many versions and trash items went.
      */
     prune: (limits: PruneLimits): Promise<{ versions: number; trash: number }> =>
-      mutex.run(() => pruneHistory(state, store, clock.now(), limits)),
+      mutex.run(async () => {
+        const gone = await pruneHistory(state, store, clock.now(), limits);
+        await recount();
+        return gone;
+      }),
 
     /** Sizes for health and doctor. */
     async usage(): Promise<{ bytes: number; versions: number; blobs: number; trash: number }> {
-      let versions = 0;
-      for (const l of state.versions.values()) versions += l.length;
-      return { bytes: await store.size(), versions, blobs: state.blobs.size, trash: state.trash.size };
+      return { ...stats(), blobs: state.blobs.size };
     },
+
+    /** The same without waiting, O(1) (for `GET /health`): bytes held, versions and trash items. */
+    stats,
   };
 }
 
