@@ -67,6 +67,7 @@ export function createHistory(deps: HistoryDeps) {
   let seq = 0;
   /** Versions held (kept current by `apply`, recounted after a prune) and bytes of the store. */
   let versionCount = 0;
+  let loading: Promise<void> | null = null;
   let storedBytes = 0;
   const recount = async () => {
     versionCount = 0;
@@ -179,10 +180,13 @@ export function createHistory(deps: HistoryDeps) {
   });
 
   return {
-    /** Reads the journal into memory. */
-    async load(): Promise<void> {
-      for (const r of parseJournal(await store.readJournal())) apply(r);
-      await recount();
+    /** Reads the journal into memory, once (later calls wait for the first). */
+    load(): Promise<void> {
+      loading ??= (async () => {
+        for (const r of parseJournal(await store.readJournal())) apply(r);
+        await recount();
+      })();
+      return loading;
     },
 
     /** True when `bytes` of an attachment are small enough to keep versions of. */

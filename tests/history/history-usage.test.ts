@@ -7,6 +7,7 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { createCore } from '../../core/create-core.ts';
 import { createHistory } from '../../core/history/history.ts';
+import { createNoteService } from '../../core/notes/service.ts';
 import { runChecks } from '../../deploy/node/cli/doctor.ts';
 import { checkHistory } from '../../deploy/node/cli/doctor-checks.ts';
 import { requester, silentLogger, tempDir } from '../helpers/app.ts';
@@ -85,5 +86,30 @@ describe('health and quire doctor report the history and the trash (issue 30)', 
     // The whole doctor, with the server's environment, lists it.
     const checks = await runChecks({ DATA_DIR: dataDir, PORT: '0', RELAY_PORT: '0' });
     expect(checks.find((c) => c.name === 'history')?.detail).toContain('3 versions, 1 item in the trash');
+  });
+
+  it('the note service loads the history it is given, once (the lifecycle loads notes, not the core)', async () => {
+    const t = await tempDir('quire-history-reload-');
+    cleanups.push(t.cleanup);
+    const clock = { now: () => Date.now() };
+    const one = fsHistoryStore({ dir: join(t.dir, 'history'), fsync: false });
+    const h1 = createHistory({ store: one, clock });
+    await h1.load();
+    await h1.record('a.md', enc.encode('before the restart'), 'api', 'create');
+    await one.close();
+    const two = fsHistoryStore({ dir: join(t.dir, 'history'), fsync: false });
+    cleanups.push(two.close);
+    const h2 = createHistory({ store: two, clock });
+    const notes = createNoteService({
+      store: memoryNoteStore({ files: { 'a.md': 'before the restart' } }),
+      clock,
+      state: memoryStateStore(),
+      history: h2,
+    });
+    await notes.load();
+    expect(h2.list('a.md').map((v) => `${v.change}:${v.by}`)).toEqual(['create:api']);
+    await h2.load();
+    expect(h2.list('a.md')).toHaveLength(1);
+    expect(h2.stats()).toMatchObject({ versions: 1 });
   });
 });
