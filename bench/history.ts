@@ -54,6 +54,43 @@ async function writeRun(fsync: boolean, history: boolean, notes = 200, writes = 
   }
 }
 
+/**
+ * The same, baseline and history in one process at the same time: each step updates a note of the
+ * baseline vault, then one of the history vault, so both see the same machine load (a shared,
+ * loaded box drifts too much between runs). Answers both p50s, means, and the time ratio.
+ */
+async function interleavedRun(fsync: boolean, notes = 200, writes = 1000) {
+  const root = await mkdtemp(join(tmpdir(), 'quire-bench-hist-'));
+  try {
+    const make = async (history: boolean) => {
+      const store = fsNoteStore({ dir: join(root, history ? 'vault-h' : 'vault-b'), fsync });
+      const hs = history ? fsHistoryStore({ dir: join(root, 'history'), fsync }) : undefined;
+      const core = createCore({ store, clock, logger: silent, history: hs });
+      await core.load();
+      for (let i = 0; i < notes; i++) await core.notes.create(`n/${i}.md`, noteText(i));
+      return { core, hs, lat: [] as number[] };
+    };
+    const base = await make(false);
+    const hist = await make(true);
+    for (let w = 0; w < writes; w++) {
+      for (const side of w % 2 ? [hist, base] : [base, hist]) {
+        const s = performance.now();
+        await side.core.notes.update(`n/${w % notes}.md`, { content: noteText(w % notes, w + 1) });
+        side.lat.push(performance.now() - s);
+      }
+    }
+    await hist.hs?.close();
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    return {
+      base: { p50: median(base.lat), mean: sum(base.lat) / writes },
+      hist: { p50: median(hist.lat), mean: sum(hist.lat) / writes },
+      ratio: sum(base.lat) / sum(hist.lat),
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
 async function storageRun(notes = 10_000, edits = 10_000) {
   const root = await mkdtemp(join(tmpdir(), 'quire-bench-hist-'));
   try {
@@ -129,6 +166,14 @@ for (const fsync of [false, true]) {
   const h = { perSec: median(hist.map((x) => x.perSec)), p50: median(hist.map((x) => x.p50)) };
   console.log(
     `updates fsync=${fsync}: baseline ${b.perSec.toFixed(0)}/s p50 ${b.p50.toFixed(3)} ms; history ${h.perSec.toFixed(0)}/s p50 ${h.p50.toFixed(3)} ms; added p50 ${(h.p50 - b.p50).toFixed(3)} ms; ratio ${(h.perSec / b.perSec).toFixed(3)}`,
+  );
+}
+for (const fsync of [false, true]) {
+  const runs: Awaited<ReturnType<typeof interleavedRun>>[] = [];
+  for (let r = 0; r < rounds; r++) runs.push(await interleavedRun(fsync));
+  const m = (f: (x: (typeof runs)[number]) => number) => median(runs.map(f));
+  console.log(
+    `interleaved updates fsync=${fsync}: baseline p50 ${m((x) => x.base.p50).toFixed(3)} ms mean ${m((x) => x.base.mean).toFixed(3)} ms; history p50 ${m((x) => x.hist.p50).toFixed(3)} ms mean ${m((x) => x.hist.mean).toFixed(3)} ms; added p50 ${m((x) => x.hist.p50 - x.base.p50).toFixed(3)} ms; updates/s ratio ${m((x) => x.ratio).toFixed(3)}`,
   );
 }
 const st = await storageRun();
