@@ -129,7 +129,7 @@ describe('the History and Trash views (Chromium, issue 30)', () => {
     await page.getByTestId('delete').click();
     await expect
       .poll(() => page.getByTestId('status').textContent())
-      .toContain('Moved Doomed.md to the trash');
+      .toContain('Deleted Doomed.md (moved to the trash)');
     expect(existsSync(join(vault.dir, 'Doomed.md'))).toBe(false);
     await page.getByTestId('trash-open').click();
     const item = page.locator('[data-testid="trash-item"][data-path="Doomed.md"]');

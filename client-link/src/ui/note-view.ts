@@ -160,7 +160,7 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
     if (!confirm(`Delete ${note.path}? It goes to the trash when the server keeps a history.`)) return;
     try {
       const gone = await ws.api.remove(note.path, note.checksum);
-      ws.say(gone.trashId ? `Moved ${note.path} to the trash.` : `Deleted ${note.path} for good.`);
+      ws.say(gone.trashId ? `Deleted ${note.path} (moved to the trash).` : `Deleted ${note.path} for good.`);
       history.replaceState(null, '', '/workspace');
       mount(root, h('p', { class: 'hint' }, `${note.path} was deleted.`));
       await ws.refresh();
