@@ -68,11 +68,18 @@ async function interleavedRun(fsync: boolean, notes = 200, writes = 1000) {
       const hs = history ? fsHistoryStore({ dir: join(root, 'history'), fsync }) : undefined;
       const core = createCore({ store, clock, logger: silent, history: hs });
       await core.load();
-      for (let i = 0; i < notes; i++) await core.notes.create(`n/${i}.md`, noteText(i));
-      return { core, hs, lat: [] as number[] };
+      return { core, hs, lat: [] as number[], made: [] as number[] };
     };
     const base = await make(false);
     const hist = await make(true);
+    // Creates, interleaved the same way, then updates.
+    for (let i = 0; i < notes; i++) {
+      for (const side of i % 2 ? [hist, base] : [base, hist]) {
+        const s = performance.now();
+        await side.core.notes.create(`n/${i}.md`, noteText(i));
+        side.made.push(performance.now() - s);
+      }
+    }
     for (let w = 0; w < writes; w++) {
       for (const side of w % 2 ? [hist, base] : [base, hist]) {
         const s = performance.now();
@@ -86,6 +93,7 @@ async function interleavedRun(fsync: boolean, notes = 200, writes = 1000) {
       base: { p50: median(base.lat), mean: sum(base.lat) / writes },
       hist: { p50: median(hist.lat), mean: sum(hist.lat) / writes },
       ratio: sum(base.lat) / sum(hist.lat),
+      creates: { base: median(base.made), hist: median(hist.made), ratio: sum(base.made) / sum(hist.made) },
     };
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -176,7 +184,7 @@ for (const fsync of [false, true]) {
   for (let r = 0; r < rounds; r++) runs.push(await interleavedRun(fsync));
   const m = (f: (x: (typeof runs)[number]) => number) => median(runs.map(f));
   console.log(
-    `interleaved updates fsync=${fsync}: baseline p50 ${m((x) => x.base.p50).toFixed(3)} ms mean ${m((x) => x.base.mean).toFixed(3)} ms; history p50 ${m((x) => x.hist.p50).toFixed(3)} ms mean ${m((x) => x.hist.mean).toFixed(3)} ms; added p50 ${m((x) => x.hist.p50 - x.base.p50).toFixed(3)} ms; updates/s ratio ${m((x) => x.ratio).toFixed(3)}`,
+    `interleaved updates fsync=${fsync}: baseline p50 ${m((x) => x.base.p50).toFixed(3)} ms mean ${m((x) => x.base.mean).toFixed(3)} ms; history p50 ${m((x) => x.hist.p50).toFixed(3)} ms mean ${m((x) => x.hist.mean).toFixed(3)} ms; added p50 ${m((x) => x.hist.p50 - x.base.p50).toFixed(3)} ms; updates/s ratio ${m((x) => x.ratio).toFixed(3)}; creates p50 ${m((x) => x.creates.base).toFixed(3)} → ${m((x) => x.creates.hist).toFixed(3)} ms, creates/s ratio ${m((x) => x.creates.ratio).toFixed(3)}`,
   );
 }
 if (!only) {
