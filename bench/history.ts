@@ -2,7 +2,8 @@
  * The history's costs (issue 30), in one process, baseline and history interleaved in the same
  * run: note writes per second and p50 latency without and with history (fsync on and off),
  * storage after 10,000 small edits of a 10,000-note vault, listing 1,000 versions, restoring one.
- * Run: `node --experimental-strip-types bench/history.ts` (or `npx tsx bench/history.ts`).
+ * Run: `node --experimental-strip-types bench/history.ts` (or `npx tsx bench/history.ts`);
+ * ROUNDS=n (default 3) rounds of each; PARTS=interleaved for the interleaved write comparison only.
  */
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -49,6 +50,51 @@ async function writeRun(fsync: boolean, history: boolean, notes = 200, writes = 
     const perSec = writes / ((performance.now() - t0) / 1000);
     await hs?.close();
     return { perSec, p50: median(lat) };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The same, baseline and history in one process at the same time: each step updates a note of the
+ * baseline vault, then one of the history vault, so both see the same machine load (a shared,
+ * loaded box drifts too much between runs). Answers both p50s, means, and the time ratio.
+ */
+async function interleavedRun(fsync: boolean, notes = 200, writes = 1000) {
+  const root = await mkdtemp(join(tmpdir(), 'quire-bench-hist-'));
+  try {
+    const make = async (history: boolean) => {
+      const store = fsNoteStore({ dir: join(root, history ? 'vault-h' : 'vault-b'), fsync });
+      const hs = history ? fsHistoryStore({ dir: join(root, 'history'), fsync }) : undefined;
+      const core = createCore({ store, clock, logger: silent, history: hs });
+      await core.load();
+      return { core, hs, lat: [] as number[], made: [] as number[] };
+    };
+    const base = await make(false);
+    const hist = await make(true);
+    // Creates, interleaved the same way, then updates.
+    for (let i = 0; i < notes; i++) {
+      for (const side of i % 2 ? [hist, base] : [base, hist]) {
+        const s = performance.now();
+        await side.core.notes.create(`n/${i}.md`, noteText(i));
+        side.made.push(performance.now() - s);
+      }
+    }
+    for (let w = 0; w < writes; w++) {
+      for (const side of w % 2 ? [hist, base] : [base, hist]) {
+        const s = performance.now();
+        await side.core.notes.update(`n/${w % notes}.md`, { content: noteText(w % notes, w + 1) });
+        side.lat.push(performance.now() - s);
+      }
+    }
+    await hist.hs?.close();
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    return {
+      base: { p50: median(base.lat), mean: sum(base.lat) / writes },
+      hist: { p50: median(hist.lat), mean: sum(hist.lat) / writes },
+      ratio: sum(base.lat) / sum(hist.lat),
+      creates: { base: median(base.made), hist: median(hist.made), ratio: sum(base.made) / sum(hist.made) },
+    };
   } finally {
     await rm(root, { recursive: true, force: true });
   }
@@ -118,7 +164,9 @@ console.log(
     .map((x) => x.toFixed(2))
     .join(' ')}`,
 );
-for (const fsync of [false, true]) {
+// PARTS=interleaved runs only the interleaved write comparison (a longer run of it fits in the time).
+const only = process.env.PARTS === 'interleaved';
+for (const fsync of only ? [] : [false, true]) {
   const base: { perSec: number; p50: number }[] = [];
   const hist: { perSec: number; p50: number }[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -131,14 +179,24 @@ for (const fsync of [false, true]) {
     `updates fsync=${fsync}: baseline ${b.perSec.toFixed(0)}/s p50 ${b.p50.toFixed(3)} ms; history ${h.perSec.toFixed(0)}/s p50 ${h.p50.toFixed(3)} ms; added p50 ${(h.p50 - b.p50).toFixed(3)} ms; ratio ${(h.perSec / b.perSec).toFixed(3)}`,
   );
 }
-const st = await storageRun();
-console.log(
-  `storage: vault ${st.vault} B; history after 10,000 edits ${st.raw} B as written (ratio ${(st.raw / st.vault).toFixed(3)}), ${st.history} B after compaction (ratio ${(st.history / st.vault).toFixed(3)})`,
-);
-const lr = await listAndRestore();
-console.log(
-  `list ${lr.versions} versions: ${lr.listMs.toFixed(3)} ms; restore: ${lr.restoreMs.toFixed(3)} ms`,
-);
+for (const fsync of [false, true]) {
+  const runs: Awaited<ReturnType<typeof interleavedRun>>[] = [];
+  for (let r = 0; r < rounds; r++) runs.push(await interleavedRun(fsync));
+  const m = (f: (x: (typeof runs)[number]) => number) => median(runs.map(f));
+  console.log(
+    `interleaved updates fsync=${fsync}: baseline p50 ${m((x) => x.base.p50).toFixed(3)} ms mean ${m((x) => x.base.mean).toFixed(3)} ms; history p50 ${m((x) => x.hist.p50).toFixed(3)} ms mean ${m((x) => x.hist.mean).toFixed(3)} ms; added p50 ${m((x) => x.hist.p50 - x.base.p50).toFixed(3)} ms; updates/s ratio ${m((x) => x.ratio).toFixed(3)}; creates p50 ${m((x) => x.creates.base).toFixed(3)} → ${m((x) => x.creates.hist).toFixed(3)} ms, creates/s ratio ${m((x) => x.creates.ratio).toFixed(3)}`,
+  );
+}
+if (!only) {
+  const st = await storageRun();
+  console.log(
+    `storage: vault ${st.vault} B; history after 10,000 edits ${st.raw} B as written (ratio ${(st.raw / st.vault).toFixed(3)}), ${st.history} B after compaction (ratio ${(st.history / st.vault).toFixed(3)})`,
+  );
+  const lr = await listAndRestore();
+  console.log(
+    `list ${lr.versions} versions: ${lr.listMs.toFixed(3)} ms; restore: ${lr.restoreMs.toFixed(3)} ms`,
+  );
+}
 console.log(
   `load after: ${loadavg()
     .map((x) => x.toFixed(2))

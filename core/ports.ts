@@ -184,6 +184,13 @@ export interface HistoryStore {
   replace(pack: AsyncIterable<Uint8Array>, journal: () => string): Promise<void>;
   /** Bytes held (pack plus journal). */
   size(): Promise<number>;
+  /**
+   * Optional (TRASH_DIR=vault): puts a copy of a trashed note or file at `.trash/<path>` in the
+   * vault (a free name when taken), durable when it resolves; answers where, relative to `.trash/`.
+   */
+  keepTrashCopy?(path: string, bytes: Uint8Array): Promise<string>;
+  /** Removes a copy `keepTrashCopy` made (restored or purged); nothing when it is gone already. */
+  dropTrashCopy?(where: string): Promise<void>;
 }
 
 /**

@@ -11,9 +11,10 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { type FileHandle, open, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { type FileHandle, lstat, mkdir, open, rename, rm, rmdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { HistoryStore } from '../../core/ports.ts';
+import { ensureParents, isInside, writeAtomic } from './fs-safe.ts';
 
 const HEADER = '#pack ';
 
@@ -25,10 +26,15 @@ const HEADER = '#pack ';
  * null, and the note's next write keeps what is on disk again). Pruning writes a new pack and journal and switches with
  * one rename of the journal, so a crash leaves the old pair or the new one; a pack no journal
  * names (a crash mid-prune) is removed at start.
+ *
+ * With `vaultTrash` (the vault's folder; TRASH_DIR=vault), a trashed note or file is also copied to
+ * `<vault>/.trash/<its path>` (` (2)`, ` (3)`... before the extension when taken), Obsidian's
+ * convention; a dot-folder, so never indexed, listed, searched or watched.
  */
 export function fsHistoryStore(opts: {
   dir: string;
   fsync?: boolean;
+  vaultTrash?: string;
 }): HistoryStore & { close(): Promise<void> } {
   const durable = opts.fsync ?? true;
   mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
@@ -77,8 +83,53 @@ export function fsHistoryStore(opts: {
     for (const fh of open) if (fh) await (await fh).close().catch(() => {});
   };
   const encoder = new TextEncoder();
+  const vault = opts.vaultTrash ? resolve(opts.vaultTrash) : null;
+  const trashRoot = vault ? join(vault, '.trash') : null;
+  /** The absolute place of `.trash/<rel>`, or null when `rel` would leave `.trash/`. */
+  const inTrash = (rel: string): string | null => {
+    const abs = resolve(trashRoot!, rel);
+    return rel && !rel.startsWith('/') && isInside(trashRoot!, abs) && abs !== trashRoot ? abs : null;
+  };
+  const taken = (abs: string) =>
+    lstat(abs).then(
+      () => true,
+      () => false,
+    );
+  const trashCopies: Pick<HistoryStore, 'keepTrashCopy' | 'dropTrashCopy'> = trashRoot
+    ? {
+        async keepTrashCopy(path, bytes) {
+          const dot = path.lastIndexOf('.');
+          const slash = path.lastIndexOf('/');
+          const [stem, ext] = dot > slash + 1 ? [path.slice(0, dot), path.slice(dot)] : [path, ''];
+          let rel = path;
+          for (let n = 2; inTrash(rel) && (await taken(inTrash(rel)!)); n++) rel = `${stem} (${n})${ext}`;
+          const abs = inTrash(rel);
+          if (!abs) throw new Error(`"${path}" cannot be copied to the vault trash`);
+          await mkdir(trashRoot!, { recursive: true });
+          await ensureParents(vault!, `.trash/${rel}`);
+          await writeAtomic(abs, bytes, 0o644, durable);
+          return rel;
+        },
+        async dropTrashCopy(rel) {
+          const abs = inTrash(rel);
+          if (!abs) return;
+          await rm(abs, { force: true });
+          // Empty folders left behind in `.trash/` go too (never `.trash/` itself).
+          for (let d = dirname(abs); d !== trashRoot && isInside(trashRoot!, d); d = dirname(d)) {
+            if (
+              !(await rmdir(d).then(
+                () => true,
+                () => false,
+              ))
+            )
+              break;
+          }
+        },
+      }
+    : {};
 
   return {
+    ...trashCopies,
     async appendBlob(bytes) {
       const fh = await packFile();
       const at = packSize;

@@ -10,6 +10,7 @@ import type { NoteService } from '../notes/service.ts';
 import { validateNotePath } from '../paths.ts';
 import type { Clock, Logger } from '../ports.ts';
 import { createRetrieval, type Retrieval } from '../search/retrieval.ts';
+import { historyTools } from './history-tools.ts';
 import { asksAboutOpenNote } from './intent.ts';
 import { runLoop } from './loop.ts';
 import type { LlmProvider } from './provider.ts';
@@ -76,7 +77,7 @@ export function writesAllowed(input: Pick<ChatInput, 'channel' | 'allowWrite'>):
 const SYSTEM = [
   "You are the assistant of Quire, a markdown note server. Answer from the user's notes.",
   'Use the tools to search and read notes before answering questions about them; cite the passages you used as path › heading.',
-  'Only change notes (create_note, append_to_note) when the user asks for it.',
+  'Only change notes (create_note, append_to_note, restore_version, restore_from_trash) when the user asks for it.',
   'Be concise. If the notes do not contain the answer, say so.',
 ].join(' ');
 
@@ -86,7 +87,7 @@ export function createAgent(deps: AgentDeps): Agent {
   const enabled = deps.enabled ?? true;
   const maxSteps = deps.maxSteps ?? 8;
   const timeoutMs = deps.timeoutMs ?? 60_000;
-  const core = noteTools(notes, deps.retrieval);
+  const core = [...noteTools(notes, deps.retrieval), ...historyTools(notes)];
   let probe: { at: number; value: Promise<boolean> } | null = null;
 
   const tools = (): AgentTool[] => {
@@ -179,7 +180,10 @@ export function createAgent(deps: AgentDeps): Agent {
       const scoped = p?.scope !== undefined;
       const view = scoped ? scopedNotes(notes, p) : notes;
       const toolset = scoped
-        ? noteTools(view, scopedRetrieval(deps.retrieval ?? createRetrieval({ notes }), p))
+        ? [
+            ...noteTools(view, scopedRetrieval(deps.retrieval ?? createRetrieval({ notes }), p)),
+            ...historyTools(view),
+          ]
         : tools();
       const allowWrite = writesAllowed(input) && hasCapability(p?.scope, 'notes:write');
       const ctx = await contextOf(view, input.notePath, message);

@@ -45,6 +45,8 @@ export type JournalRecord =
       by: string;
       size: number;
       sum: string;
+      /** Where its copy lies in the vault's `.trash/` (TRASH_DIR=vault). */
+      c?: string;
     } & BlobLoc)
   | { t: 'u'; id: string };
 

@@ -51,7 +51,8 @@ export interface HistoryDeps {
 /** The in-memory index of a history, shared with pruning. */
 export interface HistoryState {
   versions: Map<string, Stored<VersionItem>[]>;
-  trash: Map<string, Stored<TrashItem>>;
+  /** `copy`: where the item's copy lies in the vault's `.trash/` (TRASH_DIR=vault). */
+  trash: Map<string, Stored<TrashItem> & { copy?: string }>;
   blobs: Map<string, BlobLoc>;
   /** Bytes of blobs stored uncompressed since the last compaction. */
   rawBytes: number;
@@ -64,6 +65,15 @@ export function createHistory(deps: HistoryDeps) {
   const state: HistoryState = { versions: new Map(), trash: new Map(), blobs: new Map(), rawBytes: 0 };
   const mutex = createMutex();
   let seq = 0;
+  /** Versions held (kept current by `apply`, recounted after a prune) and bytes of the store. */
+  let versionCount = 0;
+  let loading: Promise<void> | null = null;
+  let storedBytes = 0;
+  const recount = async () => {
+    versionCount = 0;
+    for (const l of state.versions.values()) versionCount += l.length;
+    storedBytes = await store.size();
+  };
   const newId = (at: number) => `${at.toString(36)}${(++seq).toString(36).padStart(4, '0')}`;
 
   const apply = (r: JournalRecord) => {
@@ -71,6 +81,7 @@ export function createHistory(deps: HistoryDeps) {
       const { o, l, z } = r;
       if (!state.blobs.has(r.sum) && !z) state.rawBytes += l;
       state.blobs.set(r.sum, { o, l, z });
+      versionCount++;
       const list = state.versions.get(r.p) ?? [];
       list.push({
         id: r.id,
@@ -102,6 +113,7 @@ export function createHistory(deps: HistoryDeps) {
         size: r.size,
         checksum: r.sum,
         loc: { o, l, z },
+        ...(r.c ? { copy: r.c } : {}),
       });
     } else if (r.t === 'u') state.trash.delete(r.id);
     seq++;
@@ -124,6 +136,7 @@ export function createHistory(deps: HistoryDeps) {
   const write = async (r: JournalRecord) => {
     await store.appendJournal(`${JSON.stringify(r)}\n`);
     apply(r);
+    storedBytes = await store.size();
   };
 
   const addVersion = (path: string, bytes: Uint8Array, sum: string | undefined, by: string, ch: ChangeKind) =>
@@ -148,10 +161,32 @@ export function createHistory(deps: HistoryDeps) {
     return unpackBlob(data, loc.z);
   };
 
+  /** A trash item as the API shows it (without where its bytes lie). */
+  const outOf = ({ loc: _, copy: __, ...item }: Stored<TrashItem> & { copy?: string }): TrashItem => item;
+
+  /** Removes a vault copy of a trash item; a failure is logged, never thrown (the item is gone). */
+  const dropCopy = async (where: string) => {
+    try {
+      await store.dropTrashCopy?.(where);
+    } catch (err) {
+      deps.logger?.warn('could not remove a copy from the vault trash', { path: where, error: String(err) });
+    }
+  };
+
+  const stats = (): { bytes: number; versions: number; trash: number } => ({
+    bytes: storedBytes,
+    versions: versionCount,
+    trash: state.trash.size,
+  });
+
   return {
-    /** Reads the journal into memory. */
-    async load(): Promise<void> {
-      for (const r of parseJournal(await store.readJournal())) apply(r);
+    /** Reads the journal into memory, once (later calls wait for the first). */
+    load(): Promise<void> {
+      loading ??= (async () => {
+        for (const r of parseJournal(await store.readJournal())) apply(r);
+        await recount();
+      })();
+      return loading;
     },
 
     /** True when `bytes` of an attachment are small enough to keep versions of. */
@@ -180,12 +215,14 @@ export function createHistory(deps: HistoryDeps) {
     trash: (path: string, kind: 'note' | 'file', bytes: Uint8Array, by: string, sum?: string) =>
       mutex.run(async (): Promise<TrashItem> => {
         const checksum = sum ?? (await sha256Hex(bytes));
-        const loc = await blobOf(bytes, checksum);
+        // The vault copy first (TRASH_DIR=vault): a crash before the journal line leaves a stray
+        // file in `.trash/`, never an item whose copy is missing.
+        const [loc, copy] = await Promise.all([blobOf(bytes, checksum), store.keepTrashCopy?.(path, bytes)]);
         const at = clock.now();
         const id = newId(at);
-        await write({ t: 'x', id, p: path, kind, at, by, size: bytes.length, sum: checksum, ...loc });
-        const { loc: _, ...item } = state.trash.get(id)!;
-        return item;
+        const c = copy ? { c: copy } : {};
+        await write({ t: 'x', id, p: path, kind, at, by, size: bytes.length, sum: checksum, ...loc, ...c });
+        return outOf(state.trash.get(id)!);
       }),
 
     /**
@@ -195,7 +232,9 @@ export function createHistory(deps: HistoryDeps) {
     goneOutside: (path: string, kind: 'note' | 'file') =>
       mutex.run(async (): Promise<boolean> => {
         const last = latest(path);
-        if (!last) return false;
+        // Nothing kept, or its deletion is recorded already (a delete through the API that the
+        // watcher then sees as a removal): no second trash item.
+        if (!last || last.change === 'delete') return false;
         const at = clock.now();
         const { checksum: sum, size, loc } = last;
         await write({ t: 'v', id: newId(at), p: path, at, size, sum, by: 'outside', ch: 'delete', ...loc });
@@ -222,22 +261,23 @@ export function createHistory(deps: HistoryDeps) {
 
     /** The trash, newest first. */
     listTrash(): TrashItem[] {
-      return [...state.trash.values()].map(({ loc: _, ...i }) => i).sort((a, b) => b.deletedAt - a.deletedAt);
+      return [...state.trash.values()].map(outOf).sort((a, b) => b.deletedAt - a.deletedAt);
     },
 
     /** One trash item with its bytes; NOT_FOUND when unknown. */
     async trashed(id: string): Promise<TrashItem & { bytes: Uint8Array }> {
       const found = state.trash.get(id);
       if (!found) throw new DomainError('NOT_FOUND', `No item "${id}" in the trash.`);
-      const { loc, ...item } = found;
-      return { ...item, bytes: await bytesOf(loc) };
+      return { ...outOf(found), bytes: await bytesOf(found.loc) };
     },
 
     /** Takes an item out of the trash (restored, or deleted for good); false when unknown. */
     untrash: (id: string): Promise<boolean> =>
       mutex.run(async () => {
-        if (!state.trash.has(id)) return false;
+        const item = state.trash.get(id);
+        if (!item) return false;
         await write({ t: 'u', id });
+        if (item.copy) await dropCopy(item.copy);
         return true;
       }),
 
@@ -246,14 +286,21 @@ export function createHistory(deps: HistoryDeps) {
      * was dropped). Answers how many versions and trash items went.
      */
     prune: (limits: PruneLimits): Promise<{ versions: number; trash: number }> =>
-      mutex.run(() => pruneHistory(state, store, clock.now(), limits)),
+      mutex.run(async () => {
+        const before = [...state.trash.values()];
+        const gone = await pruneHistory(state, store, clock.now(), limits);
+        await recount();
+        for (const t of before) if (t.copy && !state.trash.has(t.id)) await dropCopy(t.copy);
+        return gone;
+      }),
 
     /** Sizes for health and doctor. */
     async usage(): Promise<{ bytes: number; versions: number; blobs: number; trash: number }> {
-      let versions = 0;
-      for (const l of state.versions.values()) versions += l.length;
-      return { bytes: await store.size(), versions, blobs: state.blobs.size, trash: state.trash.size };
+      return { ...stats(), blobs: state.blobs.size };
     },
+
+    /** The same without waiting, O(1) (for `GET /health`): bytes held, versions and trash items. */
+    stats,
   };
 }
 

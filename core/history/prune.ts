@@ -123,6 +123,7 @@ async function compact(state: HistoryState, store: HistoryStore): Promise<void> 
         size: t.size,
         sum: t.checksum,
         ...loc,
+        ...(t.copy ? { c: t.copy } : {}),
       };
       lines.push(JSON.stringify(r));
     }

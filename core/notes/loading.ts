@@ -245,13 +245,10 @@ async function keepOutsideFile(history: History, ctx: NoteContext, path: string,
     return;
   }
   const stream = history.keepsFile(info.size) ? await ctx.files?.read?.(path) : null;
-  if (stream)
-    await history.record(
-      path,
-      new Uint8Array(await new Response(stream).arrayBuffer()),
-      'outside',
-      'outside',
-    );
+  // Kept only when the history does not have these bytes as the newest version already: the
+  // watcher also sees the server's own uploads and deletes (the files service takes no note lock,
+  // so its version may be recorded before or after this), and they must not come back as "outside".
+  if (stream) await history.keepBefore(path, new Uint8Array(await new Response(stream).arrayBuffer()));
 }
 
 export function applyExternalChanges(ctx: NoteContext, changes: StoreChange[]): Promise<void> {

@@ -87,7 +87,12 @@ export function createNoteService(deps: NoteServiceDeps) {
      * Indexes the vault, reusing the cache for files whose size and mtime did not change.
      * `onProgress` is called after each batch.
      */
-    load: (onProgress?: (done: number, total: number) => void): Promise<void> => loadVault(ctx, onProgress),
+    // The history's index first (issue 30): every runtime loads the vault through here (the
+    // lifecycle calls this, not the core's load), and a write must find the versions kept before.
+    load: async (onProgress?: (done: number, total: number) => void): Promise<void> => {
+      await ctx.history?.load();
+      await loadVault(ctx, onProgress);
+    },
 
     /** Waits for every write already started to finish. */
     drain(): Promise<void> {

@@ -50,15 +50,26 @@ export function createWrites(ctx: NoteContext) {
 
   const history = ctx.history;
 
-  /** Writes and indexes `text`; with `change`, keeps the new bytes as a version by `by`. */
+  /**
+   * Writes and indexes `text`; with `change`, keeps the new bytes as a version by `by`. The
+   * version is appended while the note is written (one durable wait, not two: issue 30's write
+   * cost). The bytes being replaced are already in the history (`keepBefore`, called first), so a
+   * crash between the two leaves either the old note with its history (and perhaps a version that
+   * never reached the vault) or the new note with the old one in history.
+   */
   const writeAndIndex = async (
     path: string,
     text: string,
     change?: { by: string; kind: ChangeKind },
     bytes: Uint8Array = encoder.encode(text),
   ): Promise<Note> => {
-    const [info, sum] = await Promise.all([store.write(path, bytes), sha256Hex(bytes)]);
-    if (history && change) await history.record(path, bytes, change.by, change.kind, sum);
+    const writing = store.write(path, bytes);
+    // Handled below by Promise.all; this keeps a failure during the hash from being "unhandled".
+    writing.catch(() => {});
+    const sum = await sha256Hex(bytes);
+    const keeping = history && change ? history.record(path, bytes, change.by, change.kind, sum) : null;
+    keeping?.catch(() => {});
+    const [info] = await Promise.all([writing, keeping]);
     const entry = await ctx.indexText(path, text, sum, info);
     const note = ctx.buildNote(entry, text);
     ctx.cacheNote(note);

@@ -71,7 +71,11 @@ export async function startServer(
     state,
     files: fsFileStore({ dir: config.vaultDir }),
     history: config.historyEnabled
-      ? fsHistoryStore({ dir: `${config.dataDir}/history`, fsync: config.fsync })
+      ? fsHistoryStore({
+          dir: `${config.dataDir}/history`,
+          fsync: config.fsync,
+          vaultTrash: config.trashDir === 'vault' ? config.vaultDir : undefined,
+        })
       : undefined,
     logger,
     analyze: pool.analyze,

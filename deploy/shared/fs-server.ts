@@ -33,7 +33,11 @@ export async function composeFsServer(env: Env, parts: RuntimeParts) {
     state,
     files: fsFileStore({ dir: config.vaultDir }),
     history: config.historyEnabled
-      ? fsHistoryStore({ dir: `${config.dataDir}/history`, fsync: config.fsync })
+      ? fsHistoryStore({
+          dir: `${config.dataDir}/history`,
+          fsync: config.fsync,
+          vaultTrash: config.trashDir === 'vault' ? config.vaultDir : undefined,
+        })
       : undefined,
     logger,
   });

@@ -6,7 +6,7 @@ import { runSeed } from './scenarios/rng.ts';
 afterAll(killAll);
 
 describe('crash safety of notes', () => {
-  it('SIGKILL during a write burst never leaves a torn note, a temporary file or a stale index', async () => {
+  it('SIGKILL during a write burst never leaves a torn note, a temporary file or a stale index, nor loses an acknowledged text from the history', async () => {
     const seed = runSeed(20261123);
     console.log(`notes crash test: seed ${seed} (RELIABILITY_SEED=${seed} replays it)`);
     const r = await notesCrash({ seed, killPoints: 10 });
@@ -15,5 +15,7 @@ describe('crash safety of notes', () => {
     expect(r.cut).toBeGreaterThan(0);
     expect(r.acknowledged).toBeGreaterThan(r.killPoints);
     expect(r.notesChecked).toBeGreaterThan(0);
+    // History on: every acknowledged text was looked for (and found: no violation) after every kill.
+    expect(r.historyChecked).toBeGreaterThan(r.acknowledged);
   }, 180_000);
 });

@@ -130,6 +130,18 @@ export const Health = v.object({
       total: v.pipe(v.number(), v.integer(), v.minValue(0)),
     }),
   ]),
+  /** History and trash (issue 30): `off`, or the store's size in bytes, versions and trash items. */
+  history: v.optional(
+    v.union([
+      v.object({ state: v.literal('off') }),
+      v.object({
+        state: v.literal('on'),
+        bytes: v.pipe(v.number(), v.integer(), v.minValue(0)),
+        versions: v.pipe(v.number(), v.integer(), v.minValue(0)),
+        trash: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      }),
+    ]),
+  ),
 });
 
 const url = v.pipe(v.string(), v.url());

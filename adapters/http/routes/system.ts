@@ -23,7 +23,8 @@ export function createHealthBody(
     const s = deps.notes.status();
     const up = Math.round((deps.clock.now() - startedAt) / 1000);
     const e = deps.semantic?.status();
-    const key = `${up}|${s.state}|${s.notes}|${s.done}|${s.total}|${e ? `${e.state}|${e.done}|${e.total}` : ''}`;
+    const h = deps.notes.history?.stats();
+    const key = `${up}|${s.state}|${s.notes}|${s.done}|${s.total}|${e ? `${e.state}|${e.done}|${e.total}` : ''}|${h ? `${h.bytes}|${h.versions}|${h.trash}` : ''}`;
     if (health.key !== key) {
       const data = {
         status: s.state === 'ready' ? 'ok' : 'starting',
@@ -34,6 +35,8 @@ export function createHealthBody(
         // Semantic search: off, or the background embedding's progress in passages. Health is
         // public: the provider's error text (its address) stays in the log.
         embeddings: e ? { state: e.state, done: e.done, total: e.total } : { state: 'off' },
+        // History and trash (issue 30): their size, or off.
+        history: h ? { state: 'on', bytes: h.bytes, versions: h.versions, trash: h.trash } : { state: 'off' },
       };
       health = { key, body: encoder.encode(JSON.stringify({ success: true, data })) };
     }

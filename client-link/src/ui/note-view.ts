@@ -60,6 +60,17 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
         h('button', { type: 'button', 'data-testid': 'edit', onclick: () => void edit() }, 'Edit'),
         h('button', { type: 'button', 'data-testid': 'move', onclick: move }, 'Move'),
         h('button', { type: 'button', 'data-testid': 'delete', onclick: remove }, 'Delete'),
+        h(
+          'button',
+          {
+            type: 'button',
+            'data-testid': 'history-open',
+            onclick: () => {
+              location.hash = `#history=${encodeURIComponent(note.path)}`;
+            },
+          },
+          'History',
+        ),
         held
           ? h(
               'button',
@@ -146,10 +157,10 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
   }
 
   async function remove() {
-    if (!confirm(`Delete ${note.path} for good?`)) return;
+    if (!confirm(`Delete ${note.path}? It goes to the trash when the server keeps a history.`)) return;
     try {
-      await ws.api.remove(note.path, note.checksum);
-      ws.say(`Deleted ${note.path}.`);
+      const gone = await ws.api.remove(note.path, note.checksum);
+      ws.say(gone.trashId ? `Deleted ${note.path} (moved to the trash).` : `Deleted ${note.path} for good.`);
       history.replaceState(null, '', '/workspace');
       mount(root, h('p', { class: 'hint' }, `${note.path} was deleted.`));
       await ws.refresh();

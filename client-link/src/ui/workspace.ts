@@ -10,6 +10,7 @@ import { warmRenderer } from './markdown.ts';
 import { noteView } from './note-view.ts';
 import { draftOffer, isOffline, offlineNoteView } from './offline-view.ts';
 import { quickSwitcher } from './switcher.ts';
+import { historyOf, trashView } from './trash-view.ts';
 import { treeController } from './tree-view.ts';
 import { filterByTag, followWorkspace, renderTagPane } from './workspace-live.ts';
 import { newNoteForm, noteList, searchView, shellHeader } from './workspace-parts.ts';
@@ -157,6 +158,19 @@ export function renderWorkspace(root: HTMLElement): void {
   // slow earlier read (a live-feed reload, say) never replaces the note the user went to since.
   let showing = 0;
   async function showFromHash() {
+    // The Trash view and a note's History view (issue 30) have addresses of their own, so a
+    // live-feed reload shows them again (with what changed) instead of the note.
+    const special = /^#(trash$|history=(.+))/.exec(location.hash);
+    if (special) {
+      const mine = ++showing;
+      search.close();
+      shell.dataset.view = 'note';
+      delete shell.dataset.drawer;
+      const at = special[2] ? decodeURIComponent(special[2]) : null;
+      const view = at ? await historyOf(ws, at) : trashView(ws);
+      if (mine === showing) mount(mainPanel, view);
+      return;
+    }
     const path = openPath();
     if (path === null) return;
     const mine = ++showing;
@@ -245,6 +259,7 @@ export function renderWorkspace(root: HTMLElement): void {
       tagPane,
       h('h2', {}, 'All notes'),
       list.el,
+      h('p', {}, h('a', { href: '#trash', 'data-testid': 'trash-open' }, 'Trash')),
       header.drawerExtras,
     ),
     backdrop,

@@ -1,9 +1,10 @@
 /** The checks of `quire doctor`: each says ok, warn or fail, and what to do about it. */
-import { constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { AuthStateError, parseAuthState } from '../../../core/auth/state.ts';
+import { parseJournal } from '../../../core/history/codec.ts';
 import { loadRelayConfig, RelayConfigError } from '../../shared/config/relay.ts';
 import type { ServerConfig } from '../../shared/config/server.ts';
 import { CLIENT_DIST_DIR } from '../compose.ts';
@@ -206,4 +207,50 @@ async function checkRedis(redisUrl: string): Promise<Check> {
   } finally {
     redis.disconnect();
   }
+}
+
+const mib = (n: number) => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 2 : 0)} MiB`;
+
+/**
+ * The history and the trash in `DATA_DIR/history` (issue 30): bytes held, versions and trash
+ * items, read from the store's files (the server may be running: nothing is written). A store
+ * past its byte budget is a warning (the hourly prune brings it back).
+ */
+export function checkHistory(config: Pick<ServerConfig, 'dataDir' | 'historyEnabled' | 'history'>): Check {
+  const name = 'history';
+  if (!config.historyEnabled)
+    return { status: 'ok', name, detail: 'off (HISTORY=false): deletes are for good, no versions kept' };
+  const dir = join(config.dataDir, 'history');
+  if (!existsSync(dir))
+    return { status: 'ok', name, detail: `${dir} does not exist yet (first write creates it)` };
+  let bytes = 0;
+  let versions = 0;
+  const trash = new Set<string>();
+  try {
+    for (const f of readdirSync(dir)) bytes += statSync(join(dir, f)).size;
+    const journal = join(dir, 'journal');
+    if (existsSync(journal)) {
+      for (const r of parseJournal(readFileSync(journal, 'utf8'))) {
+        if (r.t === 'v') versions++;
+        else if (r.t === 'x') trash.add(r.id);
+        else if (r.t === 'u') trash.delete(r.id);
+      }
+    }
+  } catch (err) {
+    return {
+      status: 'fail',
+      name,
+      detail: `${dir} cannot be read: ${(err as Error).message}`,
+      fix: `chown ${dir} to the user running quire`,
+    };
+  }
+  const detail = `${mib(bytes)} in ${dir}: ${versions} version${versions === 1 ? '' : 's'}, ${trash.size} item${trash.size === 1 ? '' : 's'} in the trash (budget ${mib(config.history.maxBytes)})`;
+  return bytes > config.history.maxBytes * 1.1
+    ? {
+        status: 'warn',
+        name,
+        detail: `${detail}: over budget`,
+        fix: 'the server prunes hourly; lower HISTORY_MAX_AGE_DAYS or raise HISTORY_MAX_BYTES',
+      }
+    : { status: 'ok', name, detail };
 }

@@ -4,6 +4,7 @@ import {
   type Check,
   checkClient,
   checkDir,
+  checkHistory,
   checkPort,
   checkRelay,
   checkRelayConfigAndRedis,
@@ -66,6 +67,7 @@ export async function runChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
     checks.push(await checkDir('data dir', 'DATA_DIR', config.dataDir));
     checks.push(...checkState(config.dataDir));
     checks.push(await checkDir('vault', 'VAULT_DIR', config.vaultDir));
+    checks.push(checkHistory(config));
     checks.push(await checkPort('port', 'PORT', config.host, config.port));
     checks.push(await checkRelay(config));
   }
@@ -80,8 +82,9 @@ export const doctor: Command = {
 
 Checks, with the same environment the server would get: the Node version; every variable
 (docs/configuration.md); DATA_DIR and VAULT_DIR (they exist or can be created, are readable and
-writable); the state files (private, credentials.json intact); PORT (free, or a Quire server
-already answers); the relay (RELAY_URL answers, or RELAY_PORT is free for the embedded one);
+writable); the state files (private, credentials.json intact); the history and the trash
+(bytes, versions, items, against HISTORY_MAX_BYTES); PORT (free, or a Quire server already
+answers); the relay (RELAY_URL answers, or RELAY_PORT is free for the embedded one);
 the relay's variables and Redis (PING) when REDIS_URL is set; the built client.
 Each problem comes with what to do.
 

@@ -34,6 +34,8 @@ export interface ServerConfig {
   historyEnabled: boolean;
   /** Retention of versions and of the trash (HISTORY_MAX_AGE_DAYS, HISTORY_MAX_BYTES, TRASH_RETENTION_DAYS). */
   history: { maxAgeMs: number; maxBytes: number; trashMs: number; maxFileBytes: number };
+  /** TRASH_DIR: `data` (the trash in DATA_DIR/history only) or `vault` (a copy in the vault's `.trash/` too). */
+  trashDir: 'data' | 'vault';
   authMode: AuthMode;
   jwt: { secret?: string; jwksUrl?: string; issuer?: string; audience?: string; ttlSeconds: number } | null;
   pairingMode: 'relay' | 'open-port';
@@ -189,6 +191,7 @@ export function loadConfig(env: Env, cwd = workingDir()): ServerConfig {
     noteCacheBytes: readInt(env, 'NOTE_CACHE_BYTES'),
     maxFileBytes: readInt(env, 'MAX_FILE_BYTES'),
     historyEnabled: readBool(env, 'HISTORY'),
+    trashDir: readEnum(env, 'TRASH_DIR'),
     history: {
       maxAgeMs: readInt(env, 'HISTORY_MAX_AGE_DAYS') * 86_400_000,
       maxBytes: readInt(env, 'HISTORY_MAX_BYTES'),

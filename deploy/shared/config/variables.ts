@@ -150,6 +150,15 @@ export const SERVER_VARIABLES = {
     meaning: 'Largest attachment whose versions (and trash copy) are kept; a larger one is deleted for good.',
     audit: { weaker: 'neutral' },
   },
+  TRASH_DIR: {
+    group: 'Server',
+    kind: 'enum',
+    values: ['data', 'vault'],
+    def: 'data',
+    meaning:
+      "Where deleted notes and files go: `data` keeps them in `DATA_DIR/history` only; `vault` also puts a copy in the vault's `.trash/` folder (Obsidian's convention), removed when the item is restored or purged. Needs HISTORY (docs/history.md).",
+    audit: { weaker: 'neutral' },
+  },
   TRASH_RETENTION_DAYS: {
     group: 'Server',
     kind: 'int',

@@ -4,8 +4,12 @@
  * folders. After every restart: each note holds exactly what some client wrote (the last
  * acknowledged version, or the version of the request in flight at the kill), never a torn or
  * empty file; no temporary file is left in the vault; and the restarted server's index and
- * link graph equal a fresh index of the files on disk.
+ * link graph equal a fresh index of the files on disk. With history on (the default, issue 30):
+ * every text a client was told was written is found again after every restart, as a note's text
+ * on disk, a version of some note (history follows moves) or a trash item: a kill at any point of
+ * a write leaves the old note with its history, or the new note with the old one in history.
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +29,8 @@ export interface NotesCrashOptions {
   /** The kill comes this many ms after the burst starts, drawn in [min, max]. */
   killAfterMs?: [number, number];
   log?: (line: string) => void;
+  /** Keep history and check it (default true). */
+  history?: boolean;
 }
 
 /** What a run did and what it found wrong (empty `violations`: nothing). */
@@ -38,8 +44,12 @@ export interface NotesCrashResult {
   notesChecked: number;
   /** Temporary files the kills left in the vault (each must be gone after the restart). */
   leftovers: number;
+  /** Acknowledged texts looked for in the notes, versions and trash after the restarts. */
+  historyChecked: number;
   violations: string[];
 }
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A path's state: the text on disk, or null for no file. */
 type State = string | null;
@@ -79,7 +89,15 @@ export async function notesCrash(opts: NotesCrashOptions): Promise<NotesCrashRes
   const root = await mkdtemp(join(tmpdir(), 'quire-crash-notes-'));
   const dataDir = join(root, 'data');
   const vault = join(dataDir, 'notes');
-  const env = { DATA_DIR: dataDir, PAIRING_MODE: 'open-port', RATE_LIMIT: '0' };
+  const withHistory = opts.history ?? true;
+  const env = {
+    DATA_DIR: dataDir,
+    PAIRING_MODE: 'open-port',
+    RATE_LIMIT: '0',
+    HISTORY: String(withHistory),
+  };
+  /** Checksum → a path it was written to, for every acknowledged text. */
+  const ackedTexts = new Map<string, string>();
   const model = new Map<string, PathModel>();
   const where = new Map<string, boolean | null>(); // `${w}:${slot}` -> alt folder, or null when absent
   const result: NotesCrashResult = {
@@ -90,6 +108,7 @@ export async function notesCrash(opts: NotesCrashOptions): Promise<NotesCrashRes
     cut: 0,
     notesChecked: 0,
     leftovers: 0,
+    historyChecked: 0,
     violations: [],
   };
   const client = httpClient({ keepAlive: true });
@@ -160,7 +179,10 @@ export async function notesCrash(opts: NotesCrashOptions): Promise<NotesCrashRes
         for (const [p, s] of paths) {
           const m = model.get(p)!;
           if (out.status === 0) continue; // unknown: both states stay allowed
-          if (out.status < 300) m.acked = s;
+          if (out.status < 300) {
+            m.acked = s;
+            if (s !== null) ackedTexts.set(sha(s), p);
+          }
           delete m.pending;
         }
         if (out.status === 0) result.cut++;
@@ -210,6 +232,27 @@ export async function notesCrash(opts: NotesCrashOptions): Promise<NotesCrashRes
             );
           where.set(k, b !== null ? true : a !== null ? false : null);
         }
+      if (withHistory) {
+        // Every acknowledged text: on disk, a version of some note, or in the trash.
+        const found = new Set<string>();
+        for (const [p, m] of model) {
+          if (m.acked !== null) found.add(sha(m.acked));
+          const v = await api('GET', `/notes/${encodeURIComponent(p)}/versions`);
+          if (v.status !== 200)
+            result.violations.push(`round ${round}: versions of ${p} answered ${v.status}`);
+          else for (const x of v.json.data as { checksum: string }[]) found.add(x.checksum);
+        }
+        const trash = await api('GET', '/trash');
+        if (trash.status !== 200) result.violations.push(`round ${round}: trash answered ${trash.status}`);
+        else for (const x of trash.json.data as { checksum: string }[]) found.add(x.checksum);
+        for (const [sum, p] of ackedTexts) {
+          result.historyChecked++;
+          if (!found.has(sum))
+            result.violations.push(
+              `round ${round}: an acknowledged text of ${p} is lost: not on disk, in no version, not in the trash`,
+            );
+        }
+      }
       const list = await api('GET', '/notes');
       if (list.status !== 200) result.violations.push(`round ${round}: list answered ${list.status}`);
       else {
