@@ -179,6 +179,61 @@ export function docTerms(doc: SearchDoc): DocTerms {
 }
 
 /**
+ * The notes of the index by id, as parallel arrays (grown by doubling): a query reads them per
+ * posting, where a map of objects would cost a lookup and a pointer chase each.
+ */
+function createDocTable() {
+  const t = {
+    paths: [] as (string | undefined)[],
+    len: new Int32Array(64),
+    tlen: new Uint16Array(64),
+    /** Folder levels above the note (slashes in its path, at most 255). */
+    depth: new Uint8Array(64),
+    size: 0,
+    set(id: number, path: string, len: number, tlen: number): void {
+      if (id >= t.len.length) {
+        const cap = Math.max(id + 1, t.len.length * 2);
+        const grow = <A extends Int32Array | Uint16Array | Uint8Array>(a: A, b: A) => {
+          b.set(a);
+          return b;
+        };
+        t.len = grow(t.len, new Int32Array(cap));
+        t.tlen = grow(t.tlen, new Uint16Array(cap));
+        t.depth = grow(t.depth, new Uint8Array(cap));
+      }
+      while (t.paths.length < id) t.paths.push(undefined);
+      if (t.paths[id] === undefined) t.size++;
+      t.paths[id] = path;
+      t.len[id] = len;
+      t.tlen[id] = Math.min(tlen, 0xffff);
+      let slashes = 0;
+      for (let i = path.indexOf('/'); i >= 0 && slashes < 255; i = path.indexOf('/', i + 1)) slashes++;
+      t.depth[id] = slashes;
+    },
+    delete(id: number): void {
+      if (t.paths[id] === undefined) return;
+      t.paths[id] = undefined;
+      t.len[id] = 0;
+      t.size--;
+    },
+    clear(): void {
+      t.paths = [];
+      t.size = 0;
+      t.len.fill(0);
+    },
+    /** `[id, path, body length, title words]` of every note, by id. */
+    entries(): [number, string, number, number][] {
+      const out: [number, string, number, number][] = [];
+      t.paths.forEach((path, id) => {
+        if (path !== undefined) out.push([id, path, t.len[id]!, t.tlen[id]!]);
+      });
+      return out;
+    },
+  };
+  return t;
+}
+
+/**
  * A compact inverted index ranking notes for a query (see docs/search.md): every query word may
  * match (notes covering more of the query rank far higher), in the body through BM25 and in the
  * title and aliases, headings, folder and file names and tags through field bonuses; English
@@ -187,7 +242,8 @@ export function docTerms(doc: SearchDoc): DocTerms {
  */
 export function createSearchIndex(serialized?: string | SerializedSearch | null) {
   const postings = new Map<string, Postings>();
-  const docs = new Map<number, { path: string; len: number; tlen: number }>();
+  /** Per note id (ids only grow; a removed note's slot keeps no path): path, body length, title words, folder depth. */
+  const docs = createDocTable();
   const ids = new Map<string, number>();
   const vocab = createVocabulary(
     () => postings.keys(),
@@ -203,7 +259,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   const addTerms = (path: string, terms: DocTerms) => {
     const id = nextId++;
     const len = terms[0] as number;
-    docs.set(id, { path, len, tlen: terms[1] as number });
+    docs.set(id, path, len, terms[1] as number);
     ids.set(path, id);
     totalLen += len;
     for (let i = 2; i < terms.length; i += 2) {
@@ -223,7 +279,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     const id = ids.get(path);
     pending?.delete(path);
     if (id === undefined) return;
-    totalLen -= docs.get(id)?.len ?? 0;
+    totalLen -= docs.len[id]!;
     docs.delete(id);
     ids.delete(path);
     dead++;
@@ -236,7 +292,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     }
     for (const [id, path, len, tlen] of data.docs) {
       if (typeof tlen !== 'number') throw new Error('an older layout');
-      docs.set(id, { path, len, tlen });
+      docs.set(id, path, len, tlen);
       ids.set(path, id);
       totalLen += len;
       nextId = Math.max(nextId, id + 1);
@@ -265,13 +321,14 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   const sweepTerm = (term: string, list: Postings) => {
     const next = new Postings(new Uint8Array(Math.max(8, list.n + 12)));
     eachPosting(list.b, list.n, (id, tf) => {
-      if (docs.has(id)) next.add(id, tf);
+      if (docs.paths[id] !== undefined) next.add(id, tf);
     });
     if (next.count === 0) postings.delete(term);
     else if (next.count !== list.count) postings.set(term, next);
   };
 
-  const idfOf = (df: number) => Math.log(1 + (docs.size - df + 0.5) / (df + 0.5));
+  // Positive even when a list still counts removed notes (more postings than notes).
+  const idfOf = (df: number) => Math.max(1e-6, Math.log(1 + (docs.size - df + 0.5) / (df + 0.5)));
 
   /** Index terms standing for one query word, each with its weight (exact 1, prefix, typo). */
   const alternatives = (q: string, word: string, prefix: boolean): [string, number][] => {
@@ -302,6 +359,27 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       for (const n of near.slice(0, MAX_TYPO)) out.push([n.term, W_TYPO[n.distance] ?? 0.3]);
     }
     return out;
+  };
+
+  /** A query's arrays by note id, kept for the next (a query runs synchronously: never shared). */
+  let scratch: ReturnType<typeof makeScratch> | null = null;
+  const makeScratch = (size: number) => ({
+    size,
+    skip: new Uint8Array(size),
+    score: new Float64Array(size),
+    covered: new Float64Array(size),
+    titleHits: new Uint8Array(size),
+    best: new Float64Array(size),
+    bestBits: new Uint8Array(size),
+    /** Per note and clause (16 at most): 1 + the index of the clause's best matching term, for the snippet. */
+    bestTerm: new Uint8Array(size * 16),
+    coverages: new Float64Array(size),
+    touched: new Int32Array(size),
+    here: new Int32Array(size),
+  });
+  const scratchFor = (size: number) => {
+    if (!scratch || scratch.size < size) scratch = makeScratch(Math.max(64, size + (size >> 3)));
+    return scratch;
   };
 
   const api = {
@@ -359,7 +437,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     /** A consistent picture for the cache, in work proportional to the terms and notes (no copying of lists). */
     capture(): SearchCapture {
       return {
-        docs: [...docs].map(([id, d]) => [id, d.path, d.len, d.tlen]),
+        docs: docs.entries(),
         terms: [...postings].map(([term, l]) => [term, l.b.subarray(0, l.n), l.count, l.last]),
       };
     },
@@ -370,82 +448,173 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
      */
     query(input: string | ParsedQuery, limit: number, accept?: (path: string) => boolean): RankedNote[] {
       const p = typeof input === 'string' ? parseQuery(input) : input;
-      if (!p.clauses.length || !docs.size) return [];
+      if (!p.clauses.length || !docs.size || limit < 1) return [];
       const R = RANKING;
       const size = nextId;
-      const excluded = new Uint8Array(size);
+      const { paths, len: lens } = docs;
+      // Scratch indexed by note id (typed arrays kept between queries: no per-note objects or maps).
+      const nc = Math.min(p.clauses.length, 16);
+      const sc = scratchFor(size);
+      const { skip, score, covered, titleHits, best, bestBits, bestTerm, touched, here, coverages } = sc;
+      skip.fill(0, 0, size);
+      for (let id = 0; id < size; id++) if (paths[id] === undefined) skip[id] = 1;
       for (const t of p.exclude) {
         const list = postings.get(t);
-        if (list) eachPosting(list.b, list.n, (id) => (excluded[id] = 1));
+        if (list) eachPosting(list.b, list.n, (id) => (skip[id] = 1));
       }
       const avg = totalLen / docs.size || 1;
-      const score = new Float64Array(size);
-      const covered = new Float64Array(size);
-      const titleHits = new Uint8Array(size);
-      const best = new Float64Array(size);
-      const bestBits = new Uint8Array(size);
-      const touched: number[] = [];
-      const matchedTerms = new Map<number, string[]>();
-      let totalWeight = 0;
-      p.clauses.forEach((clause, ci) => {
-        const last = ci === p.clauses.length - 1 && p.prefixLast;
-        const alts = clause.alts.flatMap((a, i) => alternatives(a, clause.words[i] ?? a, last));
-        let weight = 0;
-        for (const [t] of alts) weight = Math.max(weight, idfOf(postings.get(t)!.count));
-        if (!alts.length) weight = idfOf(0) * 0.5;
-        totalWeight += weight;
-        const here: number[] = [];
-        for (const [term, w] of alts) {
-          const list = postings.get(term)!;
-          const idf = idfOf(list.count);
-          eachPosting(list.b, list.n, (id, v) => {
-            const doc = docs.get(id);
-            if (!doc || excluded[id]) return;
-            const tf = v >> 4;
-            const body = tf ? (tf * (R.k1 + 1)) / (tf + R.k1 * (1 - R.b + (R.b * doc.len) / avg)) : 0;
-            const part =
-              w *
-              idf *
-              (body +
-                (v & TITLE ? R.title : 0) +
-                (v & HEADING ? R.heading : 0) +
-                (v & PATH ? R.path : 0) +
-                (v & TAG ? R.tag : 0));
-            if (best[id] === 0) here.push(id);
-            if (part > best[id]!) {
-              best[id] = part;
-              bestBits[id] = v & 15;
-            }
-            const m = matchedTerms.get(id);
-            if (!m) matchedTerms.set(id, [term]);
-            else if (m.length < 8 && !m.includes(term)) m.push(term);
-          });
+      let nTouched = 0;
+      try {
+        /** What each field bit combination adds beside the body's BM25. */
+        const bonus = new Float64Array(16);
+        for (let bits = 0; bits < 16; bits++) {
+          bonus[bits] =
+            (bits & TITLE ? R.title : 0) +
+            (bits & HEADING ? R.heading : 0) +
+            (bits & PATH ? R.path : 0) +
+            (bits & TAG ? R.tag : 0);
         }
-        for (const id of here) {
-          if (score[id] === 0) touched.push(id);
-          score[id] = score[id]! + best[id]!;
-          covered[id] = covered[id]! + weight;
-          if (bestBits[id]! & TITLE) titleHits[id] = titleHits[id]! + 1;
+        const k1 = R.k1;
+        const norm0 = k1 * (1 - R.b);
+        const normLen = (k1 * R.b) / avg;
+        const clauseAlts: [string, number][][] = [];
+        let totalWeight = 0;
+        for (let ci = 0; ci < nc; ci++) {
+          const clause = p.clauses[ci]!;
+          const last = ci === nc - 1 && p.prefixLast;
+          const alts: [string, number][] = [];
+          for (let i = 0; i < clause.alts.length && alts.length < 250; i++) {
+            for (const alt of alternatives(clause.alts[i]!, clause.words[i] ?? clause.alts[i]!, last)) {
+              if (alts.length < 250 && !alts.some(([t]) => t === alt[0])) alts.push(alt);
+            }
+          }
+          clauseAlts.push(alts);
+          let weight = 0;
+          for (const [t] of alts) weight = Math.max(weight, idfOf(postings.get(t)!.count));
+          if (!alts.length) weight = idfOf(0) * 0.5;
+          totalWeight += weight;
+          let nHere = 0;
+          for (let ai = 0; ai < alts.length; ai++) {
+            const [term, w] = alts[ai]!;
+            const list = postings.get(term)!;
+            const wi = w * idfOf(list.count);
+            const b = list.b;
+            const n = list.n;
+            // The postings' varints decoded in line (the hot loop of a query).
+            let at = 0;
+            let id = 0;
+            while (at < n) {
+              let c = b[at++]!;
+              let v = c & 0x7f;
+              for (let mul = 0x80; c & 0x80; mul *= 0x80) {
+                c = b[at++]!;
+                v += (c & 0x7f) * mul;
+              }
+              id += v;
+              c = b[at++]!;
+              v = c & 0x7f;
+              for (let mul = 0x80; c & 0x80; mul *= 0x80) {
+                c = b[at++]!;
+                v += (c & 0x7f) * mul;
+              }
+              if (skip[id]) continue;
+              const tf = v >> 4;
+              const bits = v & 15;
+              const part =
+                wi * ((tf ? (tf * (k1 + 1)) / (tf + norm0 + normLen * lens[id]!) : 0) + bonus[bits]!);
+              if (best[id] === 0) here[nHere++] = id;
+              if (part > best[id]!) {
+                best[id] = part;
+                bestBits[id] = bits;
+                bestTerm[id * nc + ci] = ai + 1;
+              }
+            }
+          }
+          for (let i = 0; i < nHere; i++) {
+            const id = here[i]!;
+            if (score[id] === 0) touched[nTouched++] = id;
+            score[id] = score[id]! + best[id]!;
+            covered[id] = covered[id]! + weight;
+            if (bestBits[id]! & TITLE) titleHits[id] = titleHits[id]! + 1;
+            best[id] = 0;
+            bestBits[id] = 0;
+          }
+        }
+        // The best `limit` notes, kept in a min-heap (worst on top): only they become objects.
+        const { tlen, depth } = docs;
+        const heapIds: number[] = [];
+        const heapScores: number[] = [];
+        const worse = (i: number, j: number) =>
+          heapScores[i]! < heapScores[j]! ||
+          (heapScores[i] === heapScores[j] && paths[heapIds[i]!]! > paths[heapIds[j]!]!);
+        const swap = (i: number, j: number) => {
+          [heapIds[i], heapIds[j]] = [heapIds[j]!, heapIds[i]!];
+          [heapScores[i], heapScores[j]] = [heapScores[j]!, heapScores[i]!];
+        };
+        const down = (i: number) => {
+          for (;;) {
+            const l = 2 * i + 1;
+            const r = l + 1;
+            let m = i;
+            if (l < heapIds.length && worse(l, m)) m = l;
+            if (r < heapIds.length && worse(r, m)) m = r;
+            if (m === i) return;
+            swap(i, m);
+            i = m;
+          }
+        };
+        for (let i = 0; i < nTouched; i++) {
+          const id = touched[i]!;
+          const coverage = totalWeight ? covered[id]! / totalWeight : 0;
+          const wholeTitle = tlen[id]! > 0 && titleHits[id]! >= tlen[id]! ? R.wholeTitle : 1;
+          // Among otherwise equal notes, one nearer the vault's root is the more general one.
+          const s =
+            Math.round(
+              ((score[id]! * coverage ** R.coverage * wholeTitle) / (1 + R.depth * depth[id]!)) * 1000,
+            ) / 1000;
+          if (heapIds.length === limit) {
+            const top = heapScores[0]!;
+            if (s < top || (s === top && paths[id]! > paths[heapIds[0]!]!)) continue;
+          }
+          if (accept && !accept(paths[id]!)) continue;
+          coverages[id] = coverage;
+          if (heapIds.length < limit) {
+            heapIds.push(id);
+            heapScores.push(s);
+            for (let j = heapIds.length - 1; j > 0; ) {
+              const parent = (j - 1) >> 1;
+              if (!worse(j, parent)) break;
+              swap(j, parent);
+              j = parent;
+            }
+          } else {
+            heapIds[0] = id;
+            heapScores[0] = s;
+            down(0);
+          }
+        }
+        const out: RankedNote[] = heapIds.map((id, i) => {
+          const terms: string[] = [];
+          for (let ci = 0; ci < nc; ci++) {
+            const t = bestTerm[id * nc + ci]!;
+            if (t) terms.push(clauseAlts[ci]![t - 1]![0]);
+          }
+          return { path: paths[id]!, score: heapScores[i]!, terms, coverage: coverages[id]! };
+        });
+        return out.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
+      } finally {
+        // Back to zeros for the next query: only the notes this one touched.
+        for (let i = 0; i < nTouched; i++) {
+          const id = touched[i]!;
+          score[id] = 0;
+          covered[id] = 0;
+          titleHits[id] = 0;
+          coverages[id] = 0;
           best[id] = 0;
           bestBits[id] = 0;
+          bestTerm.fill(0, id * nc, id * nc + nc);
         }
-      });
-      const out: RankedNote[] = [];
-      for (const id of touched) {
-        const doc = docs.get(id)!;
-        if (accept && !accept(doc.path)) continue;
-        const coverage = totalWeight ? covered[id]! / totalWeight : 0;
-        const wholeTitle = doc.tlen > 0 && titleHits[id]! >= doc.tlen ? R.wholeTitle : 1;
-        // Among otherwise equal notes, one nearer the vault's root is the more general one.
-        const depth = 1 / (1 + R.depth * (doc.path.split('/').length - 1));
-        out.push({
-          path: doc.path,
-          score: Math.round(score[id]! * coverage ** R.coverage * wholeTitle * depth * 1000) / 1000,
-          terms: matchedTerms.get(id) ?? [],
-          coverage,
-        });
       }
-      return out.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1)).slice(0, limit);
     },
     serialize(): string {
       for (const _ of api.sweep());
