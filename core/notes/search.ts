@@ -1,6 +1,6 @@
 import { fromBase64, toBase64 } from '../crypto.ts';
 import { type ParsedQuery, parseQuery } from './search/query.ts';
-import { pathWords, stem, terms as termsOf, tokenize } from './search/text.ts';
+import { eachTerm, pathWords, stem, terms as termsOf, tokenize } from './search/text.ts';
 import { createVocabulary, MAX_TYPO, oneEdit, typoBudget } from './search/vocabulary.ts';
 
 export { tokenize };
@@ -156,23 +156,23 @@ export interface RankedNote {
 export function docTerms(doc: SearchDoc): DocTerms {
   const vals = new Map<string, number>();
   let len = 0;
-  for (const t of termsOf(doc.text)) {
+  eachTerm(doc.text, false, (t) => {
     vals.set(t, (vals.get(t) ?? 0) + 16);
     len++;
-  }
-  const mark = (text: string, bit: number) => {
-    // Stop words count in the short fields (a title such as "To do" must stay findable).
-    for (const t of termsOf(text, true)) {
-      const v = vals.get(t) ?? 0;
-      vals.set(t, v | bit);
-    }
-  };
+  });
+  let bit = 0;
+  // Stop words count in the short fields (a title such as "To do" must stay findable).
+  const mark = (t: string) => vals.set(t, (vals.get(t) ?? 0) | bit);
   const titleWords = new Set(termsOf(doc.title));
-  mark(doc.title, TITLE);
-  for (const a of doc.aliases ?? []) mark(a, TITLE);
-  for (const h of doc.headings ?? []) mark(h, HEADING);
-  mark(pathWords(doc.path), PATH);
-  mark(doc.tags.replace(/[/_-]/g, ' '), TAG);
+  bit = TITLE;
+  eachTerm(doc.title, true, mark);
+  for (const a of doc.aliases ?? []) eachTerm(a, true, mark);
+  bit = HEADING;
+  for (const h of doc.headings ?? []) eachTerm(h, true, mark);
+  bit = PATH;
+  eachTerm(pathWords(doc.path), true, mark);
+  bit = TAG;
+  eachTerm(doc.tags.replace(/[/_-]/g, ' '), true, mark);
   const out: DocTerms = [len, titleWords.size];
   for (const [t, v] of vals) out.push(t, Math.min(v, 0x3ffff));
   return out;
