@@ -654,20 +654,99 @@ export function* serializeSearchParts(c: SearchCapture): Generator<string> {
 
 export type SearchIndex = ReturnType<typeof createSearchIndex>;
 
-/** A short passage of `body` around the first of `terms` it contains. */
-export function makeSnippet(body: string, terms: string[], width = 160): string {
-  const flat = body
+/** `body` with fenced code and markup taken out and white space collapsed (what a snippet shows). */
+function flatten(body: string): string {
+  return body
     .replace(/```[\s\S]*?```/g, ' ')
     .replace(/[#>*_`[\]]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/**
+ * A short passage of `body` around the first of `terms` it contains (outside fenced code), as
+ * `flatten` shows it. Only the stretch around the match is flattened (a query makes up to a
+ * hundred snippets of notes of any size): the same passage as flattening the whole body.
+ */
+export function makeSnippet(body: string, terms: string[], width = 160): string {
+  const lower = body.toLowerCase();
+  // Lowercasing changed some lengths (rare letters): positions would not match, flatten it all.
+  if (lower.length !== body.length) return snippetOfFlat(flatten(body), terms, width);
+  // Fenced code as `[start, end)` pairs, as the pattern in `flatten` pairs the fences.
+  const fences: number[] = [];
+  for (let i = body.indexOf('```'); i >= 0; ) {
+    const close = body.indexOf('```', i + 3);
+    if (close < 0) break;
+    fences.push(i, close + 3);
+    i = body.indexOf('```', close + 3);
+  }
+  const inFence = (i: number) => {
+    for (let k = 0; k < fences.length && fences[k]! <= i; k += 2) if (i < fences[k + 1]!) return true;
+    return false;
+  };
+  let at = -1;
+  for (const t of terms) {
+    const needle = t.toLowerCase();
+    if (!needle) continue;
+    for (let i = lower.indexOf(needle); i >= 0 && (at < 0 || i < at); i = lower.indexOf(needle, i + 1)) {
+      if (!inFence(i) && !inFence(i + needle.length - 1)) {
+        at = i;
+        break;
+      }
+    }
+  }
+  /** `body[a, b)` flattened, fences that overlap it taken out (not trimmed). */
+  const visible = (a: number, b: number): string => {
+    let out = '';
+    let p = a;
+    for (let k = 0; k < fences.length && fences[k]! < b; k += 2) {
+      if (fences[k + 1]! <= p) continue;
+      if (fences[k]! > p) out += body.slice(p, fences[k]);
+      out += ' ';
+      p = Math.max(p, fences[k + 1]!);
+    }
+    if (p < b) out += body.slice(p, b);
+    return out.replace(/[#>*_`[\]]+/g, ' ').replace(/\s+/g, ' ');
+  };
+  const n = body.length;
+  if (at < 0) {
+    let b = Math.min(n, width * 4);
+    let flat = visible(0, b).trimStart();
+    while (b < n && flat.trimEnd().length <= width) {
+      b = Math.min(n, b * 4);
+      flat = visible(0, b).trimStart();
+    }
+    return snippetOfFlat(b < n ? flat : flat.trimEnd(), [], width, b < n);
+  }
+  const lead = Math.floor(width / 3);
+  let a = Math.max(0, at - 2 * width);
+  let b = Math.min(n, at + 3 * width);
+  for (;;) {
+    let before = visible(a, at);
+    if (a === 0) before = before.trimStart();
+    const after = visible(at, b);
+    const okBefore = a === 0 || before.length > lead;
+    const okAfter = b === n || after.trimEnd().length > width;
+    if (okBefore && okAfter) {
+      const flat = before + (b === n ? after.trimEnd() : after);
+      const start = Math.max(0, before.length - lead);
+      const end = Math.min(flat.length, start + width);
+      return (start > 0 ? '…' : '') + flat.slice(start, end) + (end < flat.length || b < n ? '…' : '');
+    }
+    if (!okBefore) a = Math.max(0, at - 4 * (at - a));
+    if (!okAfter) b = Math.min(n, at + 4 * (b - at));
+  }
+}
+
+/** The passage of flattened text `flat` around the first of `terms`; `more`: text follows `flat`. */
+function snippetOfFlat(flat: string, terms: string[], width: number, more = false): string {
   const hay = flat.toLowerCase();
   let at = -1;
   for (const t of terms) {
     const i = hay.indexOf(t.toLowerCase());
     if (i >= 0 && (at < 0 || i < at)) at = i;
   }
-  if (at < 0) return flat.slice(0, width) + (flat.length > width ? '…' : '');
+  if (at < 0) return flat.slice(0, width) + (flat.length > width || more ? '…' : '');
   const start = Math.max(0, at - Math.floor(width / 3));
   const end = Math.min(flat.length, start + width);
   return (start > 0 ? '…' : '') + flat.slice(start, end) + (end < flat.length ? '…' : '');
