@@ -5,9 +5,9 @@
  * against the Unicode pattern. Inputs are generated from a fixed seed (the same each run).
  */
 import { describe, expect, it } from 'vitest';
-import { createSearchIndex, makeSnippet } from '../../../core/notes/search.ts';
 import { tokenize } from '../../../core/notes/search/text.ts';
 import { createVocabulary, editDistance, walkWithin } from '../../../core/notes/search/vocabulary.ts';
+import { createSearchIndex, makeSnippet } from '../../../core/notes/search.ts';
 
 function random(seed: number) {
   let s = seed;
