@@ -57,13 +57,16 @@ export async function runSearch(
     return hits;
   }
 
-  const depth = p.phrases.length || p.notPhrases.length ? 200 : Math.min(limit + 5, 105);
-  const ranked = index.search.query(p, depth, (path) => pass(path, true));
   const bigrams: string[] = [];
   for (let i = 0; i + 1 < p.words.length; i++) {
     const [a, b] = [p.words[i]!, p.words[i + 1]!];
     if (!STOP_WORDS.has(a) || !STOP_WORDS.has(b)) bigrams.push(`${a} ${b}`);
   }
+  // A few candidates beyond the page when the proximity bonus may reorder them; none otherwise
+  // (each candidate's text is read).
+  const depth =
+    p.phrases.length || p.notPhrases.length ? 200 : bigrams.length ? Math.min(limit + 5, 105) : limit;
+  const ranked = index.search.query(p, depth, (path) => pass(path, true));
   const scored: { path: string; score: number; terms: string[]; text: string }[] = [];
   const take = (r: (typeof ranked)[number], text: string) => {
     let score = r.score;
