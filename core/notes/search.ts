@@ -1,6 +1,6 @@
 import { fromBase64, toBase64 } from '../crypto.ts';
 import { type ParsedQuery, parseQuery } from './search/query.ts';
-import { pathWords, stem, terms as termsOf, tokenize } from './search/text.ts';
+import { eachTerm, pathWords, stem, terms as termsOf, tokenize } from './search/text.ts';
 import { createVocabulary, MAX_TYPO, oneEdit, typoBudget } from './search/vocabulary.ts';
 
 export { tokenize };
@@ -156,26 +156,81 @@ export interface RankedNote {
 export function docTerms(doc: SearchDoc): DocTerms {
   const vals = new Map<string, number>();
   let len = 0;
-  for (const t of termsOf(doc.text)) {
+  eachTerm(doc.text, false, (t) => {
     vals.set(t, (vals.get(t) ?? 0) + 16);
     len++;
-  }
-  const mark = (text: string, bit: number) => {
-    // Stop words count in the short fields (a title such as "To do" must stay findable).
-    for (const t of termsOf(text, true)) {
-      const v = vals.get(t) ?? 0;
-      vals.set(t, v | bit);
-    }
-  };
+  });
+  let bit = 0;
+  // Stop words count in the short fields (a title such as "To do" must stay findable).
+  const mark = (t: string) => vals.set(t, (vals.get(t) ?? 0) | bit);
   const titleWords = new Set(termsOf(doc.title));
-  mark(doc.title, TITLE);
-  for (const a of doc.aliases ?? []) mark(a, TITLE);
-  for (const h of doc.headings ?? []) mark(h, HEADING);
-  mark(pathWords(doc.path), PATH);
-  mark(doc.tags.replace(/[/_-]/g, ' '), TAG);
+  bit = TITLE;
+  eachTerm(doc.title, true, mark);
+  for (const a of doc.aliases ?? []) eachTerm(a, true, mark);
+  bit = HEADING;
+  for (const h of doc.headings ?? []) eachTerm(h, true, mark);
+  bit = PATH;
+  eachTerm(pathWords(doc.path), true, mark);
+  bit = TAG;
+  eachTerm(doc.tags.replace(/[/_-]/g, ' '), true, mark);
   const out: DocTerms = [len, titleWords.size];
   for (const [t, v] of vals) out.push(t, Math.min(v, 0x3ffff));
   return out;
+}
+
+/**
+ * The notes of the index by id, as parallel arrays (grown by doubling): a query reads them per
+ * posting, where a map of objects would cost a lookup and a pointer chase each.
+ */
+function createDocTable() {
+  const t = {
+    paths: [] as (string | undefined)[],
+    len: new Int32Array(64),
+    tlen: new Uint16Array(64),
+    /** Folder levels above the note (slashes in its path, at most 255). */
+    depth: new Uint8Array(64),
+    size: 0,
+    set(id: number, path: string, len: number, tlen: number): void {
+      if (id >= t.len.length) {
+        const cap = Math.max(id + 1, t.len.length * 2);
+        const grow = <A extends Int32Array | Uint16Array | Uint8Array>(a: A, b: A) => {
+          b.set(a);
+          return b;
+        };
+        t.len = grow(t.len, new Int32Array(cap));
+        t.tlen = grow(t.tlen, new Uint16Array(cap));
+        t.depth = grow(t.depth, new Uint8Array(cap));
+      }
+      while (t.paths.length < id) t.paths.push(undefined);
+      if (t.paths[id] === undefined) t.size++;
+      t.paths[id] = path;
+      t.len[id] = len;
+      t.tlen[id] = Math.min(tlen, 0xffff);
+      let slashes = 0;
+      for (let i = path.indexOf('/'); i >= 0 && slashes < 255; i = path.indexOf('/', i + 1)) slashes++;
+      t.depth[id] = slashes;
+    },
+    delete(id: number): void {
+      if (t.paths[id] === undefined) return;
+      t.paths[id] = undefined;
+      t.len[id] = 0;
+      t.size--;
+    },
+    clear(): void {
+      t.paths = [];
+      t.size = 0;
+      t.len.fill(0);
+    },
+    /** `[id, path, body length, title words]` of every note, by id. */
+    entries(): [number, string, number, number][] {
+      const out: [number, string, number, number][] = [];
+      t.paths.forEach((path, id) => {
+        if (path !== undefined) out.push([id, path, t.len[id]!, t.tlen[id]!]);
+      });
+      return out;
+    },
+  };
+  return t;
 }
 
 /**
@@ -187,7 +242,8 @@ export function docTerms(doc: SearchDoc): DocTerms {
  */
 export function createSearchIndex(serialized?: string | SerializedSearch | null) {
   const postings = new Map<string, Postings>();
-  const docs = new Map<number, { path: string; len: number; tlen: number }>();
+  /** Per note id (ids only grow; a removed note's slot keeps no path): path, body length, title words, folder depth. */
+  const docs = createDocTable();
   const ids = new Map<string, number>();
   const vocab = createVocabulary(
     () => postings.keys(),
@@ -203,7 +259,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   const addTerms = (path: string, terms: DocTerms) => {
     const id = nextId++;
     const len = terms[0] as number;
-    docs.set(id, { path, len, tlen: terms[1] as number });
+    docs.set(id, path, len, terms[1] as number);
     ids.set(path, id);
     totalLen += len;
     for (let i = 2; i < terms.length; i += 2) {
@@ -223,7 +279,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     const id = ids.get(path);
     pending?.delete(path);
     if (id === undefined) return;
-    totalLen -= docs.get(id)?.len ?? 0;
+    totalLen -= docs.len[id]!;
     docs.delete(id);
     ids.delete(path);
     dead++;
@@ -236,7 +292,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     }
     for (const [id, path, len, tlen] of data.docs) {
       if (typeof tlen !== 'number') throw new Error('an older layout');
-      docs.set(id, { path, len, tlen });
+      docs.set(id, path, len, tlen);
       ids.set(path, id);
       totalLen += len;
       nextId = Math.max(nextId, id + 1);
@@ -265,13 +321,14 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   const sweepTerm = (term: string, list: Postings) => {
     const next = new Postings(new Uint8Array(Math.max(8, list.n + 12)));
     eachPosting(list.b, list.n, (id, tf) => {
-      if (docs.has(id)) next.add(id, tf);
+      if (docs.paths[id] !== undefined) next.add(id, tf);
     });
     if (next.count === 0) postings.delete(term);
     else if (next.count !== list.count) postings.set(term, next);
   };
 
-  const idfOf = (df: number) => Math.log(1 + (docs.size - df + 0.5) / (df + 0.5));
+  // Positive even when a list still counts removed notes (more postings than notes).
+  const idfOf = (df: number) => Math.max(1e-6, Math.log(1 + (docs.size - df + 0.5) / (df + 0.5)));
 
   /** Index terms standing for one query word, each with its weight (exact 1, prefix, typo). */
   const alternatives = (q: string, word: string, prefix: boolean): [string, number][] => {
@@ -302,6 +359,27 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       for (const n of near.slice(0, MAX_TYPO)) out.push([n.term, W_TYPO[n.distance] ?? 0.3]);
     }
     return out;
+  };
+
+  /** A query's arrays by note id, kept for the next (a query runs synchronously: never shared). */
+  let scratch: ReturnType<typeof makeScratch> | null = null;
+  const makeScratch = (size: number) => ({
+    size,
+    skip: new Uint8Array(size),
+    score: new Float64Array(size),
+    covered: new Float64Array(size),
+    titleHits: new Uint8Array(size),
+    best: new Float64Array(size),
+    bestBits: new Uint8Array(size),
+    /** Per note and clause (16 at most): 1 + the index of the clause's best matching term, for the snippet. */
+    bestTerm: new Uint8Array(size * 16),
+    coverages: new Float64Array(size),
+    touched: new Int32Array(size),
+    here: new Int32Array(size),
+  });
+  const scratchFor = (size: number) => {
+    if (!scratch || scratch.size < size) scratch = makeScratch(Math.max(64, size + (size >> 3)));
+    return scratch;
   };
 
   const api = {
@@ -359,7 +437,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     /** A consistent picture for the cache, in work proportional to the terms and notes (no copying of lists). */
     capture(): SearchCapture {
       return {
-        docs: [...docs].map(([id, d]) => [id, d.path, d.len, d.tlen]),
+        docs: docs.entries(),
         terms: [...postings].map(([term, l]) => [term, l.b.subarray(0, l.n), l.count, l.last]),
       };
     },
@@ -370,82 +448,173 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
      */
     query(input: string | ParsedQuery, limit: number, accept?: (path: string) => boolean): RankedNote[] {
       const p = typeof input === 'string' ? parseQuery(input) : input;
-      if (!p.clauses.length || !docs.size) return [];
+      if (!p.clauses.length || !docs.size || limit < 1) return [];
       const R = RANKING;
       const size = nextId;
-      const excluded = new Uint8Array(size);
+      const { paths, len: lens } = docs;
+      // Scratch indexed by note id (typed arrays kept between queries: no per-note objects or maps).
+      const nc = Math.min(p.clauses.length, 16);
+      const sc = scratchFor(size);
+      const { skip, score, covered, titleHits, best, bestBits, bestTerm, touched, here, coverages } = sc;
+      skip.fill(0, 0, size);
+      for (let id = 0; id < size; id++) if (paths[id] === undefined) skip[id] = 1;
       for (const t of p.exclude) {
         const list = postings.get(t);
-        if (list) eachPosting(list.b, list.n, (id) => (excluded[id] = 1));
+        if (list) eachPosting(list.b, list.n, (id) => (skip[id] = 1));
       }
       const avg = totalLen / docs.size || 1;
-      const score = new Float64Array(size);
-      const covered = new Float64Array(size);
-      const titleHits = new Uint8Array(size);
-      const best = new Float64Array(size);
-      const bestBits = new Uint8Array(size);
-      const touched: number[] = [];
-      const matchedTerms = new Map<number, string[]>();
-      let totalWeight = 0;
-      p.clauses.forEach((clause, ci) => {
-        const last = ci === p.clauses.length - 1 && p.prefixLast;
-        const alts = clause.alts.flatMap((a, i) => alternatives(a, clause.words[i] ?? a, last));
-        let weight = 0;
-        for (const [t] of alts) weight = Math.max(weight, idfOf(postings.get(t)!.count));
-        if (!alts.length) weight = idfOf(0) * 0.5;
-        totalWeight += weight;
-        const here: number[] = [];
-        for (const [term, w] of alts) {
-          const list = postings.get(term)!;
-          const idf = idfOf(list.count);
-          eachPosting(list.b, list.n, (id, v) => {
-            const doc = docs.get(id);
-            if (!doc || excluded[id]) return;
-            const tf = v >> 4;
-            const body = tf ? (tf * (R.k1 + 1)) / (tf + R.k1 * (1 - R.b + (R.b * doc.len) / avg)) : 0;
-            const part =
-              w *
-              idf *
-              (body +
-                (v & TITLE ? R.title : 0) +
-                (v & HEADING ? R.heading : 0) +
-                (v & PATH ? R.path : 0) +
-                (v & TAG ? R.tag : 0));
-            if (best[id] === 0) here.push(id);
-            if (part > best[id]!) {
-              best[id] = part;
-              bestBits[id] = v & 15;
-            }
-            const m = matchedTerms.get(id);
-            if (!m) matchedTerms.set(id, [term]);
-            else if (m.length < 8 && !m.includes(term)) m.push(term);
-          });
+      let nTouched = 0;
+      try {
+        /** What each field bit combination adds beside the body's BM25. */
+        const bonus = new Float64Array(16);
+        for (let bits = 0; bits < 16; bits++) {
+          bonus[bits] =
+            (bits & TITLE ? R.title : 0) +
+            (bits & HEADING ? R.heading : 0) +
+            (bits & PATH ? R.path : 0) +
+            (bits & TAG ? R.tag : 0);
         }
-        for (const id of here) {
-          if (score[id] === 0) touched.push(id);
-          score[id] = score[id]! + best[id]!;
-          covered[id] = covered[id]! + weight;
-          if (bestBits[id]! & TITLE) titleHits[id] = titleHits[id]! + 1;
+        const k1 = R.k1;
+        const norm0 = k1 * (1 - R.b);
+        const normLen = (k1 * R.b) / avg;
+        const clauseAlts: [string, number][][] = [];
+        let totalWeight = 0;
+        for (let ci = 0; ci < nc; ci++) {
+          const clause = p.clauses[ci]!;
+          const last = ci === nc - 1 && p.prefixLast;
+          const alts: [string, number][] = [];
+          for (let i = 0; i < clause.alts.length && alts.length < 250; i++) {
+            for (const alt of alternatives(clause.alts[i]!, clause.words[i] ?? clause.alts[i]!, last)) {
+              if (alts.length < 250 && !alts.some(([t]) => t === alt[0])) alts.push(alt);
+            }
+          }
+          clauseAlts.push(alts);
+          let weight = 0;
+          for (const [t] of alts) weight = Math.max(weight, idfOf(postings.get(t)!.count));
+          if (!alts.length) weight = idfOf(0) * 0.5;
+          totalWeight += weight;
+          let nHere = 0;
+          for (let ai = 0; ai < alts.length; ai++) {
+            const [term, w] = alts[ai]!;
+            const list = postings.get(term)!;
+            const wi = w * idfOf(list.count);
+            const b = list.b;
+            const n = list.n;
+            // The postings' varints decoded in line (the hot loop of a query).
+            let at = 0;
+            let id = 0;
+            while (at < n) {
+              let c = b[at++]!;
+              let v = c & 0x7f;
+              for (let mul = 0x80; c & 0x80; mul *= 0x80) {
+                c = b[at++]!;
+                v += (c & 0x7f) * mul;
+              }
+              id += v;
+              c = b[at++]!;
+              v = c & 0x7f;
+              for (let mul = 0x80; c & 0x80; mul *= 0x80) {
+                c = b[at++]!;
+                v += (c & 0x7f) * mul;
+              }
+              if (skip[id]) continue;
+              const tf = v >> 4;
+              const bits = v & 15;
+              const part =
+                wi * ((tf ? (tf * (k1 + 1)) / (tf + norm0 + normLen * lens[id]!) : 0) + bonus[bits]!);
+              if (best[id] === 0) here[nHere++] = id;
+              if (part > best[id]!) {
+                best[id] = part;
+                bestBits[id] = bits;
+                bestTerm[id * nc + ci] = ai + 1;
+              }
+            }
+          }
+          for (let i = 0; i < nHere; i++) {
+            const id = here[i]!;
+            if (score[id] === 0) touched[nTouched++] = id;
+            score[id] = score[id]! + best[id]!;
+            covered[id] = covered[id]! + weight;
+            if (bestBits[id]! & TITLE) titleHits[id] = titleHits[id]! + 1;
+            best[id] = 0;
+            bestBits[id] = 0;
+          }
+        }
+        // The best `limit` notes, kept in a min-heap (worst on top): only they become objects.
+        const { tlen, depth } = docs;
+        const heapIds: number[] = [];
+        const heapScores: number[] = [];
+        const worse = (i: number, j: number) =>
+          heapScores[i]! < heapScores[j]! ||
+          (heapScores[i] === heapScores[j] && paths[heapIds[i]!]! > paths[heapIds[j]!]!);
+        const swap = (i: number, j: number) => {
+          [heapIds[i], heapIds[j]] = [heapIds[j]!, heapIds[i]!];
+          [heapScores[i], heapScores[j]] = [heapScores[j]!, heapScores[i]!];
+        };
+        const down = (i: number) => {
+          for (;;) {
+            const l = 2 * i + 1;
+            const r = l + 1;
+            let m = i;
+            if (l < heapIds.length && worse(l, m)) m = l;
+            if (r < heapIds.length && worse(r, m)) m = r;
+            if (m === i) return;
+            swap(i, m);
+            i = m;
+          }
+        };
+        for (let i = 0; i < nTouched; i++) {
+          const id = touched[i]!;
+          const coverage = totalWeight ? covered[id]! / totalWeight : 0;
+          const wholeTitle = tlen[id]! > 0 && titleHits[id]! >= tlen[id]! ? R.wholeTitle : 1;
+          // Among otherwise equal notes, one nearer the vault's root is the more general one.
+          const s =
+            Math.round(
+              ((score[id]! * coverage ** R.coverage * wholeTitle) / (1 + R.depth * depth[id]!)) * 1000,
+            ) / 1000;
+          if (heapIds.length === limit) {
+            const top = heapScores[0]!;
+            if (s < top || (s === top && paths[id]! > paths[heapIds[0]!]!)) continue;
+          }
+          if (accept && !accept(paths[id]!)) continue;
+          coverages[id] = coverage;
+          if (heapIds.length < limit) {
+            heapIds.push(id);
+            heapScores.push(s);
+            for (let j = heapIds.length - 1; j > 0; ) {
+              const parent = (j - 1) >> 1;
+              if (!worse(j, parent)) break;
+              swap(j, parent);
+              j = parent;
+            }
+          } else {
+            heapIds[0] = id;
+            heapScores[0] = s;
+            down(0);
+          }
+        }
+        const out: RankedNote[] = heapIds.map((id, i) => {
+          const terms: string[] = [];
+          for (let ci = 0; ci < nc; ci++) {
+            const t = bestTerm[id * nc + ci]!;
+            if (t) terms.push(clauseAlts[ci]![t - 1]![0]);
+          }
+          return { path: paths[id]!, score: heapScores[i]!, terms, coverage: coverages[id]! };
+        });
+        return out.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
+      } finally {
+        // Back to zeros for the next query: only the notes this one touched.
+        for (let i = 0; i < nTouched; i++) {
+          const id = touched[i]!;
+          score[id] = 0;
+          covered[id] = 0;
+          titleHits[id] = 0;
+          coverages[id] = 0;
           best[id] = 0;
           bestBits[id] = 0;
+          bestTerm.fill(0, id * nc, id * nc + nc);
         }
-      });
-      const out: RankedNote[] = [];
-      for (const id of touched) {
-        const doc = docs.get(id)!;
-        if (accept && !accept(doc.path)) continue;
-        const coverage = totalWeight ? covered[id]! / totalWeight : 0;
-        const wholeTitle = doc.tlen > 0 && titleHits[id]! >= doc.tlen ? R.wholeTitle : 1;
-        // Among otherwise equal notes, one nearer the vault's root is the more general one.
-        const depth = 1 / (1 + R.depth * (doc.path.split('/').length - 1));
-        out.push({
-          path: doc.path,
-          score: Math.round(score[id]! * coverage ** R.coverage * wholeTitle * depth * 1000) / 1000,
-          terms: matchedTerms.get(id) ?? [],
-          coverage,
-        });
       }
-      return out.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1)).slice(0, limit);
     },
     serialize(): string {
       for (const _ of api.sweep());
@@ -485,20 +654,99 @@ export function* serializeSearchParts(c: SearchCapture): Generator<string> {
 
 export type SearchIndex = ReturnType<typeof createSearchIndex>;
 
-/** A short passage of `body` around the first of `terms` it contains. */
-export function makeSnippet(body: string, terms: string[], width = 160): string {
-  const flat = body
+/** `body` with fenced code and markup taken out and white space collapsed (what a snippet shows). */
+function flatten(body: string): string {
+  return body
     .replace(/```[\s\S]*?```/g, ' ')
     .replace(/[#>*_`[\]]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/**
+ * A short passage of `body` around the first of `terms` it contains (outside fenced code), as
+ * `flatten` shows it. Only the stretch around the match is flattened (a query makes up to a
+ * hundred snippets of notes of any size): the same passage as flattening the whole body.
+ */
+export function makeSnippet(body: string, terms: string[], width = 160): string {
+  const lower = body.toLowerCase();
+  // Lowercasing changed some lengths (rare letters): positions would not match, flatten it all.
+  if (lower.length !== body.length) return snippetOfFlat(flatten(body), terms, width);
+  // Fenced code as `[start, end)` pairs, as the pattern in `flatten` pairs the fences.
+  const fences: number[] = [];
+  for (let i = body.indexOf('```'); i >= 0; ) {
+    const close = body.indexOf('```', i + 3);
+    if (close < 0) break;
+    fences.push(i, close + 3);
+    i = body.indexOf('```', close + 3);
+  }
+  const inFence = (i: number) => {
+    for (let k = 0; k < fences.length && fences[k]! <= i; k += 2) if (i < fences[k + 1]!) return true;
+    return false;
+  };
+  let at = -1;
+  for (const t of terms) {
+    const needle = t.toLowerCase();
+    if (!needle) continue;
+    for (let i = lower.indexOf(needle); i >= 0 && (at < 0 || i < at); i = lower.indexOf(needle, i + 1)) {
+      if (!inFence(i) && !inFence(i + needle.length - 1)) {
+        at = i;
+        break;
+      }
+    }
+  }
+  /** `body[a, b)` flattened, fences that overlap it taken out (not trimmed). */
+  const visible = (a: number, b: number): string => {
+    let out = '';
+    let p = a;
+    for (let k = 0; k < fences.length && fences[k]! < b; k += 2) {
+      if (fences[k + 1]! <= p) continue;
+      if (fences[k]! > p) out += body.slice(p, fences[k]);
+      out += ' ';
+      p = Math.max(p, fences[k + 1]!);
+    }
+    if (p < b) out += body.slice(p, b);
+    return out.replace(/[#>*_`[\]]+/g, ' ').replace(/\s+/g, ' ');
+  };
+  const n = body.length;
+  if (at < 0) {
+    let b = Math.min(n, width * 4);
+    let flat = visible(0, b).trimStart();
+    while (b < n && flat.trimEnd().length <= width) {
+      b = Math.min(n, b * 4);
+      flat = visible(0, b).trimStart();
+    }
+    return snippetOfFlat(b < n ? flat : flat.trimEnd(), [], width, b < n);
+  }
+  const lead = Math.floor(width / 3);
+  let a = Math.max(0, at - 2 * width);
+  let b = Math.min(n, at + 3 * width);
+  for (;;) {
+    let before = visible(a, at);
+    if (a === 0) before = before.trimStart();
+    const after = visible(at, b);
+    const okBefore = a === 0 || before.length > lead;
+    const okAfter = b === n || after.trimEnd().length > width;
+    if (okBefore && okAfter) {
+      const flat = before + (b === n ? after.trimEnd() : after);
+      const start = Math.max(0, before.length - lead);
+      const end = Math.min(flat.length, start + width);
+      return (start > 0 ? '…' : '') + flat.slice(start, end) + (end < flat.length || b < n ? '…' : '');
+    }
+    if (!okBefore) a = Math.max(0, at - 4 * (at - a));
+    if (!okAfter) b = Math.min(n, at + 4 * (b - at));
+  }
+}
+
+/** The passage of flattened text `flat` around the first of `terms`; `more`: text follows `flat`. */
+function snippetOfFlat(flat: string, terms: string[], width: number, more = false): string {
   const hay = flat.toLowerCase();
   let at = -1;
   for (const t of terms) {
     const i = hay.indexOf(t.toLowerCase());
     if (i >= 0 && (at < 0 || i < at)) at = i;
   }
-  if (at < 0) return flat.slice(0, width) + (flat.length > width ? '…' : '');
+  if (at < 0) return flat.slice(0, width) + (flat.length > width || more ? '…' : '');
   const start = Math.max(0, at - Math.floor(width / 3));
   const end = Math.min(flat.length, start + width);
   return (start > 0 ? '…' : '') + flat.slice(start, end) + (end < flat.length ? '…' : '');

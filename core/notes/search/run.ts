@@ -57,22 +57,23 @@ export async function runSearch(
     return hits;
   }
 
-  const depth = p.phrases.length || p.notPhrases.length ? 200 : Math.min(limit + 5, 105);
-  const ranked = index.search.query(p, depth, (path) => pass(path, true));
   const bigrams: string[] = [];
   for (let i = 0; i + 1 < p.words.length; i++) {
     const [a, b] = [p.words[i]!, p.words[i + 1]!];
     if (!STOP_WORDS.has(a) || !STOP_WORDS.has(b)) bigrams.push(`${a} ${b}`);
   }
+  // A few candidates beyond the page when the proximity bonus may reorder them; none otherwise
+  // (each candidate's text is read).
+  const depth =
+    p.phrases.length || p.notPhrases.length ? 200 : bigrams.length ? Math.min(limit + 5, 105) : limit;
+  const ranked = index.search.query(p, depth, (path) => pass(path, true));
   const scored: { path: string; score: number; terms: string[]; text: string }[] = [];
-  for (const r of ranked) {
-    if (p.phrases.length && scored.length >= limit) break;
-    const text = await body(r.path);
+  const take = (r: (typeof ranked)[number], text: string) => {
     let score = r.score;
     if (p.phrases.length || p.notPhrases.length) {
       const flat = ` ${tokenize(`${index.titleOf(r.path)} . ${text}`).join(' ')} `;
-      if (!p.phrases.every((ph) => flat.includes(` ${ph} `))) continue;
-      if (p.notPhrases.some((ph) => flat.includes(` ${ph} `))) continue;
+      if (!p.phrases.every((ph) => flat.includes(` ${ph} `))) return;
+      if (p.notPhrases.some((ph) => flat.includes(` ${ph} `))) return;
     }
     if (bigrams.length) {
       // Cheap on purpose (no tokenizing): the query's neighbouring words, as typed, in the text.
@@ -81,6 +82,17 @@ export async function runSearch(
       score *= 1 + (RANKING.proximity * found) / bigrams.length;
     }
     scored.push({ path: r.path, score, terms: r.terms, text });
+  };
+  // The candidates' texts are read together (a batch at a time while phrases must still be found).
+  const batch = p.phrases.length ? Math.max(limit, 20) : ranked.length;
+  for (let at = 0; at < ranked.length; at += batch) {
+    if (p.phrases.length && scored.length >= limit) break;
+    const part = ranked.slice(at, at + batch);
+    const texts = await Promise.all(part.map((r) => body(r.path)));
+    for (let i = 0; i < part.length; i++) {
+      if (p.phrases.length && scored.length >= limit) break;
+      take(part[i]!, texts[i]!);
+    }
   }
   const fileHits = matchFiles(index, p, files, pass);
   const all = [

@@ -14,12 +14,37 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   would you your yours yourself yourselves s t don doesn isn use using used get getting want`.split(/\s+/),
 );
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * Calls `fn` with each lowercased word of `text` (CJK characters one each), without diacritics,
+ * words over 40 characters left out. ASCII text (most notes) takes a plain scan of character
+ * codes, which gives the same words as the Unicode pattern does on it, in a fraction of the time.
+ */
+function eachWord(text: string, fn: (w: string) => void): void {
+  if (NON_ASCII.test(text)) {
+    for (const m of text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().matchAll(TOKEN)) {
+      if (m[0].length <= 40) fn(m[0]);
+    }
+    return;
+  }
+  const s = text.toLowerCase();
+  let start = -1;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 0;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      if (i - start <= 40) fn(s.slice(start, i));
+      start = -1;
+    }
+  }
+}
+
 /** Lowercased words (CJK characters one each), without diacritics. */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().matchAll(TOKEN)) {
-    if (m[0].length <= 40) out.push(m[0]);
-  }
+  eachWord(text, (w) => out.push(w));
   return out;
 }
 
@@ -39,10 +64,31 @@ export function stem(word: string): string {
   return s;
 }
 
+/** A word's index form, a space before it for a stop word (stems never start with one); memoized. */
+const forms = new Map<string, string>();
+function formOf(w: string): string {
+  let f = forms.get(w);
+  if (f === undefined) {
+    f = (STOP_WORDS.has(w) ? ' ' : '') + stem(w);
+    if (forms.size > 100_000) forms.clear();
+    forms.set(w, f);
+  }
+  return f;
+}
+
+/** Calls `fn` with each index term of a text: stems, stop words left out unless `keepStop`. */
+export function eachTerm(text: string, keepStop: boolean, fn: (t: string) => void): void {
+  eachWord(text, (w) => {
+    const f = formOf(w);
+    if (f.charCodeAt(0) !== 32) fn(f);
+    else if (keepStop) fn(f.slice(1));
+  });
+}
+
 /** The index terms of a text: stems, stop words left out unless `keepStop`. */
 export function terms(text: string, keepStop = false): string[] {
   const out: string[] = [];
-  for (const w of tokenize(text)) if (keepStop || !STOP_WORDS.has(w)) out.push(stem(w));
+  eachTerm(text, keepStop, (t) => out.push(t));
   return out;
 }
 

@@ -66,22 +66,15 @@ export function typoBudget(length: number): number {
 }
 
 /**
- * The index's words, sorted (for prefixes) and by length (for typos), rebuilt lazily: words
+ * The index's words, sorted (for prefixes, and walked as a trie for typos), rebuilt lazily: words
  * added since the last build wait in a small set scanned as is, until it grows large.
  */
 export function createVocabulary(terms: () => Iterable<string>, alive: (t: string) => boolean) {
   let sorted: string[] | null = null;
-  let byLength: string[][] = [];
   const fresh = new Set<string>();
   const build = (): string[] => {
     if (sorted) return sorted;
     sorted = [...terms()].sort();
-    byLength = [];
-    for (const t of sorted) {
-      const bucket = byLength[t.length];
-      if (bucket) bucket.push(t);
-      else byLength[t.length] = [t];
-    }
     fresh.clear();
     return sorted;
   };
@@ -119,22 +112,133 @@ export function createVocabulary(terms: () => Iterable<string>, alive: (t: strin
     /**
      * Known words within `k` edits of any of `forms` (a query word's stem, the word itself and the
      * word less a few trailing letters, since the index holds stems), closest first, at most `max`.
+     * Walks the sorted words as a trie: rows of the edit-distance table are shared by words with a
+     * common prefix, and a prefix already more than `k` edits away skips every word under it, so a
+     * look-up visits a few thousand prefixes whatever the size of the vocabulary.
      */
     near(forms: string[], k: number, max = MAX_TYPO): { term: string; distance: number }[] {
-      build();
-      const found: { term: string; distance: number }[] = [];
-      const consider = (t: string) => {
-        if (forms.includes(t)) return;
+      const list = build();
+      const best = new Map<string, number>();
+      const note = (t: string, d: number) => {
+        if (d <= k && !forms.includes(t) && (best.get(t) ?? k + 1) > d && alive(t)) best.set(t, d);
+      };
+      // A form that begins another is one more column of the longer one's table: one walk for both.
+      const longest = [...new Set(forms)].sort((a, b) => b.length - a.length);
+      const done = new Set<string>();
+      for (const f of longest) {
+        if (done.has(f)) continue;
+        const cols: number[] = [];
+        for (const g of longest) {
+          if (!done.has(g) && f.startsWith(g)) {
+            cols.push(g.length);
+            done.add(g);
+          }
+        }
+        walkWithin(list, f, k, note, cols);
+      }
+      for (const t of fresh) {
         let d = k + 1;
         for (const f of forms) d = Math.min(d, editDistance(f, t, k));
-        if (d <= k && alive(t)) found.push({ term: t, distance: d });
-      };
-      const lens = forms.map((f) => f.length);
-      for (let len = Math.max(1, Math.min(...lens) - k); len <= Math.max(...lens) + k; len++) {
-        for (const t of byLength[len] ?? []) consider(t);
+        note(t, d);
       }
-      for (const t of fresh) consider(t);
-      return found.sort((a, b) => a.distance - b.distance).slice(0, max * 4);
+      return [...best]
+        .map(([term, distance]) => ({ term, distance }))
+        .sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : 1))
+        .slice(0, max * 4);
     },
   };
+}
+
+/** Rows of the edit-distance table by depth in the trie (words up to 46 characters, as `editDistance`). */
+const ROWS = Array.from({ length: 48 }, () => new Int32Array(48));
+
+/**
+ * Calls `found(word, distance)` for each word of the sorted `list` within `k` edits of `f`
+ * (optimal string alignment, as `editDistance`), walking the list as a trie (see `near`); with
+ * `cols`, the distance is the least to any of the prefixes of `f` of those lengths.
+ */
+export function walkWithin(
+  list: string[],
+  f: string,
+  k: number,
+  found: (t: string, d: number) => void,
+  cols: number[] = [f.length],
+): void {
+  const m = f.length;
+  if (m > 46) return;
+  const first = ROWS[0]!;
+  for (let j = 0; j <= m; j++) first[j] = Math.min(j, k + 1);
+  const codes = new Int32Array(m);
+  for (let j = 0; j < m; j++) codes[j] = f.charCodeAt(j);
+  /** Depth to which `ROWS` hold the table of `prev`'s prefix. */
+  let valid = 0;
+  let prev = '';
+  const deepest = Math.min(46, m + k);
+  for (let i = 0; i < list.length; ) {
+    const t = list[i]!;
+    let d = 0;
+    const lcp = Math.min(valid, t.length, prev.length);
+    while (d < lcp && t.charCodeAt(d) === prev.charCodeAt(d)) d++;
+    let pruned = -1;
+    const top = Math.min(t.length, deepest);
+    for (let e = d + 1; e <= top; e++) {
+      const up = ROWS[e - 1]!;
+      const row = ROWS[e]!;
+      const c = t.charCodeAt(e - 1);
+      const cPrev = e > 1 ? t.charCodeAt(e - 2) : -1;
+      const up2 = e > 1 ? ROWS[e - 2]! : null;
+      // Only the band |j - e| <= k can hold k or less; the cells just outside it read as k + 1.
+      const lo = Math.max(1, e - k);
+      const hi = Math.min(m, e + k);
+      row[lo - 1] = lo === 1 ? Math.min(e, k + 1) : k + 1;
+      if (hi < m) row[hi + 1] = k + 1;
+      let least = row[lo - 1]!;
+      for (let j = lo; j <= hi; j++) {
+        const fc = codes[j - 1]!;
+        let v = Math.min(up[j]! + 1, row[j - 1]! + 1, up[j - 1]! + (fc === c ? 0 : 1));
+        if (up2 && j > 1 && c === codes[j - 2] && cPrev === fc) v = Math.min(v, up2[j - 2]! + 1);
+        row[j] = v;
+        if (v < least) least = v;
+      }
+      if (least > k) {
+        pruned = e;
+        break;
+      }
+    }
+    prev = t;
+    if (pruned > 0) {
+      // No word under this prefix comes within k edits: jump past them all.
+      valid = pruned - 1;
+      // Galloping from here (most prefixes cover a few words), then halving.
+      let lo = i + 1;
+      let step = 1;
+      while (lo + step - 1 < list.length && startsAlike(list[lo + step - 1]!, t, pruned)) {
+        lo += step;
+        step *= 2;
+      }
+      let hi = Math.min(list.length, lo + step - 1);
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (startsAlike(list[mid]!, t, pruned)) lo = mid + 1;
+        else hi = mid;
+      }
+      i = lo;
+      continue;
+    }
+    valid = top;
+    if (t.length <= deepest) {
+      const row = ROWS[t.length]!;
+      let dist = k + 1;
+      for (const c of cols) if (Math.abs(c - t.length) <= k) dist = Math.min(dist, row[c]!);
+      if (dist <= k) found(t, dist);
+    }
+    i++;
+  }
+}
+
+/** Whether `a` begins with the first `n` characters of `b` (no string made). */
+function startsAlike(a: string, b: string, n: number): boolean {
+  if (a.length < n) return false;
+  for (let i = n - 1; i >= 0; i--) if (a.charCodeAt(i) !== b.charCodeAt(i)) return false;
+  return true;
 }
