@@ -98,6 +98,14 @@ const ACTIVE_TYPE =
 
 /** The CSP a proxied active answer gets: a unique opaque origin, no script, no form, no plugin. */
 export const RELAY_SANDBOX_CSP = 'sandbox';
+/**
+ * The one exception: the OAuth consent page (`/oauth/authorize`, issue 29) must submit its form
+ * for an owner to approve an MCP client through the relay. It stays an opaque origin without
+ * script, popups or plugins; a form on it can only send what a user types to that same server,
+ * which any page on the web can do.
+ */
+export const RELAY_FORMS_CSP = 'sandbox allow-forms';
+const FORM_PAGE = /^\/oauth\/authorize(?:\?|$)/;
 
 /**
  * The headers a proxied answer reaches the client with: end-to-end ones, minus those that act
@@ -107,13 +115,20 @@ export const RELAY_SANDBOX_CSP = 'sandbox';
  * a shared relay can neither run script on the relay's origin nor set state for the others
  * (docs/relay.md, "One origin, many servers").
  */
-export function proxiedHeaders(pairs: Iterable<[string, string]>): [string, string][] {
+export function proxiedHeaders(
+  pairs: Iterable<[string, string]>,
+  /** The request's path below `/r/<serverId>` (with its query), when known. */
+  path = '',
+): [string, string][] {
   const all = endToEnd(pairs, ORIGIN_WIDE);
   const type = all.find(([k]) => k === 'content-type')?.[1].trim() ?? '';
   const active = type === '' || ACTIVE_TYPE.test(type);
   const out = all.filter(([k]) => k !== 'x-content-type-options' && !(active && k === 'x-frame-options'));
   out.push(['x-content-type-options', 'nosniff']);
-  if (active) out.push(['content-security-policy', RELAY_SANDBOX_CSP], ['x-frame-options', 'DENY']);
+  if (active) {
+    const csp = FORM_PAGE.test(path) ? RELAY_FORMS_CSP : RELAY_SANDBOX_CSP;
+    out.push(['content-security-policy', csp], ['x-frame-options', 'DENY']);
+  }
   return out;
 }
 
@@ -122,9 +137,10 @@ export function answerToResponse(
   answer: HttpAnswer & { bytes?: Uint8Array | null },
   method: string,
   requestId: string,
+  path = '',
 ): Response {
   const headers = new Headers();
-  for (const [k, val] of proxiedHeaders(answer.headers)) headers.append(k, val);
+  for (const [k, val] of proxiedHeaders(answer.headers, path)) headers.append(k, val);
   headers.set('x-relay-request-id', requestId);
   const noBody = method === 'HEAD' || [204, 205, 304].includes(answer.status);
   const bytes = noBody ? null : answer.bytes !== undefined ? answer.bytes : fromBase64(answer.body);

@@ -204,9 +204,11 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
           writable(to);
         },
         () =>
+          // Links in notes the key cannot see are never rewritten (a write outside its folders);
+          // there they now point at a note that moved away, as after a move by another tool.
           notes
-            .move(from, to, opts)
-            .then((r) => ({ ...r, note: seen(r.note), rewritten: r.rewritten.filter(see) })),
+            .move(from, to, { ...opts, rewriteOnly: see })
+            .then((r) => ({ ...r, note: seen(r.note), rewritten: r.rewritten })),
       ),
     moveFile: (from, to, move, opts) =>
       guarded(
@@ -215,8 +217,7 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
           for (const x of [from, to])
             if (typeof x === 'string') requireWrite(p, 'files:write', validateFilePath(x));
         },
-        () =>
-          notes.moveFile(from, to, move, opts).then((r) => ({ ...r, rewritten: r.rewritten.filter(see) })),
+        () => notes.moveFile(from, to, move, { ...opts, rewriteOnly: see }),
       ),
     restore: (pathInput, bytes, opts) =>
       guarded(

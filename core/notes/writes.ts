@@ -85,10 +85,11 @@ export function createWrites(ctx: NoteContext) {
     from: string,
     to: string,
     nameIsUnique: boolean,
+    only: (path: string) => boolean = () => true,
   ): Promise<{ path: string; text: string; before: Uint8Array }[]> => {
     const graph = ctx.index.graph;
     const plans: { path: string; text: string; before: Uint8Array }[] = [];
-    const sources = graph.backlinksOf(from).filter((p) => p !== from);
+    const sources = graph.backlinksOf(from).filter((p) => p !== from && only(p));
     for (const src of sources) {
       const bytes = await store.read(src);
       if (!bytes) continue;
@@ -140,7 +141,7 @@ export function createWrites(ctx: NoteContext) {
       from: string,
       to: string,
       move: () => Promise<T>,
-      opts: { updateLinks?: boolean } = {},
+      opts: { updateLinks?: boolean; rewriteOnly?: (path: string) => boolean } = {},
     ): Promise<{ result: T; rewritten: string[] }> {
       from = validateFilePath(from);
       to = validateFilePath(to);
@@ -154,7 +155,9 @@ export function createWrites(ctx: NoteContext) {
         const nameIsUnique =
           graph.fileNameCount(to) === (basename(to).toLowerCase() === basename(from).toLowerCase() ? 1 : 0);
         const plans =
-          ready && opts.updateLinks && from !== to ? await planRewrites(from, to, nameIsUnique) : [];
+          ready && opts.updateLinks && from !== to
+            ? await planRewrites(from, to, nameIsUnique, opts.rewriteOnly)
+            : [];
         const result = await move();
         if (!ready || from === to) return { result, rewritten: [] };
         ctx.invalidate(ctx.index.files([to], [from]));
@@ -265,7 +268,12 @@ export function createWrites(ctx: NoteContext) {
     move(
       fromInput: unknown,
       toInput: unknown,
-      opts: { updateLinks?: boolean; ifMatch?: string } = {},
+      opts: {
+        updateLinks?: boolean;
+        ifMatch?: string;
+        /** Which linking notes may be rewritten (a key limited to folders: only those it sees). */
+        rewriteOnly?: (path: string) => boolean;
+      } = {},
     ): Promise<{ note: Note; rewritten: string[] }> {
       ctx.requireReady();
       const from = validateNotePath(fromInput);
@@ -282,7 +290,7 @@ export function createWrites(ctx: NoteContext) {
         }
         const graph = ctx.index.graph;
         const nameIsUnique = graph.stemCount(to) === (basename(to) === basename(from) ? 1 : 0);
-        const plans = opts.updateLinks ? await planRewrites(from, to, nameIsUnique) : [];
+        const plans = opts.updateLinks ? await planRewrites(from, to, nameIsUnique, opts.rewriteOnly) : [];
         await history?.keepBefore(from, cur.bytes, cur.checksum);
         const info = await store.move(from, to);
         if (history) {

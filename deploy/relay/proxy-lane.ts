@@ -122,7 +122,7 @@ export function proxyLane(
         if (!done) return; // the client went away
         const a = done.answer as { status: number; headers: [string, string][]; bytes: Uint8Array | null };
         relay.door.settle(serverId, a.status);
-        const out = proxiedHeaders(a.headers);
+        const out = proxiedHeaders(a.headers, path);
         out.push(['x-relay-request-id', done.requestId]);
         const noBody = method === 'HEAD' || a.status === 204 || a.status === 205 || a.status === 304;
         // As on the Hono route, a proxied answer carries the server's own X-Request-Id, not the relay's.

@@ -136,7 +136,7 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
       if (!done) return new Response(null, { status: 499 });
       const answer = done.answer as HttpAnswer;
       door.settle(serverId, answer.status);
-      return answerToResponse(answer, method, done.requestId);
+      return answerToResponse(answer, method, done.requestId, path);
     } catch (err) {
       // A request refused while its body may still be coming: its connection is not reused.
       if (withBody && err instanceof DomainError) c.header('connection', 'close');

@@ -22,6 +22,7 @@ describe('health on the Node server (answered on node:http directly)', () => {
     expect(body.data).toMatchObject({ status: 'ok', notes: 0, index: { state: 'ready', done: 0, total: 0 } });
     expect(Object.keys(body.data).sort()).toEqual([
       'embeddings',
+      'history',
       'index',
       'notes',
       'status',
@@ -29,6 +30,7 @@ describe('health on the Node server (answered on node:http directly)', () => {
       'version',
     ]);
     expect(body.data.embeddings).toEqual({ state: 'off' });
+    expect(body.data.history).toMatchObject({ state: expect.stringMatching(/^(on|off)$/) });
     expect(s.logs.some((l) => l.includes('"requestId":"probe-1"') && l.includes('"status":200'))).toBe(true);
     const bad = await fetch(`${s.url}/api/v1/health`, { headers: { 'x-request-id': 'bad id!' } });
     expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);

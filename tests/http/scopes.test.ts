@@ -4,7 +4,7 @@
  * Each capability missing gets 403 FORBIDDEN naming it on that family's writes; a folder-scoped
  * key sees nothing outside its folders (no path, title or tag of a hidden note in any answer).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -282,6 +282,28 @@ describe.each(['direct', 'relay'] as const)('folder scope (%s)', (via) => {
     clean('climb', climb.text);
     // Admin work needs the whole vault.
     expect((await call(via, w(), 'GET', '/api/v1/auth/keys')).status).toBe(403);
+  });
+
+  it('a move with updateLinks rewrites links only in notes the key sees', async () => {
+    const n = (name: string) => `${name}-${via}`;
+    for (const [path, content] of [
+      [`Work/${n('mvtarget')}.md`, '# Target\n'],
+      [`Work/${n('mvseen')}.md`, `Links to [[${n('mvtarget')}]].\n`],
+      [`Home/${n('mvhidden')}.md`, `Secret link to [[${n('mvtarget')}]].\n`],
+    ]) {
+      expect((await call('direct', keys.full!, 'POST', '/api/v1/notes', { path, content })).status).toBe(201);
+    }
+    const mv = await call(via, w(), 'POST', `/api/v1/notes/Work/${n('mvtarget')}.md/move`, {
+      path: `Work/moved/${n('mvnew')}.md`,
+      updateLinks: true,
+    });
+    expect(mv.status).toBe(200);
+    clean('move', mv.text);
+    expect(await readFile(join(s.vaultDir, `Work/${n('mvseen')}.md`), 'utf8')).toContain(n('mvnew'));
+    // The hidden note is a write outside the key's folders: left as it was.
+    expect(await readFile(join(s.vaultDir, `Home/${n('mvhidden')}.md`), 'utf8')).toBe(
+      `Secret link to [[${n('mvtarget')}]].\n`,
+    );
   });
 
   it('the change feed and the trash show only the key folders', async () => {
