@@ -8,11 +8,11 @@
  * admitted ones with 408, keeps the process within 100 MiB of idle and other requests answered.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.ts';
+import * as flood from './flood.ts';
 import { until } from './helpers.ts';
 
 const BODY_TIMEOUT_MS = 3_000;
@@ -23,31 +23,17 @@ let relayPort = 0;
 let serverId = '';
 let apiKey = '';
 const sockets: Socket[] = [];
-
-const rssMiB = () => {
-  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-};
-
-/** A raw request that declares `declared` bytes, sends `sent` of them and stalls. */
-function slowBody(path: string, declared: number, sent: number) {
-  const socket = connect(relayPort, '127.0.0.1');
-  sockets.push(socket);
-  let text = '';
-  const answered = new Promise<string>((resolve) => {
-    socket.on('data', (d) => {
-      text += d.toString('latin1');
-      if (text.includes('\r\n\r\n')) resolve(text);
-    });
-    socket.on('error', () => resolve(text));
-    socket.on('close', () => resolve(text));
+/** A slow body with the server's key. */
+const slowBody = (path: string, declared: number, sent: number) =>
+  flood.slowBody({
+    port: relayPort,
+    path,
+    headers: { 'x-service-key': apiKey, 'content-type': 'application/json' },
+    declared,
+    sent,
+    fill: 32,
+    sockets,
   });
-  socket.write(
-    `POST ${path} HTTP/1.1\r\nhost: relay\r\nx-service-key: ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${declared}\r\n\r\n`,
-  );
-  socket.write(Buffer.alloc(sent, 32));
-  return { answered, status: async () => Number(/^HTTP\/1\.1 (\d{3})/.exec(await answered)?.[1] ?? 0) };
-}
 
 beforeAll(async () => {
   tmp = await tempDir('quire-flood-embedded-');
@@ -107,7 +93,7 @@ describe('the embedded relay under a slow-body flood (npm start as a child proce
     const relay = `http://127.0.0.1:${relayPort}/r/${serverId}`;
     const key = { 'x-service-key': apiKey };
     expect((await fetch(`${relay}/api/v1/notes`, { headers: key })).status).toBe(200);
-    const idle = rssMiB();
+    const idle = flood.rssMiB(child.pid);
     const unknown = Array.from({ length: 60 }, () =>
       slowBody(`/r/${'a'.repeat(32)}/api/v1/notes`, 10_485_760, 1024 * 1024),
     );
@@ -118,19 +104,8 @@ describe('the embedded relay under a slow-body flood (npm start as a child proce
     const unknownStatus = await Promise.all(unknown.map((u) => u.status()));
     expect(new Set(unknownStatus)).toEqual(new Set([503]));
     // The real one: 32 MiB in flight per address: three admitted, the rest 429 before a body byte.
-    const early = await until(
-      'the over-budget ones to be refused',
-      async () => {
-        const done = await Promise.all(
-          real.map((r) =>
-            Promise.race([r.status(), new Promise<number>((res) => setTimeout(() => res(0), 5))]),
-          ),
-        );
-        return done.filter((s) => s === 429).length >= 57 ? done : undefined;
-      },
-      10_000,
-    );
-    expect((early as number[]).filter((s) => s === 429)).toHaveLength(57);
+    const early = await flood.overBudgetRefused(real, 57);
+    expect(early.filter((s) => s === 429)).toHaveLength(57);
     // Others are served meanwhile: the server directly, a GET and a POST with a body through the relay.
     expect((await fetch(`${serverUrl}/api/v1/health`)).status).toBe(200);
     expect((await fetch(`${relay}/api/v1/notes`, { headers: key })).status).toBe(200);
@@ -140,7 +115,7 @@ describe('the embedded relay under a slow-body flood (npm start as a child proce
       body: JSON.stringify({ path: 'during-flood.md', content: 'x'.repeat(100_000) }),
     });
     expect(post.status).toBe(201);
-    expect(rssMiB() - idle).toBeLessThan(100);
+    expect(flood.rssMiB(child.pid) - idle).toBeLessThan(100);
     // The admitted ones stall: cut with 408 at RELAY_BODY_TIMEOUT_MS (the embedded relay reads it).
     const started = Date.now();
     const answers = await Promise.all(real.map((r) => r.answered));
@@ -148,6 +123,6 @@ describe('the embedded relay under a slow-body flood (npm start as a child proce
     expect(cut).toHaveLength(3);
     for (const a of cut) expect(a).toContain('REQUEST_TIMEOUT');
     expect(Date.now() - started).toBeLessThan(20_000);
-    expect(rssMiB() - idle).toBeLessThan(100);
+    expect(flood.rssMiB(child.pid) - idle).toBeLessThan(100);
   }, 45_000);
 });

@@ -7,11 +7,11 @@
  * time-out, keeps its RSS within 100 MiB of idle and answers other clients throughout.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
+import * as flood from './flood.ts';
 import { quiet, until } from './helpers.ts';
 
 const BODY_TIMEOUT_MS = 3_000;
@@ -21,31 +21,17 @@ let port = 0;
 let stopServer: () => Promise<void> = async () => {};
 let serverId = '';
 const sockets: Socket[] = [];
-
-const rssMiB = () => {
-  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-};
-
-/** A raw request that declares `declared` bytes, sends `sent` of them and stalls; resolves with what came back. */
-function slowBody(path: string, address: string, declared: number, sent: number) {
-  const socket = connect(port, '127.0.0.1');
-  sockets.push(socket);
-  let text = '';
-  const answered = new Promise<string>((resolve) => {
-    socket.on('data', (d) => {
-      text += d.toString('latin1');
-      if (text.includes('\r\n\r\n')) resolve(text);
-    });
-    socket.on('error', () => resolve(text));
-    socket.on('close', () => resolve(text));
+/** A slow body from `address` (the relay trusts X-Forwarded-For here). */
+const slowBody = (path: string, address: string, declared: number, sent: number) =>
+  flood.slowBody({
+    port,
+    path,
+    headers: { 'x-forwarded-for': address, 'content-type': 'application/octet-stream' },
+    declared,
+    sent,
+    fill: 7,
+    sockets,
   });
-  socket.write(
-    `POST ${path} HTTP/1.1\r\nhost: relay\r\nx-forwarded-for: ${address}\r\ncontent-type: application/octet-stream\r\ncontent-length: ${declared}\r\n\r\n`,
-  );
-  socket.write(Buffer.alloc(sent, 7));
-  return { answered, status: async () => Number(/^HTTP\/1\.1 (\d{3})/.exec(await answered)?.[1] ?? 0) };
-}
 
 beforeAll(async () => {
   child = spawn(process.execPath, ['--import', 'tsx', 'deploy/relay/main.ts'], {
@@ -107,7 +93,7 @@ describe('the relay door under a slow-body flood (child process, real sockets)',
     const n = await fetch(`${relayUrl}/r/${serverId}/api/v1/n/1`);
     expect(n.status).toBe(200);
     await n.arrayBuffer();
-    const idle = rssMiB();
+    const idle = flood.rssMiB(child.pid);
     const unknown = Array.from({ length: 60 }, () =>
       slowBody(`/r/${'a'.repeat(32)}/x`, '198.51.100.7', 10_485_760, 1024 * 1024),
     );
@@ -118,19 +104,8 @@ describe('the relay door under a slow-body flood (child process, real sockets)',
     const unknownStatus = await Promise.all(unknown.map((u) => u.status()));
     expect(new Set(unknownStatus)).toEqual(new Set([503]));
     // The real one: 10 MiB declared each, 32 MiB in flight per address: three admitted, the rest 429.
-    const early = await until(
-      'the over-budget ones to be refused',
-      async () => {
-        const done = await Promise.all(
-          real.map((r) =>
-            Promise.race([r.status(), new Promise<number>((res) => setTimeout(() => res(0), 5))]),
-          ),
-        );
-        return done.filter((s) => s === 429).length >= 57 ? done : undefined;
-      },
-      10_000,
-    );
-    expect((early as number[]).filter((s) => s === 429)).toHaveLength(57);
+    const early = await flood.overBudgetRefused(real, 57);
+    expect(early.filter((s) => s === 429)).toHaveLength(57);
     // Another address is served throughout: a GET (the fast lane) and a POST with a body (the route).
     const other = { 'x-forwarded-for': '203.0.113.9' };
     const get = await fetch(`${relayUrl}/r/${serverId}/api/v1/n/7`, { headers: other });
@@ -141,13 +116,13 @@ describe('the relay door under a slow-body flood (child process, real sockets)',
       body: new Uint8Array(100_000).fill(3),
     });
     expect([post.status, (await post.arrayBuffer()).byteLength]).toEqual([200, 100_000]);
-    expect(rssMiB() - idle).toBeLessThan(100);
+    expect(flood.rssMiB(child.pid) - idle).toBeLessThan(100);
     // The admitted ones stall: cut with 408 REQUEST_TIMEOUT in the envelope at the body time-out.
     const answers = await Promise.all(real.map((r) => r.answered));
     const cut = answers.filter((a) => a.startsWith('HTTP/1.1 408'));
     expect(cut).toHaveLength(3);
     for (const a of cut) expect(a).toContain('connection: close');
-    expect(rssMiB() - idle).toBeLessThan(100);
+    expect(flood.rssMiB(child.pid) - idle).toBeLessThan(100);
   }, 30_000);
 
   it('a stalled body answers 408 with REQUEST_TIMEOUT in the envelope', async () => {
