@@ -264,6 +264,9 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   let pending: Map<string, DocTerms> | null = null;
   /** Bumped by every change of the notes (visible sets are cached per version). */
   let version = 0;
+  /** `[id, body length]` of each note removed, for visible sets to catch up; entry 0 is removal number `logBase`. */
+  const removedLog: number[] = [];
+  let logBase = 0;
 
   const addTerms = (path: string, terms: DocTerms) => {
     const id = nextId++;
@@ -290,6 +293,11 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     pending?.delete(path);
     if (id === undefined) return;
     version++;
+    if (removedLog.length >= 200_000) {
+      logBase += removedLog.length / 2;
+      removedLog.length = 0;
+    }
+    removedLog.push(id, docs.len[id]!);
     totalLen -= docs.len[id]!;
     docs.delete(id);
     ids.delete(path);
@@ -332,11 +340,14 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   /**
    * The notes `see` lets a query see, and the statistics of a vault holding only them (note count,
    * body lengths, each term's document frequency, counted lazily): a scoped query ranks as a vault
-   * of its own would, so no score or rank reveals a hidden note (issue 29). Cached per `see` until
-   * the notes change.
+   * of its own would, so no score or rank reveals a hidden note (issue 29). Cached per `see`;
+   * after changes it catches up with the notes added and removed since (not a pass over all).
    */
   interface Visible {
     version: number;
+    /** `nextId` and the removal count when last brought up to date. */
+    next: number;
+    removed: number;
     allowed: Uint8Array;
     count: number;
     totalLen: number;
@@ -344,21 +355,46 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   }
   const visibles = new WeakMap<Visibility, Visible>();
   const visibleFor = (see: Visibility): Visible => {
-    const cached = visibles.get(see);
-    if (cached && cached.version === version) return cached;
-    const allowed = new Uint8Array(nextId);
-    let count = 0;
-    let total = 0;
-    for (let id = 0; id < nextId; id++) {
-      const path = docs.paths[id];
-      if (path !== undefined && see(path)) {
-        allowed[id] = 1;
-        count++;
-        total += docs.len[id]!;
+    let v = visibles.get(see);
+    if (v && v.version === version) return v;
+    if (!v || v.removed < logBase) {
+      v = {
+        version,
+        next: 0,
+        removed: logBase,
+        allowed: new Uint8Array(nextId),
+        count: 0,
+        totalLen: 0,
+        df: new Map(),
+      };
+      visibles.set(see, v);
+    }
+    // Removed notes it counted (ids from before its last update), then the notes added since.
+    for (let i = (v.removed - logBase) * 2; i < removedLog.length; i += 2) {
+      const id = removedLog[i]!;
+      if (id < v.next && v.allowed[id]) {
+        v.allowed[id] = 0;
+        v.count--;
+        v.totalLen -= removedLog[i + 1]!;
       }
     }
-    const v: Visible = { version, allowed, count, totalLen: total, df: new Map() };
-    visibles.set(see, v);
+    if (v.allowed.length < nextId) {
+      const grown = new Uint8Array(Math.max(nextId, v.allowed.length * 2));
+      grown.set(v.allowed);
+      v.allowed = grown;
+    }
+    for (let id = v.next; id < nextId; id++) {
+      const path = docs.paths[id];
+      if (path !== undefined && see(path)) {
+        v.allowed[id] = 1;
+        v.count++;
+        v.totalLen += docs.len[id]!;
+      }
+    }
+    v.next = nextId;
+    v.removed = logBase + removedLog.length / 2;
+    v.version = version;
+    v.df.clear();
     return v;
   };
   /** In how many visible notes the term `t` is (its postings counted once per version). */
@@ -551,6 +587,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       const { skip, score, covered, titleHits, best, bestBits, bestTerm, touched, here, coverages } = sc;
       skip.fill(0, 0, size);
       if (vis) {
+        // `allowed` may be longer than the notes (grown by doubling): only ids below `size` exist.
         const { allowed } = vis;
         for (let id = 0; id < size; id++) if (!allowed[id]) skip[id] = 1;
       } else for (let id = 0; id < size; id++) if (paths[id] === undefined) skip[id] = 1;

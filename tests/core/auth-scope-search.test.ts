@@ -143,16 +143,21 @@ describe('a scoped key searches as a vault of its own (differential property)', 
         scopeArb,
         fc.uniqueArray(fc.constantFrom(...QUERIES), { minLength: 1, maxLength: 6 }),
         fc.integer({ min: 1, max: 8 }),
-        fc.array(noteArb, { maxLength: 3 }),
+        fc.array(fc.tuple(noteArb, fc.boolean()), { maxLength: 4 }),
         fc.array(fileArb, { maxLength: 3 }),
         async (specs, scope, queries, limit, later, attachments) => {
           const files = filesOf(specs, attachments);
           const full = await serviceOf(files);
           await compare(full, files, scope, queries, limit);
-          // Notes written after the first queries (hidden or not): the cached visible set and
+          // Notes written or deleted after the first queries (hidden or not): the cached visible set and
           // statistics follow, and words new since the vocabulary was built are offered alike.
-          for (const s of later) {
+          for (const [s, del] of later) {
             const path = pathOf(s);
+            if (files[path] !== undefined && del) {
+              await full.remove(path);
+              delete files[path];
+              continue;
+            }
             if (files[path] !== undefined) await full.update(path, { content: textOf(s) });
             else await full.create(path, textOf(s));
             files[path] = textOf(s);
