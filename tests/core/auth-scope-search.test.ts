@@ -14,6 +14,8 @@ import { scopedNotes, scopedRetrieval } from '../../core/auth/scoped.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import type { Principal } from '../../core/ports.ts';
 import { createRetrieval } from '../../core/search/retrieval.ts';
+import { startFakeEmbeddings } from '../helpers/fake-embeddings.ts';
+import { HELP_VAULT, semanticVault } from './search/semantic-fixtures.ts';
 
 const clock = { now: () => Date.now() };
 
@@ -193,5 +195,60 @@ describe('a scoped key searches as a vault of its own (differential property)', 
     // The full vault does find it (the words exist; only the key cannot know).
     expect((await after.search('hortens', 10)).length).toBe(10);
     expect((await after.search('hortensai', 10)).length).toBe(10);
+  });
+});
+
+describe('semantic and hybrid search under a folder scope', () => {
+  it('rank as over a vault of the visible notes alone (lexical, semantic, hybrid, related)', async () => {
+    const fake = await startFakeEmbeddings();
+    const stops: (() => void)[] = [];
+    const ready = async (files: Record<string, string>) => {
+      const v = await semanticVault(fake.url, { files });
+      stops.push(() => v.semantic.stop());
+      await v.semantic.start();
+      await v.semantic.sync();
+      return v;
+    };
+    try {
+      const files: Record<string, string> = {
+        ...HELP_VAULT,
+        'Plugins/Embed helper.md': '# Embed helper\n\nEmbed a PDF or an image in a note with a plugin.\n',
+        'Private/pdf.md': '# PDF secrets\n\nembed pdf embed pdf document page height\n',
+        'Private/canvas.md': '# Canvas notes\n\nCanvas lines connect notes and media; embed files.\n',
+      };
+      const full = await ready(files);
+      const scopes: KeyScope[] = [
+        { capabilities: ['notes:read'], folders: ['Plugins/'] },
+        { capabilities: ['notes:read'], folders: ['Plugins/', 'Linking notes and files/'] },
+        {
+          capabilities: ['notes:read'],
+          folders: ['Editing and formatting/', 'Getting started/', 'Plugins/'],
+        },
+      ];
+      let compared = 0;
+      for (const scope of scopes) {
+        const p: Principal = { id: 'k', method: 'api-key', scope };
+        const view = scopedRetrieval(full.retrieval, p);
+        const visible = Object.fromEntries(Object.entries(files).filter(([path]) => inScope(scope, path)));
+        const alone = await ready(visible);
+        for (const q of ['how do I embed a pdf', 'canvas lines', 'sync devices', 'outline headings']) {
+          for (const mode of ['lexical', 'semantic', 'hybrid']) {
+            const got = await view.search(q, { mode, limit: 5 });
+            expect(got, `${mode} ${q}`).toEqual(await alone.retrieval.search(q, { mode, limit: 5 }));
+            for (const h of got.hits) expect(inScope(scope, h.path)).toBe(true);
+            compared += got.hits.length;
+          }
+        }
+        for (const path of Object.keys(visible)) {
+          expect(await view.related(path, 5), `related ${path}`).toEqual(
+            await alone.retrieval.related(path, 5),
+          );
+        }
+      }
+      expect(compared).toBeGreaterThan(30);
+    } finally {
+      for (const s of stops) s();
+      await fake.close();
+    }
   });
 });
