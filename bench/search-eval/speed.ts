@@ -45,6 +45,20 @@ const baseDir = join(here, '.baseline');
 mkdirSync(baseDir, { recursive: true });
 const src = execFileSync('git', ['show', `${base}:core/notes/search.ts`], { cwd: repo, encoding: 'utf8' });
 writeFileSync(join(baseDir, 'search.ts'), src.replace("'../crypto.ts'", "'../../../core/crypto.ts'"));
+// A revision whose index is split into core/notes/search/*.ts: those files too (they import only each other and packages).
+for (const part of ['query', 'text', 'vocabulary']) {
+  try {
+    const text = execFileSync('git', ['show', `${base}:core/notes/search/${part}.ts`], {
+      cwd: repo,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    mkdirSync(join(baseDir, 'search'), { recursive: true });
+    writeFileSync(join(baseDir, 'search', `${part}.ts`), text);
+  } catch {
+    // Not in that revision (the index was one file then).
+  }
+}
 const baseline = (await import(pathToFileURL(join(baseDir, 'search.ts')).href)) as {
   createSearchIndex: () => {
     put(d: { path: string; title: string; tags: string; text: string }): void;

@@ -107,7 +107,6 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
     return run();
   };
   const seen = <T extends NoteSummary>(n: T): T => (folders ? scopedSummary(scope, n) : n);
-  const visibleOnly = <T extends { path: string }>(xs: T[]): T[] => xs.filter((x) => see(x.path));
   let list: { generation: number; items: NoteSummary[] } | null = null;
   let tags: { generation: number; items: TagCount[] } | null = null;
   let trees: { generation: number; byFolder: Map<string, FolderNode> } = {
@@ -165,11 +164,9 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
     async search(q, limitInput) {
       requireCap(p, 'notes:read');
       if (!folders) return notes.search(q, limitInput);
-      const limit = limitInput === undefined ? 20 : Number(limitInput);
-      // Validated by the service; when the top hits are all visible they are the top visible hits.
-      const first = await notes.search(q, limitInput);
-      if (first.every((h) => see(h.path))) return first;
-      return visibleOnly(await notes.search(q, 100)).slice(0, limit);
+      // Hidden notes are skipped before ranking and count in no statistic: the answer (paths,
+      // order, scores) is what a vault holding only the visible notes gives (issue 29).
+      return notes.search(q, limitInput, { see });
     },
     subscribe(fn) {
       return notes.subscribe((e) => {
@@ -388,30 +385,23 @@ export function scopedRetrieval(retrieval: Retrieval, principal: Principal | und
     const p = principal!;
     const folders = limitsFolders(scope);
     const see = (h: { path: string }) => inScope(scope, h.path);
-    const limitOf = (input: unknown, dflt: number) => (input === undefined ? dflt : Number(input));
+    /** One function per view: the search index caches the visible set per function. */
+    const seePath = (path: string) => inScope(scope, path);
     return {
       ...retrieval,
       async search(q, opts = {}) {
         requireCap(p, 'notes:read');
         if (!folders) return retrieval.search(q, opts);
-        // Validated by the inner search (limit, mode, query); then searched deep and filtered.
-        const limit = limitOf(opts.limit, 20);
-        // When the top hits are all visible they are the top visible hits too.
-        const first = await retrieval.search(q, opts);
-        if (first.hits.every(see)) return first;
-        const r = await retrieval.search(q, { ...opts, limit: 100 });
-        return { mode: r.mode, hits: r.hits.filter(see).slice(0, limit) };
+        // Validated by the inner search; hidden notes are never candidates and count in no
+        // statistic (lexical, semantic and their fusion rank as over the visible notes alone).
+        return retrieval.search(q, { ...opts, see: seePath });
       },
       async related(path, limitInput) {
         requireCap(p, 'notes:read');
         if (!folders) return retrieval.related(path, limitInput);
-        const limit = limitOf(limitInput, 10);
         const valid = validateNotePath(path);
         if (!inScope(scope, valid)) throw new DomainError('NOTE_NOT_FOUND', `No note at "${valid}".`);
-        const first = await retrieval.related(valid, limitInput);
-        if (first.hits.every(see)) return first;
-        const r = await retrieval.related(valid, 100);
-        return { mode: r.mode, hits: r.hits.filter(see).slice(0, limit) };
+        return retrieval.related(valid, limitInput, seePath);
       },
       cite: (hits: RetrievalHit[], q: string) => retrieval.cite(folders ? hits.filter(see) : hits, q),
     };

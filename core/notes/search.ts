@@ -152,6 +152,13 @@ export interface RankedNote {
   coverage: number;
 }
 
+/**
+ * Which notes a query may see (a folder-limited key's, issue 29): called with a note's path. The
+ * same function object should be passed query after query (its visible set is cached per index
+ * change, keyed by the function).
+ */
+export type Visibility = (path: string) => boolean;
+
 /** A note's index terms: `[body length, title words, term, tf * 16 + bits, ...]`. */
 export function docTerms(doc: SearchDoc): DocTerms {
   const vals = new Map<string, number>();
@@ -255,9 +262,15 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   let dead = 0;
   /** The words of notes changed since the last `takeChanges`, for the journal; null while not tracked. */
   let pending: Map<string, DocTerms> | null = null;
+  /** Bumped by every change of the notes (visible sets are cached per version). */
+  let version = 0;
+  /** `[id, body length]` of each note removed, for visible sets to catch up; entry 0 is removal number `logBase`. */
+  const removedLog: number[] = [];
+  let logBase = 0;
 
   const addTerms = (path: string, terms: DocTerms) => {
     const id = nextId++;
+    version++;
     const len = terms[0] as number;
     docs.set(id, path, len, terms[1] as number);
     ids.set(path, id);
@@ -279,6 +292,12 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     const id = ids.get(path);
     pending?.delete(path);
     if (id === undefined) return;
+    version++;
+    if (removedLog.length >= 200_000) {
+      logBase += removedLog.length / 2;
+      removedLog.length = 0;
+    }
+    removedLog.push(id, docs.len[id]!);
     totalLen -= docs.len[id]!;
     docs.delete(id);
     ids.delete(path);
@@ -316,6 +335,87 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     }
   }
   vocab.reset();
+  version++;
+
+  /**
+   * The notes `see` lets a query see, and the statistics of a vault holding only them (note count,
+   * body lengths, each term's document frequency, counted lazily): a scoped query ranks as a vault
+   * of its own would, so no score or rank reveals a hidden note (issue 29). Cached per `see`;
+   * after changes it catches up with the notes added and removed since (not a pass over all).
+   */
+  interface Visible {
+    version: number;
+    /** `nextId` and the removal count when last brought up to date. */
+    next: number;
+    removed: number;
+    allowed: Uint8Array;
+    count: number;
+    totalLen: number;
+    df: Map<string, number>;
+  }
+  const visibles = new WeakMap<Visibility, Visible>();
+  const visibleFor = (see: Visibility): Visible => {
+    let v = visibles.get(see);
+    if (v && v.version === version) return v;
+    if (!v || v.removed < logBase) {
+      v = {
+        version,
+        next: 0,
+        removed: logBase,
+        allowed: new Uint8Array(nextId),
+        count: 0,
+        totalLen: 0,
+        df: new Map(),
+      };
+      visibles.set(see, v);
+    }
+    // Removed notes it counted (ids from before its last update), then the notes added since.
+    for (let i = (v.removed - logBase) * 2; i < removedLog.length; i += 2) {
+      const id = removedLog[i]!;
+      if (id < v.next && v.allowed[id]) {
+        v.allowed[id] = 0;
+        v.count--;
+        v.totalLen -= removedLog[i + 1]!;
+      }
+    }
+    if (v.allowed.length < nextId) {
+      const grown = new Uint8Array(Math.max(nextId, v.allowed.length * 2));
+      grown.set(v.allowed);
+      v.allowed = grown;
+    }
+    for (let id = v.next; id < nextId; id++) {
+      const path = docs.paths[id];
+      if (path !== undefined && see(path)) {
+        v.allowed[id] = 1;
+        v.count++;
+        v.totalLen += docs.len[id]!;
+      }
+    }
+    v.next = nextId;
+    v.removed = logBase + removedLog.length / 2;
+    v.version = version;
+    v.df.clear();
+    return v;
+  };
+  /** In how many visible notes the term `t` is (its postings counted once per version). */
+  const visibleDf = (v: Visible, t: string): number => {
+    let n = v.df.get(t);
+    if (n === undefined) {
+      n = 0;
+      const list = postings.get(t);
+      if (list) {
+        const { allowed } = v;
+        let c = 0;
+        eachPosting(list.b, list.n, (id) => {
+          if (allowed[id]) c++;
+        });
+        n = c;
+      }
+      if (v.df.size > 20_000) v.df.clear();
+      v.df.set(t, n);
+    }
+    return n;
+  };
 
   /** Drops the postings of removed notes from one term's list (a new buffer: captures stay valid). */
   const sweepTerm = (term: string, list: Postings) => {
@@ -328,15 +428,30 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   };
 
   // Positive even when a list still counts removed notes (more postings than notes).
-  const idfOf = (df: number) => Math.max(1e-6, Math.log(1 + (docs.size - df + 0.5) / (df + 0.5)));
+  const idfOf = (df: number, n: number = docs.size) =>
+    Math.max(1e-6, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
 
-  /** Index terms standing for one query word, each with its weight (exact 1, prefix, typo). */
-  const alternatives = (q: string, word: string, prefix: boolean): [string, number][] => {
-    const out: [string, number][] = postings.has(q) ? [[q, 1]] : [];
+  /** The document frequency a query sees: the whole list's count, or the visible notes' (`vis`). */
+  const dfIn = (vis: Visible | null, t: string): number =>
+    vis ? visibleDf(vis, t) : (postings.get(t)?.count ?? 0);
+
+  /**
+   * Index terms standing for one query word, each with its weight (exact 1, prefix, typo); with
+   * `vis`, only words some visible note holds (a word only hidden notes hold is never offered).
+   */
+  const alternatives = (
+    q: string,
+    word: string,
+    prefix: boolean,
+    vis: Visible | null,
+  ): [string, number][] => {
+    const has = vis ? (t: string) => visibleDf(vis, t) > 0 : undefined;
+    const out: [string, number][] = (has ? has(q) : postings.has(q)) ? [[q, 1]] : [];
     if (prefix && q.length >= 2) {
-      for (const t of vocab.prefixed(q)) out.push([t, RANKING.prefix]);
+      for (const t of vocab.prefixed(q, undefined, has)) out.push([t, RANKING.prefix]);
       if (word !== q && word.length > q.length) {
-        for (const t of vocab.prefixed(word)) if (!out.some(([x]) => x === t)) out.push([t, RANKING.prefix]);
+        for (const t of vocab.prefixed(word, undefined, has))
+          if (!out.some(([x]) => x === t)) out.push([t, RANKING.prefix]);
       }
     }
     const k = /^[a-z]+$/.test(word) ? typoBudget(word.length) : 0;
@@ -347,15 +462,16 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       const near = vocab.near(
         [...forms].filter((f) => f.length >= 3),
         k,
+        undefined,
+        has,
       );
       // The word one edit away, then stemmed ("hotkyes" -> "hotkeys" -> "hotkei"): the index holds stems.
       for (const v of oneEdit(word)) {
         const t = stem(v);
-        if (postings.has(t) && !near.some((n) => n.term === t)) near.push({ term: t, distance: 1 });
+        if ((has ? has(t) : postings.has(t)) && !near.some((n) => n.term === t))
+          near.push({ term: t, distance: 1 });
       }
-      near.sort(
-        (a, b) => a.distance - b.distance || postings.get(b.term)!.count - postings.get(a.term)!.count,
-      );
+      near.sort((a, b) => a.distance - b.distance || dfIn(vis, b.term) - dfIn(vis, a.term));
       for (const n of near.slice(0, MAX_TYPO)) out.push([n.term, W_TYPO[n.distance] ?? 0.3]);
     }
     return out;
@@ -400,9 +516,13 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     get size(): number {
       return docs.size;
     },
-    /** How many notes the index term `t` is in (0 when unknown); for weighting attachments' names. */
-    df(t: string): number {
-      return postings.get(t)?.count ?? 0;
+    /** How many notes (visible to `see`, when given) the index term `t` is in (0 when unknown); for weighting attachments' names. */
+    df(t: string, see?: Visibility): number {
+      return dfIn(see ? visibleFor(see) : null, t);
+    },
+    /** How many notes `see` lets a query see (all notes without it). */
+    sizeFor(see?: Visibility): number {
+      return see ? visibleFor(see).count : docs.size;
     },
     /**
      * Drops the postings of removed notes (or, when there are none, the unused end of each list's
@@ -444,11 +564,20 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     /**
      * Notes for a query (a string in the query syntax, or parsed), best first, at most `limit`;
      * `accept` filters by path (tag:, path:, phrases are checked by the caller). Filters alone
-     * (no words) rank nothing here: the caller lists them.
+     * (no words) rank nothing here: the caller lists them. With `see`, the notes it refuses do not
+     * exist for the query: skipped before ranking, and every statistic (note count, lengths, each
+     * word's frequency, the words prefixes and typos may stand for) is the visible notes' alone.
      */
-    query(input: string | ParsedQuery, limit: number, accept?: (path: string) => boolean): RankedNote[] {
+    query(
+      input: string | ParsedQuery,
+      limit: number,
+      accept?: (path: string) => boolean,
+      see?: Visibility,
+    ): RankedNote[] {
       const p = typeof input === 'string' ? parseQuery(input) : input;
-      if (!p.clauses.length || !docs.size || limit < 1) return [];
+      const vis = see ? visibleFor(see) : null;
+      const nDocs = vis ? vis.count : docs.size;
+      if (!p.clauses.length || !nDocs || limit < 1) return [];
       const R = RANKING;
       const size = nextId;
       const { paths, len: lens } = docs;
@@ -457,12 +586,16 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       const sc = scratchFor(size);
       const { skip, score, covered, titleHits, best, bestBits, bestTerm, touched, here, coverages } = sc;
       skip.fill(0, 0, size);
-      for (let id = 0; id < size; id++) if (paths[id] === undefined) skip[id] = 1;
+      if (vis) {
+        // `allowed` may be longer than the notes (grown by doubling): only ids below `size` exist.
+        const { allowed } = vis;
+        for (let id = 0; id < size; id++) if (!allowed[id]) skip[id] = 1;
+      } else for (let id = 0; id < size; id++) if (paths[id] === undefined) skip[id] = 1;
       for (const t of p.exclude) {
         const list = postings.get(t);
         if (list) eachPosting(list.b, list.n, (id) => (skip[id] = 1));
       }
-      const avg = totalLen / docs.size || 1;
+      const avg = (vis ? vis.totalLen : totalLen) / nDocs || 1;
       let nTouched = 0;
       try {
         /** What each field bit combination adds beside the body's BM25. */
@@ -484,20 +617,20 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
           const last = ci === nc - 1 && p.prefixLast;
           const alts: [string, number][] = [];
           for (let i = 0; i < clause.alts.length && alts.length < 250; i++) {
-            for (const alt of alternatives(clause.alts[i]!, clause.words[i] ?? clause.alts[i]!, last)) {
+            for (const alt of alternatives(clause.alts[i]!, clause.words[i] ?? clause.alts[i]!, last, vis)) {
               if (alts.length < 250 && !alts.some(([t]) => t === alt[0])) alts.push(alt);
             }
           }
           clauseAlts.push(alts);
           let weight = 0;
-          for (const [t] of alts) weight = Math.max(weight, idfOf(postings.get(t)!.count));
-          if (!alts.length) weight = idfOf(0) * 0.5;
+          for (const [t] of alts) weight = Math.max(weight, idfOf(dfIn(vis, t), nDocs));
+          if (!alts.length) weight = idfOf(0, nDocs) * 0.5;
           totalWeight += weight;
           let nHere = 0;
           for (let ai = 0; ai < alts.length; ai++) {
             const [term, w] = alts[ai]!;
             const list = postings.get(term)!;
-            const wi = w * idfOf(list.count);
+            const wi = w * idfOf(vis ? visibleDf(vis, term) : list.count, nDocs);
             const b = list.b;
             const n = list.n;
             // The postings' varints decoded in line (the hot loop of a query).

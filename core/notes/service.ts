@@ -7,7 +7,7 @@ import { withoutHidden } from './markdown/parts.ts';
 import type { NoteSummary } from './note-index.ts';
 import { runSearch } from './search/run.ts';
 import { aliasesOf } from './search/text.ts';
-import type { SearchHit } from './search.ts';
+import type { SearchHit, Visibility } from './search.ts';
 import { countTags, type TagCount } from './tags.ts';
 import { type FolderNode, folderTree } from './tree.ts';
 import { createWrites } from './writes.ts';
@@ -172,8 +172,10 @@ export function createNoteService(deps: NoteServiceDeps) {
     /**
      * Ranked search over notes (title, aliases, headings, folder and file names, tags, body) and
      * attachments' file names, in the query syntax of docs/search.md; bad syntax reads as words.
+     * `opts.see`: only the paths it accepts exist for this search (a folder-limited key's view),
+     * ranked as a vault holding only them would rank them.
      */
-    async search(q: unknown, limitInput?: unknown): Promise<SearchHit[]> {
+    async search(q: unknown, limitInput?: unknown, opts: { see?: Visibility } = {}): Promise<SearchHit[]> {
       ctx.requireReady();
       if (typeof q !== 'string' || q.trim() === '') {
         throw new DomainError('VALIDATION_ERROR', 'Give a search query in "q".');
@@ -193,6 +195,7 @@ export function createNoteService(deps: NoteServiceDeps) {
         },
         q.slice(0, 500),
         limit,
+        opts.see,
       );
     },
 

@@ -5,7 +5,7 @@
  * a search: hybrid answers the lexical hits and says so.
  */
 import { DomainError } from '../errors.ts';
-import type { SearchHit } from '../notes/search.ts';
+import type { SearchHit, Visibility } from '../notes/search.ts';
 import type { NoteService } from '../notes/service.ts';
 import type { Logger } from '../ports.ts';
 import { bestPassage, type Cited, citeOf } from './cite.ts';
@@ -73,9 +73,9 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
     };
   };
 
-  const semanticHits = async (q: string, limit: number): Promise<PassageHit[]> => {
+  const semanticHits = async (q: string, limit: number, see?: Visibility): Promise<PassageHit[]> => {
     try {
-      return await semantic!.search(q, limit);
+      return await semantic!.search(q, limit, see);
     } catch (err) {
       throw new DomainError(
         'EMBEDDINGS_ERROR',
@@ -104,35 +104,37 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
     /**
      * Searches in `mode` (validated: VALIDATION_ERROR for a bad one, or semantic asked while off).
      * `semantic` rejects with EMBEDDINGS_ERROR when the provider fails; `hybrid` then answers lexical.
-     * `hint`: a note the user has open, whose neighbours rank a little higher.
+     * `hint`: a note the user has open, whose neighbours rank a little higher. `see`: only the
+     * paths it accepts exist for this search (a folder-limited key's; ranked as a vault of its own).
      */
     async search(
       q: unknown,
-      opts: { mode?: unknown; limit?: unknown; hint?: string } = {},
+      opts: { mode?: unknown; limit?: unknown; hint?: string; see?: Visibility } = {},
     ): Promise<RetrievalResult> {
+      const see = opts.see;
       const mode = parseMode(opts.mode);
       const limit = parseLimit(opts.limit);
       if (typeof q !== 'string' || q.trim() === '') {
         throw new DomainError('VALIDATION_ERROR', 'Give a search query in "q".');
       }
       const query = q.slice(0, 500);
-      if (mode === 'lexical' && !opts.hint) return { mode, hits: await notes.search(query, limit) };
+      if (mode === 'lexical' && !opts.hint) return { mode, hits: await notes.search(query, limit, { see }) };
       if (mode === 'semantic') {
-        const ps = await semanticHits(query, limit);
+        const ps = await semanticHits(query, limit, see);
         const hits = await Promise.all(ps.map((p) => fromPassage(p, Math.round(p.score * 1e6) / 1e6)));
         return { mode, hits: hits.filter((h): h is RetrievalHit => h !== null) };
       }
       const depth = Math.min(100, Math.max(limit * 2, 20));
       const [lex, sem] = await Promise.all([
-        notes.search(query, depth),
+        notes.search(query, depth, { see }),
         mode === 'hybrid'
-          ? semanticHits(query, depth).catch((err: unknown) => {
+          ? semanticHits(query, depth, see).catch((err: unknown) => {
               logger?.warn('semantic search failed; answering lexical hits', { error: String(err) });
               return null;
             })
           : Promise.resolve([] as PassageHit[]),
       ]);
-      const bonus = hintBonus(opts.hint);
+      const bonus = hintBonus(opts.hint && (!see || see(opts.hint)) ? opts.hint : undefined);
       const fused = new Map<string, { score: number; lex?: SearchHit; sem?: PassageHit }>();
       lex.forEach((h, i) => {
         fused.set(h.path, { score: 1 / (RRF_K + i + 1), lex: h });
@@ -164,24 +166,29 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
 
     /**
      * The notes closest to the note at `path` (NOTE_NOT_FOUND when there is none): by meaning when
-     * its passages are embedded, else by its links, backlinks and the words of its title.
+     * its passages are embedded, else by its links, backlinks and the words of its title. `see`:
+     * only the paths it accepts are candidates (the caller checks the note itself is visible).
      */
-    async related(path: string, limitInput?: unknown): Promise<{ mode: SearchMode; hits: RetrievalHit[] }> {
+    async related(
+      path: string,
+      limitInput?: unknown,
+      see?: Visibility,
+    ): Promise<{ mode: SearchMode; hits: RetrievalHit[] }> {
       const limit = parseLimit(limitInput ?? 10);
       const note = await notes.get(path);
       if (semantic?.has(note.path)) {
-        const ps = semantic.related(note.path, limit);
+        const ps = semantic.related(note.path, limit, see);
         const hits = await Promise.all(ps.map((p) => fromPassage(p, Math.round(p.score * 1e6) / 1e6)));
         return { mode: 'semantic', hits: hits.filter((h): h is RetrievalHit => h !== null) };
       }
       const scores = new Map<string, number>();
       const add = (p: string, s: number): void => {
-        if (p !== note.path) scores.set(p, (scores.get(p) ?? 0) + s);
+        if (p !== note.path && (!see || see(p))) scores.set(p, (scores.get(p) ?? 0) + s);
       };
       for (const l of note.links) if (l.path?.endsWith('.md')) add(l.path, 1 / (RRF_K + 1));
       for (const b of note.backlinks) add(b.path, 1 / (RRF_K + 1));
       const words = [note.title, ...note.tags].join(' ').trim();
-      const lexical = words ? await notes.search(words, 20).catch(() => []) : [];
+      const lexical = words ? await notes.search(words, 20, { see }).catch(() => []) : [];
       lexical.forEach((h, i) => {
         add(h.path, 1 / (RRF_K + i + 1));
       });

@@ -1,5 +1,5 @@
 import type { NoteIndex } from '../note-index.ts';
-import { makeSnippet, RANKING, type SearchHit } from '../search.ts';
+import { makeSnippet, RANKING, type SearchHit, type Visibility } from '../search.ts';
 import { filtersOnly, type ParsedQuery, parseQuery } from './query.ts';
 import { pathWords, STOP_WORDS, terms, tokenize } from './text.ts';
 
@@ -34,16 +34,20 @@ function filterOf(p: ParsedQuery, tagsOf: (path: string) => string[] | null) {
  * ranks notes in the index, checks phrases and lifts notes holding the query's words side by
  * side (reading the best candidates' text through `body`), and adds attachments whose file name
  * matches every word (`type: 'file'`). Filters alone list matching notes, latest first.
+ * With `see` (a folder-limited key's), only what it sees exists: notes and attachments it refuses
+ * are never candidates and count in no statistic (see `SearchIndex.query`).
  */
 export async function runSearch(
   index: NoteIndex,
   body: (path: string) => Promise<string>,
   q: string,
   limit: number,
+  see?: Visibility,
 ): Promise<SearchHit[]> {
   const p = parseQuery(q);
   const tagsOf = (path: string) => index.entries.get(path)?.tags ?? null;
-  const pass = filterOf(p, tagsOf);
+  const filter = filterOf(p, tagsOf);
+  const pass = see ? (path: string, isNote: boolean) => see(path) && filter(path, isNote) : filter;
   const hits: SearchHit[] = [];
   const files = p.tags.length || p.phrases.length ? [] : index.graph.filesUnder('');
 
@@ -66,7 +70,9 @@ export async function runSearch(
   // (each candidate's text is read).
   const depth =
     p.phrases.length || p.notPhrases.length ? 200 : bigrams.length ? Math.min(limit + 5, 105) : limit;
-  const ranked = index.search.query(p, depth, (path) => pass(path, true));
+  const ranked = see
+    ? index.search.query(p, depth, (path) => filter(path, true), see)
+    : index.search.query(p, depth, (path) => pass(path, true));
   const scored: { path: string; score: number; terms: string[]; text: string }[] = [];
   const take = (r: (typeof ranked)[number], text: string) => {
     let score = r.score;
@@ -94,7 +100,7 @@ export async function runSearch(
       take(part[i]!, texts[i]!);
     }
   }
-  const fileHits = matchFiles(index, p, files, pass);
+  const fileHits = matchFiles(index, p, files, pass, see);
   const all = [
     ...scored.map((s) => ({ ...s, file: false })),
     ...fileHits.map((f) => ({ ...f, terms: [], text: '', file: true })),
@@ -126,10 +132,11 @@ function matchFiles(
   p: ParsedQuery,
   files: readonly string[],
   pass: (path: string, isNote: boolean) => boolean,
+  see?: Visibility,
 ): { path: string; score: number }[] {
   const out: { path: string; score: number }[] = [];
   if (!p.clauses.length) return out;
-  const n = Math.max(1, index.search.size);
+  const n = Math.max(1, see ? index.search.sizeFor(see) : index.search.size);
   for (const f of files) {
     if (!pass(f, false)) continue;
     const words = nameWords(f);
@@ -140,7 +147,7 @@ function matchFiles(
         words.some((w) => w === a || (last && a.length >= 2 && w.startsWith(a))),
       );
       if (hit === undefined) return false;
-      const df = index.search.df(hit);
+      const df = index.search.df(hit, see);
       score += Math.log(1 + (n - df + 0.5) / (df + 0.5)) * W_TITLE * FILE_SHARE;
       return true;
     });

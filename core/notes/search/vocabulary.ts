@@ -90,8 +90,8 @@ export function createVocabulary(terms: () => Iterable<string>, alive: (t: strin
       sorted = null;
       fresh.clear();
     },
-    /** Known words starting with `p` (not `p` itself), at most `max`, in order. */
-    prefixed(p: string, max = MAX_PREFIX): string[] {
+    /** Known words starting with `p` (not `p` itself), at most `max`, in order; `live` overrides `alive`. */
+    prefixed(p: string, max = MAX_PREFIX, live: (t: string) => boolean = alive): string[] {
       const list = build();
       let lo = 0;
       let hi = list.length;
@@ -104,23 +104,34 @@ export function createVocabulary(terms: () => Iterable<string>, alive: (t: strin
       for (let i = lo; i < list.length && out.length < max; i++) {
         const t = list[i]!;
         if (!t.startsWith(p)) break;
-        if (t !== p && alive(t)) out.push(t);
+        if (t !== p && live(t)) out.push(t);
       }
-      for (const t of fresh) if (out.length < max && t !== p && t.startsWith(p) && alive(t)) out.push(t);
-      return out;
+      if (live === alive) {
+        for (const t of fresh) if (out.length < max && t !== p && t.startsWith(p) && live(t)) out.push(t);
+        return out;
+      }
+      // A scoped query: the first `max` in order over both lists, as a vault of its own would give.
+      for (const t of fresh) if (t !== p && t.startsWith(p) && live(t)) out.push(t);
+      return out.sort().slice(0, max);
     },
     /**
      * Known words within `k` edits of any of `forms` (a query word's stem, the word itself and the
      * word less a few trailing letters, since the index holds stems), closest first, at most `max`.
      * Walks the sorted words as a trie: rows of the edit-distance table are shared by words with a
      * common prefix, and a prefix already more than `k` edits away skips every word under it, so a
-     * look-up visits a few thousand prefixes whatever the size of the vocabulary.
+     * look-up visits a few thousand prefixes whatever the size of the vocabulary. `live` overrides
+     * `alive` (a scoped query's words).
      */
-    near(forms: string[], k: number, max = MAX_TYPO): { term: string; distance: number }[] {
+    near(
+      forms: string[],
+      k: number,
+      max = MAX_TYPO,
+      live: (t: string) => boolean = alive,
+    ): { term: string; distance: number }[] {
       const list = build();
       const best = new Map<string, number>();
       const note = (t: string, d: number) => {
-        if (d <= k && !forms.includes(t) && (best.get(t) ?? k + 1) > d && alive(t)) best.set(t, d);
+        if (d <= k && !forms.includes(t) && (best.get(t) ?? k + 1) > d && live(t)) best.set(t, d);
       };
       // A form that begins another is one more column of the longer one's table: one walk for both.
       const longest = [...new Set(forms)].sort((a, b) => b.length - a.length);

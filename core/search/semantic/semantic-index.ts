@@ -190,21 +190,24 @@ export function createSemanticIndex(deps: SemanticDeps) {
       if (retryTimer) clearTimeout(retryTimer);
     },
 
-    /** The best passage of each note nearest to `query`, best first. Rejects when the provider fails. */
-    async search(query: string, limit: number): Promise<PassageHit[]> {
+    /**
+     * The best passage of each note nearest to `query`, best first, among the notes `see` accepts
+     * (all without it). Rejects when the provider fails.
+     */
+    async search(query: string, limit: number, see?: (path: string) => boolean): Promise<PassageHit[]> {
       const [v] = await embeddings.embed([query], AbortSignal.timeout(timeoutMs));
       if (!v) throw new Error('the provider answered no vector');
-      return nearest(normalize(v), limit, null);
+      return nearest(normalize(v), limit, null, see);
     },
 
     /** The notes nearest to the note at `path` (its passages' mean), best first; [] when it has no vectors. */
-    related(path: string, limit: number): PassageHit[] {
+    related(path: string, limit: number, see?: (path: string) => boolean): PassageHit[] {
       const own = data.notes.get(path)?.passages.flatMap((p) => data.vectors.get(p.hash) ?? []) ?? [];
       if (!own.length) return [];
       const dims = own[0]!.q.length;
       const mean = new Array<number>(dims).fill(0);
       for (const v of own) for (let i = 0; i < dims; i++) mean[i]! += (v.q[i] ?? 0) * v.scale;
-      return nearest(normalize(mean), limit, path);
+      return nearest(normalize(mean), limit, path, see);
     },
 
     /** Whether the note at `path` has vectors. */
@@ -212,10 +215,15 @@ export function createSemanticIndex(deps: SemanticDeps) {
       (data.notes.get(path)?.passages ?? []).some((p) => data.vectors.has(p.hash)),
   };
 
-  function nearest(query: Float32Array, limit: number, skip: string | null): PassageHit[] {
+  function nearest(
+    query: Float32Array,
+    limit: number,
+    skip: string | null,
+    see?: (path: string) => boolean,
+  ): PassageHit[] {
     const best: PassageHit[] = [];
     for (const [path, e] of data.notes) {
-      if (path === skip) continue;
+      if (path === skip || (see && !see(path))) continue;
       let top: PassageHit | null = null;
       e.passages.forEach((p, n) => {
         const v = data.vectors.get(p.hash);
