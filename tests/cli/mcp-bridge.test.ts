@@ -82,6 +82,33 @@ describe('quire mcp: the stdio bridge (issue 29) with the SDK stdio client', () 
     await client.close();
   }, 30_000);
 
+  it('a read-only key (quire keys mint --read-only) through the relay: reads work, writes are refused', async () => {
+    const minted = await fetch(`${s.url}/api/v1/auth/keys`, {
+      method: 'POST',
+      headers: { 'x-service-key': s.firstKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bridge-ro', scope: { capabilities: ['notes:read', 'files:read'] } }),
+    });
+    expect(minted.status).toBe(201);
+    const { apiKey } = ((await minted.json()) as { data: { apiKey: string } }).data;
+    const { client, stderr } = await bridge(relayBase, apiKey);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['search_notes', 'read_note']));
+    expect(names).not.toContain('create_note');
+    const read = await client.callTool({ name: 'read_note', arguments: { path: 'Work/plan.md' } });
+    expect(data(read)).toContain('rocket launch');
+    const write = await client.callTool({
+      name: 'create_note',
+      arguments: { path: 'Work/y.md', content: 'y' },
+    });
+    expect(write.isError).toBe(true);
+    expect(data(write)).toContain('FORBIDDEN');
+    await client.close();
+    expect(stderr()).not.toContain(apiKey);
+    expect(
+      (await fetch(`${s.url}/api/v1/notes/Work/y.md`, { headers: { 'x-service-key': s.firstKey } })).status,
+    ).toBe(404);
+  }, 30_000);
+
   it('a wrong key: the request gets a JSON-RPC error naming the 401, stderr says why, without the key', async () => {
     const wrong = 'quire_sk_thisIsNotAValidKeyAtAll0000000000000';
     const transport = new StdioClientTransport({
