@@ -9,7 +9,7 @@ import { DomainError } from '../errors.ts';
 import { createMutex } from '../mutex.ts';
 import type { Clock, HistoryStore, Logger } from '../ports.ts';
 import { type BlobLoc, type ChangeKind, type JournalRecord, parseJournal, unpackBlob } from './codec.ts';
-import { type PruneLimits, pruneHistory } from './prune.ts';
+import { compact, type PruneLimits, pruneHistory } from './prune.ts';
 
 export type { ChangeKind } from './codec.ts';
 export type { PruneLimits } from './prune.ts';
@@ -46,7 +46,16 @@ export interface HistoryDeps {
   logger?: Logger;
   /** Largest version of an attachment kept, in bytes (default 10 MiB); larger ones are skipped. */
   maxFileBytes?: number;
+  /**
+   * Compact in the background once the bytes stored uncompressed since the last compaction pass
+   * `max(minBytes, fraction x the store's size after it)` (default 1 MiB and 0.25); false: only
+   * when pruned. Never more than one at a time; writes wait only for its final switch.
+   */
+  autoCompact?: { minBytes?: number; fraction?: number } | false;
 }
+
+/** The default trigger of the background compaction (docs/history.md). */
+export const AUTO_COMPACT = { minBytes: 1024 * 1024, fraction: 0.25 };
 
 /** The in-memory index of a history, shared with pruning. */
 export interface HistoryState {
@@ -73,6 +82,25 @@ export function createHistory(deps: HistoryDeps) {
     versionCount = 0;
     for (const l of state.versions.values()) versionCount += l.length;
     storedBytes = await store.size();
+  };
+  const auto = deps.autoCompact === false ? null : { ...AUTO_COMPACT, ...deps.autoCompact };
+  /** The running background compaction, and whether a prune holds the store (none starts then). */
+  let compacting: Promise<void> | null = null;
+  let pruning = false;
+  /** The store's size after the last compaction (or at load). */
+  let compactedBytes = 0;
+  const maybeCompact = () => {
+    if (!auto || compacting || pruning) return;
+    if (state.rawBytes < Math.max(auto.minBytes, auto.fraction * compactedBytes)) return;
+    compacting = compact(state, store, (fn) => mutex.run(fn))
+      .then(async () => {
+        await recount();
+        compactedBytes = storedBytes;
+      })
+      .catch((err) => deps.logger?.warn('history compaction failed', { error: String(err) }))
+      .finally(() => {
+        compacting = null;
+      });
   };
   const newId = (at: number) => `${at.toString(36)}${(++seq).toString(36).padStart(4, '0')}`;
 
@@ -145,6 +173,8 @@ export function createHistory(deps: HistoryDeps) {
       const loc = await blobOf(bytes, checksum);
       const at = clock.now();
       await write({ t: 'v', id: newId(at), p: path, at, size: bytes.length, sum: checksum, by, ch, ...loc });
+      // Started, never awaited: the write answers now.
+      maybeCompact();
     });
 
   const latest = (path: string) => state.versions.get(path)?.at(-1);
@@ -185,6 +215,7 @@ export function createHistory(deps: HistoryDeps) {
       loading ??= (async () => {
         for (const r of parseJournal(await store.readJournal())) apply(r);
         await recount();
+        compactedBytes = storedBytes;
       })();
       return loading;
     },
@@ -222,6 +253,7 @@ export function createHistory(deps: HistoryDeps) {
         const id = newId(at);
         const c = copy ? { c: copy } : {};
         await write({ t: 'x', id, p: path, kind, at, by, size: bytes.length, sum: checksum, ...loc, ...c });
+        maybeCompact();
         return outOf(state.trash.get(id)!);
       }),
 
@@ -285,14 +317,25 @@ export function createHistory(deps: HistoryDeps) {
      * Drops versions and trash items past the limits and compacts the store (only when something
      * was dropped). Answers how many versions and trash items went.
      */
-    prune: (limits: PruneLimits): Promise<{ versions: number; trash: number }> =>
-      mutex.run(async () => {
-        const before = [...state.trash.values()];
-        const gone = await pruneHistory(state, store, clock.now(), limits);
-        await recount();
-        for (const t of before) if (t.copy && !state.trash.has(t.id)) await dropCopy(t.copy);
-        return gone;
-      }),
+    async prune(limits: PruneLimits): Promise<{ versions: number; trash: number }> {
+      pruning = true;
+      try {
+        await compacting;
+        return await mutex.run(async () => {
+          const before = [...state.trash.values()];
+          const gone = await pruneHistory(state, store, clock.now(), limits);
+          await recount();
+          compactedBytes = storedBytes;
+          for (const t of before) if (t.copy && !state.trash.has(t.id)) await dropCopy(t.copy);
+          return gone;
+        });
+      } finally {
+        pruning = false;
+      }
+    },
+
+    /** The background compaction running now, if any (tests and shutdown wait on it). */
+    compacting: (): Promise<void> | null => compacting,
 
     /** Sizes for health and doctor. */
     async usage(): Promise<{ bytes: number; versions: number; blobs: number; trash: number }> {
