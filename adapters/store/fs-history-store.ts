@@ -161,6 +161,11 @@ export function fsHistoryStore(opts: {
         await Promise.all([fh.datasync(), pack]);
       }
     },
+    async syncBlobs() {
+      if (!durable || !packDirty || !packFh) return;
+      packDirty = false;
+      await (await packFh).datasync();
+    },
     async readJournal() {
       const text = readFileSync(journalPath, 'utf8');
       return text.startsWith(HEADER) ? text.slice(text.indexOf('\n') + 1) : text;

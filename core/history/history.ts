@@ -52,6 +52,8 @@ export interface HistoryDeps {
    * when pruned. Never more than one at a time; writes wait only for its final switch.
    */
   autoCompact?: { minBytes?: number; fraction?: number } | false;
+  /** How long the lines of lazy records gather before they are written (default 50 ms). */
+  lazyDelayMs?: number;
 }
 
 /** The default trigger of the background compaction (docs/history.md). */
@@ -92,7 +94,12 @@ export function createHistory(deps: HistoryDeps) {
   const maybeCompact = () => {
     if (!auto || compacting || pruning) return;
     if (state.rawBytes < Math.max(auto.minBytes, auto.fraction * compactedBytes)) return;
-    compacting = compact(state, store, (fn) => mutex.run(fn))
+    compacting = compact(state, store, (fn) =>
+      mutex.run(async () => {
+        await flushAll();
+        await fn();
+      }),
+    )
       .then(async () => {
         await recount();
         compactedBytes = storedBytes;
@@ -161,18 +168,105 @@ export function createHistory(deps: HistoryDeps) {
     return loc;
   };
 
-  const write = async (r: JournalRecord) => {
-    await store.appendJournal(`${JSON.stringify(r)}\n`);
-    apply(r);
-    storedBytes = await store.size();
+  /*
+   * The journal is appended through one queue, in order. A line is written only after the pack
+   * bytes it names are durable (`syncBlobs`), so a line on disk never names bytes that are not.
+   * Most records wait until their line is durable. A `lazy` one (the new bytes of a note write,
+   * made durable by the vault write running beside it) does not: the write answers without a
+   * second durable wait, and the next change to that note waits for the line first (`keepBefore`),
+   * so the version before every change is still durable before the change is acknowledged. A
+   * crash before a lazy line reached the disk loses only its metadata: its bytes are the note's
+   * on disk, kept again by the next write (as `outside`).
+   */
+  let queued: string[] = [];
+  let queuedSeq = 0;
+  let durableSeq = 0;
+  let flushing: Promise<void> | null = null;
+  /** Per path, the newest lazy line not yet known durable. */
+  const lazyOf = new Map<string, number>();
+  const flushOnce = (): Promise<void> => {
+    if (flushing) return flushing;
+    if (!queued.length) return Promise.resolve();
+    const batch = queued;
+    const upTo = queuedSeq;
+    queued = [];
+    flushing = (async () => {
+      try {
+        await store.syncBlobs?.();
+        await store.appendJournal(batch.join(''));
+        durableSeq = upTo;
+        for (const [p, n] of lazyOf) if (n <= upTo) lazyOf.delete(p);
+        storedBytes = await store.size();
+      } catch (err) {
+        // Nothing is dropped: the lines go first in the next attempt (the waiters see the error).
+        queued = [...batch, ...queued];
+        throw err;
+      } finally {
+        flushing = null;
+      }
+    })();
+    return flushing;
+  };
+  /** Resolves once line `seq` (and every line before it) is durable. */
+  const untilDurable = async (seq: number) => {
+    while (durableSeq < seq) await flushOnce();
+  };
+  const flushAll = () => untilDurable(queuedSeq);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const lazyDelayMs = deps.lazyDelayMs ?? 50;
+  const enqueue = (r: JournalRecord): number => {
+    queued.push(`${JSON.stringify(r)}\n`);
+    return ++queuedSeq;
   };
 
-  const addVersion = (path: string, bytes: Uint8Array, sum: string | undefined, by: string, ch: ChangeKind) =>
+  /** Applies `r` and resolves once its line is durable (memory always shows what is queued). */
+  const write = async (r: JournalRecord) => {
+    const seq = enqueue(r);
+    apply(r);
+    await untilDurable(seq);
+  };
+
+  /** Applies `r` now and has its line written in the background (see above). */
+  const writeLazy = (r: JournalRecord & { t: 'v' }) => {
+    const seq = enqueue(r);
+    apply(r);
+    lazyOf.set(r.p, seq);
+    // Gathered for a moment, so one pair of syncs covers the writes of a burst (a write to the
+    // same note, or any durable record, flushes at once).
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      flushAll().catch((err) =>
+        deps.logger?.warn('history journal append failed', { path: r.p, error: String(err) }),
+      );
+    }, lazyDelayMs);
+    (timer as { unref?: () => void }).unref?.();
+  };
+
+  const addVersion = (
+    path: string,
+    bytes: Uint8Array,
+    sum: string | undefined,
+    by: string,
+    ch: ChangeKind,
+    lazy = false,
+  ) =>
     mutex.run(async () => {
       const checksum = sum ?? (await sha256Hex(bytes));
       const loc = await blobOf(bytes, checksum);
       const at = clock.now();
-      await write({ t: 'v', id: newId(at), p: path, at, size: bytes.length, sum: checksum, by, ch, ...loc });
+      const r = {
+        t: 'v',
+        id: newId(at),
+        p: path,
+        at,
+        size: bytes.length,
+        sum: checksum,
+        by,
+        ch,
+        ...loc,
+      } as const;
+      if (lazy) writeLazy(r);
+      else await write(r);
       // Started, never awaited: the write answers now.
       maybeCompact();
     });
@@ -230,13 +324,31 @@ export function createHistory(deps: HistoryDeps) {
     async keepBefore(path: string, bytes: Uint8Array, sum?: string): Promise<void> {
       const checksum = sum ?? (await sha256Hex(bytes));
       const last = latest(path);
-      if (last?.checksum === checksum) return;
+      if (last?.checksum === checksum) {
+        // Kept already; its line may still be on its way to the disk (a lazy record).
+        const pending = lazyOf.get(path);
+        if (pending !== undefined) await untilDurable(pending);
+        return;
+      }
       await addVersion(path, bytes, checksum, 'outside', last ? 'outside' : 'baseline');
     },
 
-    /** Keeps `bytes` as the newest version of `path`, made by `by` through `change`. */
-    record: (path: string, bytes: Uint8Array, by: string, change: ChangeKind, sum?: string): Promise<void> =>
-      addVersion(path, bytes, sum, by, change),
+    /**
+     * Keeps `bytes` as the newest version of `path`, made by `by` through `change`; resolves once
+     * durable. With `lazy` (only for bytes a durable vault write of `path` holds too), it resolves
+     * before its journal line is durable (see the queue above).
+     */
+    record: (
+      path: string,
+      bytes: Uint8Array,
+      by: string,
+      change: ChangeKind,
+      sum?: string,
+      lazy = false,
+    ): Promise<void> => addVersion(path, bytes, sum, by, change, lazy),
+
+    /** Resolves once every journal line so far is durable (shutdown, tests). */
+    flush: (): Promise<void> => flushAll(),
 
     /** The versions of `path` move with it to `to` (then a `move` version is recorded there). */
     moved: (from: string, to: string): Promise<void> =>
@@ -322,6 +434,7 @@ export function createHistory(deps: HistoryDeps) {
       try {
         await compacting;
         return await mutex.run(async () => {
+          await flushAll();
           const before = [...state.trash.values()];
           const gone = await pruneHistory(state, store, clock.now(), limits);
           await recount();
