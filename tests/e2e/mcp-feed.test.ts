@@ -194,6 +194,9 @@ describe('MCP endpoint and change feed on a running server (direct and through t
     expect(read.data.title).toBe('Target');
     const created = await call(client, 'create_note', { path: 'relayed.md', content: 'via relay' });
     expect(created.data.path).toBe('relayed.md');
+    // The session id naming the client comes back through the relay: the version says who.
+    const versions = await call(client, 'list_versions', { path: 'relayed.md' });
+    expect(versions.data.versions[0].by).toMatch(/^mcp:quire-test \(key:.+\)$/);
     await client.close();
   });
 
