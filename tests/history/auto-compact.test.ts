@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fsHistoryStore } from '../../adapters/store/fs-history-store.ts';
+import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { createHistory } from '../../core/history/history.ts';
 import { silentLogger, tempDir, waitFor } from '../helpers/app.ts';
 
@@ -88,5 +89,43 @@ describe('background compaction by size', () => {
     } finally {
       await tmp.cleanup();
     }
+  });
+
+  it('writes do not wait for the deflating: a record answers while the compaction reads', async () => {
+    const inner = memoryHistoryStore();
+    let gate: Promise<void> | null = null;
+    let open = () => {};
+    const store = {
+      ...inner,
+      readBlob: async (o: number, l: number) => {
+        if (gate) await gate;
+        return inner.readBlob(o, l);
+      },
+    };
+    const h = createHistory({ store, clock, autoCompact: { minBytes: 8 * 1024, fraction: 0 } });
+    await h.load();
+    gate = new Promise((r) => {
+      open = r;
+    });
+    let e = 0;
+    while (h.compacting() === null)
+      await h.record(`n/${e % 5}.md`, enc.encode(text(e % 5, e++)), 't', 'update');
+    // The compaction is held in its reading; a write (and a durable one) still answers.
+    await h.record('late.md', enc.encode('late'), 't', 'create');
+    await h.trash('gone.md', 'note', enc.encode('gone'), 't');
+    expect(h.compacting()).not.toBeNull();
+    open();
+    await h.compacting();
+    expect(new TextDecoder().decode((await h.get('late.md', h.list('late.md')[0]!.id)).bytes)).toBe('late');
+    expect(h.listTrash().map((t) => t.path)).toEqual(['gone.md']);
+    const last = h.list(`n/${(e - 1) % 5}.md`)[0]!;
+    expect(new TextDecoder().decode((await h.get(`n/${(e - 1) % 5}.md`, last.id)).bytes)).toBe(
+      text((e - 1) % 5, e - 1),
+    );
+    // Reloaded from the compacted store: the same.
+    const again = createHistory({ store: inner, clock, autoCompact: false });
+    await again.load();
+    expect(again.list('late.md').length).toBe(1);
+    expect(again.listTrash().length).toBe(1);
   });
 });
