@@ -164,7 +164,12 @@ export function fsHistoryStore(opts: {
     async syncBlobs() {
       if (!durable || !packDirty || !packFh) return;
       packDirty = false;
-      await (await packFh).datasync();
+      try {
+        await (await packFh).datasync();
+      } catch (err) {
+        packDirty = true; // the next attempt syncs again
+        throw err;
+      }
     },
     async readJournal() {
       const text = readFileSync(journalPath, 'utf8');

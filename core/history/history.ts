@@ -20,7 +20,7 @@ export interface VersionItem {
   at: number;
   size: number;
   checksum: string;
-  /** Who made the change: `key:<name>`, `mcp:<client>`, `agent`, `plugin:<id>`, `outside`. */
+  /** Who made the change: `key:<id>`, `jwt:<subject>`, `mcp:<client> (key:<id>)`, `agent`, `plugin:<id>`, `outside`. */
   by: string;
   change: ChangeKind;
 }
