@@ -172,8 +172,13 @@ export interface HistoryStore {
   appendBlob(bytes: Uint8Array): Promise<number>;
   /** `length` bytes of the current pack from `offset`; `null` when the pack is shorter. */
   readBlob(offset: number, length: number): Promise<Uint8Array | null>;
-  /** Appends `text` (whole lines) to the journal; resolves once durable. */
+  /** Appends `text` (whole lines) to the journal; resolves once durable (with the pack bytes before it). */
   appendJournal(text: string): Promise<void>;
+  /**
+   * Optional: makes the pack bytes appended so far durable (the core calls it before writing
+   * journal lines that name them, so a line never reaches the disk before its bytes).
+   */
+  syncBlobs?(): Promise<void>;
   /** The whole journal (a torn last line may be present after a crash: the core drops it). */
   readJournal(): Promise<string>;
   /**

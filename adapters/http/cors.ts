@@ -20,8 +20,18 @@ export function corsMiddleware(origins: readonly string[]) {
       'Range',
       'If-Range',
       'Last-Event-ID',
+      // An MCP client in a browser sends these after initialize (the session names the client).
+      'Mcp-Session-Id',
+      'Mcp-Protocol-Version',
     ],
-    exposeHeaders: ['ETag', 'X-Request-Id', 'Retry-After', 'Content-Range', 'Content-Disposition'],
+    exposeHeaders: [
+      'ETag',
+      'X-Request-Id',
+      'Retry-After',
+      'Content-Range',
+      'Content-Disposition',
+      'Mcp-Session-Id',
+    ],
     maxAge: 600,
   });
 }

@@ -21,6 +21,7 @@ export async function runHistoryTool(
   notes: NoteService,
   tool: keyof typeof HISTORY_TOOLS,
   i: Record<string, unknown>,
+  by = 'mcp',
 ): Promise<McpToolResult> {
   const history = notes.history;
   if (!history) throw new DomainError('NOT_FOUND', 'This server keeps no history.');
@@ -30,7 +31,7 @@ export async function runHistoryTool(
     case 'restore_version': {
       const v = await history.get(String(i.path), String(i.id));
       const ifMatch = i.ifMatch as string | undefined;
-      const r = await notes.withActor('mcp', () =>
+      const r = await notes.withActor(by, () =>
         notes.restore(String(i.path), v.bytes, { to: 'same', ifMatch }),
       );
       return result({ path: r.path, checksum: r.note.checksum });
@@ -41,7 +42,7 @@ export async function runHistoryTool(
       const item = await history.trashed(String(i.id));
       if (item.kind !== 'note')
         throw new DomainError('VALIDATION_ERROR', 'Restore files through POST /api/v1/trash/:id/restore.');
-      const r = await notes.withActor('mcp', () => notes.restore(item.path, item.bytes, { to: 'free' }));
+      const r = await notes.withActor(by, () => notes.restore(item.path, item.bytes, { to: 'free' }));
       await history.untrash(item.id);
       return result({ path: r.path });
     }

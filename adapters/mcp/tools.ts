@@ -127,6 +127,7 @@ export async function callMcpTool(
   name: string,
   args: unknown,
   retrieval: Retrieval = createRetrieval({ notes }),
+  by = 'mcp',
 ): Promise<McpToolResult> {
   if (!isMcpToolName(name)) return toolError('NOT_FOUND', `No tool called "${name}".`);
   const tool = name as ToolName;
@@ -140,9 +141,10 @@ export async function callMcpTool(
   }
   try {
     const input = parsed.output as Record<string, never>;
-    if (tool in HISTORY_TOOLS) return await runHistoryTool(notes, tool as keyof typeof HISTORY_TOOLS, input);
+    if (tool in HISTORY_TOOLS)
+      return await runHistoryTool(notes, tool as keyof typeof HISTORY_TOOLS, input, by);
     // A write reads its author when called: `run` calls it before its first await.
-    return await notes.withActor('mcp', () => run(notes, retrieval, tool, input));
+    return await notes.withActor(by, () => run(notes, retrieval, tool, input));
   } catch (err) {
     if (isDomainError(err)) return toolError(err.code, err.message, err.details);
     return toolError('INTERNAL_ERROR', 'Something went wrong in the server.');

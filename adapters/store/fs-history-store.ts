@@ -161,6 +161,16 @@ export function fsHistoryStore(opts: {
         await Promise.all([fh.datasync(), pack]);
       }
     },
+    async syncBlobs() {
+      if (!durable || !packDirty || !packFh) return;
+      packDirty = false;
+      try {
+        await (await packFh).datasync();
+      } catch (err) {
+        packDirty = true; // the next attempt syncs again
+        throw err;
+      }
+    },
     async readJournal() {
       const text = readFileSync(journalPath, 'utf8');
       return text.startsWith(HEADER) ? text.slice(text.indexOf('\n') + 1) : text;

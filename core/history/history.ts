@@ -9,7 +9,7 @@ import { DomainError } from '../errors.ts';
 import { createMutex } from '../mutex.ts';
 import type { Clock, HistoryStore, Logger } from '../ports.ts';
 import { type BlobLoc, type ChangeKind, type JournalRecord, parseJournal, unpackBlob } from './codec.ts';
-import { type PruneLimits, pruneHistory } from './prune.ts';
+import { compact, type PruneLimits, pruneHistory } from './prune.ts';
 
 export type { ChangeKind } from './codec.ts';
 export type { PruneLimits } from './prune.ts';
@@ -20,7 +20,7 @@ export interface VersionItem {
   at: number;
   size: number;
   checksum: string;
-  /** Who made the change: `key:<name>`, `mcp:<client>`, `agent`, `plugin:<id>`, `outside`. */
+  /** Who made the change: `key:<id>`, `jwt:<subject>`, `mcp:<client> (key:<id>)`, `agent`, `plugin:<id>`, `outside`. */
   by: string;
   change: ChangeKind;
 }
@@ -46,7 +46,18 @@ export interface HistoryDeps {
   logger?: Logger;
   /** Largest version of an attachment kept, in bytes (default 10 MiB); larger ones are skipped. */
   maxFileBytes?: number;
+  /**
+   * Compact in the background once the bytes stored uncompressed since the last compaction pass
+   * `max(minBytes, fraction x the store's size after it)` (default 1 MiB and 0.25); false: only
+   * when pruned. Never more than one at a time; writes wait only for its final switch.
+   */
+  autoCompact?: { minBytes?: number; fraction?: number } | false;
+  /** How long the lines of lazy records gather before they are written (default 50 ms). */
+  lazyDelayMs?: number;
 }
+
+/** The default trigger of the background compaction (docs/history.md). */
+export const AUTO_COMPACT = { minBytes: 1024 * 1024, fraction: 0.25 };
 
 /** The in-memory index of a history, shared with pruning. */
 export interface HistoryState {
@@ -73,6 +84,30 @@ export function createHistory(deps: HistoryDeps) {
     versionCount = 0;
     for (const l of state.versions.values()) versionCount += l.length;
     storedBytes = await store.size();
+  };
+  const auto = deps.autoCompact === false ? null : { ...AUTO_COMPACT, ...deps.autoCompact };
+  /** The running background compaction, and whether a prune holds the store (none starts then). */
+  let compacting: Promise<void> | null = null;
+  let pruning = false;
+  /** The store's size after the last compaction (or at load). */
+  let compactedBytes = 0;
+  const maybeCompact = () => {
+    if (!auto || compacting || pruning) return;
+    if (state.rawBytes < Math.max(auto.minBytes, auto.fraction * compactedBytes)) return;
+    compacting = compact(state, store, (fn) =>
+      mutex.run(async () => {
+        await flushAll();
+        await fn();
+      }),
+    )
+      .then(async () => {
+        await recount();
+        compactedBytes = storedBytes;
+      })
+      .catch((err) => deps.logger?.warn('history compaction failed', { error: String(err) }))
+      .finally(() => {
+        compacting = null;
+      });
   };
   const newId = (at: number) => `${at.toString(36)}${(++seq).toString(36).padStart(4, '0')}`;
 
@@ -133,18 +168,107 @@ export function createHistory(deps: HistoryDeps) {
     return loc;
   };
 
-  const write = async (r: JournalRecord) => {
-    await store.appendJournal(`${JSON.stringify(r)}\n`);
-    apply(r);
-    storedBytes = await store.size();
+  /*
+   * The journal is appended through one queue, in order. A line is written only after the pack
+   * bytes it names are durable (`syncBlobs`), so a line on disk never names bytes that are not.
+   * Most records wait until their line is durable. A `lazy` one (the new bytes of a note write,
+   * made durable by the vault write running beside it) does not: the write answers without a
+   * second durable wait, and the next change to that note waits for the line first (`keepBefore`),
+   * so the version before every change is still durable before the change is acknowledged. A
+   * crash before a lazy line reached the disk loses only its metadata: its bytes are the note's
+   * on disk, kept again by the next write (as `outside`).
+   */
+  let queued: string[] = [];
+  let queuedSeq = 0;
+  let durableSeq = 0;
+  let flushing: Promise<void> | null = null;
+  /** Per path, the newest lazy line not yet known durable. */
+  const lazyOf = new Map<string, number>();
+  const flushOnce = (): Promise<void> => {
+    if (flushing) return flushing;
+    if (!queued.length) return Promise.resolve();
+    const batch = queued;
+    const upTo = queuedSeq;
+    queued = [];
+    flushing = (async () => {
+      try {
+        await store.syncBlobs?.();
+        await store.appendJournal(batch.join(''));
+        durableSeq = upTo;
+        for (const [p, n] of lazyOf) if (n <= upTo) lazyOf.delete(p);
+        storedBytes = await store.size();
+      } catch (err) {
+        // Nothing is dropped: the lines go first in the next attempt (the waiters see the error).
+        queued = [...batch, ...queued];
+        throw err;
+      } finally {
+        flushing = null;
+      }
+    })();
+    return flushing;
+  };
+  /** Resolves once line `seq` (and every line before it) is durable. */
+  const untilDurable = async (seq: number) => {
+    while (durableSeq < seq) await flushOnce();
+  };
+  const flushAll = () => untilDurable(queuedSeq);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const lazyDelayMs = deps.lazyDelayMs ?? 50;
+  const enqueue = (r: JournalRecord): number => {
+    queued.push(`${JSON.stringify(r)}\n`);
+    return ++queuedSeq;
   };
 
-  const addVersion = (path: string, bytes: Uint8Array, sum: string | undefined, by: string, ch: ChangeKind) =>
+  /** Applies `r` and resolves once its line is durable (memory always shows what is queued). */
+  const write = async (r: JournalRecord) => {
+    const seq = enqueue(r);
+    apply(r);
+    await untilDurable(seq);
+  };
+
+  /** Applies `r` now and has its line written in the background (see above). */
+  const writeLazy = (r: JournalRecord & { t: 'v' }) => {
+    const seq = enqueue(r);
+    apply(r);
+    lazyOf.set(r.p, seq);
+    // Gathered for a moment, so one pair of syncs covers the writes of a burst (a write to the
+    // same note, or any durable record, flushes at once).
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      flushAll().catch((err) =>
+        deps.logger?.warn('history journal append failed', { path: r.p, error: String(err) }),
+      );
+    }, lazyDelayMs);
+    (timer as { unref?: () => void }).unref?.();
+  };
+
+  const addVersion = (
+    path: string,
+    bytes: Uint8Array,
+    sum: string | undefined,
+    by: string,
+    ch: ChangeKind,
+    lazy = false,
+  ) =>
     mutex.run(async () => {
       const checksum = sum ?? (await sha256Hex(bytes));
       const loc = await blobOf(bytes, checksum);
       const at = clock.now();
-      await write({ t: 'v', id: newId(at), p: path, at, size: bytes.length, sum: checksum, by, ch, ...loc });
+      const r = {
+        t: 'v',
+        id: newId(at),
+        p: path,
+        at,
+        size: bytes.length,
+        sum: checksum,
+        by,
+        ch,
+        ...loc,
+      } as const;
+      if (lazy) writeLazy(r);
+      else await write(r);
+      // Started, never awaited: the write answers now.
+      maybeCompact();
     });
 
   const latest = (path: string) => state.versions.get(path)?.at(-1);
@@ -185,6 +309,7 @@ export function createHistory(deps: HistoryDeps) {
       loading ??= (async () => {
         for (const r of parseJournal(await store.readJournal())) apply(r);
         await recount();
+        compactedBytes = storedBytes;
       })();
       return loading;
     },
@@ -199,13 +324,31 @@ export function createHistory(deps: HistoryDeps) {
     async keepBefore(path: string, bytes: Uint8Array, sum?: string): Promise<void> {
       const checksum = sum ?? (await sha256Hex(bytes));
       const last = latest(path);
-      if (last?.checksum === checksum) return;
+      if (last?.checksum === checksum) {
+        // Kept already; its line may still be on its way to the disk (a lazy record).
+        const pending = lazyOf.get(path);
+        if (pending !== undefined) await untilDurable(pending);
+        return;
+      }
       await addVersion(path, bytes, checksum, 'outside', last ? 'outside' : 'baseline');
     },
 
-    /** Keeps `bytes` as the newest version of `path`, made by `by` through `change`. */
-    record: (path: string, bytes: Uint8Array, by: string, change: ChangeKind, sum?: string): Promise<void> =>
-      addVersion(path, bytes, sum, by, change),
+    /**
+     * Keeps `bytes` as the newest version of `path`, made by `by` through `change`; resolves once
+     * durable. With `lazy` (only for bytes a durable vault write of `path` holds too), it resolves
+     * before its journal line is durable (see the queue above).
+     */
+    record: (
+      path: string,
+      bytes: Uint8Array,
+      by: string,
+      change: ChangeKind,
+      sum?: string,
+      lazy = false,
+    ): Promise<void> => addVersion(path, bytes, sum, by, change, lazy),
+
+    /** Resolves once every journal line so far is durable (shutdown, tests). */
+    flush: (): Promise<void> => flushAll(),
 
     /** The versions of `path` move with it to `to` (then a `move` version is recorded there). */
     moved: (from: string, to: string): Promise<void> =>
@@ -222,6 +365,7 @@ export function createHistory(deps: HistoryDeps) {
         const id = newId(at);
         const c = copy ? { c: copy } : {};
         await write({ t: 'x', id, p: path, kind, at, by, size: bytes.length, sum: checksum, ...loc, ...c });
+        maybeCompact();
         return outOf(state.trash.get(id)!);
       }),
 
@@ -285,14 +429,26 @@ export function createHistory(deps: HistoryDeps) {
      * Drops versions and trash items past the limits and compacts the store (only when something
      * was dropped). Answers how many versions and trash items went.
      */
-    prune: (limits: PruneLimits): Promise<{ versions: number; trash: number }> =>
-      mutex.run(async () => {
-        const before = [...state.trash.values()];
-        const gone = await pruneHistory(state, store, clock.now(), limits);
-        await recount();
-        for (const t of before) if (t.copy && !state.trash.has(t.id)) await dropCopy(t.copy);
-        return gone;
-      }),
+    async prune(limits: PruneLimits): Promise<{ versions: number; trash: number }> {
+      pruning = true;
+      try {
+        await compacting;
+        return await mutex.run(async () => {
+          await flushAll();
+          const before = [...state.trash.values()];
+          const gone = await pruneHistory(state, store, clock.now(), limits);
+          await recount();
+          compactedBytes = storedBytes;
+          for (const t of before) if (t.copy && !state.trash.has(t.id)) await dropCopy(t.copy);
+          return gone;
+        });
+      } finally {
+        pruning = false;
+      }
+    },
+
+    /** The background compaction running now, if any (tests and shutdown wait on it). */
+    compacting: (): Promise<void> | null => compacting,
 
     /** Sizes for health and doctor. */
     async usage(): Promise<{ bytes: number; versions: number; blobs: number; trash: number }> {

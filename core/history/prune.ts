@@ -68,26 +68,44 @@ export async function pruneHistory(
   return { versions, trash };
 }
 
-/** Rewrites the pack with only the blobs still referenced (deflated), and the journal from the index. */
-async function compact(state: HistoryState, store: HistoryStore): Promise<void> {
+/** The checksums of the blobs the index still names (versions and trash items). */
+const liveSums = (state: HistoryState): Set<string> => {
   const live = new Set<string>();
   for (const list of state.versions.values()) for (const v of list) live.add(v.checksum);
   for (const t of state.trash.values()) live.add(t.checksum);
+  return live;
+};
+
+/**
+ * Rewrites the pack with only the blobs still referenced (deflated), and the journal from the index.
+ * With `lock` (the history's mutex), it runs beside the writes: the blobs named when it starts are
+ * read and deflated without the lock; then, holding it, the blobs written meanwhile are copied as
+ * they are and the journal is rewritten and switched (a short stop). Without `lock`, the caller
+ * holds the mutex for the whole run.
+ */
+export async function compact(
+  state: HistoryState,
+  store: HistoryStore,
+  lock?: (fn: () => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const first = liveSums(state);
   const next = new Map<string, BlobLoc>();
-  const old = state.blobs;
-  async function* pack(): AsyncIterable<Uint8Array> {
-    let offset = 0;
-    for (const sum of live) {
-      const loc = old.get(sum);
+  let offset = 0;
+  let rawAfter = 0;
+  const copy = async function* (sums: Iterable<string>, deflate: boolean): AsyncIterable<Uint8Array> {
+    for (const sum of sums) {
+      if (next.has(sum)) continue;
+      const loc = state.blobs.get(sum);
       if (!loc) continue;
       const data = await store.readBlob(loc.o, loc.l);
       if (!data) continue;
-      const packed = loc.z ? { data, z: loc.z } : await packBlob(data);
+      const packed = loc.z || !deflate ? { data, z: loc.z } : await packBlob(data);
+      if (!packed.z) rawAfter += packed.data.length;
       next.set(sum, { o: offset, l: packed.data.length, z: packed.z });
       offset += packed.data.length;
       yield packed.data;
     }
-  }
+  };
   const journal = () => {
     const lines: string[] = [];
     for (const [p, list] of state.versions) {
@@ -129,7 +147,33 @@ async function compact(state: HistoryState, store: HistoryStore): Promise<void> 
     }
     return lines.length ? `${lines.join('\n')}\n` : '';
   };
-  await store.replace(pack(), journal);
-  state.blobs = next;
-  state.rawBytes = 0;
+  const run = async (pieces: AsyncIterable<Uint8Array>) => {
+    await store.replace(pieces, journal);
+    state.blobs = next;
+    state.rawBytes = rawAfter;
+  };
+  if (!lock) return run(copy(first, true));
+  // Phase 2 waits for the lock inside the pack's pieces, so the switch happens while holding it.
+  let release!: () => void;
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  let locked: Promise<void> | undefined;
+  async function* pieces(): AsyncIterable<Uint8Array> {
+    yield* copy(first, true);
+    // Asked for only now: writes queued meanwhile never wait for the deflating.
+    await new Promise<void>((got) => {
+      locked = lock!(async () => {
+        got();
+        await held;
+      });
+    });
+    yield* copy(liveSums(state), false);
+  }
+  try {
+    await run(pieces());
+  } finally {
+    release();
+    await locked;
+  }
 }

@@ -96,7 +96,8 @@ export function createNoteService(deps: NoteServiceDeps) {
 
     /** Waits for every write already started to finish. */
     drain(): Promise<void> {
-      return mutex.run(async () => {});
+      // Then the history's lines still gathering (a lazy version) reach the disk.
+      return mutex.run(async () => {}).then(() => ctx.history?.flush());
     },
 
     /** Writes the index cache when anything changed since the last save. */

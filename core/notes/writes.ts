@@ -67,7 +67,8 @@ export function createWrites(ctx: NoteContext) {
     // Handled below by Promise.all; this keeps a failure during the hash from being "unhandled".
     writing.catch(() => {});
     const sum = await sha256Hex(bytes);
-    const keeping = history && change ? history.record(path, bytes, change.by, change.kind, sum) : null;
+    // Lazy: the vault write beside it makes these bytes durable (history.ts, the journal queue).
+    const keeping = history && change ? history.record(path, bytes, change.by, change.kind, sum, true) : null;
     keeping?.catch(() => {});
     const [info] = await Promise.all([writing, keeping]);
     const entry = await ctx.indexText(path, text, sum, info);

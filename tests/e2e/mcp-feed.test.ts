@@ -155,12 +155,12 @@ describe('MCP endpoint and change feed on a running server (direct and through t
     });
     const trash = await call(client, 'list_trash', {});
     const item = trash.data.items.find((t: any) => t.path === 'mcp/moved.md');
-    expect(item).toMatchObject({ kind: 'note', by: 'mcp' });
+    expect(item).toMatchObject({ kind: 'note', by: expect.stringMatching(/^mcp:quire-test \(key:.+\)$/) });
     expect((await call(client, 'restore_from_trash', { id: item.id })).data).toEqual({
       path: 'mcp/moved.md',
     });
     const versions = await call(client, 'list_versions', { path: 'mcp/moved.md' });
-    expect(versions.data.versions[0]).toMatchObject({ change: 'restore', by: 'mcp' });
+    expect(versions.data.versions[0]).toMatchObject({ change: 'restore', by: item.by });
     const back = await call(client, 'restore_version', {
       path: 'mcp/moved.md',
       id: versions.data.versions[1].id,
@@ -194,6 +194,9 @@ describe('MCP endpoint and change feed on a running server (direct and through t
     expect(read.data.title).toBe('Target');
     const created = await call(client, 'create_note', { path: 'relayed.md', content: 'via relay' });
     expect(created.data.path).toBe('relayed.md');
+    // The session id naming the client comes back through the relay: the version says who.
+    const versions = await call(client, 'list_versions', { path: 'relayed.md' });
+    expect(versions.data.versions[0].by).toMatch(/^mcp:quire-test \(key:.+\)$/);
     await client.close();
   });
 

@@ -97,6 +97,8 @@ describe('the history core (issue 30)', () => {
       const s1 = fsHistoryStore({ dir, fsync: false });
       const { core, h } = await coreWith(s1, { 'f.md': 'x'.repeat(500) }, clock);
       await core.notes.update('f.md', { content: 'y'.repeat(500) });
+      // The update's version line is written off its path (gathered); let it reach the journal.
+      await core.notes.drain();
       await s1.appendJournal('{"t":"v","id":"torn'); // a crash mid-append
       await s1.close();
       const s2 = fsHistoryStore({ dir, fsync: false });

@@ -189,6 +189,7 @@ describe('CORS', () => {
     expect(pre.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
     expect(pre.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-service-key');
     expect(pre.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    expect(pre.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('mcp-session-id');
     for (const evil of [
       'http://localhost:5173.evil.example',
       'http://localhost',

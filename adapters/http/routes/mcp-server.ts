@@ -43,7 +43,7 @@ export function buildServer(deps: McpDeps): Server {
     const name = req.params.name;
     if (!isMcpToolName(name))
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name.slice(0, 100)}".`);
-    return callMcpTool(deps.notes, deps.write, name, req.params.arguments, deps.retrieval);
+    return callMcpTool(deps.notes, deps.write, name, req.params.arguments, deps.retrieval, deps.by ?? 'mcp');
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [
@@ -95,21 +95,76 @@ export function buildServer(deps: McpDeps): Server {
   return server;
 }
 
+/** A client's self-reported name as written in `by`: printable characters only, at most 64. */
+export function clientName(raw: unknown): string {
+  if (typeof raw !== 'string') return '';
+  const clean = raw
+    .replace(/[\p{C}]/gu, '')
+    .replace(/\s+/gu, ' ')
+    .trim();
+  return Array.from(clean).slice(0, 64).join('').trim();
+}
+
+/**
+ * The endpoint is stateless (each POST builds a server), so the client's name from `initialize`
+ * travels in the session id we hand back (`Mcp-Session-Id: <random>.<base64url name>`), which
+ * the client sends on every later request. It is self-reported either way: it only says who wrote.
+ */
+const sessionFor = (name: string): string => {
+  const rnd = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
+  const b64 = btoa(String.fromCharCode(...new TextEncoder().encode(name)));
+  return `${rnd}.${b64.replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '')}`;
+};
+
+/** The client name carried by a session id of ours, or '' (absent, foreign or malformed). */
+export function nameOfSession(id: string | null): string {
+  const m = id ? /^[0-9a-f]{24}\.([A-Za-z0-9_-]{1,400})$/.exec(id) : null;
+  if (!m) return '';
+  try {
+    const bin = atob(m[1]!.replaceAll('-', '+').replaceAll('_', '/'));
+    return clientName(
+      new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))),
+    );
+  } catch {
+    return '';
+  }
+}
+
+/** `mcp`, `mcp:<client>`, `mcp (key:<id>)` or `mcp:<client> (key:<id>)`: the `by` of MCP writes. */
+export const mcpActor = (client: string, principal: string | undefined): string =>
+  `mcp${client ? `:${client}` : ''}${principal ? ` (${principal})` : ''}`;
+
+const initializeIn = (body: unknown): Record<string, unknown> | undefined =>
+  (Array.isArray(body) ? body : [body]).find(
+    (m): m is Record<string, unknown> =>
+      typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
+  );
+
 /** Answers one MCP request (Streamable HTTP, stateless, JSON answers). */
 export async function handleMcp(deps: McpDeps, request: Request): Promise<Response> {
   const read = readMcpBody(await request.text());
   if ('refuse' in read) return read.refuse;
-  const server = buildServer(deps);
+  const init = initializeIn(read.body);
+  const name = init
+    ? clientName((init.params as { clientInfo?: { name?: unknown } } | undefined)?.clientInfo?.name)
+    : nameOfSession(request.headers.get('mcp-session-id'));
+  const server = buildServer({ ...deps, by: mcpActor(name, deps.principalActor) });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
   await server.connect(transport);
   try {
-    return await capMcpAnswer(
+    const res = await capMcpAnswer(
       await transport.handleRequest(request, { parsedBody: read.body }),
       deps.maxAnswerBytes ?? MCP_MAX_ANSWER_BYTES,
     );
+    if (!init || !name || !res.ok) return res;
+    const headers = new Headers(res.headers);
+    headers.set('mcp-session-id', sessionFor(name));
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   } finally {
     void server.close().catch(() => {});
   }

@@ -4,6 +4,7 @@ import { scopedNotes, scopedRetrieval } from '../../../core/auth/scoped.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { createRetrieval, type Retrieval } from '../../../core/search/retrieval.ts';
 import type { AppEnv } from '../types.ts';
+import { actorOf } from './history.ts';
 
 /** What the MCP endpoint needs. */
 export interface McpDeps {
@@ -20,6 +21,10 @@ export interface McpDeps {
   canWrite?: boolean;
   /** List and allow the read tools and resources (false for a key without notes:read; default on). */
   read?: boolean;
+  /** Who the request is for, as REST credits it (`key:<id>`, `jwt:<subject>`; none without auth). */
+  principalActor?: string;
+  /** The `by` of this request's writes (set per request by mcp-server.ts; default `mcp`). */
+  by?: string;
   /** The largest answer to one POST (MCP_MAX_ANSWER_BYTES, default 4 MiB). */
   maxAnswerBytes?: number;
 }
@@ -40,11 +45,14 @@ export function mcpRoutes(deps: McpDeps) {
   app.post('/', async (c) => {
     // The key's scope decides the tools, resources and answers (core/auth/scoped.ts).
     const p = c.get('principal');
+    const actor = actorOf(c);
+    const principalActor = actor === 'api' ? undefined : actor;
     const scoped: McpDeps =
       p?.scope === undefined
-        ? deps
+        ? { ...deps, principalActor }
         : {
             ...deps,
+            principalActor,
             notes: scopedNotes(deps.notes, p),
             retrieval: scopedRetrieval(deps.retrieval ?? createRetrieval({ notes: deps.notes }), p),
             canWrite: hasCapability(p.scope, 'notes:write'),
