@@ -42,9 +42,10 @@ export function memoryHistoryStore(): HistoryStore & { pack(): Uint8Array } {
         next.set(p, o);
         o += p.length;
       }
+      const nextJournal = text(); // before the switch: if it throws, the old pair stays
       pack = next;
       used = n;
-      journal = text();
+      journal = nextJournal;
     },
     async size() {
       return used + new TextEncoder().encode(journal).length;

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KvNamespaceLike, kvStateStore } from '../../adapters/store/kv-state-store.ts';
+import { r2HistoryStore } from '../../adapters/store/r2-history-store.ts';
 import { type R2BucketLike, r2NoteStore } from '../../adapters/store/r2-note-store.ts';
 import { loadMiniflare, type MiniflareInstance } from '../helpers/miniflare.ts';
+import { runHistoryStoreContract } from './history-store.contract.ts';
 import { NOTE_STORE_CASES, runNoteStoreContract } from './note-store.contract.ts';
 import { runStateStoreContract } from './state-store.contract.ts';
 
@@ -84,5 +86,83 @@ describe('kvStateStore beyond the contract', () => {
     const huge = 'x'.repeat(25 * 1024 * 1024 + 1);
     await expect(state.put('index-cache.json', huge)).rejects.toThrow(/index-cache\.json.*25 MiB/);
     expect(await state.get('index-cache.json')).toBeNull();
+  });
+});
+
+// Small list pages and many objects: the listing at first use follows R2's cursor.
+runHistoryStoreContract('r2HistoryStore (Miniflare R2)', {
+  create: async () => {
+    const prefix = fresh();
+    const open = async () => r2HistoryStore({ bucket, prefix, listPageSize: 2 });
+    return { store: await open(), reopen: open, cleanup: async () => {} };
+  },
+});
+
+describe('r2HistoryStore beyond the contract', () => {
+  const keysUnder = async (prefix: string) => {
+    const out: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await bucket.list({ prefix, cursor });
+      out.push(...page.objects.map((o) => o.key.slice(prefix.length)));
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+    return out.sort();
+  };
+
+  it('keeps one object per append, switches with the pointer and deletes the old generation', async () => {
+    const prefix = fresh();
+    const store = r2HistoryStore({ bucket, prefix });
+    await store.appendBlob(new TextEncoder().encode('ab'));
+    await store.appendBlob(new TextEncoder().encode('cde'));
+    await store.appendJournal('x\n');
+    expect(await keysUnder(prefix)).toEqual([
+      '0/journal/000000000000',
+      '0/pack/0000000000000000',
+      '0/pack/0000000000000002',
+    ]);
+    async function* one() {
+      yield new TextEncoder().encode('cde');
+    }
+    await store.replace(one(), () => 'y\n');
+    expect(await keysUnder(prefix)).toEqual(['1/journal/000000000000', '1/pack/0000000000000000', 'current']);
+  });
+
+  it('deletes at first use what a replace that died before its switch left behind', async () => {
+    const prefix = fresh();
+    const store = r2HistoryStore({ bucket, prefix });
+    await store.appendBlob(new TextEncoder().encode('kept'));
+    await store.appendJournal('kept\n');
+    // A replace that died after writing its pieces and journal, before the pointer.
+    await bucket.put(`${prefix}1/pack/0000000000000000`, new TextEncoder().encode('dead'));
+    await bucket.put(`${prefix}1/journal/000000000000`, new TextEncoder().encode('dead\n'));
+    const again = r2HistoryStore({ bucket, prefix });
+    expect(await again.readJournal()).toBe('kept\n');
+    expect(new TextDecoder().decode((await again.readBlob(0, 4))!)).toBe('kept');
+    expect(await keysUnder(prefix)).toEqual(['0/journal/000000000000', '0/pack/0000000000000000']);
+  });
+
+  it('gathers the pieces of a replace into few objects', async () => {
+    const prefix = fresh();
+    const store = r2HistoryStore({ bucket, prefix });
+    const piece = new Uint8Array(1000).fill(7);
+    async function* many() {
+      for (let i = 0; i < 500; i++) yield piece;
+    }
+    await store.replace(many(), () => '');
+    expect(await keysUnder(`${prefix}1/pack/`)).toEqual(['0000000000000000']);
+    expect(await store.readBlob(499_000, 1000)).toEqual(piece);
+    expect(await store.size()).toBe(500_000);
+  });
+
+  it('its keys are hidden from the note store sharing the bucket under a dot-prefix', async () => {
+    const prefix = fresh();
+    const history = r2HistoryStore({ bucket, prefix: `${prefix}.quire/history/` });
+    await history.appendBlob(new TextEncoder().encode('# not a note'));
+    await history.appendJournal('{}\n');
+    const notes = r2NoteStore({ bucket, prefix });
+    await notes.write('real.md', new TextEncoder().encode('# Real'));
+    expect((await notes.list()).map((f) => f.path)).toEqual(['real.md']);
+    expect(await notes.listFolders()).toEqual([]);
   });
 });
