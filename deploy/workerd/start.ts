@@ -1,5 +1,6 @@
 import { jsonLogger } from '../../adapters/node/logger.ts';
 import { type KvNamespaceLike, kvStateStore } from '../../adapters/store/kv-state-store.ts';
+import { r2HistoryStore } from '../../adapters/store/r2-history-store.ts';
 import { type R2BucketLike, r2NoteStore } from '../../adapters/store/r2-note-store.ts';
 import { type AlarmStorage, alarmLifecycle } from '../shared/lifecycle.ts';
 import { composeQuire, readConfig } from '../shared/quire.ts';
@@ -11,6 +12,9 @@ export interface Env {
   VAULT: { idFromName(name: string): unknown; get(id: unknown): { fetch(req: Request): Promise<Response> } };
   [variable: string]: unknown;
 }
+
+/** Where the history's objects live in the NOTES bucket (hidden from notes: a dot-folder). */
+export const HISTORY_PREFIX = '.quire/history/';
 
 /** The Worker's adapters (R2 notes, KV state), the core and the app; indexes the vault once. */
 export async function start(env: Env, storage: AlarmStorage, first: URL) {
@@ -25,6 +29,11 @@ export async function start(env: Env, storage: AlarmStorage, first: URL) {
   const quire = await composeQuire(config, {
     notes: r2NoteStore({ bucket: env.NOTES, clock }),
     state: kvStateStore({ kv: env.STATE }),
+    // Versions and trash in the notes' bucket, under a dot-folder the note store never lists
+    // (docs/history.md "Runtimes"); HISTORY=false: deletes are for good.
+    history: config.historyEnabled
+      ? r2HistoryStore({ bucket: env.NOTES, prefix: HISTORY_PREFIX })
+      : undefined,
     logger,
     clock,
     runtime: { name: 'workerd', version: globalThis.navigator?.userAgent ?? 'unknown' },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KvNamespaceLike } from '../../adapters/store/kv-state-store.ts';
+import type { R2BucketLike } from '../../adapters/store/r2-note-store.ts';
 import { tempDir } from '../helpers/app.ts';
 import { runRuntimeContract } from './contract.ts';
 import { ensureRuntimes, startWorkerd } from './runtimes.ts';
@@ -53,6 +54,60 @@ describe('the Worker beyond the contract', () => {
         ['a.md', []],
         ['deep/b.md', ['a.md']],
       ]);
+    } finally {
+      await second.stop();
+      await tmp.cleanup();
+    }
+  });
+
+  it('versions and the trash live in R2: a deleted note is restored after a restart of workerd', async () => {
+    const tmp = await tempDir('quire-workerd-history-');
+    const first = await startWorkerd({ persistDir: tmp.dir });
+    let key = '';
+    const call = async (base: string, method: string, path: string, body?: unknown) => {
+      const headers: Record<string, string> = { 'x-service-key': key };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${base}/api/v1${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, json: (await res.json()) as any };
+    };
+    try {
+      key = ((await (await fetch(`${first.url}/api/v1/system/setup`)).json()) as any).data.apiKey;
+      expect((await call(first.url, 'POST', '/auth/link')).status).toBe(200);
+      expect(
+        (await call(first.url, 'POST', '/notes', { path: 'c.md', content: '# C\n\nfirst' })).status,
+      ).toBe(201);
+      expect((await call(first.url, 'PUT', '/notes/c.md', { content: '# C\n\nsecond' })).status).toBe(200);
+      expect((await call(first.url, 'DELETE', '/notes/c.md')).json.data).toMatchObject({ deleted: 'c.md' });
+      const health = await call(first.url, 'GET', '/health');
+      expect(health.json.data.history).toMatchObject({ state: 'on', trash: 1 });
+      // The history's objects sit under a dot-folder of the NOTES bucket: never listed as notes.
+      const bucket = (await first.mf.getR2Bucket('NOTES')) as unknown as R2BucketLike;
+      const listed = await bucket.list({ prefix: '.quire/history/' });
+      expect(listed.objects.length).toBeGreaterThan(0);
+      expect((await call(first.url, 'GET', '/notes')).json.data).toEqual([]);
+    } finally {
+      await first.stop();
+    }
+
+    const second = await startWorkerd({ persistDir: tmp.dir });
+    try {
+      const trash = (await call(second.url, 'GET', '/trash')).json.data;
+      expect(trash.map((t: any) => [t.path, t.kind])).toEqual([['c.md', 'note']]);
+      const restored = await call(second.url, 'POST', `/trash/${encodeURIComponent(trash[0].id)}/restore`);
+      expect(restored.status).toBe(200);
+      expect(restored.json.data.path).toBe('c.md');
+      const note = await call(second.url, 'GET', '/notes/c.md');
+      expect(note.json.data.content).toBe('# C\n\nsecond');
+      const versions = (await call(second.url, 'GET', '/notes/c.md/versions')).json.data;
+      expect(versions.length).toBeGreaterThanOrEqual(2);
+      const oldest = versions[versions.length - 1];
+      const got = await call(second.url, 'GET', `/notes/c.md/versions/${encodeURIComponent(oldest.id)}`);
+      expect(got.json.data.content).toBe('# C\n\nfirst');
+      expect((await call(second.url, 'GET', '/trash')).json.data).toEqual([]);
     } finally {
       await second.stop();
       await tmp.cleanup();
