@@ -15,6 +15,18 @@ const OFFSET_WIDTH = 16;
 const SEQ_WIDTH = 12;
 /** Pieces of a replace() are gathered into objects of about this size (fewer PUTs). */
 const REPLACE_SEGMENT_BYTES = 4 * 1024 * 1024;
+/** Past this many journal objects, reading the journal folds them into one (fewer GETs next start). */
+const FOLD_AFTER = 32;
+/** GETs in flight at once when reading the journal. */
+const READ_CONCURRENCY = 8;
+const emptyGeneration = (name: string): Generation => ({
+  name,
+  segments: [],
+  packSize: 0,
+  nextSeq: 0,
+  journal: new Map(),
+  base: null,
+});
 
 interface Segment {
   start: number;
@@ -28,14 +40,18 @@ interface Generation {
   /** Running pack length: where the next blob starts. */
   packSize: number;
   nextSeq: number;
-  journalBytes: number;
+  /** Journal objects (`<gen>/journal/<seq>`) by sequence number: their sizes. */
+  journal: Map<number, number>;
+  /** The folded journal (`<gen>/jbase/<seq>`): every line of the sequence numbers up to `seq`. */
+  base: { seq: number; size: number } | null;
 }
 
 /**
  * The history in an R2 bucket (Cloudflare Workers). R2 has no append, so the pack is a series of
  * objects `<prefix><gen>/pack/<start offset>` (one PUT per appendBlob; the offset is the running
  * pack length) and the journal a series `<prefix><gen>/journal/<seq>` (one PUT per appendJournal),
- * read back in key order. A PUT is durable when it resolves, so `syncBlobs` has nothing to do.
+ * read back in order; reading it (once, at start) folds more than 32 of them into one object
+ * `<gen>/jbase/<last seq>`, so a start reads few objects however many writes came before. A PUT is durable when it resolves, so `syncBlobs` has nothing to do.
  * `replace` writes a new generation (pack pieces gathered into ~4 MiB objects, then the journal as
  * one object), then the small pointer `<prefix>current` naming it, then deletes the old one: a
  * crash before the pointer leaves the old pair, after it the new one; objects of any generation the
@@ -71,11 +87,20 @@ export function r2HistoryStore(opts: {
     for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
   };
 
+  const packKey = (gen: string, start: number) => `${prefix}${gen}/pack/${pad(start, OFFSET_WIDTH)}`;
+  const journalKey = (gen: string, seq: number) => `${prefix}${gen}/journal/${pad(seq, SEQ_WIDTH)}`;
+  const baseKey = (gen: string, seq: number) => `${prefix}${gen}/jbase/${pad(seq, SEQ_WIDTH)}`;
+  const getText = async (key: string) => {
+    const o = await bucket.get(key);
+    return o ? decoder.decode(await o.arrayBuffer()) : '';
+  };
+
   const load = async (): Promise<Generation> => {
     const pointer = await bucket.get(pointerKey);
     const name = pointer ? decoder.decode(await pointer.arrayBuffer()).trim() : '0';
-    const gen: Generation = { name, segments: [], packSize: 0, nextSeq: 0, journalBytes: 0 };
+    const gen = emptyGeneration(name);
     const stale: string[] = [];
+    const bases: { seq: number; size: number; key: string }[] = [];
     for (const o of await listAll(prefix)) {
       const rest = o.key.slice(prefix.length);
       if (rest === 'current') continue;
@@ -87,17 +112,34 @@ export function r2HistoryStore(opts: {
         gen.segments.push({ start: num, size: o.size });
         gen.packSize = Math.max(gen.packSize, num + o.size);
       } else if (kind === 'journal') {
-        gen.nextSeq = Math.max(gen.nextSeq, num + 1);
-        gen.journalBytes += o.size;
+        gen.journal.set(num, o.size);
+      } else if (kind === 'jbase') {
+        bases.push({ seq: num, size: o.size, key: o.key });
       } else {
         stale.push(o.key);
       }
     }
     gen.segments.sort((a, b) => a.start - b.start);
+    // The newest fold holds every line up to its number: older folds and the objects it covers go
+    // (left behind by a stop between writing the fold and deleting what it replaces).
+    bases.sort((a, b) => a.seq - b.seq);
+    const base = bases.pop();
+    for (const b of bases) stale.push(b.key);
+    if (base) {
+      gen.base = { seq: base.seq, size: base.size };
+      for (const seq of [...gen.journal.keys()]) {
+        if (seq <= base.seq) {
+          gen.journal.delete(seq);
+          stale.push(journalKey(name, seq));
+        }
+      }
+    }
+    gen.nextSeq = Math.max(base ? base.seq + 1 : 0, ...[...gen.journal.keys()].map((n) => n + 1));
     await deleteAll(stale);
     return gen;
   };
   let loading: Promise<Generation> | null = null;
+  let appending = 0;
   const current = () => {
     loading ??= load().catch((err) => {
       loading = null; // the next call tries again
@@ -105,8 +147,6 @@ export function r2HistoryStore(opts: {
     });
     return loading;
   };
-  const packKey = (gen: string, start: number) => `${prefix}${gen}/pack/${pad(start, OFFSET_WIDTH)}`;
-  const journalKey = (gen: string, seq: number) => `${prefix}${gen}/journal/${pad(seq, SEQ_WIDTH)}`;
 
   /** Index of the last segment starting at or before `offset` (-1: none). */
   const segmentAt = (segments: Segment[], offset: number) => {
@@ -168,24 +208,47 @@ export function r2HistoryStore(opts: {
       const gen = await current();
       const bytes = encoder.encode(text);
       const seq = gen.nextSeq++;
-      gen.journalBytes += bytes.length;
-      await bucket.put(journalKey(gen.name, seq), bytes);
+      appending++;
+      try {
+        await bucket.put(journalKey(gen.name, seq), bytes);
+        gen.journal.set(seq, bytes.length);
+      } finally {
+        appending--;
+      }
     },
     async readJournal() {
       const gen = await current();
-      const keys = (await listAll(`${prefix}${gen.name}/journal/`)).map((o) => o.key).sort();
-      const parts = await Promise.all(
-        keys.map(async (k) => {
-          const o = await bucket.get(k);
-          return o ? decoder.decode(await o.arrayBuffer()) : '';
-        }),
-      );
-      return parts.join('');
+      const base = gen.base;
+      const seqs = [...gen.journal.keys()].sort((x, y) => x - y);
+      const parts: string[] = new Array(seqs.length);
+      for (let i = 0; i < seqs.length; i += READ_CONCURRENCY) {
+        const batch = seqs.slice(i, i + READ_CONCURRENCY);
+        const texts = await Promise.all(batch.map((seq) => getText(journalKey(gen.name, seq))));
+        texts.forEach((t, j) => {
+          parts[i + j] = t;
+        });
+      }
+      const text = (base ? await getText(baseKey(gen.name, base.seq)) : '') + parts.join('');
+      // Not while an append is in flight: its number may be below the fold's and would be lost.
+      if (seqs.length > FOLD_AFTER && appending === 0 && gen === (await current())) {
+        // Fold: one object with every line so far, then the ones it replaces go. A stop between
+        // the two leaves both; the next start keeps the fold and deletes the rest.
+        const last = seqs[seqs.length - 1]!;
+        const bytes = encoder.encode(text);
+        await bucket.put(baseKey(gen.name, last), bytes);
+        gen.base = { seq: last, size: bytes.length };
+        for (const seq of seqs) gen.journal.delete(seq);
+        await deleteAll([
+          ...(base ? [baseKey(gen.name, base.seq)] : []),
+          ...seqs.map((seq) => journalKey(gen.name, seq)),
+        ]);
+      }
+      return text;
     },
     async replace(pieces, journal) {
       const old = await current();
       const name = String((Number(old.name) || 0) + 1);
-      const next: Generation = { name, segments: [], packSize: 0, nextSeq: 0, journalBytes: 0 };
+      const next = emptyGeneration(name);
       // Leftovers of an earlier attempt that failed midway (this process kept running) go first.
       await deleteAll((await listAll(`${prefix}${name}/`)).map((o) => o.key));
       let buffered: Uint8Array[] = [];
@@ -214,7 +277,7 @@ export function r2HistoryStore(opts: {
       if (text.length > 0) {
         await bucket.put(journalKey(name, 0), text);
         next.nextSeq = 1;
-        next.journalBytes = text.length;
+        next.journal.set(0, text.length);
       }
       // The switch: before this PUT a restart finds the old pair, after it the new one.
       await bucket.put(pointerKey, encoder.encode(name));
@@ -223,7 +286,9 @@ export function r2HistoryStore(opts: {
     },
     async size() {
       const gen = await current();
-      return gen.segments.reduce((n, s) => n + s.size, 0) + gen.journalBytes;
+      let journalBytes = gen.base?.size ?? 0;
+      for (const n of gen.journal.values()) journalBytes += n;
+      return gen.segments.reduce((n, s) => n + s.size, 0) + journalBytes;
     },
   };
 }

@@ -142,6 +142,28 @@ describe('r2HistoryStore beyond the contract', () => {
     expect(await keysUnder(prefix)).toEqual(['0/journal/000000000000', '0/pack/0000000000000000']);
   });
 
+  it('folds many journal objects into one when read, so the next start reads few', async () => {
+    const prefix = fresh();
+    const store = r2HistoryStore({ bucket, prefix });
+    const lines = Array.from({ length: 40 }, (_, i) => `{"n":${i}}\n`);
+    for (const l of lines) await store.appendJournal(l);
+    const size = await store.size();
+    const again = r2HistoryStore({ bucket, prefix });
+    expect(await again.readJournal()).toBe(lines.join(''));
+    expect(await keysUnder(prefix)).toEqual(['0/jbase/000000000039']);
+    expect(await again.size()).toBe(size);
+    await again.appendJournal('{"n":40}\n');
+    // A stop between the fold and its deletes: an object it covers is still there.
+    await bucket.put(`${prefix}0/journal/000000000005`, new TextEncoder().encode(lines[5]!));
+    const third = r2HistoryStore({ bucket, prefix });
+    expect(await third.readJournal()).toBe(`${lines.join('')}{"n":40}\n`);
+    expect(await keysUnder(prefix)).toEqual(['0/jbase/000000000039', '0/journal/000000000040']);
+    await third.appendJournal('{"n":41}\n');
+    expect(await r2HistoryStore({ bucket, prefix }).readJournal()).toBe(
+      `${lines.join('')}{"n":40}\n{"n":41}\n`,
+    );
+  });
+
   it('gathers the pieces of a replace into few objects', async () => {
     const prefix = fresh();
     const store = r2HistoryStore({ bucket, prefix });
