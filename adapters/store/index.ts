@@ -7,4 +7,5 @@ export { memoryFileStore } from './memory-file-store.ts';
 export { memoryHistoryStore } from './memory-history-store.ts';
 export { memoryNoteStore } from './memory-note-store.ts';
 export { memoryStateStore } from './memory-state-store.ts';
+export { type R2HistoryBucket, r2HistoryStore } from './r2-history-store.ts';
 export { type R2BucketLike, r2NoteStore } from './r2-note-store.ts';
