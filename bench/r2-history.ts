@@ -20,7 +20,7 @@ const blob = new Uint8Array(2000).fill(65);
 
 async function run(open: () => HistoryStore) {
   const store = open();
-  let t = performance.now();
+  const t = performance.now();
   for (let i = 0; i < N; i++) {
     const at = await store.appendBlob(blob);
     await store.syncBlobs?.();
@@ -56,7 +56,14 @@ const add = (name: string, r: { writeMs: number; firstStart: number; secondStart
 try {
   for (let r = 0; r < RUNS; r++) {
     const dir = await mkdtemp(join(tmpdir(), 'quire-bench-hist-'));
-    add('fs (fsync)', await run(() => fsHistoryStore({ dir: join(dir, 'h') })));
+    const opened: { close(): Promise<void> }[] = [];
+    const openFs = () => {
+      const s = fsHistoryStore({ dir: join(dir, 'h') });
+      opened.push(s);
+      return s;
+    };
+    add('fs (fsync)', await run(openFs));
+    for (const s of opened) await s.close();
     await rm(dir, { recursive: true, force: true });
     const prefix = `bench-${process.pid}-${r}/`;
     add('r2 (Miniflare)', await run(() => r2HistoryStore({ bucket, prefix })));
