@@ -180,11 +180,20 @@ export function alarmLifecycle(opts: {
   logger: Logger;
   reconcileSeconds: number;
   cacheSaveSeconds: number;
+  /**
+   * The history's pruning (versions and trash past their retention, then compaction), run by the
+   * reconcile alarm at most once per `pruneEveryMs` (default an hour): a Worker's timers die with
+   * its Durable Object, its alarms do not.
+   */
+  prune?: () => Promise<{ versions: number; trash: number }>;
+  pruneEveryMs?: number;
   now?: () => number;
 }) {
   const now = opts.now ?? Date.now;
   const reconcileMs = opts.reconcileSeconds * 1000;
+  const pruneEveryMs = opts.pruneEveryMs ?? 3_600_000;
   let lastReconcile = now();
+  let lastPrune = now();
   const armAt = async (at: number) => {
     const current = await opts.storage.getAlarm();
     if (current === null || current > at) await opts.storage.setAlarm(at);
@@ -207,6 +216,15 @@ export function alarmLifecycle(opts: {
       const changed = await opts.notes.reconcile();
       opts.logger.debug('reconcile', { trigger: 'alarm', changed });
       if (changed) await opts.notes.saveCache();
+      if (opts.prune && now() - lastPrune >= pruneEveryMs) {
+        lastPrune = now();
+        try {
+          const r = await opts.prune();
+          if (r.versions || r.trash) opts.logger.info('history pruned', r);
+        } catch (err) {
+          opts.logger.warn('history prune failed', { error: String(err) });
+        }
+      }
     },
   };
 }

@@ -52,6 +52,8 @@ export async function start(env: Env, storage: AlarmStorage, first: URL) {
     logger,
     reconcileSeconds: config.reconcileSeconds,
     cacheSaveSeconds: config.indexCacheSaveSeconds,
+    // The hourly setInterval of composeQuire dies with the Durable Object; the alarm prunes too.
+    prune: () => quire.core.prune(),
   });
   return { app: quire.app, lifecycle };
 }

@@ -165,4 +165,49 @@ describe('the shared lifecycle (deploy/shared/lifecycle.ts)', () => {
     await life.afterRequest(new Request('http://x/api/v1/notes'));
     expect(alarm).toBe(now + 300_000);
   });
+
+  it('on Workers the reconcile alarm prunes the history, at most once per period, and survives a failed prune', async () => {
+    const v = vault();
+    let now = 5_000_000;
+    const storage = { getAlarm: async () => null, setAlarm: async () => {} };
+    const calls: number[] = [];
+    let fail = false;
+    await v.notes.load();
+    const life = alarmLifecycle({
+      notes: v.notes,
+      storage,
+      logger: v.logger,
+      reconcileSeconds: 300,
+      cacheSaveSeconds: 10,
+      pruneEveryMs: 3_600_000,
+      prune: async () => {
+        calls.push(now);
+        if (fail) throw new Error('bucket unreachable');
+        return { versions: 2, trash: 1 };
+      },
+      now: () => now,
+    });
+    // Reconcile alarms every 5 minutes: the first prune only once an hour has passed.
+    for (let i = 0; i < 11; i++) {
+      now += 300_000;
+      await life.alarm();
+    }
+    expect(calls).toEqual([]);
+    now += 300_000;
+    await life.alarm();
+    expect(calls).toEqual([5_000_000 + 3_600_000]);
+    expect(v.lines.some((l) => l.msg === 'history pruned' && l.fields?.versions === 2)).toBe(true);
+    // The next one an hour later; a failure is logged and the alarm still completes.
+    fail = true;
+    for (let i = 0; i < 12; i++) {
+      now += 300_000;
+      await life.alarm();
+    }
+    expect(calls).toHaveLength(2);
+    expect(
+      v.lines.some(
+        (l) => l.msg === 'history prune failed' && String(l.fields?.error).includes('unreachable'),
+      ),
+    ).toBe(true);
+  });
 });
