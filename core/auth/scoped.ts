@@ -82,6 +82,17 @@ export function scopedNotes(notes: NoteService, principal: Principal | undefined
   return memo(notes, scope, () => buildNotesView(notes, principal!, scope));
 }
 
+/** Runs `check` then `run`; a refusal is a rejected promise, like the services' own errors. */
+function guarded<T>(check: () => void, run: () => Promise<T>): Promise<T> {
+  try {
+    check();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  // Called at once (not after an await): a write reads its actor when it is called.
+  return run();
+}
+
 function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): NoteService {
   const folders = limitsFolders(scope);
   const see = (path: string) => inScope(scope, path);
@@ -95,16 +106,6 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
   const writable = (pathInput: unknown, cap: 'notes:write' | 'files:write' = 'notes:write'): void => {
     requireCap(p, cap);
     if (typeof pathInput === 'string') requireWrite(p, cap, validateNotePathOrRaw(pathInput));
-  };
-  /** Runs `check` then `run`; a refusal is a rejected promise, like the service's own errors. */
-  const guarded = <T>(check: () => void, run: () => Promise<T>): Promise<T> => {
-    try {
-      check();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    // Called at once (not after an await): a write reads its actor when it is called.
-    return run();
   };
   const seen = <T extends NoteSummary>(n: T): T => (folders ? scopedSummary(scope, n) : n);
   let list: { generation: number; items: NoteSummary[] } | null = null;
@@ -342,26 +343,28 @@ function buildFilesView(files: FileService, p: Principal, scope: KeyScope): File
     stat: (pathInput) => Promise.resolve().then(() => files.stat(readable(pathInput))),
     read: (pathInput, range) => Promise.resolve().then(() => files.read(readable(pathInput), range)),
     put: (pathInput, body, opts) =>
-      Promise.resolve().then(() => {
-        writable(pathInput);
-        return files.put(pathInput, body, opts);
-      }),
+      guarded(
+        () => writable(pathInput),
+        () => files.put(pathInput, body, opts),
+      ),
     remove: (pathInput, ifMatch, by) =>
-      Promise.resolve().then(() => {
-        writable(pathInput);
-        return files.remove(pathInput, ifMatch, by);
-      }),
+      guarded(
+        () => writable(pathInput),
+        () => files.remove(pathInput, ifMatch, by),
+      ),
     restore: (pathInput, bytes, by) =>
-      Promise.resolve().then(() => {
-        writable(pathInput);
-        return files.restore(pathInput, bytes, by);
-      }),
+      guarded(
+        () => writable(pathInput),
+        () => files.restore(pathInput, bytes, by),
+      ),
     move: (from, to, ifMatch) =>
-      Promise.resolve().then(() => {
-        writable(from);
-        writable(to);
-        return files.move(from, to, ifMatch);
-      }),
+      guarded(
+        () => {
+          writable(from);
+          writable(to);
+        },
+        () => files.move(from, to, ifMatch),
+      ),
     list: async () => {
       // Listing attachments only names them: with files:read, or in the folder tree for notes:read.
       return (await files.list()).filter((f) => see(f.path));
