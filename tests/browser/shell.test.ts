@@ -189,6 +189,10 @@ describe('the workspace shell (Chromium)', () => {
       await page.getByTestId('drawer-toggle').click();
       await page.locator('[data-folder="Projects"] summary').waitFor({ state: 'visible' });
       expect(await page.getByTestId('drawer-toggle').getAttribute('aria-expanded')).toBe('true');
+      // The drawer slides in (0.15 s): the screenshot shows it open, not half way.
+      await page.waitForFunction(
+        () => getComputedStyle(document.querySelector('.tree-pane')!).transform === 'none',
+      );
       await shot(page, `drawer-390-${scheme}`);
       expect(await axeSerious(page)).toEqual([]);
       await page.locator('[data-testid="tree"] a[data-path="Home.md"]').click();
