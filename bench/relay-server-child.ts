@@ -6,12 +6,12 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from '../adapters/http/app.ts';
-import { relayConnector } from '../adapters/relay/connector.ts';
-import { tunnelConnector } from '../adapters/relay/tunnel-connector.ts';
 import { memoryNoteStore } from '../adapters/store/memory-note-store.ts';
 import { createIdentity, serverIdOf } from '../core/identity.ts';
 import { createNoteService } from '../core/notes/service.ts';
 import type { Logger } from '../core/ports.ts';
+import { relayConnector } from '../relay/connector/connector.ts';
+import { tunnelConnector } from '../relay/connector/tunnel-connector.ts';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const clock = { now: () => Date.now() };

@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { type ClientHttp2Session, connect, createServer, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
-import { corkedSender } from '../adapters/relay/ws-cork.ts';
+import { corkedSender } from '../relay/node/ws-cork.ts';
 
 const REQ = new Uint8Array(300).fill(114);
 const ANSWER = new Uint8Array(2_500).fill(97);

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { errorBody } from '../http-kit/envelope.ts';
+import { errorBody } from '../../http-kit/envelope.ts';
 import type { AppEnv } from './types.ts';
 
 /** Where the built client UI (client-link/dist) comes from; runtime-specific. */

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Logger } from '../../core/ports.ts';
-import { requestIdOf } from '../http-kit/request-id.ts';
-import { SECURE_HEADERS } from '../http-kit/secure-headers.ts';
+import { requestIdOf } from '../../http-kit/request-id.ts';
+import { SECURE_HEADERS } from '../../http-kit/secure-headers.ts';
 import { isPreflight, preflightAnswer } from './preflight.ts';
 
 /** Headers every answer of this request carries: security headers, X-Request-Id, CORS. */

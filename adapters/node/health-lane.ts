@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../core/ports.ts';
-import { requestIdOf } from '../http-kit/request-id.ts';
-import { SECURE_HEADERS } from '../http-kit/secure-headers.ts';
+import { requestIdOf } from '../../http-kit/request-id.ts';
+import { SECURE_HEADERS } from '../../http-kit/secure-headers.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NoteService } from '../../core/notes/service.ts';
 import type { Authenticator, Logger } from '../../core/ports.ts';
+import { requestIdOf } from '../../http-kit/request-id.ts';
 import { type FrameStats, frameHeaders, logRequest, withBase } from '../http/frame.ts';
 import type { NoteCache } from '../http/note-cache.ts';
 import { indexedNoteAnswer } from '../http/routes/notes.ts';
-import { requestIdOf } from '../http-kit/request-id.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -21,7 +21,7 @@ export async function linkRelay(opts: {
   if (config.pairingMode !== 'relay') return null;
   let relay: { url: string; publicBaseUrl: string; stop(): Promise<void> } | null = null;
   if (!config.relayUrl) {
-    const { startRelay } = await import('../relay/server.ts');
+    const { startRelay } = await import('../../relay/node/server.ts');
     relay = await startRelay(
       {
         host: config.relayHost,
@@ -37,7 +37,7 @@ export async function linkRelay(opts: {
     opts.setupConfig.relayUrl = relay.publicBaseUrl;
   }
   // Loaded here, after the server listens: the connector and ws are not on the way to the first answer.
-  const { tunnelConnector } = await import('../../adapters/relay/tunnel-connector.ts');
+  const { tunnelConnector } = await import('../../relay/connector/tunnel-connector.ts');
   const connector = tunnelConnector({
     relayUrl: config.relayUrl ?? relay!.url,
     serverId: auth.serverId,

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHealthBody } from '../../adapters/http/routes/system.ts';
-import { errorBody } from '../../adapters/http-kit/envelope.ts';
 import { analyzePool } from '../../adapters/node/analyze-pool.ts';
 import { healthLane } from '../../adapters/node/health-lane.ts';
 import { httpDrain } from '../../adapters/node/http-drain.ts';
@@ -14,6 +13,7 @@ import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
 import type { Logger } from '../../core/ports.ts';
+import { errorBody } from '../../http-kit/envelope.ts';
 import type { ServerConfig } from '../shared/config/index.ts';
 import { type StopStep, startLifecycle } from '../shared/lifecycle.ts';
 import { composeQuire, VERSION } from '../shared/quire.ts';

@@ -1,7 +1,7 @@
 /** The relay's root (`npm run relay`): the relay service until a stop signal. */
 import { jsonLogger } from '../../adapters/node/logger.ts';
+import { startRelay } from '../../relay/node/server.ts';
 import { ConfigError, loadRelayConfig, type RelayConfig } from '../shared/config/index.ts';
-import { startRelay } from './server.ts';
 
 let config: RelayConfig;
 try {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect } from 'vitest';
-import type { QueuedRequest, RelayQueue } from '../../relay/ports.ts';
+import type { QueuedRequest, RelayQueue } from '../../relay/queue/ports.ts';
 import { pastDeadline, until } from '../relay/helpers.ts';
 import { type DeclaredSkip, withDeclaredSkips } from './skips.ts';
 
@@ -33,7 +33,7 @@ export const RELAY_QUEUE_CASES = {
   shared: 'shares one store between instances: queued on one, taken and answered on another',
 } as const;
 
-/** The behaviour every RelayQueue adapter shares (see relay/ports.ts). */
+/** The behaviour every RelayQueue adapter shares (see relay/queue/ports.ts). */
 export function runRelayQueueContract(name: string, opts: RelayQueueContractOptions) {
   const { create } = opts;
   describe(`RelayQueue contract: ${name}`, () => {

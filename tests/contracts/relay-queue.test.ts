@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
-import { memoryRelayQueue } from '../../relay/memory-queue.ts';
-import { redisRelayQueue } from '../../relay/redis-queue.ts';
+import { memoryRelayQueue } from '../../relay/queue/memory.ts';
+import { redisRelayQueue } from '../../relay/queue/redis.ts';
 import { deleteKeys, quiet, redisClient, uniquePrefix } from '../relay/helpers.ts';
 import { RELAY_QUEUE_CASES, runRelayQueueContract } from './relay-queue.contract.ts';
 

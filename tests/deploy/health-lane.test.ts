@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECURE_HEADERS } from '../../adapters/http-kit/secure-headers.ts';
+import { SECURE_HEADERS } from '../../http-kit/secure-headers.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 
 describe('health on the Node server (answered on node:http directly)', () => {

@@ -78,7 +78,7 @@ describe('heavy clients load only when configured', () => {
       'relay connector online',
     );
     // The recorder works: the embedded relay's own modules are in the list.
-    expect(urls.some((u) => u.endsWith('/deploy/relay/server.ts'))).toBe(true);
+    expect(urls.some((u) => u.endsWith('/relay/node/server.ts'))).toBe(true);
     expect(urls.filter((u) => u.includes('/node_modules/ioredis/'))).toEqual([]);
   }, 60_000);
 

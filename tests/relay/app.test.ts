@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RelayLimits } from '../../relay/types.ts';
+import type { RelayLimits } from '../../relay/service/types.ts';
 import { newIdentity, newSecret, registerBody } from './fixtures.ts';
 import { PUBLIC, relayHarness } from './harness.ts';
 import { until } from './helpers.ts';

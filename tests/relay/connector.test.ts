@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RelayConnectorOptions, relayConnector } from '../../adapters/relay/connector.ts';
-import type { RelayLimits } from '../../relay/types.ts';
+import { type RelayConnectorOptions, relayConnector } from '../../relay/connector/connector.ts';
+import type { RelayLimits } from '../../relay/service/types.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import { PUBLIC, relayHarness } from './harness.ts';
 import { quiet, until } from './helpers.ts';

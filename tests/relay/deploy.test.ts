@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadRelayConfig, RelayConfigError } from '../../deploy/shared/config/relay.ts';
-import { DEFAULT_LIMITS } from '../../relay/types.ts';
+import { DEFAULT_LIMITS } from '../../relay/service/types.ts';
 import { runTs } from '../helpers/child.ts';
 import { postJson } from './e2e-harness.ts';
 import { newIdentity, registerBody } from './fixtures.ts';

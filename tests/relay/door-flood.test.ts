@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
+import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import * as flood from './flood.ts';
 import { quiet, until } from './helpers.ts';

@@ -6,8 +6,8 @@
  */
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
-import type { RelayLimits } from '../../relay/types.ts';
+import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
+import type { RelayLimits } from '../../relay/service/types.ts';
 import { e2eWorld } from './e2e-harness.ts';
 import { newIdentity, pairing } from './fixtures.ts';
 import { quiet, until } from './helpers.ts';

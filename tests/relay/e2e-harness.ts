@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
+import { serverIdOf } from '../../core/identity.ts';
 import {
   type RelayConnector,
   type RelayConnectorOptions,
   relayConnector,
-} from '../../adapters/relay/connector.ts';
-import { serverIdOf } from '../../core/identity.ts';
-import { type RunningRelay, type StartRelayConfig, startRelay } from '../../deploy/relay/server.ts';
+} from '../../relay/connector/connector.ts';
+import { type RunningRelay, type StartRelayConfig, startRelay } from '../../relay/node/server.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import { deleteKeys, quiet, REDIS_URL, redisClient, TEST_QUEUE_KEY, uniquePrefix, until } from './helpers.ts';
 

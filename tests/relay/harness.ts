@@ -1,8 +1,8 @@
 import type { StoredIdentity } from '../../core/identity.ts';
-import { createRelayApp } from '../../relay/app.ts';
-import { memoryRelayQueue } from '../../relay/memory-queue.ts';
-import type { RelayQueue } from '../../relay/ports.ts';
-import type { RelayLimits } from '../../relay/types.ts';
+import { createRelayApp } from '../../relay/http/app.ts';
+import { memoryRelayQueue } from '../../relay/queue/memory.ts';
+import type { RelayQueue } from '../../relay/queue/ports.ts';
+import type { RelayLimits } from '../../relay/service/types.ts';
 import { newIdentity, registerBody } from './fixtures.ts';
 import { quiet } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { relayConnector } from '../../adapters/relay/connector.ts';
+import { relayConnector } from '../../relay/connector/connector.ts';
 import { call, e2eWorld, postJson } from './e2e-harness.ts';
 import { newIdentity, registerBody, smallApp } from './fixtures.ts';
 import { deleteKeys, quiet, redisClient, until } from './helpers.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { relayConnector } from '../../adapters/relay/connector.ts';
+import { relayConnector } from '../../relay/connector/connector.ts';
 import { WIRE_LIMITS } from '../../relay/protocol/limits.ts';
 import { call, e2eWorld } from './e2e-harness.ts';
 import { newIdentity, smallApp } from './fixtures.ts';

@@ -1,13 +1,13 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
-import type { StartRelayConfig } from '../../deploy/relay/server.ts';
+import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
+import type { StartRelayConfig } from '../../relay/node/server.ts';
 import { e2eWorld } from './e2e-harness.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import { quiet, until } from './helpers.ts';
 
 /**
- * The relay's Node fast lane for GET/HEAD through a tunnel (deploy/relay/proxy-lane.ts) against
+ * The relay's Node fast lane for GET/HEAD through a tunnel (relay/node/proxy-lane.ts) against
  * the Hono route it bypasses: two relays, one with the lane and one without, each with a tunnel
  * to the same app, asked the same requests; status, headers and body must be the same.
  */

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
+import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import { call, e2eWorld } from './e2e-harness.ts';
 import { newIdentity, smallApp } from './fixtures.ts';
 import { quiet, until } from './helpers.ts';

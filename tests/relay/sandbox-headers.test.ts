@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { proxiedHeaders, RELAY_FORMS_CSP, RELAY_SANDBOX_CSP } from '../../relay/http-codec.ts';
+import { proxiedHeaders, RELAY_FORMS_CSP, RELAY_SANDBOX_CSP } from '../../relay/protocol/http-codec.ts';
 
 const csp = (type: string, path?: string) =>
   proxiedHeaders([['content-type', type]], path).find(([k]) => k === 'content-security-policy')?.[1];

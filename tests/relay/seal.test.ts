@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aesSeal, plainSeal } from '../../relay/seal.ts';
+import { aesSeal, plainSeal } from '../../relay/protocol/seal.ts';
 
 describe('payload seals', () => {
   it('AES-GCM: round-trips, never repeats a ciphertext, and refuses another key or tampering', async () => {

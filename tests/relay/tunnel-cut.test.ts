@@ -1,10 +1,10 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
-import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { createNoteService } from '../../core/notes/service.ts';
-import { type RunningRelay, startRelay } from '../../deploy/relay/server.ts';
+import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
+import { type RunningRelay, startRelay } from '../../relay/node/server.ts';
 import { newIdentity, pairing } from './fixtures.ts';
 import { quiet, until } from './helpers.ts';
 

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
 import { identitySigner, tunnelStatement } from '../../core/identity.ts';
+import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import {
   decodeFrame,
   END,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { tunnelConnector } from '../../adapters/relay/tunnel-connector.ts';
+import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import { call, e2eWorld, postJson } from './e2e-harness.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import { quiet, until } from './helpers.ts';

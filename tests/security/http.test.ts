@@ -2,15 +2,15 @@ import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { secureHeaders } from '../../adapters/http-kit/secure-headers.ts';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { AUTH_STATE_KEY } from '../../core/auth/service.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { composeApp } from '../../deploy/node/compose.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
-import { createRelayApp } from '../../relay/app.ts';
-import { memoryRelayQueue } from '../../relay/memory-queue.ts';
+import { secureHeaders } from '../../http-kit/secure-headers.ts';
+import { createRelayApp } from '../../relay/http/app.ts';
+import { memoryRelayQueue } from '../../relay/queue/memory.ts';
 import { requester, silentLogger, tempDir } from '../helpers/app.ts';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -2,9 +2,9 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../deploy/node/server.ts';
-import { startRelay } from '../../deploy/relay/server.ts';
 import { loadRelayConfig } from '../../deploy/shared/config/relay.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
+import { startRelay } from '../../relay/node/server.ts';
 import { silentLogger, tempDir } from '../helpers/app.ts';
 import { newIdentity, registerBody } from '../relay/fixtures.ts';
 

@@ -8,7 +8,7 @@ import { ChatBody } from '../../../core/agent/schemas.ts';
 import { CreateChannelBody, ToggleChannelBody, WebMessageBody } from '../../../core/channels/schemas.ts';
 import { InstallPluginBody, PluginConfigBody, TogglePluginBody } from '../../../core/plugins/schemas.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
-import { STATUS } from '../../http-kit/envelope.ts';
+import { STATUS } from '../../../http-kit/envelope.ts';
 import { KeyName } from '../routes/auth.ts';
 import { OAUTH_PATHS } from './oauth-paths.ts';
 import type { Operation } from './operation.ts';

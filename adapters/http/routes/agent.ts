@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Agent } from '../../../core/agent/agent.ts';
 import { ChatBody } from '../../../core/agent/schemas.ts';
-import { ok, readJson } from '../../http-kit/envelope.ts';
+import { ok, readJson } from '../../../http-kit/envelope.ts';
 import type { AppEnv } from '../types.ts';
 
 /** `GET /api/v1/agent/status` and `POST /api/v1/agent/chat`. */

@@ -4,7 +4,7 @@ import { requireCap, requireWholeVault } from '../../../core/auth/access.ts';
 import { KeyScopeSchema } from '../../../core/auth/scope.ts';
 import { scopeWithin } from '../../../core/auth/service.ts';
 import { DomainError } from '../../../core/errors.ts';
-import { ok, readJson } from '../../http-kit/envelope.ts';
+import { ok, readJson } from '../../../http-kit/envelope.ts';
 import { clientAddress } from '../client.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { AppDeps, AppEnv, SetupDeps } from '../types.ts';

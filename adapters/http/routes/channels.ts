@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import { CreateChannelBody, ToggleChannelBody, WebMessageBody } from '../../../core/channels/schemas.ts';
 import type { ChannelService } from '../../../core/channels/service.ts';
 import { isDomainError } from '../../../core/errors.ts';
-import { ok, readJson } from '../../http-kit/envelope.ts';
+import { ok, readJson } from '../../../http-kit/envelope.ts';
 import { clientAddress, serverUrl } from '../client.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { AppDeps, AppEnv } from '../types.ts';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { errorBody } from '../../http-kit/envelope.ts';
+import { errorBody } from '../../../http-kit/envelope.ts';
 import { serverUrl } from '../client.ts';
 import type { ClientAssets } from '../client-ui.ts';
 import { openApiDocument } from '../openapi/document.ts';

@@ -5,7 +5,7 @@ import { scopedFeedEvent, scopedFeedPage } from '../../../core/auth/scoped.ts';
 import { DomainError } from '../../../core/errors.ts';
 import type { ChangeFeed, FeedEvent } from '../../../core/notes/change-feed.ts';
 import { EventsQuery } from '../../../core/notes/schemas.ts';
-import { ok } from '../../http-kit/envelope.ts';
+import { ok } from '../../../http-kit/envelope.ts';
 import type { AppEnv } from '../types.ts';
 
 /** Options of the change feed routes. */

@@ -8,7 +8,7 @@ import { etagMatches, type FileMeta, type FileService } from '../../../core/file
 import { addFilesToTree } from '../../../core/files/tree.ts';
 import type { FolderNode, NoteService } from '../../../core/notes/service.ts';
 import { basename, validateFolderPath } from '../../../core/paths.ts';
-import { errorBody, ok, readJson, STATUS } from '../../http-kit/envelope.ts';
+import { errorBody, ok, readJson, STATUS } from '../../../http-kit/envelope.ts';
 import { filesFor, notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { actorOf } from './history.ts';

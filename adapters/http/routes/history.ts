@@ -6,7 +6,7 @@ import { unifiedDiff } from '../../../core/history/diff.ts';
 import { decode } from '../../../core/notes/context.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { validateNotePath } from '../../../core/paths.ts';
-import { ok } from '../../http-kit/envelope.ts';
+import { ok } from '../../../http-kit/envelope.ts';
 import { filesFor, notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 

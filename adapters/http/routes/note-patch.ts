@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { PatchNoteBody } from '../../../core/notes/schemas.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
-import { ok, readJson } from '../../http-kit/envelope.ts';
+import { ok, readJson } from '../../../http-kit/envelope.ts';
 import { notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { actorOf } from './history.ts';

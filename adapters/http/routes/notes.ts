@@ -3,7 +3,7 @@ import { limitsFolders } from '../../../core/auth/access.ts';
 import type { NoteSummary } from '../../../core/notes/note-index.ts';
 import type { Note, NoteService } from '../../../core/notes/service.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
-import { ok, readJson } from '../../http-kit/envelope.ts';
+import { ok, readJson } from '../../../http-kit/envelope.ts';
 import { answerEncoding, createCompressedList, loadZlib } from '../compressed-list.ts';
 import { sealedResponse } from '../frame.ts';
 import { type EncodedAnswer, encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';

@@ -16,7 +16,7 @@ import {
 import { type Capability, hasCapability, type KeyScope, READ_ONLY } from '../../../core/auth/scope.ts';
 import { DomainError } from '../../../core/errors.ts';
 import type { Authenticator } from '../../../core/ports.ts';
-import { ok } from '../../http-kit/envelope.ts';
+import { ok } from '../../../http-kit/envelope.ts';
 import { clientAddress, serverUrl } from '../client.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { AppDeps, AppEnv } from '../types.ts';

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
 import type { PluginManager } from '../../../core/plugins/manager.ts';
 import { InstallPluginBody, PluginConfigBody, TogglePluginBody } from '../../../core/plugins/schemas.ts';
-import { ok, readJson } from '../../http-kit/envelope.ts';
+import { ok, readJson } from '../../../http-kit/envelope.ts';
 import type { AppEnv } from '../types.ts';
 
 /** The part of the path after `/plugins/<id>`, e.g. `/mentions`. */

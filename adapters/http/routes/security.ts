@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { SecurityService } from '../../../core/security/service.ts';
-import { ok } from '../../http-kit/envelope.ts';
-import { SECURE_HEADERS } from '../../http-kit/secure-headers.ts';
+import { ok } from '../../../http-kit/envelope.ts';
+import { SECURE_HEADERS } from '../../../http-kit/secure-headers.ts';
 import type { AppEnv } from '../types.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };

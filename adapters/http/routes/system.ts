@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
 import { buildSetupPayload } from '../../../core/setup.ts';
-import { ok } from '../../http-kit/envelope.ts';
+import { ok } from '../../../http-kit/envelope.ts';
 import { serverUrl } from '../client.ts';
 import { sealedResponse } from '../frame.ts';
 import { JSON_TYPE } from '../json-answer.ts';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { NoteService } from '../../../core/notes/service.ts';
-import { ok } from '../../http-kit/envelope.ts';
+import { ok } from '../../../http-kit/envelope.ts';
 import { notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 

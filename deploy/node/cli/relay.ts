@@ -1,5 +1,5 @@
 import { jsonLogger } from '../../../adapters/node/logger.ts';
-import { startRelay } from '../../relay/server.ts';
+import { startRelay } from '../../../relay/node/server.ts';
 import { loadRelayConfig, RelayConfigError } from '../../shared/config/relay.ts';
 import { CliProblem, type Command, EXIT, parse } from './common.ts';
 

@@ -2,7 +2,7 @@
  * Every environment variable of the relay service (`npm run relay`, `quire relay`): relay.ts
  * reads defaults and bounds from here, and docs/configuration.md is generated from here.
  */
-import { DEFAULT_LIMITS } from '../../../relay/types.ts';
+import { DEFAULT_LIMITS } from '../../../relay/service/types.ts';
 import { LOG_LEVELS } from './read.ts';
 import type { Variable } from './variables.ts';
 

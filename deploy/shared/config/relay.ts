@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS, type RelayLimits } from '../../../relay/types.ts';
+import { DEFAULT_LIMITS, type RelayLimits } from '../../../relay/service/types.ts';
 import { ConfigError, type Env, type HttpTimeouts, type LogLevel } from './read.ts';
 import { RELAY_VARIABLES } from './relay-variables.ts';
 import { readersFor } from './variables.ts';

@@ -1,6 +1,6 @@
 import type { AuthMode } from '../../../core/auth/authenticator.ts';
 import { remoteReachPaths } from '../../../core/security/exposure.ts';
-import type { RelayLimits } from '../../../relay/types.ts';
+import type { RelayLimits } from '../../../relay/service/types.ts';
 import { type AgentConfig, loadAgentConfig } from './agent.ts';
 import { type ChannelsConfig, loadChannelsConfig } from './channels.ts';
 import { type EmbeddingsConfig, loadEmbeddingsConfig } from './embeddings.ts';

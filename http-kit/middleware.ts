@@ -1,0 +1,51 @@
+import type { Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import type { Logger } from '../core/ports.ts';
+import { errorBody, STATUS } from './envelope.ts';
+
+/** One log line per request (method, path without query, status, ms, request id); never a secret. */
+export function accessLog(
+  logger: Logger,
+  opts: { path?: (path: string) => string; quiet?: (path: string, status: number) => boolean } = {},
+): MiddlewareHandler {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    const path = opts.path ? opts.path(c.req.path) : c.req.path;
+    const level = opts.quiet?.(path, c.res.status) ? 'debug' : 'info';
+    logger[level]('request', {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  };
+}
+
+/** 405 METHOD_NOT_ALLOWED in the envelope, with `Allow`, for a known path and another method. */
+// biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its env
+export function methodNotAllowedEnvelope(app: Hono<any>): MiddlewareHandler {
+  return methodNotAllowed({
+    app,
+    onMethodNotAllowed: (c, methods) =>
+      c.json(errorBody('METHOD_NOT_ALLOWED', `Use one of: ${methods.join(', ')}.`), 405, {
+        Allow: methods.join(', '),
+      }),
+  });
+}
+
+/** 413 PAYLOAD_TOO_LARGE in the envelope above `max` bytes; GET and HEAD skip the check. */
+export function bodyLimitEnvelope(max: number): MiddlewareHandler {
+  const limit = bodyLimit({
+    maxSize: max,
+    onError: (c) =>
+      c.json(
+        errorBody('PAYLOAD_TOO_LARGE', `The request body is larger than ${max} bytes.`),
+        STATUS.PAYLOAD_TOO_LARGE,
+      ),
+  });
+  // GET and HEAD carry no body; skipping them keeps the runtime's lightweight request object.
+  return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next));
+}

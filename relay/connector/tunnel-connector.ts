@@ -1,0 +1,418 @@
+import WebSocket from 'ws';
+import { identitySigner, tunnelStatement } from '../../core/identity.ts';
+import { corkedSender } from '../node/ws-cork.ts';
+import {
+  chunks,
+  concat,
+  decodeFrame,
+  END,
+  encodeFrame,
+  encodeInline,
+  type Frame,
+  FrameError,
+  FrameType,
+  frameJson,
+  inlineBody,
+  type RequestHead,
+} from '../protocol/frames.ts';
+import { headerPairs } from '../protocol/http-codec.ts';
+import { WIRE_LIMITS } from '../protocol/limits.ts';
+import { backoffDelay, sleep, within } from './backoff.ts';
+import {
+  type RelayConnector,
+  type RelayConnectorOptions,
+  type RelayConnectorStatus,
+  relayConnector,
+} from './connector.ts';
+
+/** Options of `tunnelConnector`: the long-poll connector's, plus the heartbeat. */
+export interface TunnelConnectorOptions extends RelayConnectorOptions {
+  /** Ping interval in ms (default 10 000); no frame or pong for 3 intervals cuts and reconnects. */
+  heartbeatMs?: number;
+}
+
+/**
+ * Resolves when the WebSocket's socket has written out what was queued (or after 50 ms, or at
+ * once when there is no socket): a large answer waits for the wire, not for a timer tick.
+ */
+function drained(ws: WebSocket): Promise<void> {
+  const socket = (ws as unknown as { _socket?: import('node:net').Socket })._socket;
+  if (!socket) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      socket.off('drain', done);
+      resolve();
+    };
+    const timer = setTimeout(done, 50);
+    socket.once('drain', done);
+  });
+}
+
+/** Bytes queued on the socket above which a large answer waits, so small ones get through between its chunks. */
+const HIGH_WATER = 256 * 1024;
+
+interface Inbound {
+  head: RequestHead;
+  parts: Uint8Array[];
+  size: number;
+  ctl: AbortController;
+  deadline?: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * The server side of the relay over one long-lived WebSocket carrying binary frames: proves the
+ * key by signing the relay's challenge, runs every request the relay sends (many at once) against
+ * `handle`, answers with raw bytes in chunks, pings, and reconnects with backoff. A relay without
+ * the tunnel endpoint (404 on upgrade) is served through the long-poll connector instead.
+ */
+export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
+  const { logger } = opts;
+  const random = opts.random ?? Math.random;
+  const origin = (opts.origin ?? new URL(opts.relayUrl).origin).replace(/\/+$/, '');
+  const wsUrl = `${opts.relayUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/api/v1/relay/tunnel`;
+  const signer = identitySigner(opts.identity);
+  const heartbeatMs = opts.heartbeatMs ?? 10_000;
+  let state: RelayConnectorStatus['state'] = 'stopped';
+  let since = Date.now();
+  let lastError: string | null = null;
+  let reconnects = 0;
+  let everOnline = false;
+  let handled = 0;
+  let publicUrl: string | null = null;
+  let maxBodyBytes = WIRE_LIMITS.maxBodyBytes;
+  let running = false;
+  let ws: WebSocket | null = null;
+  let loop: Promise<void> | null = null;
+  let stopCtl = new AbortController();
+  let fallback: RelayConnector | null = null;
+  let sentPairHash: string | null | undefined;
+  const inflight = new Set<Promise<void>>();
+
+  function setState(next: RelayConnectorStatus['state'], error?: string) {
+    if (error !== undefined) lastError = error;
+    if (next === state) return;
+    if (next === 'online' && everOnline) reconnects += 1;
+    if (next === 'online') everOnline = true;
+    state = next;
+    since = Date.now();
+    const fields = { serverId: opts.serverId, transport: 'tunnel', ...(error ? { error } : {}) };
+    if (next === 'offline' || next === 'refused') logger.warn(`relay connector ${next}`, fields);
+    else logger.info(`relay connector ${next}`, fields);
+  }
+
+  /** One connection, from open to close; resolves with why it ended. */
+  function connectOnce(): Promise<'closed' | 'refused' | 'unsupported'> {
+    return new Promise((resolve) => {
+      const socket = new WebSocket(wsUrl, {
+        perMessageDeflate: false,
+        maxPayload: WIRE_LIMITS.maxFrameBytes,
+      });
+      ws = socket;
+      const streams = new Map<number, Inbound>();
+      let ready = false;
+      let lastSeen = Date.now();
+      let ended = false;
+      const out = corkedSender(socket);
+      const sendBytes = (bytes: Uint8Array) => {
+        if (socket.readyState === WebSocket.OPEN) out(bytes);
+      };
+      const send = (type: FrameType, stream: number, flags: number, body: unknown) =>
+        sendBytes(encodeFrame(type, stream, flags, body));
+      const beat = setInterval(() => {
+        if (Date.now() - lastSeen > heartbeatMs * 3) {
+          socket.terminate(); // a silent peer: cut and reconnect
+          return;
+        }
+        if (socket.readyState === WebSocket.OPEN) socket.ping();
+      }, heartbeatMs);
+      const end = (why: 'closed' | 'refused' | 'unsupported', error?: string) => {
+        if (ended) return;
+        ended = true;
+        clearInterval(beat);
+        // Requests in flight keep running; their answers cannot be delivered on a new connection
+        // (the relay already answered 504), and nothing is ever executed twice.
+        for (const s of streams.values()) s.ctl.abort();
+        streams.clear();
+        if (ws === socket) ws = null;
+        if (error) lastError = error;
+        resolve(why);
+      };
+      socket.on('unexpected-response', (_req, res) => {
+        const status = res.statusCode ?? 0;
+        res.resume();
+        socket.terminate();
+        end(status === 404 ? 'unsupported' : 'closed', `tunnel upgrade answered ${status}`);
+      });
+      socket.on('error', (err) => end('closed', `tunnel: ${err.message}`));
+      socket.on('pong', () => {
+        lastSeen = Date.now();
+      });
+      socket.on('close', (code, reason) => {
+        const why = reason.toString();
+        end(code === 4003 ? 'refused' : 'closed', `tunnel closed ${code}${why ? `: ${why}` : ''}`);
+      });
+      socket.on('open', () => {
+        (socket as unknown as { _socket?: { setNoDelay?: (v: boolean) => void } })._socket?.setNoDelay?.(
+          true,
+        );
+      });
+      socket.on('message', (data, isBinary) => {
+        lastSeen = Date.now();
+        if (!isBinary) return;
+        const buf = data as Buffer;
+        let frame: Frame | null = null;
+        try {
+          frame = decodeFrame(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
+          onFrame(frame);
+        } catch (err) {
+          const stream = err instanceof FrameError ? err.stream : (frame?.stream ?? null);
+          const why = err instanceof Error ? err.message : String(err);
+          logger.warn('relay tunnel frame does not decode; its request fails alone', { error: why });
+          // The undecodable request fails alone with its own 400; everything else goes on.
+          if (stream) {
+            streams.get(stream)?.ctl.abort();
+            streams.delete(stream);
+            send(FrameType.RESET, stream, END, {
+              status: 400,
+              message: 'The server could not decode the relayed request.',
+            });
+          }
+        }
+      });
+
+      function onFrame(frame: Frame) {
+        switch (frame.type) {
+          case FrameType.HELLO: {
+            const { challenge } = frameJson<{ challenge: string }>(frame);
+            void (async () => {
+              const signature = await signer.sign(
+                tunnelStatement(opts.serverId, signer.publicKey, String(challenge)),
+              );
+              const pairCodeHash = opts.pairCodeHash
+                ? await opts.pairCodeHash().catch(() => null)
+                : undefined;
+              sentPairHash = pairCodeHash;
+              send(FrameType.AUTH, 0, 0, {
+                serverId: opts.serverId,
+                publicKey: signer.publicKey,
+                signature,
+                pairCodeHash,
+              });
+            })();
+            return;
+          }
+          case FrameType.READY: {
+            const r = frameJson<{ publicUrl: string; limits?: { maxBodyBytes?: number } }>(frame);
+            publicUrl = r.publicUrl;
+            if (typeof r.limits?.maxBodyBytes === 'number') maxBodyBytes = r.limits.maxBodyBytes;
+            ready = true;
+            setState('online');
+            void syncPairCode();
+            return;
+          }
+          case FrameType.REQ: {
+            if (!ready) throw new FrameError('request before READY', frame.stream);
+            const head = frameJson<RequestHead>(frame);
+            if (head.kind !== 'http' && head.kind !== 'pair')
+              throw new FrameError('unknown request kind', frame.stream);
+            if (!running) {
+              // Sent by the relay before it read our GOAWAY: refused, never run (its client gets
+              // 503 SERVER_OFFLINE), so nothing runs whose answer the closing tunnel would lose.
+              send(FrameType.RESET, frame.stream, END, { status: 503, message: 'The server is stopping.' });
+              return;
+            }
+            const s: Inbound = { head, parts: [], size: 0, ctl: new AbortController() };
+            const inline = inlineBody(frame);
+            if (inline?.byteLength) {
+              if (inline.byteLength > maxBodyBytes)
+                throw new FrameError('request body over the limit', frame.stream);
+              s.size = inline.byteLength;
+              s.parts.push(inline.slice());
+            }
+            const ttl = Math.max(1, Number(head.ttlMs) || 1);
+            const t = setTimeout(() => s.ctl.abort(), ttl);
+            // A request's deadline never keeps a stopped server's process alive.
+            (t as { unref?: () => void }).unref?.();
+            s.deadline = t;
+            s.ctl.signal.addEventListener('abort', () => clearTimeout(t), { once: true });
+            streams.set(frame.stream, s);
+            if (frame.flags & END) start(frame.stream, s);
+            return;
+          }
+          case FrameType.DATA: {
+            const s = streams.get(frame.stream);
+            if (!s) return; // reset earlier
+            s.size += frame.payload.byteLength;
+            if (s.size > maxBodyBytes) throw new FrameError('request body over the limit', frame.stream);
+            s.parts.push(frame.payload.slice());
+            if (!(frame.flags & END)) return;
+            if (!running) {
+              // Its body ended after our GOAWAY: `stop` no longer waits for new work, so it is
+              // refused like a request that arrives then (503), never run with its answer lost.
+              clearTimeout(s.deadline);
+              streams.delete(frame.stream);
+              send(FrameType.RESET, frame.stream, END, { status: 503, message: 'The server is stopping.' });
+              return;
+            }
+            start(frame.stream, s);
+            return;
+          }
+          case FrameType.RESET: {
+            // The relay gave up on it (deadline, client gone): stop working on it.
+            streams.get(frame.stream)?.ctl.abort();
+            streams.delete(frame.stream);
+            return;
+          }
+          default:
+            throw new FrameError(`unexpected frame type ${frame.type}`, frame.stream || null);
+        }
+      }
+
+      function start(stream: number, s: Inbound) {
+        const p = run(stream, s)
+          .catch((err) => logger.error('relayed request failed', { error: String(err) }))
+          .finally(() => {
+            // Done: its deadline timer goes now, not when it would have fired.
+            clearTimeout(s.deadline);
+            inflight.delete(p);
+            if (streams.get(stream) === s) streams.delete(stream);
+          });
+        inflight.add(p);
+      }
+
+      async function run(stream: number, s: Inbound) {
+        const { head } = s;
+        if (head.kind === 'pair') {
+          const r = await opts.redeemPairCode(String(head.code ?? '')).catch(() => null);
+          handled += 1;
+          send(FrameType.RES, stream, END, { apiKey: r?.apiKey ?? null });
+          if (r?.apiKey) void syncPairCode();
+          return;
+        }
+        let req: Request;
+        try {
+          const headers = new Headers();
+          for (const [k, val] of head.headers ?? []) headers.append(k, val);
+          const method = String(head.method);
+          const hasBody = method !== 'GET' && method !== 'HEAD' && s.size > 0;
+          req = new Request(`${origin}${head.path}`, {
+            method,
+            headers,
+            body: hasBody ? (concat(s.parts, s.size) as Uint8Array<ArrayBuffer>) : null,
+            signal: s.ctl.signal,
+          });
+        } catch {
+          send(FrameType.RESET, stream, END, {
+            status: 400,
+            message: 'The relayed request is not a valid HTTP request.',
+          });
+          return;
+        }
+        let res: Response;
+        try {
+          res = await opts.handle(req);
+        } catch {
+          if (s.ctl.signal.aborted) return;
+          send(FrameType.RESET, stream, END, { status: 500, message: 'Something went wrong on the server.' });
+          return;
+        }
+        const bytes = new Uint8Array(await res.arrayBuffer());
+        if (s.ctl.signal.aborted) return;
+        handled += 1;
+        if (bytes.byteLength > maxBodyBytes) {
+          const message = `The server's answer is larger than the relay's limit of ${maxBodyBytes} bytes.`;
+          send(FrameType.RESET, stream, END, { status: 413, message });
+          return;
+        }
+        const noBody = bytes.byteLength === 0;
+        const answerHead = { status: res.status, headers: headerPairs(res.headers) };
+        // An answer that fits in one frame goes with its head: one message.
+        const whole = noBody ? null : encodeInline(FrameType.RES, stream, answerHead, bytes);
+        if (whole) return sendBytes(whole);
+        send(FrameType.RES, stream, noBody ? END : 0, answerHead);
+        if (noBody) return;
+        const parts = chunks(bytes);
+        for (let i = 0; i < parts.length; i++) {
+          // Flow control: a large answer yields while the socket is backed up.
+          while (socket.bufferedAmount > HIGH_WATER && socket.readyState === WebSocket.OPEN)
+            await drained(socket);
+          if (s.ctl.signal.aborted && socket.readyState !== WebSocket.OPEN) return;
+          send(FrameType.DATA, stream, i === parts.length - 1 ? END : 0, parts[i]);
+        }
+      }
+    });
+  }
+
+  async function syncPairCode() {
+    if (fallback) return fallback.syncPairCode();
+    if (!opts.pairCodeHash || !ws || state !== 'online') return;
+    const hash = await opts.pairCodeHash().catch(() => null);
+    if (hash === sentPairHash) return;
+    sentPairHash = hash;
+    if (ws?.readyState === WebSocket.OPEN) ws.send(encodeFrame(FrameType.PAIR, 0, 0, { pairCodeHash: hash }));
+  }
+
+  async function run() {
+    let attempt = 0;
+    while (running) {
+      const why = await connectOnce();
+      if (!running) break;
+      if (why === 'unsupported') {
+        logger.info('relay has no tunnel endpoint; using the long-poll protocol', {
+          serverId: opts.serverId,
+        });
+        fallback = relayConnector(opts);
+        fallback.start();
+        return;
+      }
+      if (state === 'online') attempt = 0;
+      setState(why === 'refused' ? 'refused' : 'offline', lastError ?? undefined);
+      await sleep(backoffDelay(attempt, opts.backoff, random), stopCtl.signal);
+      attempt += 1;
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      stopCtl = new AbortController();
+      setState('connecting');
+      loop = run();
+    },
+    async stop(graceMs = 10_000) {
+      if (!running) return;
+      running = false;
+      stopCtl.abort();
+      if (fallback) {
+        await fallback.stop(graceMs);
+        fallback = null;
+      }
+      // Tell the relay first (it refuses new requests for us at once), finish what is in flight
+      // (its answers still go out), then close the tunnel cleanly.
+      if (ws?.readyState === WebSocket.OPEN) ws.send(encodeFrame(FrameType.GOAWAY, 0, 0, {}));
+      await within(Promise.allSettled([...inflight]), graceMs);
+      ws?.close(1000, 'server stopping');
+      const closing = ws;
+      if (closing) await within(new Promise((r) => closing.once('close', r)), 1_000);
+      ws?.terminate();
+      await loop;
+      publicUrl = null;
+      setState('stopped');
+    },
+    status: () =>
+      fallback?.status() ?? {
+        state,
+        relayUrl: opts.relayUrl,
+        serverId: opts.serverId,
+        publicUrl,
+        since,
+        lastError,
+        handled,
+        inFlight: inflight.size,
+        reconnects,
+      },
+    syncPairCode,
+  };
+}

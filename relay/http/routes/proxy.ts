@@ -1,0 +1,152 @@
+import { Hono } from 'hono';
+import { DomainError } from '../../../core/errors.ts';
+import { errorBody } from '../../../http-kit/envelope.ts';
+import { answerToResponse, headerPairs, requestHeaders } from '../../protocol/http-codec.ts';
+import { checkRequestHead, WIRE_LIMITS } from '../../protocol/limits.ts';
+import type { HttpAnswer } from '../../protocol/messages.ts';
+import { bodyChunks, readBody } from '../../service/body-stream.ts';
+import { type DoorLease, doorBudget } from '../../service/door-budget.ts';
+import { retryLater } from '../../service/errors.ts';
+import { forward, offline } from '../../service/forward.ts';
+import { windowCounter } from '../../service/rate-limit.ts';
+import type { RelayContext, RelayEnv } from '../../service/types.ts';
+
+const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{2,127}$/;
+
+/** True when a request carries a credential a server's door checks (its charge may then fall on the server budget). */
+export function credentialed(has: (name: string) => boolean): boolean {
+  return has('authorization') || has('x-api-key');
+}
+
+/**
+ * The door of `/r/:serverId/*`, shared by the Hono route below and the Node fast lane
+ * (relay/node/proxy-lane.ts), so both count against the same limits. Everything it decides
+ * needs no body: the rate per client address, the server's budgets, requests open per address.
+ */
+export function proxyDoor(ctx: RelayContext) {
+  const base = new URL(ctx.publicBaseUrl);
+  const { limits } = ctx;
+  const counter = windowCounter(limits.proxyWindowMs, () => ctx.clock.now());
+  const budget = doorBudget(limits);
+  const forwardInfo = { proto: base.protocol.replace(':', ''), host: base.host };
+  const basePath = base.pathname.replace(/\/$/, '');
+
+  const full = (key: string, max: number, who: string) => {
+    const { count, resetInMs } = counter.peek(key);
+    if (count >= max)
+      throw retryLater('RATE_LIMITED', `Too many requests ${who}; slow down and retry.`, resetInMs / 1000);
+  };
+
+  return {
+    validId: (serverId: string) => SERVER_ID.test(serverId),
+    /**
+     * Admits one request: counts it against its address's rate, checks the server's budgets
+     * (the stranger budget too when it carries no credential) and opens its place among the
+     * address's open requests. Throws RATE_LIMITED over any of them. The lease must be released.
+     */
+    admit(serverId: string, address: string | undefined, withCredential: boolean): DoorLease {
+      const { count, resetInMs } = counter.hit(`c:${address ?? 'unknown'}`);
+      if (count > limits.proxyPerClient)
+        throw retryLater(
+          'RATE_LIMITED',
+          'Too many requests from this address; slow down and retry.',
+          resetInMs / 1000,
+        );
+      full(`s:${serverId}`, limits.proxyPerServer, 'for this server');
+      if (!withCredential)
+        full(`u:${serverId}`, limits.proxyUnauthPerServer, 'without a key for this server');
+      return budget.open(address);
+    },
+    /**
+     * Charges the server for a request its server answered: 401/403 (its door refused the key)
+     * to the stranger budget, anything else to its own. Refusals by the relay cost it nothing.
+     */
+    settle(serverId: string, status: number) {
+      counter.hit(status === 401 || status === 403 ? `u:${serverId}` : `s:${serverId}`);
+    },
+    /** Body bytes in flight on this instance (for tests and health). */
+    inflight: budget.inflight,
+    /** The headers the server receives: end-to-end ones, and the relay's X-Forwarded-*. */
+    headers: (pairs: Iterable<[string, string]>, serverId: string, address: string | undefined) =>
+      requestHeaders(pairs, { ...forwardInfo, clientAddress: address, prefix: `${basePath}/r/${serverId}` }),
+  };
+}
+
+export type ProxyDoor = ReturnType<typeof proxyDoor>;
+
+/**
+ * `ALL /r/:serverId/*`: any method, path, query, headers and body bytes, to that server. The
+ * door decides before it reads: the id, the declared size (413), the rates (429), the wire
+ * limits (414, 431), whether the server is online here or anywhere (503) and the byte budgets
+ * (the declared Content-Length reserved up front); only then is the body read, and down a
+ * tunnel it is streamed as it arrives (408 when it takes longer than `bodyTimeoutMs`).
+ */
+export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx)) {
+  const app = new Hono<RelayEnv>();
+  const { limits } = ctx;
+
+  const handler = async (c: import('hono').Context<RelayEnv>) => {
+    const serverId = c.req.param('serverId') ?? '';
+    if (!door.validId(serverId)) throw new DomainError('NOT_FOUND', 'No server has that id.');
+    const method = c.req.method;
+    const withBody = method !== 'GET' && method !== 'HEAD' && c.req.raw.body !== null;
+    const length = c.req.header('content-length');
+    const declared = length !== undefined && /^\d+$/.test(length) ? Number(length) : null;
+    if (withBody && declared !== null && declared > limits.maxBodyBytes)
+      return c.json(
+        errorBody('PAYLOAD_TOO_LARGE', `The request body is larger than ${limits.maxBodyBytes} bytes.`),
+        413,
+      );
+    const address = ctx.clientAddress(c);
+    const lease = door.admit(
+      serverId,
+      address,
+      credentialed((n) => c.req.raw.headers.has(n)),
+    );
+    try {
+      const url = new URL(c.req.url);
+      // The raw pathname keeps the client's percent-encoding: the server decodes it exactly once.
+      const prefix = `/r/${serverId}`;
+      const path = (url.pathname.slice(prefix.length) || '/') + url.search;
+      const headers = door.headers(headerPairs(c.req.raw.headers), serverId, address);
+      const breach = checkRequestHead(path, headers);
+      if (breach) return c.json(errorBody(breach.code, breach.message), breach.status);
+      if (!ctx.tunnels?.get(serverId) && !(await ctx.queue.isOnline(serverId))) throw offline();
+      let bytes: AsyncIterable<Uint8Array> | Uint8Array | null = null;
+      if (withBody && c.req.raw.body && declared !== 0) {
+        if (declared !== null) lease.reserve(declared);
+        const chunks = bodyChunks(c.req.raw.body, {
+          maxBytes: limits.maxBodyBytes,
+          deadline: ctx.clock.now() + limits.bodyTimeoutMs,
+          timeoutMs: limits.bodyTimeoutMs,
+          now: () => ctx.clock.now(),
+          lease,
+          reserveAsRead: declared === null,
+        });
+        // A body that fits in one frame is read first and travels inline with its head (one message).
+        bytes = declared !== null && declared <= WIRE_LIMITS.maxChunkBytes ? await readBody(chunks) : chunks;
+      }
+      const done = await forward(ctx, c.req.raw.signal, serverId, {
+        kind: 'http',
+        method,
+        path,
+        headers,
+        bytes,
+      });
+      if (!done) return new Response(null, { status: 499 });
+      const answer = done.answer as HttpAnswer;
+      door.settle(serverId, answer.status);
+      return answerToResponse(answer, method, done.requestId, path);
+    } catch (err) {
+      // A request refused while its body may still be coming: its connection is not reused.
+      if (withBody && err instanceof DomainError) c.header('connection', 'close');
+      throw err;
+    } finally {
+      lease.release();
+    }
+  };
+
+  app.all('/:serverId', handler);
+  app.all('/:serverId/*', handler);
+  return app;
+}

@@ -1,0 +1,205 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server, type ServerOptions } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context } from 'hono';
+import type { Redis } from 'ioredis';
+import { httpDrain } from '../../adapters/node/http-drain.ts';
+import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
+import { jsonLogger } from '../../adapters/node/logger.ts';
+import type { Logger } from '../../core/ports.ts';
+import { loadRelayConfig, type RelayConfig, RelayConfigError } from '../../deploy/shared/config/relay.ts';
+import { errorBody } from '../../http-kit/envelope.ts';
+import { createRelay, type Relay } from '../http/app.ts';
+import { aesSeal, plainSeal } from '../protocol/seal.ts';
+import { memoryRelayQueue } from '../queue/memory.ts';
+import type { RelayQueue } from '../queue/ports.ts';
+import { redisRelayQueue } from '../queue/redis.ts';
+import { createTunnelHub } from '../service/tunnel-hub.ts';
+import type { RelayLimits } from '../service/types.ts';
+import { clientAddress as nodeClientAddress, proxyLane } from './proxy-lane.ts';
+import { attachTunnels } from './tunnel-ws.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+const SHUTTING_DOWN = errorBody('NOT_READY', 'The relay is shutting down; retry in a moment.');
+
+/** A running relay. */
+export interface RunningRelay {
+  /** Where it listens, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  port: number;
+  /** The base clients are given (`<publicBaseUrl>/r/<serverId>`). */
+  publicBaseUrl: string;
+  backend: RelayQueue['backend'];
+  /** Requests answered by the proxy lane so far (relay/node/proxy-lane.ts). */
+  laneTaken(): number;
+  /** Ends long polls, lets waiting clients finish (up to the grace), closes everything it opened. */
+  stop(): Promise<void>;
+}
+
+/** Config for `startRelay`: anything left out takes the `npm run relay` default. */
+export type StartRelayConfig = Partial<Omit<RelayConfig, 'limits'>> & {
+  limits?: Partial<RelayLimits>;
+  /** False routes every request through the Hono app (the proxy lane's differential test). */
+  fastLane?: boolean;
+};
+
+/** The client's address: the socket's, or with `trustProxy` the last X-Forwarded-For hop. */
+function clientAddress(trustProxy: boolean) {
+  return (c: Context): string | undefined => {
+    if (trustProxy) {
+      const xff = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
+      if (xff) return xff;
+    }
+    try {
+      return getConnInfo(c).remote.address;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/**
+ * The relay's Node composition root, also for embedding in the note server: starts listening
+ * and resolves once it does. With `redisUrl`, a Redis client is made and owned here (or pass
+ * a ready `redis` client, which stays the caller's); without, the in-memory queue.
+ */
+export async function startRelay(
+  config: StartRelayConfig = {},
+  opts: { logger?: Logger; redis?: Redis } = {},
+): Promise<RunningRelay> {
+  const defaults = loadRelayConfig({});
+  const cfg: RelayConfig = {
+    ...defaults,
+    ...config,
+    limits: { ...defaults.limits, ...config.limits },
+    timeouts: config.timeouts ?? defaults.timeouts,
+  };
+  if (config.limits?.offlineAfterMs === undefined)
+    cfg.limits.offlineAfterMs = Math.max(defaults.limits.offlineAfterMs, cfg.limits.pullWaitMs + 15_000);
+  const logger = opts.logger ?? jsonLogger(cfg.logLevel);
+  if ((cfg.redisUrl || opts.redis) && !cfg.queueKey && !cfg.plainQueue)
+    throw new RelayConfigError(
+      'A relay on Redis needs RELAY_QUEUE_KEY (at least 32 characters, the same on every instance) so no client key is stored readable in Redis; RELAY_QUEUE_PLAIN=1 opts out.',
+    );
+
+  let redis = opts.redis ?? null;
+  const ownsRedis = !redis && !!cfg.redisUrl;
+  if (!redis && cfg.redisUrl) {
+    // Fail fast while Redis is away (503 NOT_READY to callers) instead of queueing commands.
+    // Loaded only when configured: a relay on the memory queue (the note server's embedded one
+    // included) never loads Redis' client.
+    const ioredis = await import('ioredis');
+    // The release bundle is code-split: there a CommonJS module's dynamic import has only `default`.
+    const RedisClient = ioredis.Redis ?? (ioredis.default as unknown as typeof ioredis.Redis);
+    redis = new RedisClient(cfg.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    redis.on('error', (err: Error) => logger.debug('redis error', { error: err.message }));
+    const ready = await new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), 5_000);
+      redis?.once('ready', () => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+    if (!ready) logger.warn('redis not reachable yet; the relay answers 503 until it is', {});
+  }
+  const queue = redis
+    ? redisRelayQueue({ client: redis, prefix: cfg.redisPrefix, logger })
+    : memoryRelayQueue();
+  if (!redis) logger.warn('relay queue in memory: single instance only; set REDIS_URL to run several', {});
+  else if (!cfg.queueKey)
+    logger.warn('RELAY_QUEUE_PLAIN=1: payloads in Redis are not sealed (client keys readable in Redis)', {});
+
+  const closing = new AbortController();
+  // The app is made once the port is known: the public base defaults to the listening address.
+  let relay: Relay | null = null;
+  let laneTaken = 0;
+  let draining = () => false;
+  let hub: ReturnType<typeof createTunnelHub> | null = null;
+  const server = serve({
+    fetch: (req, env) =>
+      relay && !draining() ? relay.app.fetch(req, env) : Response.json(SHUTTING_DOWN, { status: 503 }),
+    port: cfg.port,
+    hostname: cfg.host,
+    // Slow clients (slowloris) are cut off; long polls are unaffected (their request is complete).
+    serverOptions: timeoutServerOptions(cfg.timeouts),
+    // GET/HEAD through a tunnel held here skip the web Request/Response conversion (proxy-lane.ts).
+    createServer: ((options: ServerOptions, listener: Parameters<typeof proxyLane>[0]) =>
+      createServer(
+        options,
+        config.fastLane === false
+          ? listener
+          : proxyLane(listener, {
+              relay: () => relay,
+              hub: () => hub,
+              trustProxy: cfg.trustProxy,
+              draining: () => draining(),
+              taken: () => {
+                laneTaken += 1;
+              },
+            }),
+      )) as typeof createServer,
+  }) as Server;
+  const drain = httpDrain(server);
+  draining = () => drain.draining;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (err) {
+    await queue.close();
+    if (ownsRedis) redis?.disconnect();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host;
+  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  const publicBaseUrl = (cfg.publicBaseUrl ?? url).replace(/\/+$/, '');
+  const seal = cfg.queueKey ? aesSeal(cfg.queueKey) : plainSeal;
+  hub = createTunnelHub({ queue, seal, limits: cfg.limits, logger, publicBaseUrl });
+  const tunnels = attachTunnels(
+    server,
+    hub,
+    () => drain.draining,
+    (req) => nodeClientAddress(req, cfg.trustProxy),
+  );
+  relay = createRelay({
+    tunnels: hub,
+    queue,
+    publicBaseUrl,
+    logger,
+    version: pkg.version,
+    limits: cfg.limits,
+    clientAddress: clientAddress(cfg.trustProxy),
+    closing: closing.signal,
+    seal,
+  });
+  logger.info('relay listening', { url, publicBaseUrl, queue: queue.backend, version: pkg.version });
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    publicBaseUrl,
+    backend: queue.backend,
+    laneTaken: () => laneTaken,
+    stop() {
+      stopping ??= (async () => {
+        closing.abort();
+        // Tunnels close at once: their servers reconnect (to another instance behind a balancer).
+        tunnels.close();
+        // New requests (pulls included) get 503 and their connection closed; waiting clients finish.
+        await drain.close(cfg.shutdownGraceMs);
+        await queue.close();
+        if (ownsRedis && redis) await redis.quit().catch(() => redis?.disconnect());
+        logger.info('relay stopped', {});
+      })();
+      return stopping;
+    },
+  };
+}

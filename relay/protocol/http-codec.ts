@@ -1,0 +1,146 @@
+import { fromBase64 as base64ToBytes, toBase64 as bytesToBase64 } from '../../core/crypto.ts';
+import type { HttpAnswer } from './messages.ts';
+
+/** Headers that describe one hop, never forwarded (RFC 9110 7.6.1), plus framing we recompute. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'host',
+]);
+
+/** Set by the relay itself; a client's own values are dropped so they cannot be spoofed. */
+const RELAY_SET = new Set([
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-prefix',
+]);
+
+/** The end-to-end headers of `pairs`: hop-by-hop ones and those named in `Connection` dropped. */
+export function endToEnd(pairs: Iterable<[string, string]>, extraDrop?: Set<string>): [string, string][] {
+  const list = [...pairs].map(([k, val]): [string, string] => [k.toLowerCase(), val]);
+  const named = new Set(
+    list
+      .filter(([k]) => k === 'connection')
+      .flatMap(([, val]) => val.split(','))
+      .map((s) => s.trim().toLowerCase()),
+  );
+  return list.filter(([k]) => !HOP_BY_HOP.has(k) && !named.has(k) && !extraDrop?.has(k));
+}
+
+/** Header pairs of a Headers object, each Set-Cookie on its own. */
+export function headerPairs(headers: Headers): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, val] of headers) if (k !== 'set-cookie') out.push([k, val]);
+  for (const c of headers.getSetCookie()) out.push(['set-cookie', c]);
+  return out;
+}
+
+/** Bytes to base64; null for no bytes. */
+export function toBase64(bytes: Uint8Array | null): string | null {
+  return bytes && bytes.byteLength > 0 ? bytesToBase64(bytes) : null;
+}
+
+/** Base64 to bytes; null stays null. */
+export function fromBase64(b64: string | null): Uint8Array | null {
+  return b64 ? base64ToBytes(b64) : null;
+}
+
+/** What the relay knows about where a client request came from. */
+export interface ForwardInfo {
+  clientAddress?: string;
+  /** `<public base>/r/<serverId>` split into its parts. */
+  proto: string;
+  host: string;
+  prefix: string;
+}
+
+/** The headers a proxied request carries to the server. */
+export function requestHeaders(pairs: Iterable<[string, string]>, info: ForwardInfo): [string, string][] {
+  const out = endToEnd(pairs, RELAY_SET);
+  if (info.clientAddress) out.push(['x-forwarded-for', info.clientAddress]);
+  out.push(
+    ['x-forwarded-proto', info.proto],
+    ['x-forwarded-host', info.host],
+    ['x-forwarded-prefix', info.prefix],
+  );
+  return out;
+}
+
+/**
+ * Answer headers no server may set on the relay's shared origin: cookies (every server's path
+ * would share them), wiping the origin's storage, HSTS and alternative services for the relay's
+ * host, service-worker scope widening.
+ */
+const ORIGIN_WIDE = new Set([
+  'set-cookie',
+  'set-cookie2',
+  'clear-site-data',
+  'strict-transport-security',
+  'alt-svc',
+  'service-worker-allowed',
+]);
+
+/** Types a browser runs or renders as a document (scripts, markup, PDF); no type at all counts too. */
+const ACTIVE_TYPE =
+  /^(text\/(html|xml|xsl|javascript|ecmascript|jscript|vbscript)|application\/(xhtml\+xml|xml|javascript|ecmascript|x-javascript|pdf|wasm|[\w.+-]*\+xml)|image\/svg\+xml|multipart\/x-mixed-replace)\b/i;
+
+/** The CSP a proxied active answer gets: a unique opaque origin, no script, no form, no plugin. */
+export const RELAY_SANDBOX_CSP = 'sandbox';
+/**
+ * The one exception: the OAuth consent page (`/oauth/authorize`, issue 29) must submit its form
+ * for an owner to approve an MCP client through the relay. It stays an opaque origin without
+ * script, popups or plugins; a form on it can only send what a user types to that same server,
+ * which any page on the web can do.
+ */
+export const RELAY_FORMS_CSP = 'sandbox allow-forms';
+const FORM_PAGE = /^\/oauth\/authorize(?:\?|$)/;
+
+/**
+ * The headers a proxied answer reaches the client with: end-to-end ones, minus those that act
+ * on the relay's whole origin (`ORIGIN_WIDE`); an answer with active content also gets
+ * `Content-Security-Policy: sandbox` (added to the server's own, so both apply) and
+ * `X-Frame-Options: DENY`, and every answer `X-Content-Type-Options: nosniff`, so one server on
+ * a shared relay can neither run script on the relay's origin nor set state for the others
+ * (docs/relay.md, "One origin, many servers").
+ */
+export function proxiedHeaders(
+  pairs: Iterable<[string, string]>,
+  /** The request's path below `/r/<serverId>` (with its query), when known. */
+  path = '',
+): [string, string][] {
+  const all = endToEnd(pairs, ORIGIN_WIDE);
+  const type = all.find(([k]) => k === 'content-type')?.[1].trim() ?? '';
+  const active = type === '' || ACTIVE_TYPE.test(type);
+  const out = all.filter(([k]) => k !== 'x-content-type-options' && !(active && k === 'x-frame-options'));
+  out.push(['x-content-type-options', 'nosniff']);
+  if (active) {
+    const csp = FORM_PAGE.test(path) ? RELAY_FORMS_CSP : RELAY_SANDBOX_CSP;
+    out.push(['content-security-policy', csp], ['x-frame-options', 'DENY']);
+  }
+  return out;
+}
+
+/** The client's Response for a server's answer. */
+export function answerToResponse(
+  answer: HttpAnswer & { bytes?: Uint8Array | null },
+  method: string,
+  requestId: string,
+  path = '',
+): Response {
+  const headers = new Headers();
+  for (const [k, val] of proxiedHeaders(answer.headers, path)) headers.append(k, val);
+  headers.set('x-relay-request-id', requestId);
+  const noBody = method === 'HEAD' || [204, 205, 304].includes(answer.status);
+  const bytes = noBody ? null : answer.bytes !== undefined ? answer.bytes : fromBase64(answer.body);
+  return new Response(bytes as Uint8Array<ArrayBuffer> | null, { status: answer.status, headers });
+}

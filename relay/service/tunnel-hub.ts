@@ -1,0 +1,480 @@
+/**
+ * The relay's end of the tunnels: one multiplexed connection per server, carrying binary
+ * frames (relay/protocol/frames.ts). Runtime-neutral: the Node root binds each WebSocket to
+ * `accept`. A server proves its key by signing the relay's challenge (no pin is consulted), and
+ * from then on requests entering this instance go straight down its tunnel; requests entering
+ * other instances reach it through the queue (this hub pulls them for the tunnel), with the
+ * same deadline and at-most-once rules as the long-poll endpoints.
+ */
+import { toBase64Url } from '../../core/crypto.ts';
+import { serverIdOf, tunnelStatement, verifySignature } from '../../core/identity.ts';
+import type { Clock, Logger } from '../../core/ports.ts';
+import {
+  type AnswerHead,
+  chunks,
+  concat,
+  decodeFrame,
+  END,
+  encodeFrame,
+  encodeInline,
+  type Frame,
+  FrameError,
+  FrameType,
+  frameJson,
+  inlineBody,
+  type RequestHead,
+} from '../protocol/frames.ts';
+import { fromBase64, toBase64 } from '../protocol/http-codec.ts';
+import type { HttpItem, PairItem } from '../protocol/messages.ts';
+import type { PayloadSeal } from '../protocol/seal.ts';
+import type { RelayQueue } from '../queue/ports.ts';
+import type { RelayLimits } from './types.ts';
+
+/** Bytes a tunnel may have waiting for the wire before a streamed body's next chunk is read. */
+const TUNNEL_HIGH_WATER = 1024 * 1024;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the hub needs of one connection. */
+export interface TunnelSocket {
+  send(bytes: Uint8Array): void;
+  /** Bytes queued for sending and not yet on the wire. */
+  buffered(): number;
+  close(code: number, reason: string): void;
+}
+
+/** A tunnel's answer to one request; null when none came (time-out, tunnel closed). */
+export type TunnelAnswer =
+  | { kind: 'http'; status: number; headers: [string, string][]; bytes: Uint8Array | null }
+  | { kind: 'pair'; apiKey: string | null }
+  | { kind: 'reset'; status: number; message: string };
+
+/** One server's connected tunnel. */
+export interface Tunnel {
+  serverId: string;
+  /** Sends one request and waits for its answer until `deadline` (epoch ms) or `signal`. */
+  forward(
+    head: RequestHead,
+    /** Whole bytes, or chunks as they arrive (sent with flow control; an error thrown fails the call). */
+    body: Uint8Array | AsyncIterable<Uint8Array> | null,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<TunnelAnswer | null>;
+}
+
+interface Pending {
+  resolve(a: TunnelAnswer | null): void;
+  head?: AnswerHead;
+  parts: Uint8Array[];
+  size: number;
+}
+
+export interface TunnelHubDeps {
+  queue: RelayQueue;
+  seal: PayloadSeal;
+  limits: RelayLimits;
+  logger: Logger;
+  clock?: Clock;
+  publicBaseUrl: string;
+  /** How long a new connection has to prove its key (default 10 s). */
+  authTimeoutMs?: number;
+}
+
+/** The tunnels of this relay instance. */
+export function createTunnelHub(deps: TunnelHubDeps) {
+  const { queue, seal, limits, logger } = deps;
+  const clock = deps.clock ?? { now: () => Date.now() };
+  const tunnels = new Map<string, Tunnel & { closeNow(code: number, reason: string): void }>();
+  const all = new Set<{ closeNow(code: number, reason: string): void }>();
+  const base = deps.publicBaseUrl.replace(/\/+$/, '');
+  let closed = false;
+
+  /** Binds one connection; `address` is its client's (rate limits on new serverIds). */
+  function accept(socket: TunnelSocket, address?: string) {
+    const challenge = toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
+    let serverId: string | null = null;
+    let open = true;
+    let nextStream = 1;
+    const pending = new Map<number, Pending>();
+    const stop = new AbortController();
+    let presence: ReturnType<typeof setInterval> | undefined;
+    const authTimer = setTimeout(
+      () => closeNow(4001, 'no proof of key in time'),
+      deps.authTimeoutMs ?? 10_000,
+    );
+
+    const send = (type: FrameType, stream: number, flags: number, body: unknown) => {
+      if (open) socket.send(encodeFrame(type, stream, flags, body));
+    };
+    send(FrameType.HELLO, 0, 0, { challenge, version: 1 });
+
+    function closeNow(code: number, reason: string) {
+      if (!open) return;
+      socket.close(code, reason);
+      onClose();
+    }
+
+    let finished = false;
+    function onClose(code?: number) {
+      if (finished) return;
+      finished = true;
+      open = false;
+      // A server leaving on purpose (1000): it is offline at once, what waits for it is answered 503.
+      const leaving = code === 1000 && serverId !== null;
+      clearTimeout(authTimer);
+      clearInterval(presence);
+      stop.abort();
+      all.delete(entry);
+      // In flight at a cut: never re-sent (it may have run); its client gets a 504.
+      for (const p of pending.values()) p.resolve(null);
+      pending.clear();
+      if (serverId && tunnels.get(serverId) === tunnel) {
+        tunnels.delete(serverId);
+        if (leaving) void goOffline(serverId);
+      }
+    }
+
+    async function goOffline(id: string) {
+      try {
+        await queue.markOffline(id);
+        const gone = await seal.seal(JSON.stringify({ kind: 'offline' }));
+        for (const r of await queue.evict(id)) await queue.answer(id, r.requestId, gone);
+        logger.info('relay tunnel closed by its server', { serverId: id });
+      } catch {}
+    }
+
+    const tunnel: Tunnel & { closeNow(code: number, reason: string): void } = {
+      get serverId() {
+        return serverId ?? '';
+      },
+      closeNow,
+      forward(head, body, deadline, signal) {
+        return new Promise<TunnelAnswer | null>((resolve, reject) => {
+          if (!open) return resolve(null);
+          const stream = nextStream;
+          nextStream = nextStream >= 0xfffffff0 ? 1 : nextStream + 1;
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          let settled = false;
+          const finish = () => {
+            settled = true;
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', giveUp);
+            if (pending.get(stream) === p) pending.delete(stream);
+          };
+          const done = (a: TunnelAnswer | null) => {
+            if (settled) return;
+            finish();
+            resolve(a);
+          };
+          const giveUp = () => {
+            // The server is told to drop it; an answer arriving later is ignored.
+            send(FrameType.RESET, stream, END, { status: 504, message: 'deadline passed' });
+            done(null);
+          };
+          const p: Pending = { resolve: done, parts: [], size: 0 };
+          pending.set(stream, p);
+          timer = setTimeout(giveUp, Math.max(1, deadline - clock.now()));
+          signal?.addEventListener('abort', giveUp, { once: true });
+          const reqHead = { ...head, ttlMs: Math.max(1, deadline - clock.now()) };
+          if (body && !(body instanceof Uint8Array)) {
+            // A streamed body: the head now, DATA frames as the client's bytes arrive.
+            send(FrameType.REQ, stream, 0, reqHead);
+            void streamBody(stream, body, () => settled).then(
+              () => undefined,
+              (err: unknown) => {
+                if (settled) return;
+                // The client went away mid-body: nobody to answer (as when it leaves while waiting).
+                if (signal?.aborted) return giveUp();
+                // The body failed (too slow, too large, client gone): the server drops the stream.
+                send(FrameType.RESET, stream, END, {
+                  status: 400,
+                  message: 'the request body did not arrive',
+                });
+                finish();
+                reject(err);
+              },
+            );
+            return;
+          }
+          const hasBody = !!body && body.byteLength > 0;
+          // A body that fits in one frame goes with its head: one message.
+          const whole = hasBody ? encodeInline(FrameType.REQ, stream, reqHead, body as Uint8Array) : null;
+          if (whole) {
+            if (open) socket.send(whole);
+            return;
+          }
+          send(FrameType.REQ, stream, hasBody ? 0 : END, reqHead);
+          if (hasBody) {
+            const parts = chunks(body as Uint8Array);
+            for (let i = 0; i < parts.length; i++)
+              send(FrameType.DATA, stream, i === parts.length - 1 ? END : 0, parts[i]);
+          }
+        });
+      },
+    };
+
+    /**
+     * Sends `body` as DATA frames with flow control: the next chunk is read from the client only
+     * while this tunnel has less than `TUNNEL_HIGH_WATER` bytes waiting for the wire, so a fast
+     * client behind a slow tunnel is slowed by TCP and nothing piles up in the relay. The last
+     * frame (empty) carries END.
+     */
+    async function streamBody(stream: number, body: AsyncIterable<Uint8Array>, stopped: () => boolean) {
+      // One chunk is held back so the last one carries END (no empty frame after it).
+      let held: Uint8Array | null = null;
+      for await (const part of body) {
+        if (held) {
+          while (open && !stopped() && socket.buffered() > TUNNEL_HIGH_WATER) await pause(2);
+          if (!open || stopped()) return;
+          send(FrameType.DATA, stream, 0, held);
+        }
+        held = part;
+      }
+      if (!stopped()) send(FrameType.DATA, stream, END, held ?? new Uint8Array(0));
+    }
+    const entry = { closeNow };
+    all.add(entry);
+
+    async function onAuth(frame: Frame) {
+      const auth = frameJson<{
+        serverId?: unknown;
+        publicKey?: unknown;
+        signature?: unknown;
+        pairCodeHash?: unknown;
+      }>(frame);
+      const { serverId: id, publicKey, signature } = auth;
+      if (typeof id !== 'string' || typeof publicKey !== 'string' || typeof signature !== 'string')
+        return closeNow(4003, 'malformed proof of key');
+      if ((await serverIdOf(publicKey)) !== id)
+        return closeNow(4003, 'the serverId is not the one the key names');
+      if (!(await verifySignature(publicKey, tunnelStatement(id, publicKey, challenge), signature)))
+        return closeNow(4003, 'the challenge is not signed by that key');
+      if (!open) return;
+      if (!(await admitNew(id, address)))
+        return closeNow(4029, 'too many new servers from this address; retry later');
+      if (!open) return;
+      clearTimeout(authTimer);
+      serverId = id;
+      // A newer tunnel of the same server replaces an older one on this instance.
+      tunnels.get(id)?.closeNow(4009, 'replaced by a newer tunnel');
+      tunnels.set(id, tunnel);
+      try {
+        await queue.markOnline(id, limits.offlineAfterMs);
+        const hash = auth.pairCodeHash;
+        if (hash === null || (typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash)))
+          await queue.setPairCode(id, hash, limits.pairCodeTtlMs);
+      } catch {
+        return closeNow(1013, 'queue store unreachable; retry');
+      }
+      presence = setInterval(
+        () => void queue.markOnline(id, limits.offlineAfterMs).catch(() => undefined),
+        Math.max(1_000, Math.floor(limits.offlineAfterMs / 3)),
+      );
+      send(FrameType.READY, 0, 0, {
+        serverId: id,
+        publicUrl: `${base}/r/${id}`,
+        now: clock.now(),
+        limits: { maxBodyBytes: limits.maxBodyBytes, answerTimeoutMs: limits.answerTimeoutMs },
+      });
+      logger.info('relay tunnel open', { serverId: id });
+      void pump(id);
+    }
+
+    /** Requests queued for this server by other instances (or long-poll-era clients) go down the tunnel. */
+    async function pump(id: string) {
+      while (open && !closed && !stop.signal.aborted) {
+        let taken: Awaited<ReturnType<RelayQueue['take']>> = [];
+        const began = clock.now();
+        try {
+          taken = await queue.take(id, {
+            max: limits.maxBatch,
+            maxBytes: 1 << 30,
+            waitMs: limits.pullWaitMs,
+            signal: stop.signal,
+          });
+          if (open) await queue.refreshOnline(id, limits.offlineAfterMs);
+        } catch {
+          await new Promise((r) => setTimeout(r, 250));
+          continue;
+        }
+        for (const t of taken) void relayQueued(id, t.requestId, t.payload);
+        // A take that came back empty at once (presence lost meanwhile): never spin.
+        if (!taken.length && clock.now() - began < 50) await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+
+    async function relayQueued(id: string, requestId: string, payload: string) {
+      let item: HttpItem | PairItem;
+      try {
+        item = JSON.parse(await seal.open(payload));
+      } catch {
+        logger.error('relay payload does not open: do all instances share RELAY_QUEUE_KEY?', {});
+        return;
+      }
+      const head: RequestHead =
+        item.kind === 'pair'
+          ? { kind: 'pair', code: item.code, ttlMs: 0 }
+          : { kind: 'http', method: item.method, path: item.path, headers: item.headers, ttlMs: 0 };
+      const body =
+        item.kind === 'http' && item.method !== 'GET' && item.method !== 'HEAD'
+          ? fromBase64(item.body)
+          : null;
+      const a = await tunnel.forward(head, body, item.deadline);
+      if (!a) return; // its waiter answers 504 at the deadline
+      const answer =
+        a.kind === 'pair'
+          ? { kind: 'pair', requestId, apiKey: a.apiKey }
+          : a.kind === 'reset'
+            ? {
+                kind: 'http',
+                requestId,
+                status: a.status,
+                headers: [['content-type', 'application/json; charset=utf-8']],
+                body: toBase64(
+                  new TextEncoder().encode(
+                    JSON.stringify({
+                      success: false,
+                      error: {
+                        code: a.status === 400 ? 'VALIDATION_ERROR' : 'INTERNAL_ERROR',
+                        message: a.message,
+                      },
+                    }),
+                  ),
+                ),
+              }
+            : { kind: 'http', requestId, status: a.status, headers: a.headers, body: toBase64(a.bytes) };
+      await queue.answer(id, requestId, await seal.seal(JSON.stringify(answer))).catch(() => undefined);
+    }
+
+    function onAnswerFrame(frame: Frame) {
+      const p = pending.get(frame.stream);
+      if (!p) return; // given up already, or never asked: ignored
+      if (frame.type === FrameType.RESET) {
+        const r = frameJson<{ status?: number; message?: string }>(frame);
+        const status = typeof r.status === 'number' && r.status >= 400 && r.status <= 599 ? r.status : 502;
+        return p.resolve({
+          kind: 'reset',
+          status,
+          message: String(r.message ?? 'the server could not answer'),
+        });
+      }
+      if (frame.type === FrameType.RES) {
+        if (p.head) throw new FrameError('second answer head', frame.stream);
+        p.head = frameJson<AnswerHead>(frame);
+        const inline = inlineBody(frame);
+        if (inline?.byteLength) {
+          if (inline.byteLength > limits.maxBodyBytes)
+            throw new FrameError('answer larger than the relay allows', frame.stream);
+          p.size = inline.byteLength;
+          p.parts.push(inline.slice());
+        }
+      } else {
+        if (!p.head) throw new FrameError('body before answer head', frame.stream);
+        p.size += frame.payload.byteLength;
+        if (p.size > limits.maxBodyBytes)
+          throw new FrameError('answer larger than the relay allows', frame.stream);
+        p.parts.push(frame.payload.slice());
+      }
+      if (!(frame.flags & END)) return;
+      const h = p.head as AnswerHead;
+      if ('apiKey' in h)
+        return p.resolve({ kind: 'pair', apiKey: typeof h.apiKey === 'string' ? h.apiKey : null });
+      const status = h.status;
+      if (typeof status !== 'number' || status < 200 || status > 599 || !Array.isArray(h.headers))
+        throw new FrameError('malformed answer head', frame.stream);
+      p.resolve({
+        kind: 'http',
+        status,
+        headers: h.headers,
+        bytes: p.parts.length ? concat(p.parts, p.size) : null,
+      });
+    }
+
+    return {
+      onMessage(bytes: Uint8Array) {
+        let frame: Frame | null = null;
+        try {
+          frame = decodeFrame(bytes);
+          if (!serverId) {
+            if (frame.type !== FrameType.AUTH) throw new FrameError('expected AUTH', null);
+            void onAuth(frame).catch(() => closeNow(4003, 'malformed proof of key'));
+            return;
+          }
+          if (frame.type === FrameType.RES || frame.type === FrameType.DATA || frame.type === FrameType.RESET)
+            return onAnswerFrame(frame);
+          if (frame.type === FrameType.GOAWAY) {
+            if (tunnels.get(serverId) === tunnel) tunnels.delete(serverId);
+            stop.abort(); // the pump stops taking queued requests for it
+            void goOffline(serverId);
+            return;
+          }
+          if (frame.type === FrameType.PAIR) {
+            const { pairCodeHash } = frameJson<{ pairCodeHash?: unknown }>(frame);
+            if (
+              pairCodeHash === null ||
+              (typeof pairCodeHash === 'string' && /^[0-9a-f]{64}$/.test(pairCodeHash))
+            )
+              void queue.setPairCode(serverId, pairCodeHash, limits.pairCodeTtlMs).catch(() => undefined);
+            return;
+          }
+          throw new FrameError(`unexpected frame type ${frame.type}`, frame.stream || null);
+        } catch (err) {
+          const stream = err instanceof FrameError ? err.stream : (frame?.stream ?? null);
+          const why = err instanceof Error ? err.message : String(err);
+          const p = stream ? pending.get(stream) : undefined;
+          if (p) {
+            // The bad frame fails its own stream alone: its client gets a 502, nothing else is touched.
+            logger.warn('relay tunnel frame does not decode; its request fails alone', { error: why });
+            send(FrameType.RESET, stream as number, END, { status: 502, message: why });
+            p.resolve({
+              kind: 'reset',
+              status: 502,
+              message: 'The server sent an answer the relay could not decode.',
+            });
+          } else if (!serverId) closeNow(4002, why);
+          else logger.warn('relay tunnel frame ignored', { error: why });
+        }
+      },
+      onClose,
+    };
+  }
+
+  /**
+   * Counts a sign-in of a serverId this relay does not know (no pin, not online, not seen within
+   * the hour) against its address's `newServersPerClientHour`, the counter the HTTP register
+   * uses too; false when the address is over it. A store error lets it through (the tunnel
+   * then fails on the store anyway).
+   */
+  async function admitNew(id: string, address: string | undefined): Promise<boolean> {
+    try {
+      const seenKey = `tunnel-id:${id}`;
+      const known =
+        (await queue.isOnline(id)) ||
+        (await queue.hits(seenKey)).count > 0 ||
+        (await queue.owner(id)) !== null;
+      if (!known) {
+        const limitKey = `register:${address ?? 'unknown'}`;
+        if ((await queue.hits(limitKey)).count >= limits.newServersPerClientHour) return false;
+        await queue.hit(limitKey, 3_600_000);
+      }
+      await queue.hit(seenKey, 3_600_000);
+      return true;
+    } catch {
+      return true;
+    }
+  }
+
+  return {
+    accept,
+    /** The tunnel of `serverId` held by this instance, if any. */
+    get: (serverId: string): Tunnel | undefined => tunnels.get(serverId),
+    /** Tunnels open on this instance. */
+    size: () => tunnels.size,
+    /** Closes every tunnel (servers reconnect, to another instance if there is one). */
+    close() {
+      closed = true;
+      for (const t of [...all]) t.closeNow(1012, 'relay restarting');
+    },
+  };
+}
+
+export type TunnelHub = ReturnType<typeof createTunnelHub>;
