@@ -1,15 +1,9 @@
-/** The Node root (`npm start`, bundled to dist/server/main.js): the server until a stop signal. */
-import { failStart, readConfig } from '../shared/quire.ts';
-import { type RunningServer, startServer } from './server.ts';
-import { stopOnSignals } from './signals.ts';
+/** The Node root (`npm start`, `quire serve`'s bundle): the server until a stop signal. */
+import { failStart, nodeHost, untilStopped } from '../shared/process.ts';
+import { startServerFromEnv } from './server.ts';
 
-let server: RunningServer;
-let graceMs = 0;
-try {
-  const config = readConfig(process.env, { name: 'node', relayConnector: true });
-  graceMs = config.shutdownGraceMs;
-  server = await startServer(config);
-} catch (err) {
-  failStart(err, process.exit);
-}
-process.exit(await stopOnSignals(server.stop, { graceMs }));
+const host = nodeHost();
+const code = await untilStopped(host, () => startServerFromEnv(process.env)).catch((err: unknown) =>
+  failStart(err, host),
+);
+host.exit(code);

@@ -1,24 +1,22 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHealthBody } from '../../adapters/http/routes/system.ts';
+import { jsonLogger } from '../../adapters/log/json-logger.ts';
 import { analyzePool } from '../../adapters/node/analyze-pool.ts';
 import { healthLane } from '../../adapters/node/health-lane.ts';
-import { httpDrain } from '../../adapters/node/http-drain.ts';
-import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
-import { flushLogsSync, jsonLogger } from '../../adapters/node/logger.ts';
 import { readLane } from '../../adapters/node/read-lane.ts';
-import { fsFileStore } from '../../adapters/store/fs-file-store.ts';
-import { fsHistoryStore } from '../../adapters/store/fs-history-store.ts';
-import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
-import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
+import { stdoutLines } from '../../adapters/node/stdout.ts';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
 import type { Logger } from '../../core/ports.ts';
 import { errorBody } from '../../http-kit/envelope.ts';
-import type { ServerConfig } from '../shared/config/index.ts';
-import { type StopStep, startLifecycle } from '../shared/lifecycle.ts';
-import { composeQuire, VERSION } from '../shared/quire.ts';
-import { nodeParts } from './compose.ts';
-import { linkRelay } from './relay-link.ts';
+import { httpDrain } from '../../http-kit/node/http-drain.ts';
+import { timeoutServerOptions } from '../../http-kit/node/http-timeouts.ts';
+import type { Env, ServerConfig } from '../shared/config/index.ts';
+import { composeFsServer } from '../shared/fs-server.ts';
+import type { StopStep } from '../shared/lifecycle.ts';
+import { nodeParts } from '../shared/node-parts.ts';
+import { readConfig, VERSION } from '../shared/quire.ts';
+import { linkRelay } from '../shared/relay-link.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -29,26 +27,14 @@ const shuttingDown = () =>
     headers: { 'retry-after': '1' },
   });
 
-/** A running note server. */
-export interface RunningServer {
-  url: string;
-  port: number;
-  logger: Logger;
-  /** Resolves once the vault is indexed. */
-  ready: Promise<void>;
-  /**
-   * Refuses new requests (direct and relayed), lets those in flight finish (at most
-   * SHUTDOWN_GRACE_MS), then saves the index cache (the shared lifecycle's ordered stop).
-   */
-  stop(reason?: string): Promise<void>;
-  /** Requests the note read lane answered itself (adapters/node/read-lane.ts). */
-  fastLaneAnswers(): number;
-}
+/** A running note server (`stop`: refuse new requests, let those in flight finish, the ordered stop). */
+export type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
-/**
- * The Node server: fs stores, analyzer threads, node:http with the health lane and a graceful
- * drain, relay pairing, and the shared lifecycle. Config in, a listening server out.
- */
+/** The Node server from an environment: what `npm start` and `quire serve` run. */
+export const startServerFromEnv = (env: Env) =>
+  startServer(readConfig(env, { name: 'node', relayConnector: true }));
+
+/** The Node server: fs stores, analyzer threads, node:http with the fast lanes and a graceful drain, relay pairing. */
 export async function startServer(
   config: ServerConfig,
   opts: {
@@ -57,30 +43,18 @@ export async function startServer(
     /** False: every request takes the app (tests compare the fast lanes' answers with it). */
     fastLanes?: boolean;
   } = {},
-): Promise<RunningServer> {
-  const logger = opts.logger ?? jsonLogger(config.logLevel);
+) {
+  const logger = opts.logger ?? jsonLogger(config.logLevel, stdoutLines().write);
   if (config.startNotice) logger.info(config.startNotice, {});
-  // The state store first: it creates DATA_DIR 0700, before the vault inside it is made.
-  const state = fsStateStore({ dir: config.dataDir });
-  const notes = fsNoteStore({ dir: config.vaultDir, fsync: config.fsync });
   const pool = analyzePool({ fallback: async (texts) => texts.map((t) => analyzeNote(t)) });
   let relayStatus: () => unknown = () => ({ state: 'disabled' });
-  const quire = await composeQuire(config, {
+  const fs = await composeFsServer(config, {
     ...nodeParts(config),
-    notes,
-    state,
-    files: fsFileStore({ dir: config.vaultDir }),
-    history: config.historyEnabled
-      ? fsHistoryStore({
-          dir: `${config.dataDir}/history`,
-          fsync: config.fsync,
-          vaultTrash: config.trashDir === 'vault' ? config.vaultDir : undefined,
-        })
-      : undefined,
     logger,
     analyze: pool.analyze,
     relayStatus: () => relayStatus(),
   });
+  const { quire } = fs;
   const { app } = quire;
 
   // While shutting down, requests that were not in flight yet are refused (503, connection closed).
@@ -147,34 +121,18 @@ export async function startServer(
   const port = (server.address() as AddressInfo).port;
   const url = quire.listening(port);
   // Out now, not with the next batch of log lines: supervisors and scripts wait on this line.
-  flushLogsSync();
+  stdoutLines().flushSync();
 
   const link = await linkRelay({ config, app, auth: quire.auth, setupConfig: quire.setupConfig, logger });
-  if (link) relayStatus = () => link.connector.status();
-
-  const lifecycle = startLifecycle({
-    notes: quire.core.notes,
-    store: notes,
-    logger,
-    reconcileSeconds: config.reconcileSeconds,
-    shutdownGraceMs: config.shutdownGraceMs,
-    app: quire,
-    afterIndex: () => pool.close(),
-    onStopStep: opts.onStopStep,
-  });
+  if (link) relayStatus = link.status;
+  const lifecycle = fs.lifecycle({ afterIndex: () => pool.close(), onStopStep: opts.onStopStep });
   lifecycle.addDoor(async (graceMs) => {
-    const closed = await drain.close(graceMs);
-    if (closed.cut) logger.warn('connections still busy after the grace were closed', {});
+    if ((await drain.close(graceMs)).cut)
+      logger.warn('connections still busy after the grace were closed', {});
   });
-  if (link) lifecycle.addDoor((graceMs) => link.connector.stop(graceMs));
+  link?.closeWith(lifecycle);
   lifecycle.addFinal(() => pool.close());
-  if (link?.relay) lifecycle.addFinal(() => link.relay!.stop());
-  return {
-    url,
-    port,
-    logger,
-    ready: lifecycle.ready,
-    stop: lifecycle.stop,
-    fastLaneAnswers: () => reads.answered.count,
-  };
+  const { ready, stop, shutdownGraceMs } = lifecycle;
+  // fastLaneAnswers: requests the note read lane answered itself (adapters/node/read-lane.ts).
+  return { url, port, logger, ready, stop, shutdownGraceMs, fastLaneAnswers: () => reads.answered.count };
 }

@@ -65,7 +65,7 @@ export interface Lifecycle {
 }
 
 /** A timer that never keeps the process alive on its own (Node, Bun; Deno through its own call). */
-function unref(t: unknown): void {
+export function unref(t: unknown): void {
   (t as { unref?: () => void } | undefined)?.unref?.();
   const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
   if (typeof t === 'number') deno?.unrefTimer?.(t);

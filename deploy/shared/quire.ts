@@ -4,8 +4,6 @@
  * port once the runtime listens. Runtime-neutral (no `node:*` import): Node, Bun, Deno and the
  * Worker call it with their own adapters (docs/architecture.md "Runtime roots").
  */
-import { AuthStateError } from '../../core/auth/state.ts';
-import { ChannelStateError } from '../../core/channels/store.ts';
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
 import type { Clock, FileStore, HistoryStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
 import pkg from '../../package.json' with { type: 'json' };
@@ -30,36 +28,6 @@ export function readConfig(
     );
   }
   return config;
-}
-
-/** True for a start failure an operator must fix (a bad variable, damaged state files). */
-export function isOperatorError(err: unknown): err is Error {
-  return err instanceof ConfigError || err instanceof AuthStateError || err instanceof ChannelStateError;
-}
-
-/** One clear line on stderr and exit 1 for a bad configuration; anything else is a bug. */
-export function failStart(err: unknown, exit: (code: number) => never): never {
-  if (isOperatorError(err)) {
-    console.error(`quire: ${err.message}`);
-    return exit(1);
-  }
-  throw err;
-}
-
-/**
- * The answer to every request while a fetch-driven runtime (the Worker) could not start: an
- * operator's problem (503 naming it, until fixed) or anything else (500; `retry`: start again).
- */
-export function startFailure(err: unknown): { response: Response; retry: boolean } {
-  const operator = isOperatorError(err);
-  console.error(`quire: ${operator ? err.message : `start failed: ${String(err)}`}`);
-  const error = operator
-    ? { code: 'NOT_READY', message: `quire: ${err.message}` }
-    : { code: 'INTERNAL_ERROR', message: 'The server could not start; see the logs.' };
-  return {
-    response: Response.json({ success: false, error }, { status: operator ? 503 : 500 }),
-    retry: !operator,
-  };
 }
 
 /** The package version, for system/info and the setup payload. */

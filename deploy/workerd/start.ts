@@ -1,4 +1,4 @@
-import { jsonLogger } from '../../adapters/node/logger.ts';
+import { jsonLogger } from '../../adapters/log/json-logger.ts';
 import { type KvNamespaceLike, kvStateStore } from '../../adapters/store/kv-state-store.ts';
 import { r2HistoryStore } from '../../adapters/store/r2-history-store.ts';
 import { type R2BucketLike, r2NoteStore } from '../../adapters/store/r2-note-store.ts';

@@ -4,7 +4,7 @@
  * start.ts builds it from the bindings wrangler.toml names (README "Running on Bun, Deno and Workers").
  */
 import type { AlarmStorage } from '../shared/lifecycle.ts';
-import { startFailure } from '../shared/quire.ts';
+import { startFailure } from '../shared/process.ts';
 import { type Env, start } from './start.ts';
 
 export type { Env };

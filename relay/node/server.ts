@@ -5,19 +5,17 @@ import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
-import { httpDrain } from '../../adapters/node/http-drain.ts';
-import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
-import { jsonLogger } from '../../adapters/node/logger.ts';
 import type { Logger } from '../../core/ports.ts';
-import { loadRelayConfig, type RelayConfig, RelayConfigError } from '../../deploy/shared/config/relay.ts';
 import { errorBody } from '../../http-kit/envelope.ts';
+import { httpDrain } from '../../http-kit/node/http-drain.ts';
+import { timeoutServerOptions } from '../../http-kit/node/http-timeouts.ts';
 import { createRelay, type Relay } from '../http/app.ts';
 import { aesSeal, plainSeal } from '../protocol/seal.ts';
 import { memoryRelayQueue } from '../queue/memory.ts';
 import type { RelayQueue } from '../queue/ports.ts';
 import { redisRelayQueue } from '../queue/redis.ts';
 import { createTunnelHub } from '../service/tunnel-hub.ts';
-import type { RelayLimits } from '../service/types.ts';
+import type { RelayConfig } from './config.ts';
 import { clientAddress as nodeClientAddress, proxyLane } from './proxy-lane.ts';
 import { attachTunnels } from './tunnel-ws.ts';
 
@@ -37,13 +35,14 @@ export interface RunningRelay {
   backend: RelayQueue['backend'];
   /** Requests answered by the proxy lane so far (relay/node/proxy-lane.ts). */
   laneTaken(): number;
+  /** RELAY_SHUTDOWN_GRACE_MS: how long `stop` lets waiting clients finish. */
+  shutdownGraceMs: number;
   /** Ends long polls, lets waiting clients finish (up to the grace), closes everything it opened. */
   stop(): Promise<void>;
 }
 
-/** Config for `startRelay`: anything left out takes the `npm run relay` default. */
-export type StartRelayConfig = Partial<Omit<RelayConfig, 'limits'>> & {
-  limits?: Partial<RelayLimits>;
+/** Config for `startRelay`: the whole configuration (its root reads it from the environment). */
+export type StartRelayConfig = RelayConfig & {
   /** False routes every request through the Hono app (the proxy lane's differential test). */
   fastLane?: boolean;
 };
@@ -64,26 +63,18 @@ function clientAddress(trustProxy: boolean) {
 }
 
 /**
- * The relay's Node composition root, also for embedding in the note server: starts listening
- * and resolves once it does. With `redisUrl`, a Redis client is made and owned here (or pass
- * a ready `redis` client, which stays the caller's); without, the in-memory queue.
+ * The relay on node:http, also embedded in the note server: starts listening and resolves once it
+ * does. With `redisUrl`, a Redis client is made and owned here (or pass a ready `redis` client,
+ * which stays the caller's); without, the in-memory queue. The caller gives the whole
+ * configuration and the logger (the relay reads no environment).
  */
 export async function startRelay(
-  config: StartRelayConfig = {},
-  opts: { logger?: Logger; redis?: Redis } = {},
+  cfg: StartRelayConfig,
+  opts: { logger: Logger; redis?: Redis },
 ): Promise<RunningRelay> {
-  const defaults = loadRelayConfig({});
-  const cfg: RelayConfig = {
-    ...defaults,
-    ...config,
-    limits: { ...defaults.limits, ...config.limits },
-    timeouts: config.timeouts ?? defaults.timeouts,
-  };
-  if (config.limits?.offlineAfterMs === undefined)
-    cfg.limits.offlineAfterMs = Math.max(defaults.limits.offlineAfterMs, cfg.limits.pullWaitMs + 15_000);
-  const logger = opts.logger ?? jsonLogger(cfg.logLevel);
+  const { logger } = opts;
   if ((cfg.redisUrl || opts.redis) && !cfg.queueKey && !cfg.plainQueue)
-    throw new RelayConfigError(
+    throw new Error(
       'A relay on Redis needs RELAY_QUEUE_KEY (at least 32 characters, the same on every instance) so no client key is stored readable in Redis; RELAY_QUEUE_PLAIN=1 opts out.',
     );
 
@@ -131,7 +122,7 @@ export async function startRelay(
     createServer: ((options: ServerOptions, listener: Parameters<typeof proxyLane>[0]) =>
       createServer(
         options,
-        config.fastLane === false
+        cfg.fastLane === false
           ? listener
           : proxyLane(listener, {
               relay: () => relay,
@@ -188,6 +179,7 @@ export async function startRelay(
     publicBaseUrl,
     backend: queue.backend,
     laneTaken: () => laneTaken,
+    shutdownGraceMs: cfg.shutdownGraceMs,
     stop() {
       stopping ??= (async () => {
         closing.abort();

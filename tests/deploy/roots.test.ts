@@ -18,6 +18,14 @@ const ROOTS = [
   'deploy/workerd/worker.ts',
 ];
 
+/** The repository paths `file` imports by a relative specifier. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return [...text.matchAll(/(?:from|import\()\s*['"](\.[^'"]+)['"]/g)].map((m) =>
+    relative(ROOT, resolve(ROOT, file, '..', m[1]!)),
+  );
+}
+
 /** Every file under `dir` (recursively). */
 function files(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
@@ -31,21 +39,51 @@ describe('the runtime roots', () => {
     expect(lines).toBeLessThanOrEqual(40);
   });
 
-  it('no runtime but Node reaches into deploy/node (by name or by a relative import)', () => {
+  it('no root imports another root, and deploy/shared imports none (by a relative import)', () => {
+    const roots = ['deploy/node', 'deploy/bun', 'deploy/deno', 'deploy/relay', 'deploy/workerd'];
     const offenders: string[] = [];
-    for (const dir of ['deploy/bun', 'deploy/deno', 'deploy/workerd', 'deploy/shared', 'deploy/relay']) {
+    for (const dir of [...roots, 'deploy/shared']) {
       for (const file of files(dir)) {
-        // The release build bundles the Node CLI (deploy/node/cli/entry.ts): a build tool, not a runtime.
-        if (file.startsWith('deploy/shared/release/')) continue;
-        const text = readFileSync(join(ROOT, file), 'utf8');
-        if (text.includes('deploy/node')) offenders.push(`${file}: names deploy/node`);
-        for (const m of text.matchAll(/(?:from|import\()\s*['"](\.[^'"]+)['"]/g)) {
-          const target = relative(ROOT, resolve(ROOT, file, '..', m[1]!));
-          if (target.startsWith('deploy/node')) offenders.push(`${file}: imports ${m[1]}`);
+        for (const target of importsOf(file)) {
+          const other = roots.find((r) => r !== dir && target.startsWith(`${r}/`));
+          if (other) offenders.push(`${file}: imports ${target}`);
         }
       }
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('deploy/node is at most 150 lines outside cli/ (the rest is shared: deploy/shared, http-kit)', () => {
+    const counts = files('deploy/node')
+      .filter((f) => !f.startsWith('deploy/node/cli/'))
+      .map((f) => [f, readFileSync(join(ROOT, f), 'utf8').trimEnd().split('\n').length] as const);
+    expect(
+      counts.reduce((sum, [, n]) => sum + n, 0),
+      JSON.stringify(counts),
+    ).toBeLessThanOrEqual(150);
+  });
+
+  it('the long-running roots and `quire serve`/`quire relay` live as processes through deploy/shared/process.ts', () => {
+    const users = [
+      'deploy/node/main.ts',
+      'deploy/bun/main.ts',
+      'deploy/deno/main.ts',
+      'deploy/relay/main.ts',
+      'deploy/node/cli/serve.ts',
+      'deploy/node/cli/relay.ts',
+    ];
+    for (const file of users) {
+      expect(importsOf(file), file).toContain('deploy/shared/process.ts');
+      // No root takes a signal or exits by itself: the one place is deploy/shared/process.ts.
+      expect(readFileSync(join(ROOT, file), 'utf8'), file).not.toMatch(
+        /process\.(on|once)\(|addSignalListener|(process|Deno)\.exit\(/,
+      );
+    }
+    // The CLI commands start what the roots start.
+    expect(readFileSync(join(ROOT, 'deploy/node/cli/serve.ts'), 'utf8')).toMatch(/startServerFromEnv\(/);
+    expect(readFileSync(join(ROOT, 'deploy/node/main.ts'), 'utf8')).toMatch(/startServerFromEnv\(/);
+    expect(readFileSync(join(ROOT, 'deploy/node/cli/relay.ts'), 'utf8')).toMatch(/startRelayFromEnv\(/);
+    expect(readFileSync(join(ROOT, 'deploy/relay/main.ts'), 'utf8')).toMatch(/startRelayFromEnv\(/);
   });
 });
 

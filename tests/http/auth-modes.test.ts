@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { isPublicRoute } from '../../adapters/http/app.ts';
-import { jsonLogger } from '../../adapters/node/logger.ts';
+import { jsonLogger } from '../../adapters/log/json-logger.ts';
 import { authApp, JWT_SECRET } from '../helpers/auth-app.ts';
 
 /** Every registered route with a concrete path, and whether it is public. */

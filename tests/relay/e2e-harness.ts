@@ -5,7 +5,8 @@ import {
   type RelayConnectorOptions,
   relayConnector,
 } from '../../relay/connector/connector.ts';
-import { type RunningRelay, type StartRelayConfig, startRelay } from '../../relay/node/server.ts';
+import { type RunningRelay, startRelay } from '../../relay/node/server.ts';
+import { type RelayOverrides, relayConfig } from '../helpers/relay-config.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import { deleteKeys, quiet, REDIS_URL, redisClient, TEST_QUEUE_KEY, uniquePrefix, until } from './helpers.ts';
 
@@ -23,19 +24,18 @@ export function e2eWorld() {
   return {
     prefix,
     /** A relay on 127.0.0.1:0 (Redis at REDIS_URL under this world's prefix unless overridden). */
-    async relay(config: StartRelayConfig = {}) {
+    async relay(config: RelayOverrides = {}) {
       const r = await startRelay(
-        {
+        relayConfig({
           host: '127.0.0.1',
           port: 0,
           redisUrl: REDIS_URL,
           redisPrefix: prefix,
           queueKey: TEST_QUEUE_KEY,
-          logLevel: 'silent',
           shutdownGraceMs: 200,
           ...config,
           limits: { pullWaitMs: 1_000, ...config.limits },
-        },
+        }),
         { logger: quiet },
       );
       relays.push(r);

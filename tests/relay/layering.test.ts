@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 async function tsFiles(dir: string): Promise<string[]> {
@@ -24,6 +24,19 @@ describe('the relay stands below the note server', () => {
     for (const f of files) {
       for (const spec of importsOf(await readFile(f, 'utf8'))) {
         if (/adapters\/http\//.test(spec) || /deploy\/node\//.test(spec)) bad.push(`${f}: ${spec}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('relay/ imports nothing from adapters/ or deploy/ (it takes its configuration and logger as arguments)', async () => {
+    const root = new URL('../..', import.meta.url).pathname;
+    const bad: string[] = [];
+    for (const f of await tsFiles(new URL('../../relay', import.meta.url).pathname)) {
+      for (const spec of importsOf(await readFile(f, 'utf8'))) {
+        if (!spec.startsWith('.')) continue;
+        const target = relative(root, resolve(dirname(f), spec));
+        if (/^(adapters|deploy)\//.test(target)) bad.push(`${relative(root, f)}: ${spec}`);
       }
     }
     expect(bad).toEqual([]);

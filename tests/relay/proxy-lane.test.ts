@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
-import type { StartRelayConfig } from '../../relay/node/server.ts';
+import type { RelayOverrides } from '../helpers/relay-config.ts';
 import { e2eWorld } from './e2e-harness.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import { quiet, until } from './helpers.ts';
@@ -68,7 +68,7 @@ function comparable(r: Raw, serverId: string) {
   return { status: r.status, headers, body: r.body.replaceAll(serverId, '<id>') };
 }
 
-async function pair(config: StartRelayConfig) {
+async function pair(config: RelayOverrides) {
   const sides = [];
   for (const fastLane of [true, false]) {
     const relay = await world.relay({ redisUrl: null, ...config, fastLane });

@@ -5,6 +5,7 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import { type RunningRelay, startRelay } from '../../relay/node/server.ts';
+import { relayConfig } from '../helpers/relay-config.ts';
 import { newIdentity, pairing } from './fixtures.ts';
 import { quiet, until } from './helpers.ts';
 
@@ -111,14 +112,13 @@ interface Outcome {
 describe('the tunnel through a network cut (TCP RST on a live socket, relay and server keep running)', () => {
   it('reconnects by itself; in flight at the cut: answered or 504 RELAY_TIMEOUT, never a hang; no create runs twice', async () => {
     const relay: RunningRelay = await startRelay(
-      {
+      relayConfig({
         host: '127.0.0.1',
         port: 0,
         redisUrl: null,
-        logLevel: 'silent',
         shutdownGraceMs: 200,
         limits: { answerTimeoutMs: ANSWER_TIMEOUT_MS, pullWaitMs: 1_000 },
-      },
+      }),
       { logger: quiet },
     );
     stops.push(() => relay.stop());

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { httpDrain } from '../../adapters/node/http-drain.ts';
+import { httpDrain } from '../../http-kit/node/http-drain.ts';
 import { httpClient } from '../reliability/scenarios/http.ts';
 
 const servers: http.Server[] = [];

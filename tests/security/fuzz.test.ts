@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonLogger } from '../../adapters/node/logger.ts';
+import { jsonLogger } from '../../adapters/log/json-logger.ts';
 import { type RunningServer, startServer } from '../../deploy/node/server.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { tempDir, waitFor } from '../helpers/app.ts';

@@ -6,7 +6,7 @@ import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { AUTH_STATE_KEY } from '../../core/auth/service.ts';
 import { createNoteService } from '../../core/notes/service.ts';
-import { composeApp } from '../../deploy/node/compose.ts';
+import { composeApp } from '../../deploy/shared/node-parts.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { secureHeaders } from '../../http-kit/secure-headers.ts';
 import { createRelayApp } from '../../relay/http/app.ts';

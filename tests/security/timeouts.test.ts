@@ -6,6 +6,7 @@ import { loadRelayConfig } from '../../deploy/shared/config/relay.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { startRelay } from '../../relay/node/server.ts';
 import { silentLogger, tempDir } from '../helpers/app.ts';
+import { relayConfig } from '../helpers/relay-config.ts';
 import { newIdentity, registerBody } from '../relay/fixtures.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -91,12 +92,12 @@ describe('time-outs against slow clients', () => {
 
   it('the relay cuts off slow clients but not long polls (their request is complete)', async () => {
     const relay = await startRelay(
-      {
+      relayConfig({
         host: '127.0.0.1',
         port: 0,
         timeouts: { headersMs: 1000, requestMs: 1000, keepAliveMs: 1000 },
         limits: { pullWaitMs: 5_000 },
-      },
+      }),
       { logger: silentLogger },
     );
     cleanups.push(() => relay.stop());

@@ -1,5 +1,6 @@
 /** What every CLI command shares: exit codes, usage errors, option parsing, the server's address. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { isOperatorError } from '../../shared/process.ts';
 
 /** Exit codes scripts can trust (docs/cli.md). */
 export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
@@ -9,6 +10,16 @@ export class UsageError extends Error {}
 
 /** A problem the operator must fix: one line (or a few), exit 1. */
 export class CliProblem extends Error {}
+
+/** A failed start of `serve` or `relay`: the operator's problems as one line, anything else thrown. */
+export function startProblem(err: unknown): never {
+  if (isOperatorError(err)) throw new CliProblem(err.message);
+  if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+    throw new CliProblem(
+      `${(err as Error).message}: another process uses the port (quire doctor tells more).`,
+    );
+  throw err;
+}
 
 /** Where a command writes; tests and the real process both pass these. */
 export interface Io {

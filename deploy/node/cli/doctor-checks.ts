@@ -7,7 +7,7 @@ import { AuthStateError, parseAuthState } from '../../../core/auth/state.ts';
 import { parseJournal } from '../../../core/history/codec.ts';
 import { loadRelayConfig, RelayConfigError } from '../../shared/config/relay.ts';
 import type { ServerConfig } from '../../shared/config/server.ts';
-import { CLIENT_DIST_DIR } from '../compose.ts';
+import { CLIENT_DIST_DIR } from '../../shared/fs-server.ts';
 
 /** The outcome of one check. */
 export interface Check {

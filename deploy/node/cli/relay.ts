@@ -1,7 +1,6 @@
-import { jsonLogger } from '../../../adapters/node/logger.ts';
-import { startRelay } from '../../../relay/node/server.ts';
-import { loadRelayConfig, RelayConfigError } from '../../shared/config/relay.ts';
-import { CliProblem, type Command, EXIT, parse } from './common.ts';
+import { nodeHost, untilStopped } from '../../shared/process.ts';
+import { startRelayFromEnv } from '../../shared/relay.ts';
+import { type Command, EXIT, parse, startProblem } from './common.ts';
 
 /** `quire relay`: the relay service alone. */
 export const relay: Command = {
@@ -36,38 +35,6 @@ Stops on Ctrl-C or SIGTERM. Exit 1 on a bad configuration.`,
     if (values.host !== undefined) env.RELAY_HOST = values.host;
     if (values['public-url'] !== undefined) env.RELAY_PUBLIC_BASE_URL = values['public-url'];
     if (values['redis-url'] !== undefined) env.REDIS_URL = values['redis-url'];
-    let config: ReturnType<typeof loadRelayConfig>;
-    try {
-      config = loadRelayConfig(env);
-    } catch (err) {
-      if (err instanceof RelayConfigError) throw new CliProblem(err.message);
-      throw err;
-    }
-    const logger = jsonLogger(config.logLevel);
-    // The stop signals are taken before the relay starts, so none can arrive in a window where
-    // Node's default action (an exit by signal, no drain) would still apply.
-    let signalled: () => void = () => {};
-    const gotSignal = new Promise<void>((resolve) => {
-      signalled = resolve;
-    });
-    process.once('SIGINT', signalled);
-    process.once('SIGTERM', signalled);
-    let running: Awaited<ReturnType<typeof startRelay>>;
-    try {
-      running = await startRelay(config, { logger });
-    } catch (err) {
-      process.off('SIGINT', signalled);
-      process.off('SIGTERM', signalled);
-      throw err;
-    }
-    if (!config.publicBaseUrl)
-      logger.warn('RELAY_PUBLIC_BASE_URL is not set; clients are given the listening address', {
-        publicBaseUrl: running.publicBaseUrl,
-      });
-    await gotSignal;
-    return running.stop().then(
-      () => EXIT.ok,
-      () => EXIT.problem,
-    );
+    return untilStopped(nodeHost(io.env), () => startRelayFromEnv(env)).catch(startProblem);
   },
 };

@@ -1,9 +1,6 @@
-import { AuthStateError } from '../../../core/auth/state.ts';
-import { ChannelStateError } from '../../../core/channels/store.ts';
-import { ConfigError, loadConfig } from '../../shared/config/server.ts';
-import { startServer } from '../server.ts';
-import { stopOnSignals } from '../signals.ts';
-import { CliProblem, type Command, EXIT, parse } from './common.ts';
+import { nodeHost, untilStopped } from '../../shared/process.ts';
+import { startServerFromEnv } from '../server.ts';
+import { type Command, EXIT, parse, startProblem } from './common.ts';
 
 /** `quire serve`: the note server, with the embedded relay unless told otherwise. */
 export const serve: Command = {
@@ -45,20 +42,6 @@ Stops on Ctrl-C or SIGTERM after in-flight requests finish. Exit 1 on a bad conf
     set('VAULT_DIR', values['vault-dir']);
     set('RELAY_URL', values['relay-url']);
     if (values['no-relay']) env.PAIRING_MODE = 'open-port';
-    let server: Awaited<ReturnType<typeof startServer>>;
-    let config: ReturnType<typeof loadConfig>;
-    try {
-      config = loadConfig(env);
-      server = await startServer(config);
-    } catch (err) {
-      if (err instanceof ConfigError || err instanceof AuthStateError || err instanceof ChannelStateError)
-        throw new CliProblem(err.message);
-      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
-        throw new CliProblem(
-          `${(err as Error).message}: another process uses the port (quire doctor tells more).`,
-        );
-      throw err;
-    }
-    return stopOnSignals(server.stop, { graceMs: config.shutdownGraceMs, env: io.env });
+    return untilStopped(nodeHost(io.env), () => startServerFromEnv(env)).catch(startProblem);
   },
 };

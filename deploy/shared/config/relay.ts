@@ -1,29 +1,15 @@
+import type { RelayConfig as RelayServerConfig } from '../../../relay/node/config.ts';
 import { DEFAULT_LIMITS, type RelayLimits } from '../../../relay/service/types.ts';
 import { ConfigError, type Env, type HttpTimeouts, type LogLevel } from './read.ts';
 import { RELAY_VARIABLES } from './relay-variables.ts';
 import { readersFor } from './variables.ts';
 
-/** The validated relay environment (docs/configuration.md and docs/relay.md list every variable). */
-export interface RelayConfig {
-  host: string;
-  port: number;
-  /** RELAY_PUBLIC_BASE_URL; null means `http://<host>:<port>` of the listening socket. */
-  publicBaseUrl: string | null;
-  /** REDIS_URL; null selects the in-memory queue (single instance). */
-  redisUrl: string | null;
-  redisPrefix: string;
-  /** RELAY_QUEUE_KEY: when set, payloads are AES-GCM sealed before they enter the queue store. */
-  queueKey: string | null;
-  /** RELAY_QUEUE_PLAIN: the operator's explicit opt-out of sealing on Redis (otherwise a Redis relay needs a key). */
-  plainQueue: boolean;
-  /** Believe X-Forwarded-For for client addresses (only behind a proxy you run). */
-  trustProxy: boolean;
+/**
+ * The validated relay environment (docs/configuration.md and docs/relay.md list every variable):
+ * what the relay server takes (relay/node/config.ts), and the level of its root's logger.
+ */
+export interface RelayConfig extends RelayServerConfig {
   logLevel: LogLevel;
-  /** How long stop() lets waiting clients finish before closing their connections, in ms. */
-  shutdownGraceMs: number;
-  limits: RelayLimits;
-  /** RELAY_HEADERS_TIMEOUT_MS, RELAY_REQUEST_TIMEOUT_MS, RELAY_KEEP_ALIVE_TIMEOUT_MS. */
-  timeouts: HttpTimeouts;
 }
 
 /** The relay's name for the one configuration error (the server's ConfigError). */

@@ -3,7 +3,8 @@ import type { AuthService } from '../../core/auth/service.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import type { Logger } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
-import type { ServerConfig } from '../shared/config/index.ts';
+import { loadRelayConfig, type ServerConfig } from './config/index.ts';
+import type { Lifecycle } from './lifecycle.ts';
 
 /**
  * Relay pairing on Node: registers with RELAY_URL, or runs the relay in this process (the memory
@@ -24,12 +25,13 @@ export async function linkRelay(opts: {
     const { startRelay } = await import('../../relay/node/server.ts');
     relay = await startRelay(
       {
+        // The relay's defaults for what the server's environment does not set.
+        ...loadRelayConfig({}),
         host: config.relayHost,
         port: config.relayPort,
         publicBaseUrl: config.relayPublicBaseUrl,
         redisUrl: null,
         limits: config.relayLimits,
-        logLevel: config.logLevel,
         timeouts: config.timeouts,
       },
       { logger },
@@ -52,5 +54,12 @@ export async function linkRelay(opts: {
   });
   auth.onPairCodeChange(() => void connector.syncPairCode().catch(() => {}));
   connector.start();
-  return { relay, connector };
+  return {
+    status: () => connector.status(),
+    /** The connector closes with the doors; the embedded relay stops last. */
+    closeWith(lifecycle: Pick<Lifecycle, 'addDoor' | 'addFinal'>) {
+      lifecycle.addDoor((graceMs) => connector.stop(graceMs));
+      if (relay) lifecycle.addFinal(() => relay.stop());
+    },
+  };
 }

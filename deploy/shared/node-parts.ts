@@ -1,22 +1,14 @@
-import { fileURLToPath } from 'node:url';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { nodePinnedFetch } from '../../adapters/node/pinned-fetch.ts';
 import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
 import { stateFileModes } from '../../adapters/node/state-file-modes.ts';
-import {
-  composeApp as composeShared,
-  publicRelayUrl,
-  type RuntimeParts,
-  selfOrigins,
-} from '../shared/compose.ts';
-import type { ServerConfig } from '../shared/config/index.ts';
+import { composeApp as composeShared, publicRelayUrl, type RuntimeParts, selfOrigins } from './compose.ts';
+import type { ServerConfig } from './config/index.ts';
+import { CLIENT_DIST_DIR } from './fs-server.ts';
 
-export { publicRelayUrl, selfOrigins };
-
-/** The built client UI this server serves at /link and /workspace. */
-export const CLIENT_DIST_DIR = fileURLToPath(new URL('../../client-link/dist', import.meta.url));
+export { CLIENT_DIST_DIR, publicRelayUrl, selfOrigins };
 
 /** The client's address on Node: the socket, or for relayed requests what the relay forwarded. */
 function nodeSocketAddress(c: Context): string | undefined {
