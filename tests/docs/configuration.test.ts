@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_PAGE, configurationPage } from '../../deploy/shared/config-docs.ts';
 import { CLI_VARIABLES } from '../../deploy/shared/config/cli-variables.ts';
 import { LIMIT_VARIABLES, loadRelayConfig, RelayConfigError } from '../../deploy/shared/config/relay.ts';
 import { RELAY_VARIABLES } from '../../deploy/shared/config/relay-variables.ts';
 import { ConfigError, loadConfig } from '../../deploy/shared/config/server.ts';
 import { SERVER_VARIABLES } from '../../deploy/shared/config/variables.ts';
+import { CONFIG_PAGE, configurationPage } from '../../deploy/shared/config-docs.ts';
 import { ROOT } from '../helpers/child.ts';
 
 const KNOWN = new Set([

@@ -5,8 +5,8 @@ import { createApp } from '../../adapters/http/app.ts';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { createNoteService } from '../../core/notes/service.ts';
-import { selfOrigins } from '../../deploy/shared/node-parts.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
+import { selfOrigins } from '../../deploy/shared/node-parts.ts';
 import { requester, silentLogger, tempDir } from '../helpers/app.ts';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -2,8 +2,8 @@ import { memoryFileStore } from '../../adapters/store/memory-file-store.ts';
 import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
-import { composeApp } from '../../deploy/shared/node-parts.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
+import { composeApp } from '../../deploy/shared/node-parts.ts';
 import { silentLogger } from '../helpers/app.ts';
 
 /** The Node root's whole app (auth, agent, channels, plugins, client, docs) over memory stores. */
