@@ -21,7 +21,7 @@ import { build } from 'esbuild';
 import MarkdownIt from 'markdown-it';
 import { marked } from 'marked';
 import { init as initMd4w, mdToJSON } from 'md4w';
-import type { MarkdownAnalysis } from '../core/notes/markdown/remark.ts';
+import type { MarkdownAnalysis } from '../core/notes/markdown/types.ts';
 import { renderNote } from './vault-note.ts';
 import { planVault } from './vault-plan.ts';
 

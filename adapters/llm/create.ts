@@ -5,11 +5,7 @@
  */
 import { localProvider } from '../../core/agent/local-provider.ts';
 import type { LlmProvider } from '../../core/agent/provider.ts';
-
-/** Default base URL of the `openai` provider. */
-export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
-/** Default base URL of the `anthropic` provider. */
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
+import { ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from './base-urls.ts';
 
 /** What `createProvider` needs. */
 export interface CreateProviderOptions {

@@ -6,7 +6,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LlmProvider } from '../../core/agent/provider.ts';
 import { aiSdkProvider } from './ai-sdk.ts';
-import { ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from './create.ts';
+import { ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from './base-urls.ts';
 
 /** What a remote provider needs. `fetch` is injectable so runtimes and tests control it. */
 export interface RemoteProviderOptions {

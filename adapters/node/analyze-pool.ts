@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { MarkdownAnalysis } from '../../core/notes/markdown/remark.ts';
+import type { MarkdownAnalysis } from '../../core/notes/markdown/types.ts';
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
 import { fromWire, type WireAnalysis } from './analyze-wire.ts';
 

@@ -1,4 +1,4 @@
-import type { LinkOccurrence, MarkdownAnalysis } from '../../core/notes/markdown/remark.ts';
+import type { LinkOccurrence, MarkdownAnalysis } from '../../core/notes/markdown/types.ts';
 
 /** Links sent as one JSON piece by the analyze worker (parsing one takes a few ms). */
 export const LINKS_PER_PIECE = 4096;

@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
-import type { MarkdownAnalysis } from '../../core/notes/markdown/remark.ts';
+import type { MarkdownAnalysis } from '../../core/notes/markdown/types.ts';
 import { LINKS_PER_PIECE, type WireAnalysis } from './analyze-wire.ts';
 
 /**

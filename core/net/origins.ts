@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '../security/checks.ts';
+import { isLoopbackHost } from './hosts.ts';
 
 /** The settings that decide where clients reach the server and its relay. */
 export interface ReachConfig {

@@ -8,7 +8,7 @@ import type { History } from '../history/history.ts';
 import { createMutex } from '../mutex.ts';
 import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '../ports.ts';
 import { analyzeNote } from './markdown/analyzer.ts';
-import type { MarkdownAnalysis } from './markdown/remark.ts';
+import type { MarkdownAnalysis } from './markdown/types.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
 

@@ -1,5 +1,5 @@
 import { basename, dirname, joinRelative, stem } from '../paths.ts';
-import type { LinkKind } from './markdown/remark.ts';
+import type { LinkKind } from './markdown/types.ts';
 
 /** A link as the index keeps it: what was written, plus where it points now. */
 export interface LinkRef {

@@ -1,6 +1,6 @@
 import { basename, dirname, stem } from '../paths.ts';
 import type { LinkRef } from './link-graph.ts';
-import type { LinkOccurrence } from './markdown/remark.ts';
+import type { LinkOccurrence } from './markdown/types.ts';
 
 /** Relative path from folder `fromDir` to file `to` (`a/b`, `a/c/n.md` -> `../c/n.md`). */
 export function relativePath(fromDir: string, to: string): string {

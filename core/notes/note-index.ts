@@ -1,7 +1,7 @@
 import { isKnownFileType } from '../files/content-types.ts';
 import { dirname } from '../paths.ts';
 import { createLinkGraph, distinctLinks, isFileName, type LinkRef } from './link-graph.ts';
-import type { MarkdownAnalysis } from './markdown/remark.ts';
+import type { MarkdownAnalysis } from './markdown/types.ts';
 import { searchDocOf } from './search/fields.ts';
 import {
   createSearchIndex,

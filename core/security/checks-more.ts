@@ -1,4 +1,5 @@
-import { ageDays, type Check, hostOf, isLoopbackHost, list } from './checks.ts';
+import { hostOf, isLoopbackHost } from '../net/hosts.ts';
+import { ageDays, type Check, list } from './checks.ts';
 import { AUDIT_THRESHOLDS } from './thresholds.ts';
 
 /** Above this request body limit the audit calls it out. */

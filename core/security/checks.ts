@@ -1,3 +1,4 @@
+import { hostOf, isLoopbackHost } from '../net/hosts.ts';
 import { remoteReachPaths } from './exposure.ts';
 import type { SecuritySnapshot, Severity } from './types.ts';
 
@@ -15,20 +16,6 @@ export interface Check {
 
 const DAY_MS = 86_400_000;
 
-/** True for addresses only this machine can reach. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-
-/** The host name of `url`, or null when it is not a URL. */
-export const hostOf = (url: string): string | null => {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return null;
-  }
-};
 export const isHttps = (url: string | null): boolean => !!url && url.startsWith('https:');
 const plainRemote = (url: string) => url.startsWith('http:') && !isLoopbackHost(hostOf(url) ?? '');
 const tlsDeclared = (s: SecuritySnapshot) => s.tlsTerminatedByProxy || isHttps(s.publicUrl);

@@ -1,4 +1,4 @@
-import { isLoopbackHost } from './checks.ts';
+import { isLoopbackHost } from '../net/hosts.ts';
 
 /** The settings that decide who can reach the server's API. */
 export interface ReachSettings {

@@ -1,6 +1,6 @@
+import { isLoopbackHost } from '../net/hosts.ts';
 import type { Clock } from '../ports.ts';
 import { recommendationsOf, runAudit } from './audit.ts';
-import { isLoopbackHost } from './checks.ts';
 import type {
   AuditReport,
   ChannelFact,

@@ -14,7 +14,13 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { isDomainError } from '../../../core/errors.ts';
 import { capMcpAnswer, MCP_MAX_ANSWER_BYTES, readMcpBody } from '../../mcp/limits.ts';
 import { callMcpTool, isMcpToolName, mcpToolList } from '../../mcp/tools.ts';
-import { type McpDeps, noteUri, PREFIX } from './mcp.ts';
+import type { McpDeps } from './mcp.ts';
+
+/** The scheme and host of a note's resource URI. */
+const PREFIX = 'quire://note/';
+
+/** `quire://note/<path>` with each segment percent-encoded. */
+const noteUri = (path: string): string => PREFIX + path.split('/').map(encodeURIComponent).join('/');
 
 /** Resources listed per page. */
 const PAGE = 500;

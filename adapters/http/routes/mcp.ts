@@ -29,12 +29,6 @@ export interface McpDeps {
   maxAnswerBytes?: number;
 }
 
-/** The scheme and host of a note's resource URI. */
-export const PREFIX = 'quire://note/';
-
-/** `quire://note/<path>` with each segment percent-encoded. */
-export const noteUri = (path: string): string => PREFIX + path.split('/').map(encodeURIComponent).join('/');
-
 /**
  * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless, answered as JSON (so it
  * also works through the relay, which carries whole answers). Authentication is the app's.

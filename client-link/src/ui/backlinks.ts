@@ -5,7 +5,7 @@
  */
 import type { Note } from '../flow/workspace-api.ts';
 import { h, mount } from './dom.ts';
-import type { Workspace } from './workspace.ts';
+import type { Workspace } from './workspace-context.ts';
 
 const MAX_NOTES = 30;
 const MAX_CONTEXT = 240;

@@ -1,6 +1,6 @@
 import { ApiFailure } from '../flow/api.ts';
 import { h } from './dom.ts';
-import { describe, type Workspace } from './workspace.ts';
+import { describe, type Workspace } from './workspace-context.ts';
 
 /** Scrolls the chat log (only it) so the start of `li` shows: a long answer is read from its top. */
 function reveal(log: HTMLElement, li: HTMLElement): void {

@@ -9,7 +9,7 @@ import { h } from './dom.ts';
 import { log } from './log.ts';
 import { uploadEmbeds } from './upload.ts';
 import { vaultPaths } from './vault-paths.ts';
-import type { Workspace } from './workspace.ts';
+import type { Workspace } from './workspace-context.ts';
 
 /** A `[[` completion candidate. */
 export interface LinkCandidate {

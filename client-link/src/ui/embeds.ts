@@ -9,7 +9,7 @@ import { h } from './dom.ts';
 import { renderNote } from './markdown.ts';
 import { blockOf, sectionOf, wikiParts } from './obsidian-source.ts';
 import { locate } from './vault-paths.ts';
-import { describe, type Workspace } from './workspace.ts';
+import { describe, type Workspace } from './workspace-context.ts';
 
 /** Embedded notes inside embedded notes stop at this depth. */
 export const MAX_EMBED_DEPTH = 3;

@@ -7,7 +7,7 @@ import { ApiFailure } from '../flow/api.ts';
 import type { Note } from '../flow/workspace-api.ts';
 import './history.css';
 import { h, mount } from './dom.ts';
-import { describe, type Workspace } from './workspace.ts';
+import { describe, type Workspace } from './workspace-context.ts';
 
 /** How a change kind reads in the list. */
 const CHANGE: Record<string, string> = {

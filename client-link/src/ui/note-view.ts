@@ -9,7 +9,7 @@ import { enhance } from './obsidian-render.ts';
 import { propertiesPanel, resolveLinks } from './properties.ts';
 import { loadRemoteImages, mountNoteHtml } from './remote-images.ts';
 import { followTags, tagPill, tagResults } from './tags.ts';
-import { describe, type Workspace } from './workspace.ts';
+import { describe, type Workspace } from './workspace-context.ts';
 
 /**
  * One note: properties, rendered body, clickable tags, backlinks with their linking sentences;

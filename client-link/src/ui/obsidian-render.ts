@@ -12,7 +12,7 @@ import { decode, type EmbedContext, embed, fileLink, revokeBlobs } from './embed
 import { taskMarks, toggleTask } from './obsidian-source.ts';
 import { renderRich } from './rich.ts';
 import { locate } from './vault-paths.ts';
-import { describe, type Workspace } from './workspace.ts';
+import { describe, type Workspace } from './workspace-context.ts';
 
 export { MAX_EMBED_DEPTH } from './embeds.ts';
 

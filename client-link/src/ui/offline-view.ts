@@ -4,7 +4,7 @@ import type { Note } from '../flow/workspace-api.ts';
 import { h, mount } from './dom.ts';
 import { renderNote } from './markdown.ts';
 import { mountNoteHtml } from './remote-images.ts';
-import { describe, type Workspace } from './workspace.ts';
+import { describe, type Workspace } from './workspace-context.ts';
 
 /** True when a failure means the server could not be reached (not that it refused). */
 export const isOffline = (err: unknown) =>

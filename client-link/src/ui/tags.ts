@@ -5,7 +5,7 @@
  */
 import type { NoteEntry } from '../flow/workspace-api.ts';
 import { h, mount } from './dom.ts';
-import { describe, type Workspace } from './workspace.ts';
+import { describe, type Workspace } from './workspace-context.ts';
 
 /** A clickable tag pill. */
 export const tagPill = (tag: string): HTMLAnchorElement =>

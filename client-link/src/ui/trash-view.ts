@@ -5,7 +5,7 @@
 import './history.css';
 import { h, mount } from './dom.ts';
 import { author, historyView } from './history-view.ts';
-import { describe, type Workspace } from './workspace.ts';
+import { describe, type Workspace } from './workspace-context.ts';
 
 /** The trash of the workspace's server. */
 export function trashView(ws: Workspace): HTMLElement {

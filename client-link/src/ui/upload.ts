@@ -4,7 +4,7 @@
  * the editor (editor.ts) inserts `![[name]]` at the cursor, like Obsidian does.
  */
 import { vaultPaths } from './vault-paths.ts';
-import { describe, type Workspace } from './workspace.ts';
+import { describe, type Workspace } from './workspace-context.ts';
 
 const EXT: Record<string, string> = {
   'image/png': 'png',

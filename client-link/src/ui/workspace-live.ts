@@ -1,7 +1,7 @@
 import { followChanges, type LiveEvent } from '../flow/live-feed.ts';
 import type { NoteSummary } from '../flow/workspace-api.ts';
 import { h, mount } from './dom.ts';
-import { openPath, type Workspace } from './workspace.ts';
+import { openPath, type Workspace } from './workspace-context.ts';
 
 /** The tag pane: every tag with its count; a click filters the note list (again: shows all). */
 export function renderTagPane(

@@ -2,7 +2,7 @@ import type { ListEntry } from '../flow/offline-store.ts';
 import { type Profile, profileStore } from '../flow/profiles.ts';
 import { h, mount } from './dom.ts';
 import { themeToggle } from './theme.ts';
-import { describe, type Workspace } from './workspace.ts';
+import { describe, type Workspace } from './workspace-context.ts';
 
 /** The profile switcher, "Forget" and "Link another". */
 export function profileSwitcher(active: Profile): HTMLElement {

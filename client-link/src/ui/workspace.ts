@@ -1,8 +1,6 @@
-import { ApiFailure } from '../flow/api.ts';
 import { type ListEntry, offlineStore } from '../flow/offline-store.ts';
 import { type Profile, profileStore } from '../flow/profiles.ts';
-import { redact } from '../flow/redact.ts';
-import { type WorkspaceApi, workspaceApi } from '../flow/workspace-api.ts';
+import { workspaceApi } from '../flow/workspace-api.ts';
 import { chatPanel } from './chat.ts';
 import { h, mount } from './dom.ts';
 import { log } from './log.ts';
@@ -12,36 +10,9 @@ import { draftOffer, isOffline, offlineNoteView } from './offline-view.ts';
 import { quickSwitcher } from './switcher.ts';
 import { historyOf, trashView } from './trash-view.ts';
 import { treeController } from './tree-view.ts';
+import { describe, openPath, type Workspace } from './workspace-context.ts';
 import { filterByTag, followWorkspace, renderTagPane } from './workspace-live.ts';
 import { newNoteForm, noteList, searchView, shellHeader } from './workspace-parts.ts';
-
-/** Shared by the workspace's panels. */
-export interface Workspace {
-  api: WorkspaceApi;
-  profile: Profile;
-  /** Opens a note in the main panel. */
-  open(path: string): Promise<void>;
-  /** Reloads the tree and the list (after a write). */
-  refresh(): Promise<void>;
-  /** Shows a message in the status line. */
-  say(text: string, kind?: 'info' | 'error'): void;
-  /** Shows the new-note form. */
-  newNote(): void;
-  /** Optional: shows the notes of a tag (a tag link or pill was clicked); note-view lists them itself without it. */
-  onTag?(tag: string): void;
-}
-
-/** A failure as one sentence, keys redacted. */
-export function describe(err: unknown, key?: string): string {
-  const msg = err instanceof ApiFailure ? err.message : 'Something went wrong.';
-  return redact(msg, [key]);
-}
-
-/** The open note's path, from the address bar's `#note=`. */
-export const openPath = (): string | null => {
-  const m = location.hash.match(/^#note=(.+)$/);
-  return m ? decodeURIComponent(m[1]!) : null;
-};
 
 /** The /workspace page for the active profile; without one, a pointer to /link. */
 export function renderWorkspace(root: HTMLElement): void {

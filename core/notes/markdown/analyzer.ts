@@ -5,8 +5,9 @@
  * differential tests (tests/core/notes/markdown/differential.test.ts); pointing `analyzeNote` back
  * at `analyzeMarkdown` is a change of this file only.
  */
-import type { MarkdownAnalysis } from './remark.ts';
+
 import { analyzeMarkdownFast } from './scan.ts';
+import type { MarkdownAnalysis } from './types.ts';
 
 /** Computes one note's index fields from its raw text. Never throws. */
 export const analyzeNote: (raw: string) => MarkdownAnalysis = analyzeMarkdownFast;

@@ -2,7 +2,7 @@
 
 import { parseDocument } from 'yaml';
 import { backtickFinder } from './code-span.ts';
-import type { LinkOccurrence } from './remark.ts';
+import type { LinkOccurrence } from './types.ts';
 
 export const FRONTMATTER = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
 export const WIKILINK = /(!?)\[\[([^[\]\n]+?)\]\]/g;

@@ -13,7 +13,7 @@ import {
   WIKILINK,
   WORD,
 } from './parts.ts';
-import type { LinkOccurrence, MarkdownAnalysis } from './remark.ts';
+import type { LinkOccurrence, MarkdownAnalysis } from './types.ts';
 
 const FENCE = /^(?:[ \t]|>)*(`{3,}|~{3,})/;
 const INLINE_CODE = /`[^`\n]*`/g;

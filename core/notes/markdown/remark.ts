@@ -20,42 +20,7 @@ import {
   WORD,
 } from './parts.ts';
 import { analyzePlain } from './plain.ts';
-
-/** How a link was written. */
-export type LinkKind = 'wikilink' | 'embed' | 'markdown';
-
-/** One link occurrence as written in a note, with its place in the raw text. */
-export interface LinkOccurrence {
-  /** The note reference as written, without heading or alias (`folder/Note`, `../a.md`). */
-  target: string;
-  kind: LinkKind;
-  heading?: string;
-  alias?: string;
-  /** Offsets in the raw file text of the whole link (`[[...]]`, `![[...]]` or `[...](...)`). */
-  start: number;
-  end: number;
-}
-
-/** Everything the index needs from one note's text. Pure data, serializable. */
-export interface MarkdownAnalysis {
-  frontmatter: Record<string, unknown>;
-  /** Offset in the raw text where the body starts (0 without frontmatter). */
-  bodyStart: number;
-  /** Title from frontmatter or the first level-1 heading; null means "use the file name". */
-  title: string | null;
-  tags: string[];
-  /**
-   * Every link occurrence to a note or a vault file in document order (wiki-links and embeds,
-   * markdown links and images; code, comments and external URLs excluded).
-   */
-  links: LinkOccurrence[];
-  wordCount: number;
-  /** Frontmatter `created` as ISO 8601 when it is a valid date. */
-  created: string | null;
-  warnings: string[];
-  /** Plain text of the body, for full-text search. */
-  text: string;
-}
+import type { LinkOccurrence, MarkdownAnalysis } from './types.ts';
 
 /** The one markdown pipeline, built once. */
 const processor = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).freeze();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
 import type { DomainError } from '../../../core/errors.ts';
 import { analyzeNote } from '../../../core/notes/markdown/analyzer.ts';
-import type { MarkdownAnalysis } from '../../../core/notes/markdown/remark.ts';
+import type { MarkdownAnalysis } from '../../../core/notes/markdown/types.ts';
 import { createNoteService } from '../../../core/notes/service.ts';
 
 describe('while the vault is being indexed', () => {

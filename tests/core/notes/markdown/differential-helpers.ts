@@ -1,8 +1,9 @@
 /** What "the same answer" means between the fast index parse and the remark reference. */
 import fc from 'fast-check';
 import { parseWikiInner, WIKILINK, WORD } from '../../../../core/notes/markdown/parts.ts';
-import { analyzeMarkdown, type MarkdownAnalysis } from '../../../../core/notes/markdown/remark.ts';
+import { analyzeMarkdown } from '../../../../core/notes/markdown/remark.ts';
 import { analyzeMarkdownFast } from '../../../../core/notes/markdown/scan.ts';
+import type { MarkdownAnalysis } from '../../../../core/notes/markdown/types.ts';
 import { tokenize } from '../../../../core/notes/search.ts';
 
 /**

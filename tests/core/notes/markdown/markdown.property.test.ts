@@ -4,7 +4,8 @@ import { memoryNoteStore } from '../../../../adapters/store/memory-note-store.ts
 import { analyzeNote } from '../../../../core/notes/markdown/analyzer.ts';
 import { MAX_PARSE_CHARS, parseComplexity } from '../../../../core/notes/markdown/guard.ts';
 import { linearConsume, originalConsume } from '../../../../core/notes/markdown/micromark-linear.ts';
-import { analyzeMarkdown, type MarkdownAnalysis } from '../../../../core/notes/markdown/remark.ts';
+import { analyzeMarkdown } from '../../../../core/notes/markdown/remark.ts';
+import type { MarkdownAnalysis } from '../../../../core/notes/markdown/types.ts';
 import { createNoteService } from '../../../../core/notes/service.ts';
 import { markdownText, noteText, SEED } from '../../../security/arbitraries.ts';
 
