@@ -1,5 +1,7 @@
 import WebSocket from 'ws';
+import type { ErrorCode } from '../../core/errors.ts';
 import { identitySigner, tunnelStatement } from '../../core/identity.ts';
+import { STATUS } from '../../http-kit/envelope.ts';
 import { corkedSender } from '../node/ws-cork.ts';
 import {
   chunks,
@@ -8,6 +10,7 @@ import {
   END,
   encodeFrame,
   encodeInline,
+  encodeReset,
   type Frame,
   FrameError,
   FrameType,
@@ -119,6 +122,9 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
       };
       const send = (type: FrameType, stream: number, flags: number, body: unknown) =>
         sendBytes(encodeFrame(type, stream, flags, body));
+      /** Fails one stream alone with `code` (its status too, for relays that read only that). */
+      const reset = (stream: number, code: ErrorCode, message: string) =>
+        sendBytes(encodeReset(stream, { code, status: STATUS[code], message }));
       const beat = setInterval(() => {
         if (Date.now() - lastSeen > heartbeatMs * 3) {
           socket.terminate(); // a silent peer: cut and reconnect
@@ -173,10 +179,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
           if (stream) {
             streams.get(stream)?.ctl.abort();
             streams.delete(stream);
-            send(FrameType.RESET, stream, END, {
-              status: 400,
-              message: 'The server could not decode the relayed request.',
-            });
+            reset(stream, 'VALIDATION_ERROR', 'The server could not decode the relayed request.');
           }
         }
       });
@@ -219,7 +222,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
             if (!running) {
               // Sent by the relay before it read our GOAWAY: refused, never run (its client gets
               // 503 SERVER_OFFLINE), so nothing runs whose answer the closing tunnel would lose.
-              send(FrameType.RESET, frame.stream, END, { status: 503, message: 'The server is stopping.' });
+              reset(frame.stream, 'SERVER_OFFLINE', 'The server is stopping.');
               return;
             }
             const s: Inbound = { head, parts: [], size: 0, ctl: new AbortController() };
@@ -252,7 +255,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
               // refused like a request that arrives then (503), never run with its answer lost.
               clearTimeout(s.deadline);
               streams.delete(frame.stream);
-              send(FrameType.RESET, frame.stream, END, { status: 503, message: 'The server is stopping.' });
+              reset(frame.stream, 'SERVER_OFFLINE', 'The server is stopping.');
               return;
             }
             start(frame.stream, s);
@@ -303,10 +306,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
             signal: s.ctl.signal,
           });
         } catch {
-          send(FrameType.RESET, stream, END, {
-            status: 400,
-            message: 'The relayed request is not a valid HTTP request.',
-          });
+          reset(stream, 'VALIDATION_ERROR', 'The relayed request is not a valid HTTP request.');
           return;
         }
         let res: Response;
@@ -314,7 +314,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
           res = await opts.handle(req);
         } catch {
           if (s.ctl.signal.aborted) return;
-          send(FrameType.RESET, stream, END, { status: 500, message: 'Something went wrong on the server.' });
+          reset(stream, 'INTERNAL_ERROR', 'Something went wrong on the server.');
           return;
         }
         const bytes = new Uint8Array(await res.arrayBuffer());
@@ -322,7 +322,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
         handled += 1;
         if (bytes.byteLength > maxBodyBytes) {
           const message = `The server's answer is larger than the relay's limit of ${maxBodyBytes} bytes.`;
-          send(FrameType.RESET, stream, END, { status: 413, message });
+          reset(stream, 'PAYLOAD_TOO_LARGE', message);
           return;
         }
         const noBody = bytes.byteLength === 0;

@@ -17,7 +17,7 @@ import { memoryRelayQueue } from '../queue/memory.ts';
 import type { RelayQueue } from '../queue/ports.ts';
 import { redisRelayQueue } from '../queue/redis.ts';
 import { createTunnelHub } from '../service/tunnel-hub.ts';
-import type { RelayLimits } from '../service/types.ts';
+import { type RelayLimits, relayLimits } from '../service/types.ts';
 import { clientAddress as nodeClientAddress, proxyLane } from './proxy-lane.ts';
 import { attachTunnels } from './tunnel-ws.ts';
 
@@ -76,11 +76,9 @@ export async function startRelay(
   const cfg: RelayConfig = {
     ...defaults,
     ...config,
-    limits: { ...defaults.limits, ...config.limits },
+    limits: relayLimits({ ...defaults.limits, offlineAfterMs: undefined, ...config.limits }),
     timeouts: config.timeouts ?? defaults.timeouts,
   };
-  if (config.limits?.offlineAfterMs === undefined)
-    cfg.limits.offlineAfterMs = Math.max(defaults.limits.offlineAfterMs, cfg.limits.pullWaitMs + 15_000);
   const logger = opts.logger ?? jsonLogger(cfg.logLevel);
   if ((cfg.redisUrl || opts.redis) && !cfg.queueKey && !cfg.plainQueue)
     throw new RelayConfigError(
