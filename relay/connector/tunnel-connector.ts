@@ -27,6 +27,7 @@ import {
   type RelayConnectorStatus,
   relayConnector,
 } from './connector.ts';
+import { withFallback } from './fallback.ts';
 
 /** Options of `tunnelConnector`: the long-poll connector's, plus the heartbeat. */
 export interface TunnelConnectorOptions extends RelayConnectorOptions {
@@ -64,12 +65,24 @@ interface Inbound {
 }
 
 /**
+ * The server's relay connector: the tunnel, or the long-poll protocol when the relay has no
+ * tunnel endpoint (a relay older than the tunnel; see fallback.ts).
+ */
+export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
+  return withFallback(
+    (unsupported) => tunnelOnly(opts, unsupported),
+    () => relayConnector(opts),
+    opts,
+  );
+}
+
+/**
  * The server side of the relay over one long-lived WebSocket carrying binary frames: proves the
  * key by signing the relay's challenge, runs every request the relay sends (many at once) against
  * `handle`, answers with raw bytes in chunks, pings, and reconnects with backoff. A relay without
- * the tunnel endpoint (404 on upgrade) is served through the long-poll connector instead.
+ * the tunnel endpoint (404 on upgrade) stops it and calls `unsupported` (the stop is immediate).
  */
-export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
+export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void = () => {}): RelayConnector {
   const { logger } = opts;
   const random = opts.random ?? Math.random;
   const origin = (opts.origin ?? new URL(opts.relayUrl).origin).replace(/\/+$/, '');
@@ -88,7 +101,6 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
   let ws: WebSocket | null = null;
   let loop: Promise<void> | null = null;
   let stopCtl = new AbortController();
-  let fallback: RelayConnector | null = null;
   let sentPairHash: string | null | undefined;
   const inflight = new Set<Promise<void>>();
 
@@ -345,7 +357,6 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
   }
 
   async function syncPairCode() {
-    if (fallback) return fallback.syncPairCode();
     if (!opts.pairCodeHash || !ws || state !== 'online') return;
     const hash = await opts.pairCodeHash().catch(() => null);
     if (hash === sentPairHash) return;
@@ -359,11 +370,9 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
       const why = await connectOnce();
       if (!running) break;
       if (why === 'unsupported') {
-        logger.info('relay has no tunnel endpoint; using the long-poll protocol', {
-          serverId: opts.serverId,
-        });
-        fallback = relayConnector(opts);
-        fallback.start();
+        setState('stopped', lastError ?? undefined);
+        running = false;
+        unsupported();
         return;
       }
       if (state === 'online') attempt = 0;
@@ -385,10 +394,6 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
       if (!running) return;
       running = false;
       stopCtl.abort();
-      if (fallback) {
-        await fallback.stop(graceMs);
-        fallback = null;
-      }
       // Tell the relay first (it refuses new requests for us at once), finish what is in flight
       // (its answers still go out), then close the tunnel cleanly.
       if (ws?.readyState === WebSocket.OPEN) ws.send(encodeFrame(FrameType.GOAWAY, 0, 0, {}));
@@ -401,18 +406,17 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
       publicUrl = null;
       setState('stopped');
     },
-    status: () =>
-      fallback?.status() ?? {
-        state,
-        relayUrl: opts.relayUrl,
-        serverId: opts.serverId,
-        publicUrl,
-        since,
-        lastError,
-        handled,
-        inFlight: inflight.size,
-        reconnects,
-      },
+    status: () => ({
+      state,
+      relayUrl: opts.relayUrl,
+      serverId: opts.serverId,
+      publicUrl,
+      since,
+      lastError,
+      handled,
+      inFlight: inflight.size,
+      reconnects,
+    }),
     syncPairCode,
   };
 }
