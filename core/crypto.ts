@@ -16,19 +16,112 @@ export async function sha256Hex(data: Uint8Array | string): Promise<string> {
   return toHex(new Uint8Array(digest));
 }
 
-/** Standard base64 of `bytes` (web-standard `btoa`, fed in slices so no call gets huge arguments). */
-export function toBase64(bytes: Uint8Array): string {
-  const parts: string[] = [];
-  for (let i = 0; i < bytes.length; i += 0x8000)
-    parts.push(String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]));
-  return btoa(parts.join(''));
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** The ASCII code of each base64 digit. */
+const DIGIT = Uint8Array.from(B64, (ch) => ch.charCodeAt(0));
+/** Each ASCII code's base64 value; -1 outside the alphabet. */
+const VALUE = new Int8Array(256).fill(-1);
+for (let i = 0; i < 64; i++) VALUE[DIGIT[i] as number] = i;
+const EQ = 61; // '='
+const ascii = new TextDecoder();
+const asciiBytes = new TextEncoder();
+
+/** The platform's own base64 (`Uint8Array.prototype.toBase64`, `Uint8Array.fromBase64`) where it has it. */
+const native = Uint8Array as unknown as {
+  fromBase64?: (text: string) => Uint8Array;
+  prototype: { toBase64?: () => string };
+};
+const nativeTo = typeof native.prototype.toBase64 === 'function';
+const nativeFrom = typeof native.fromBase64 === 'function';
+
+/** A string that is not base64 (a peer's bad body, say): a clear error, never a crash. */
+export class Base64Error extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Base64Error';
+  }
 }
 
-/** Bytes of standard base64 `text`; throws on a character outside the alphabet. */
+/**
+ * Standard base64 of `bytes`, padded. Web-standard: the platform's `toBase64` where there is
+ * one, else a table-based encoder writing ASCII into bytes (decoded once by TextDecoder), several
+ * times faster than `btoa` over a binary string (bench/base64.ts).
+ */
+export function toBase64(bytes: Uint8Array): string {
+  if (nativeTo) return (bytes as unknown as { toBase64(): string }).toBase64();
+  const n = bytes.length;
+  const out = new Uint8Array(Math.ceil(n / 3) * 4);
+  let j = 0;
+  let i = 0;
+  for (const whole = n - (n % 3); i < whole; i += 3) {
+    const v = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number);
+    out[j] = DIGIT[v >>> 18] as number;
+    out[j + 1] = DIGIT[(v >>> 12) & 63] as number;
+    out[j + 2] = DIGIT[(v >>> 6) & 63] as number;
+    out[j + 3] = DIGIT[v & 63] as number;
+    j += 4;
+  }
+  if (i < n) {
+    const b1 = i + 1 < n ? (bytes[i + 1] as number) : 0;
+    const v = ((bytes[i] as number) << 16) | (b1 << 8);
+    out[j] = DIGIT[v >>> 18] as number;
+    out[j + 1] = DIGIT[(v >>> 12) & 63] as number;
+    out[j + 2] = i + 1 < n ? (DIGIT[(v >>> 6) & 63] as number) : EQ;
+    out[j + 3] = EQ;
+  }
+  return ascii.decode(out);
+}
+
+/**
+ * Bytes of standard base64 `text` (padded, or without its padding). Throws Base64Error on
+ * anything else: a character outside the alphabet, padding in the middle, a length no base64
+ * has. Web-standard: the platform's `Uint8Array.fromBase64` where there is one, else a
+ * table-based decoder.
+ */
 export function fromBase64(text: string): Uint8Array {
-  const bin = atob(text);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  if (nativeFrom) {
+    try {
+      return (native.fromBase64 as (t: string) => Uint8Array)(text);
+    } catch {
+      throw new Base64Error('not base64: a character outside the alphabet, or a length no base64 has');
+    }
+  }
+  const src = asciiBytes.encode(text);
+  let end = src.length;
+  if (end > 0 && src[end - 1] === EQ) {
+    end -= 1;
+    if (end > 0 && src[end - 1] === EQ) end -= 1;
+    if (src.length % 4 !== 0) throw new Base64Error('not base64: padding on a length not a multiple of 4');
+  }
+  const rest = end % 4;
+  if (rest === 1) throw new Base64Error('not base64: a length no base64 has');
+  const out = new Uint8Array(((end - rest) / 4) * 3 + (rest === 0 ? 0 : rest - 1));
+  let j = 0;
+  let i = 0;
+  let bad = 0;
+  for (const whole = end - rest; i < whole; i += 4) {
+    const a = VALUE[src[i] as number] as number;
+    const b = VALUE[src[i + 1] as number] as number;
+    const c = VALUE[src[i + 2] as number] as number;
+    const d = VALUE[src[i + 3] as number] as number;
+    bad |= a | b | c | d;
+    const v = (a << 18) | (b << 12) | (c << 6) | d;
+    out[j] = v >>> 16;
+    out[j + 1] = (v >>> 8) & 255;
+    out[j + 2] = v & 255;
+    j += 3;
+  }
+  if (rest > 0) {
+    const a = VALUE[src[i] as number] as number;
+    const b = VALUE[src[i + 1] as number] as number;
+    const c = rest === 3 ? (VALUE[src[i + 2] as number] as number) : 0;
+    bad |= a | b | c;
+    const v = (a << 18) | (b << 12) | (c << 6);
+    out[j] = v >>> 16;
+    if (rest === 3) out[j + 1] = (v >>> 8) & 255;
+  }
+  // A value of -1 (outside the alphabet, '=' in the middle, a non-ASCII character) sets the sign bit.
+  if (bad < 0) throw new Base64Error('not base64: a character outside the alphabet');
   return out;
 }
 

@@ -1,5 +1,7 @@
 import WebSocket from 'ws';
+import type { ErrorCode } from '../../core/errors.ts';
 import { identitySigner, tunnelStatement } from '../../core/identity.ts';
+import { STATUS } from '../../http-kit/envelope.ts';
 import { corkedSender } from '../node/ws-cork.ts';
 import {
   chunks,
@@ -8,6 +10,7 @@ import {
   END,
   encodeFrame,
   encodeInline,
+  encodeReset,
   type Frame,
   FrameError,
   FrameType,
@@ -24,6 +27,7 @@ import {
   type RelayConnectorStatus,
   relayConnector,
 } from './connector.ts';
+import { withFallback } from './fallback.ts';
 
 /** Options of `tunnelConnector`: the long-poll connector's, plus the heartbeat. */
 export interface TunnelConnectorOptions extends RelayConnectorOptions {
@@ -61,12 +65,24 @@ interface Inbound {
 }
 
 /**
+ * The server's relay connector: the tunnel, or the long-poll protocol when the relay has no
+ * tunnel endpoint (a relay older than the tunnel; see fallback.ts).
+ */
+export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
+  return withFallback(
+    (unsupported) => tunnelOnly(opts, unsupported),
+    () => relayConnector(opts),
+    opts,
+  );
+}
+
+/**
  * The server side of the relay over one long-lived WebSocket carrying binary frames: proves the
  * key by signing the relay's challenge, runs every request the relay sends (many at once) against
  * `handle`, answers with raw bytes in chunks, pings, and reconnects with backoff. A relay without
- * the tunnel endpoint (404 on upgrade) is served through the long-poll connector instead.
+ * the tunnel endpoint (404 on upgrade) stops it and calls `unsupported` (the stop is immediate).
  */
-export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
+export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void = () => {}): RelayConnector {
   const { logger } = opts;
   const random = opts.random ?? Math.random;
   const origin = (opts.origin ?? new URL(opts.relayUrl).origin).replace(/\/+$/, '');
@@ -85,7 +101,6 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
   let ws: WebSocket | null = null;
   let loop: Promise<void> | null = null;
   let stopCtl = new AbortController();
-  let fallback: RelayConnector | null = null;
   let sentPairHash: string | null | undefined;
   const inflight = new Set<Promise<void>>();
 
@@ -119,6 +134,9 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
       };
       const send = (type: FrameType, stream: number, flags: number, body: unknown) =>
         sendBytes(encodeFrame(type, stream, flags, body));
+      /** Fails one stream alone with `code` (its status too, for relays that read only that). */
+      const reset = (stream: number, code: ErrorCode, message: string) =>
+        sendBytes(encodeReset(stream, { code, status: STATUS[code], message }));
       const beat = setInterval(() => {
         if (Date.now() - lastSeen > heartbeatMs * 3) {
           socket.terminate(); // a silent peer: cut and reconnect
@@ -173,10 +191,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
           if (stream) {
             streams.get(stream)?.ctl.abort();
             streams.delete(stream);
-            send(FrameType.RESET, stream, END, {
-              status: 400,
-              message: 'The server could not decode the relayed request.',
-            });
+            reset(stream, 'VALIDATION_ERROR', 'The server could not decode the relayed request.');
           }
         }
       });
@@ -219,7 +234,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
             if (!running) {
               // Sent by the relay before it read our GOAWAY: refused, never run (its client gets
               // 503 SERVER_OFFLINE), so nothing runs whose answer the closing tunnel would lose.
-              send(FrameType.RESET, frame.stream, END, { status: 503, message: 'The server is stopping.' });
+              reset(frame.stream, 'SERVER_OFFLINE', 'The server is stopping.');
               return;
             }
             const s: Inbound = { head, parts: [], size: 0, ctl: new AbortController() };
@@ -252,7 +267,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
               // refused like a request that arrives then (503), never run with its answer lost.
               clearTimeout(s.deadline);
               streams.delete(frame.stream);
-              send(FrameType.RESET, frame.stream, END, { status: 503, message: 'The server is stopping.' });
+              reset(frame.stream, 'SERVER_OFFLINE', 'The server is stopping.');
               return;
             }
             start(frame.stream, s);
@@ -303,10 +318,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
             signal: s.ctl.signal,
           });
         } catch {
-          send(FrameType.RESET, stream, END, {
-            status: 400,
-            message: 'The relayed request is not a valid HTTP request.',
-          });
+          reset(stream, 'VALIDATION_ERROR', 'The relayed request is not a valid HTTP request.');
           return;
         }
         let res: Response;
@@ -314,7 +326,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
           res = await opts.handle(req);
         } catch {
           if (s.ctl.signal.aborted) return;
-          send(FrameType.RESET, stream, END, { status: 500, message: 'Something went wrong on the server.' });
+          reset(stream, 'INTERNAL_ERROR', 'Something went wrong on the server.');
           return;
         }
         const bytes = new Uint8Array(await res.arrayBuffer());
@@ -322,7 +334,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
         handled += 1;
         if (bytes.byteLength > maxBodyBytes) {
           const message = `The server's answer is larger than the relay's limit of ${maxBodyBytes} bytes.`;
-          send(FrameType.RESET, stream, END, { status: 413, message });
+          reset(stream, 'PAYLOAD_TOO_LARGE', message);
           return;
         }
         const noBody = bytes.byteLength === 0;
@@ -345,7 +357,6 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
   }
 
   async function syncPairCode() {
-    if (fallback) return fallback.syncPairCode();
     if (!opts.pairCodeHash || !ws || state !== 'online') return;
     const hash = await opts.pairCodeHash().catch(() => null);
     if (hash === sentPairHash) return;
@@ -359,11 +370,9 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
       const why = await connectOnce();
       if (!running) break;
       if (why === 'unsupported') {
-        logger.info('relay has no tunnel endpoint; using the long-poll protocol', {
-          serverId: opts.serverId,
-        });
-        fallback = relayConnector(opts);
-        fallback.start();
+        setState('stopped', lastError ?? undefined);
+        running = false;
+        unsupported();
         return;
       }
       if (state === 'online') attempt = 0;
@@ -385,10 +394,6 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
       if (!running) return;
       running = false;
       stopCtl.abort();
-      if (fallback) {
-        await fallback.stop(graceMs);
-        fallback = null;
-      }
       // Tell the relay first (it refuses new requests for us at once), finish what is in flight
       // (its answers still go out), then close the tunnel cleanly.
       if (ws?.readyState === WebSocket.OPEN) ws.send(encodeFrame(FrameType.GOAWAY, 0, 0, {}));
@@ -401,18 +406,17 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
       publicUrl = null;
       setState('stopped');
     },
-    status: () =>
-      fallback?.status() ?? {
-        state,
-        relayUrl: opts.relayUrl,
-        serverId: opts.serverId,
-        publicUrl,
-        since,
-        lastError,
-        handled,
-        inFlight: inflight.size,
-        reconnects,
-      },
+    status: () => ({
+      state,
+      relayUrl: opts.relayUrl,
+      serverId: opts.serverId,
+      publicUrl,
+      since,
+      lastError,
+      handled,
+      inFlight: inflight.size,
+      reconnects,
+    }),
     syncPairCode,
   };
 }

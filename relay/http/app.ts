@@ -6,7 +6,7 @@ import { errorBody, errorHandler, ok } from '../../http-kit/envelope.ts';
 import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from '../../http-kit/middleware.ts';
 import { secureHeaders } from '../../http-kit/secure-headers.ts';
 import { plainSeal } from '../protocol/seal.ts';
-import { DEFAULT_LIMITS, type RelayContext, type RelayDeps, type RelayEnv } from '../service/types.ts';
+import { type RelayContext, type RelayDeps, type RelayEnv, relayLimits } from '../service/types.ts';
 import { pairRoutes } from './routes/pair.ts';
 import { proxyDoor, proxyRoutes } from './routes/proxy.ts';
 import { serverRoutes } from './routes/server.ts';
@@ -36,9 +36,7 @@ export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
  * context and the door of `/r/*` (its rate-limit counters included).
  */
 export function createRelay(deps: RelayDeps & { closing?: AbortSignal }) {
-  const limits = { ...DEFAULT_LIMITS, ...deps.limits };
-  if (deps.limits?.offlineAfterMs === undefined)
-    limits.offlineAfterMs = Math.max(DEFAULT_LIMITS.offlineAfterMs, limits.pullWaitMs + 15_000);
+  const limits = relayLimits(deps.limits);
   const ctx: RelayContext = {
     queue: deps.queue,
     publicBaseUrl: deps.publicBaseUrl.replace(/\/+$/, ''),

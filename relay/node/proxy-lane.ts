@@ -43,7 +43,7 @@ export function proxyLane(
     taken?: () => void;
   },
 ): Listener {
-  return (req, res) => {
+  return async (req, res) => {
     const relay = opts.relay();
     const method = req.method;
     const target = req.url ?? '';
@@ -91,7 +91,7 @@ export function proxyLane(
     };
     let lease: DoorLease;
     try {
-      lease = relay.door.admit(
+      lease = await relay.door.admit(
         serverId,
         address,
         credentialed((n) => req.headers[n] !== undefined),

@@ -15,6 +15,7 @@
  * one message each way. Bodies travel as raw bytes, never base64. Web-standard APIs only
  * (Uint8Array, DataView, TextEncoder).
  */
+import type { ErrorCode } from '../../core/errors.ts';
 import { WIRE_LIMITS } from './limits.ts';
 
 export const FrameType = {
@@ -30,7 +31,7 @@ export const FrameType = {
   RES: 5,
   /** either way: body bytes of the stream. */
   DATA: 6,
-  /** either way: `{status, message}`: the stream failed (alone). Stream 0: the connection fails. */
+  /** either way: `{code, status, message}`: the stream failed (alone). Older peers send no `code`. */
   RESET: 7,
   /** server → relay: `{pairCodeHash}` (null clears) whenever the pairing code changes. */
   PAIR: 8,
@@ -181,4 +182,65 @@ export interface AnswerHead {
   status?: number;
   headers?: [string, string][];
   apiKey?: string | null;
+}
+
+/** A request head as REQ carries it, from a proxied request or a queued item (the one place it is built). */
+export function requestHead(
+  item:
+    | { kind: 'http'; method: string; path: string; headers: [string, string][] }
+    | { kind: 'pair'; code: string },
+  ttlMs = 0,
+): RequestHead {
+  return item.kind === 'pair'
+    ? { kind: 'pair', code: item.code, ttlMs }
+    : { kind: 'http', method: item.method, path: item.path, headers: item.headers, ttlMs };
+}
+
+/**
+ * RESET's payload: the error `code` the stream failed with travels as it is (since the coded
+ * RESET); `status` is its HTTP status, still sent so an older peer (which reads only the
+ * status) understands it.
+ */
+export interface ResetBody {
+  code: ErrorCode;
+  status: number;
+  message: string;
+}
+
+/** A RESET frame for `stream`. */
+export function encodeReset(stream: number, body: ResetBody): Uint8Array {
+  return encodeFrame(FrameType.RESET, stream, END, body);
+}
+
+/**
+ * What an older peer's RESET (a status, no code) stands for: the codes its senders meant by
+ * those statuses; any other status is an INTERNAL_ERROR.
+ */
+const LEGACY_RESET_CODES: Readonly<Record<number, ErrorCode>> = {
+  400: 'VALIDATION_ERROR',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  503: 'SERVER_OFFLINE',
+  504: 'RELAY_TIMEOUT',
+};
+
+const CODE = /^[A-Z][A-Z_]{0,63}$/;
+
+/**
+ * Reads a RESET: its code, status and message. `statusOf` names the known codes (the HTTP kit's
+ * one table); an unknown or missing code (an older peer sends none) becomes the code its status
+ * stands for. The status is the one sent (400-599), else the code's. Throws FrameError when it
+ * is not JSON.
+ */
+export function decodeReset(frame: Frame, statusOf: (code: string) => number | undefined): ResetBody {
+  const r = frameJson<{ code?: unknown; status?: unknown; message?: unknown } | null>(frame) ?? {};
+  const sent =
+    typeof r.status === 'number' && Number.isInteger(r.status) && r.status >= 400 && r.status <= 599
+      ? r.status
+      : null;
+  const known = typeof r.code === 'string' && CODE.test(r.code) ? statusOf(r.code) : undefined;
+  const code =
+    known !== undefined ? (r.code as ErrorCode) : (LEGACY_RESET_CODES[sent ?? 502] ?? 'INTERNAL_ERROR');
+  const status = sent ?? known ?? 502;
+  return { code, status, message: typeof r.message === 'string' ? r.message : 'the server could not answer' };
 }

@@ -28,7 +28,13 @@ export const HeaderPairs = v.pipe(
   v.maxLength(WIRE_LIMITS.maxHeaders),
 );
 /** Bytes as standard base64, or null for no body. */
-export const Base64Body = v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')));
+export const Base64Body = v.nullable(
+  v.pipe(
+    v.string(),
+    // Exactly what core/crypto.ts `fromBase64` decodes (padded, or without its padding).
+    v.regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/, 'must be base64'),
+  ),
+);
 
 /** A base64url Ed25519 public key (32 bytes). */
 export const PublicKey = v.pipe(

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../core/errors.ts';
 import { DomainError } from '../../core/errors.ts';
 import { errorBody } from '../../http-kit/envelope.ts';
-import type { RequestHead } from '../protocol/frames.ts';
+import { requestHead } from '../protocol/frames.ts';
 import { toBase64 } from '../protocol/http-codec.ts';
 import type { HttpAnswer, RelayAnswer } from '../protocol/messages.ts';
 import { readBody } from './body-stream.ts';
@@ -44,11 +44,12 @@ export async function viaTunnel(
   const streamed = draft.kind === 'http' && !!draft.bytes && !(draft.bytes instanceof Uint8Array);
   // A streamed body may take up to bodyTimeoutMs to arrive; the answer time starts after it.
   const deadline = ctx.clock.now() + ctx.limits.answerTimeoutMs + (streamed ? ctx.limits.bodyTimeoutMs : 0);
-  const head: RequestHead =
-    draft.kind === 'pair'
-      ? { kind: 'pair', code: draft.code, ttlMs: 0 }
-      : { kind: 'http', method: draft.method, path: draft.path, headers: draft.headers, ttlMs: 0 };
-  const a = await tunnel.forward(head, draft.kind === 'http' ? draft.bytes : null, deadline, signal);
+  const a = await tunnel.forward(
+    requestHead(draft),
+    draft.kind === 'http' ? draft.bytes : null,
+    deadline,
+    signal,
+  );
   if (!a) {
     if (signal.aborted) return null;
     throw new DomainError(
@@ -59,17 +60,7 @@ export async function viaTunnel(
   if (a.kind === 'pair') return { requestId, answer: { kind: 'pair', requestId, apiKey: a.apiKey } };
   if (a.kind === 'reset') {
     if (draft.kind === 'pair') return { requestId, answer: { kind: 'pair', requestId, apiKey: null } };
-    const code: ErrorCode =
-      a.status === 400
-        ? 'VALIDATION_ERROR'
-        : a.status === 413
-          ? 'PAYLOAD_TOO_LARGE'
-          : a.status === 504
-            ? 'RELAY_TIMEOUT'
-            : a.status === 503
-              ? 'SERVER_OFFLINE'
-              : 'INTERNAL_ERROR';
-    return { requestId, answer: jsonError(requestId, a.status, code, a.message) };
+    return { requestId, answer: jsonError(requestId, a.status, a.code, a.message) };
   }
   return {
     requestId,

@@ -7,22 +7,27 @@
  * same deadline and at-most-once rules as the long-poll endpoints.
  */
 import { toBase64Url } from '../../core/crypto.ts';
+import type { ErrorCode } from '../../core/errors.ts';
 import { serverIdOf, tunnelStatement, verifySignature } from '../../core/identity.ts';
 import type { Clock, Logger } from '../../core/ports.ts';
+import { errorBody, STATUS } from '../../http-kit/envelope.ts';
 import {
   type AnswerHead,
   chunks,
   concat,
   decodeFrame,
+  decodeReset,
   END,
   encodeFrame,
   encodeInline,
+  encodeReset,
   type Frame,
   FrameError,
   FrameType,
   frameJson,
   inlineBody,
   type RequestHead,
+  requestHead,
 } from '../protocol/frames.ts';
 import { fromBase64, toBase64 } from '../protocol/http-codec.ts';
 import type { HttpItem, PairItem } from '../protocol/messages.ts';
@@ -46,7 +51,11 @@ export interface TunnelSocket {
 export type TunnelAnswer =
   | { kind: 'http'; status: number; headers: [string, string][]; bytes: Uint8Array | null }
   | { kind: 'pair'; apiKey: string | null }
-  | { kind: 'reset'; status: number; message: string };
+  | { kind: 'reset'; code: ErrorCode; status: number; message: string };
+
+/** The HTTP status of a known error code (the kit's one table); undefined for any other string. */
+export const statusOfCode = (code: string): number | undefined =>
+  Object.hasOwn(STATUS, code) ? STATUS[code as ErrorCode] : undefined;
 
 /** One server's connected tunnel. */
 export interface Tunnel {
@@ -167,7 +176,10 @@ export function createTunnelHub(deps: TunnelHubDeps) {
           };
           const giveUp = () => {
             // The server is told to drop it; an answer arriving later is ignored.
-            send(FrameType.RESET, stream, END, { status: 504, message: 'deadline passed' });
+            if (open)
+              socket.send(
+                encodeReset(stream, { code: 'RELAY_TIMEOUT', status: 504, message: 'deadline passed' }),
+              );
             done(null);
           };
           const p: Pending = { resolve: done, parts: [], size: 0 };
@@ -185,10 +197,14 @@ export function createTunnelHub(deps: TunnelHubDeps) {
                 // The client went away mid-body: nobody to answer (as when it leaves while waiting).
                 if (signal?.aborted) return giveUp();
                 // The body failed (too slow, too large, client gone): the server drops the stream.
-                send(FrameType.RESET, stream, END, {
-                  status: 400,
-                  message: 'the request body did not arrive',
-                });
+                if (open)
+                  socket.send(
+                    encodeReset(stream, {
+                      code: 'VALIDATION_ERROR',
+                      status: 400,
+                      message: 'the request body did not arrive',
+                    }),
+                  );
                 finish();
                 reject(err);
               },
@@ -310,10 +326,7 @@ export function createTunnelHub(deps: TunnelHubDeps) {
         logger.error('relay payload does not open: do all instances share RELAY_QUEUE_KEY?', {});
         return;
       }
-      const head: RequestHead =
-        item.kind === 'pair'
-          ? { kind: 'pair', code: item.code, ttlMs: 0 }
-          : { kind: 'http', method: item.method, path: item.path, headers: item.headers, ttlMs: 0 };
+      const head = requestHead(item);
       const body =
         item.kind === 'http' && item.method !== 'GET' && item.method !== 'HEAD'
           ? fromBase64(item.body)
@@ -329,17 +342,7 @@ export function createTunnelHub(deps: TunnelHubDeps) {
                 requestId,
                 status: a.status,
                 headers: [['content-type', 'application/json; charset=utf-8']],
-                body: toBase64(
-                  new TextEncoder().encode(
-                    JSON.stringify({
-                      success: false,
-                      error: {
-                        code: a.status === 400 ? 'VALIDATION_ERROR' : 'INTERNAL_ERROR',
-                        message: a.message,
-                      },
-                    }),
-                  ),
-                ),
+                body: toBase64(new TextEncoder().encode(JSON.stringify(errorBody(a.code, a.message)))),
               }
             : { kind: 'http', requestId, status: a.status, headers: a.headers, body: toBase64(a.bytes) };
       await queue.answer(id, requestId, await seal.seal(JSON.stringify(answer))).catch(() => undefined);
@@ -349,13 +352,7 @@ export function createTunnelHub(deps: TunnelHubDeps) {
       const p = pending.get(frame.stream);
       if (!p) return; // given up already, or never asked: ignored
       if (frame.type === FrameType.RESET) {
-        const r = frameJson<{ status?: number; message?: string }>(frame);
-        const status = typeof r.status === 'number' && r.status >= 400 && r.status <= 599 ? r.status : 502;
-        return p.resolve({
-          kind: 'reset',
-          status,
-          message: String(r.message ?? 'the server could not answer'),
-        });
+        return p.resolve({ kind: 'reset', ...decodeReset(frame, statusOfCode) });
       }
       if (frame.type === FrameType.RES) {
         if (p.head) throw new FrameError('second answer head', frame.stream);
@@ -424,9 +421,13 @@ export function createTunnelHub(deps: TunnelHubDeps) {
           if (p) {
             // The bad frame fails its own stream alone: its client gets a 502, nothing else is touched.
             logger.warn('relay tunnel frame does not decode; its request fails alone', { error: why });
-            send(FrameType.RESET, stream as number, END, { status: 502, message: why });
+            if (open)
+              socket.send(
+                encodeReset(stream as number, { code: 'INTERNAL_ERROR', status: 502, message: why }),
+              );
             p.resolve({
               kind: 'reset',
+              code: 'INTERNAL_ERROR',
               status: 502,
               message: 'The server sent an answer the relay could not decode.',
             });

@@ -69,6 +69,21 @@ export const DEFAULT_LIMITS: RelayLimits = {
   bodyTimeoutMs: 30_000,
 };
 
+/**
+ * The default of `offlineAfterMs` for a given `pullWaitMs`: a server between two long polls is
+ * not offline, so it is at least the pull wait plus 15 s (and never below the default).
+ */
+export function defaultOfflineAfterMs(pullWaitMs: number): number {
+  return Math.max(DEFAULT_LIMITS.offlineAfterMs, pullWaitMs + 15_000);
+}
+
+/** `given` over the defaults; `offlineAfterMs`, when not given, follows `defaultOfflineAfterMs`. */
+export function relayLimits(given: Partial<RelayLimits> = {}): RelayLimits {
+  const limits = { ...DEFAULT_LIMITS, ...given };
+  if (given.offlineAfterMs === undefined) limits.offlineAfterMs = defaultOfflineAfterMs(limits.pullWaitMs);
+  return limits;
+}
+
 /** Everything `createRelayApp` needs. */
 export interface RelayDeps {
   queue: RelayQueue;

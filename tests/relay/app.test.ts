@@ -62,6 +62,12 @@ describe('relay HTTP surface', () => {
       ],
     };
     expect((await h.post('/api/v1/relay/respond', bad)).json.error.code).toBe('VALIDATION_ERROR');
+    // Bad base64 in an answer body is refused at the door with a clear 400, never decoded later.
+    for (const body of ['A', 'AB=C', 'AAA=A', '=AAA']) {
+      const answer = { kind: 'http', requestId: 'abcdefgh-2', status: 200, headers: [], body };
+      const res = await h.post('/api/v1/relay/respond', { serverId, secret, responses: [answer] });
+      expect([body, res.status, res.json.error.code]).toEqual([body, 400, 'VALIDATION_ERROR']);
+    }
   });
 
   it('lets browsers call pairing and health from any origin, without credentials', async () => {

@@ -133,7 +133,7 @@ describe('tunnel faults (real sockets, Redis)', () => {
     expect(frames.find((f) => f.stream === 3)).toEqual({
       type: FrameType.RESET,
       stream: 3,
-      json: { status: 503, message: 'The server is stopping.' },
+      json: { code: 'SERVER_OFFLINE', status: 503, message: 'The server is stopping.' },
     });
     expect(app.calls.has('/api/v1/n/7')).toBe(false);
   });
@@ -170,6 +170,29 @@ describe('tunnel faults (real sockets, Redis)', () => {
     expect(seen).toHaveLength(3);
     // The tunnel is still up for the next request.
     expect((await call(`${base}/three`)).status).toBe(200);
+  });
+
+  it('a RESET carries its error code to the client, through the tunnel and through the queue; an older peer (status only) maps by status', async () => {
+    world = e2eWorld();
+    const entry = await world.relay();
+    const home = await world.relay();
+    const who = await handMadeServer(home.url, (ws, f) => {
+      const path = frameJson<{ path: string }>(f).path;
+      const body = path.endsWith('/coded')
+        ? { code: 'REQUEST_TIMEOUT', status: 408, message: 'coded' }
+        : { status: 413, message: 'legacy' };
+      ws.send(encodeFrame(FrameType.RESET, f.stream, END, body));
+    });
+    for (const relay of [home, entry]) {
+      const base = `${relay.url}/r/${who.serverId}`;
+      const coded = await call(`${base}/coded`);
+      expect([coded.status, coded.json.error]).toEqual([408, { code: 'REQUEST_TIMEOUT', message: 'coded' }]);
+      const legacy = await call(`${base}/legacy`);
+      expect([legacy.status, legacy.json.error]).toEqual([
+        413,
+        { code: 'PAYLOAD_TOO_LARGE', message: 'legacy' },
+      ]);
+    }
   });
 
   it('no X-Service-Key and no minted key is readable in Redis: every key scanned during traffic through two relays', async () => {

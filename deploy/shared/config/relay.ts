@@ -1,5 +1,5 @@
 import type { RelayConfig as RelayServerConfig } from '../../../relay/node/config.ts';
-import { DEFAULT_LIMITS, type RelayLimits } from '../../../relay/service/types.ts';
+import { DEFAULT_LIMITS, defaultOfflineAfterMs, type RelayLimits } from '../../../relay/service/types.ts';
 import { ConfigError, type Env, type HttpTimeouts, type LogLevel } from './read.ts';
 import { RELAY_VARIABLES } from './relay-variables.ts';
 import { readersFor } from './variables.ts';
@@ -50,7 +50,7 @@ export function readRelayLimits(env: Env): RelayLimits {
   for (const [name, key] of Object.entries(LIMIT_VARIABLES))
     limits[key] = readInt(env, name as LimitVariable, limits[key]);
   if (env.RELAY_OFFLINE_AFTER_MS === undefined || env.RELAY_OFFLINE_AFTER_MS.trim() === '')
-    limits.offlineAfterMs = Math.max(limits.offlineAfterMs, limits.pullWaitMs + 15_000);
+    limits.offlineAfterMs = defaultOfflineAfterMs(limits.pullWaitMs);
   if (limits.offlineAfterMs <= limits.pullWaitMs)
     throw new ConfigError('RELAY_OFFLINE_AFTER_MS must be longer than RELAY_PULL_WAIT_MS.');
   return limits;

@@ -6,9 +6,8 @@ import { checkRequestHead, WIRE_LIMITS } from '../../protocol/limits.ts';
 import type { HttpAnswer } from '../../protocol/messages.ts';
 import { bodyChunks, readBody } from '../../service/body-stream.ts';
 import { type DoorLease, doorBudget } from '../../service/door-budget.ts';
-import { retryLater } from '../../service/errors.ts';
 import { forward, offline } from '../../service/forward.ts';
-import { windowCounter } from '../../service/rate-limit.ts';
+import { proxyRates } from '../../service/rate-limit.ts';
 import type { RelayContext, RelayEnv } from '../../service/types.ts';
 
 const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{2,127}$/;
@@ -26,16 +25,10 @@ export function credentialed(has: (name: string) => boolean): boolean {
 export function proxyDoor(ctx: RelayContext) {
   const base = new URL(ctx.publicBaseUrl);
   const { limits } = ctx;
-  const counter = windowCounter(limits.proxyWindowMs, () => ctx.clock.now());
+  const rates = proxyRates(limits);
   const budget = doorBudget(limits);
   const forwardInfo = { proto: base.protocol.replace(':', ''), host: base.host };
   const basePath = base.pathname.replace(/\/$/, '');
-
-  const full = (key: string, max: number, who: string) => {
-    const { count, resetInMs } = counter.peek(key);
-    if (count >= max)
-      throw retryLater('RATE_LIMITED', `Too many requests ${who}; slow down and retry.`, resetInMs / 1000);
-  };
 
   return {
     validId: (serverId: string) => SERVER_ID.test(serverId),
@@ -44,26 +37,15 @@ export function proxyDoor(ctx: RelayContext) {
      * (the stranger budget too when it carries no credential) and opens its place among the
      * address's open requests. Throws RATE_LIMITED over any of them. The lease must be released.
      */
-    admit(serverId: string, address: string | undefined, withCredential: boolean): DoorLease {
-      const { count, resetInMs } = counter.hit(`c:${address ?? 'unknown'}`);
-      if (count > limits.proxyPerClient)
-        throw retryLater(
-          'RATE_LIMITED',
-          'Too many requests from this address; slow down and retry.',
-          resetInMs / 1000,
-        );
-      full(`s:${serverId}`, limits.proxyPerServer, 'for this server');
-      if (!withCredential)
-        full(`u:${serverId}`, limits.proxyUnauthPerServer, 'without a key for this server');
+    async admit(serverId: string, address: string | undefined, withCredential: boolean): Promise<DoorLease> {
+      await rates.admit(serverId, address, withCredential);
       return budget.open(address);
     },
     /**
      * Charges the server for a request its server answered: 401/403 (its door refused the key)
      * to the stranger budget, anything else to its own. Refusals by the relay cost it nothing.
      */
-    settle(serverId: string, status: number) {
-      counter.hit(status === 401 || status === 403 ? `u:${serverId}` : `s:${serverId}`);
-    },
+    settle: rates.settle,
     /** Body bytes in flight on this instance (for tests and health). */
     inflight: budget.inflight,
     /** The headers the server receives: end-to-end ones, and the relay's X-Forwarded-*. */
@@ -98,7 +80,7 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
         413,
       );
     const address = ctx.clientAddress(c);
-    const lease = door.admit(
+    const lease = await door.admit(
       serverId,
       address,
       credentialed((n) => c.req.raw.headers.has(n)),
