@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, totalmem } from 'node:os';
+import { basename, join } from 'node:path';
 import type { LoadResult, LoadSettings } from './load.ts';
 import type { SizeResult } from './results.ts';
 
@@ -159,13 +160,16 @@ export function renderReport(info: RunInfo, sizes: SizeResult[], notes: string[]
   return `${lines.join('\n')}\n`;
 }
 
-const HEADER = `# Benchmarks
+/**
+ * Where a run is written unless BENCH_OUT says otherwise: `bench/results/<date>-<name>.md` (UTC date).
+ * BENCHMARKS.md is the current table, kept by hand; it links the result files.
+ */
+export function resultFile(name: string, now = new Date()): string {
+  return join(import.meta.dirname, 'results', `${now.toISOString().slice(0, 10)}-${name}.md`);
+}
 
-Produced by \`npm run bench\` (bench/run.ts). Each run appends a section below.
-`;
-
-/** Appends `section` to the benchmarks file, creating it with a header when missing. */
+/** Appends `section` to a result file, creating it with a title when missing. */
 export async function appendResults(file: string, section: string): Promise<void> {
-  if (!existsSync(file)) await writeFile(file, HEADER);
+  if (!existsSync(file)) await writeFile(file, `# ${basename(file, '.md')}\n`);
   await appendFile(file, `\n${section}`);
 }

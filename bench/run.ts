@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: generates vaults (once, under .bench-vaults/), measures indexing, restart,
- * HTTP reads and writes against a bare node:http ceiling, prints a markdown report and appends
- * it to BENCHMARKS.md.
+ * HTTP reads and writes against a bare node:http ceiling, prints a markdown report and writes
+ * it to bench/results/<date>-bench.md (BENCHMARKS.md, the current table, is kept by hand).
  *
  * Env: BENCH_SIZES (default 1000,10000), BENCH_DURATION (s, default 10), BENCH_WARMUP (s, 2),
  * BENCH_CONNECTIONS (32), BENCH_COLD_RUNS (3 up to 10,000 notes, else 1), BENCH_WARM_RUNS (3),
@@ -30,7 +30,7 @@ import { indexScaleBench } from './index-scale.ts';
 import type { LoadSettings } from './load.ts';
 import { type RelayBenchResult, relayBench } from './relay-throughput.ts';
 import { reliabilityBench } from './reliability/run.ts';
-import { appendResults, machineInfo, renderReport, targets } from './report.ts';
+import { appendResults, machineInfo, renderReport, resultFile, targets } from './report.ts';
 import type { SizeResult } from './results.ts';
 import { renderRuntimes, runtimeBench } from './runtimes.ts';
 import { measureSize } from './suite.ts';
@@ -59,7 +59,7 @@ const load: LoadSettings = {
 const warmRuns = Math.max(1, int('BENCH_WARM_RUNS', 3));
 const updates = Math.max(1, int('BENCH_UPDATES', 200));
 const seed = int('BENCH_SEED', 42);
-const out = env.BENCH_OUT ?? join(repo, 'BENCHMARKS.md');
+const out = env.BENCH_OUT ?? resultFile('bench');
 const coldRunsFor = (notes: number) => Math.max(1, int('BENCH_COLD_RUNS', notes <= 10_000 ? 3 : 1));
 const log = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 
@@ -235,7 +235,7 @@ async function main(): Promise<number> {
   }
   if (out !== '-') {
     await appendResults(resolve(out), section);
-    log(`appended to ${out}`);
+    log(`written to ${out}`);
   }
   return notes.some((n) => n.includes('failed')) ? 1 : 0;
 }

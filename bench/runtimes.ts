@@ -3,14 +3,14 @@
  * each serving the same app over a loopback socket with 100 notes created through the API.
  * Rounds are interleaved (node, bun, deno, workerd, node, ...) so a noisy moment hits every
  * runtime alike; the table shows medians over the rounds and the ratio to Node's median.
- * Part of `npm run bench`; alone: `npx tsx bench/runtimes.ts` (appends to BENCHMARKS.md).
+ * Part of `npm run bench`; alone: `npx tsx bench/runtimes.ts` (writes bench/results/<date>-runtimes.md).
  * Env: BENCH_RUNTIME_SECONDS (3), BENCH_RUNTIME_ROUNDS (3), BENCH_CONNECTIONS (32), BENCH_OUT.
  */
 import { resolve } from 'node:path';
 import type { RunningRuntime } from '../tests/runtime/contract.ts';
 import { startBun, startDeno, startNode, startWorkerd } from '../tests/runtime/runtimes.ts';
 import { median, runLoad } from './load.ts';
-import { appendResults, machineInfo } from './report.ts';
+import { appendResults, machineInfo, resultFile } from './report.ts';
 
 const NOTES = 100;
 
@@ -128,7 +128,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await runtimeBench({ seconds, rounds, connections, log });
   const section = `## ${info.date.slice(0, 10)}: runtimes (\`${info.command}\`, commit ${info.commit})\n\nMachine: ${info.nproc} CPUs (${info.cpu}), ${info.ramGiB} GiB, node ${info.node}; load generator on the same machine.\n\n${renderRuntimes(rows, seconds, connections)}`;
   process.stdout.write(`\n${section}\n`);
-  const out = process.env.BENCH_OUT ?? 'BENCHMARKS.md';
+  const out = process.env.BENCH_OUT ?? resultFile('runtimes');
   if (out !== '-') await appendResults(resolve(out), section);
   process.exit(0);
 }

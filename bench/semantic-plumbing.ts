@@ -6,7 +6,7 @@
  * passage. Figures are labelled "fake provider, plumbing check only": they show the fusion,
  * storage and fallbacks work, not the quality a real model gives.
  *
- *   npx tsx bench/semantic-plumbing.ts            # 1,000 notes, 100 questions, appends to BENCHMARKS.md
+ *   npx tsx bench/semantic-plumbing.ts            # 1,000 notes, 100 questions, writes bench/results/<date>-semantic-plumbing.md
  *   BENCH_SEMANTIC_NOTES=10000 BENCH_OUT=- npx tsx bench/semantic-plumbing.ts
  */
 import { appendFile } from 'node:fs/promises';
@@ -21,10 +21,11 @@ import { createSemanticIndex } from '../core/search/semantic/semantic-index.ts';
 import { SEMANTIC_KEY } from '../core/search/semantic/store.ts';
 import { startFakeEmbeddings } from '../tests/helpers/fake-embeddings.ts';
 import { ensureVault, readVaultFiles } from './generate-vault.ts';
+import { resultFile } from './report.ts';
 
 const NOTES = Number(process.env.BENCH_SEMANTIC_NOTES ?? 1000);
 const QUESTIONS = Number(process.env.BENCH_SEMANTIC_QUESTIONS ?? 100);
-const OUT = process.env.BENCH_OUT ?? 'BENCHMARKS.md';
+const OUT = process.env.BENCH_OUT ?? resultFile('semantic-plumbing');
 
 let seed = 7;
 const rand = () => {

@@ -1,17 +1,13 @@
 import * as v from 'valibot';
 import { DomainError } from './errors.ts';
+import { parseJsonBody } from './json.ts';
 
 /**
  * Parses `text` as JSON and checks it with `schema`: 400 INVALID_JSON, or VALIDATION_ERROR naming
  * the first bad field (every issue in `details.issues`). The one body check of every adapter.
  */
 export function parseBody<S extends v.GenericSchema>(schema: S, text: string): v.InferOutput<S> {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new DomainError('INVALID_JSON', 'The request body is not valid JSON.');
-  }
+  const data = parseJsonBody(text);
   const r = v.safeParse(schema, data);
   if (!r.success) {
     const issues = r.issues.map((i) => ({ field: v.getDotPath(i) ?? '(body)', message: i.message }));

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { DomainError } from '../core/errors.ts';
+import { parseJsonBody } from '../core/json.ts';
 import { checkJsonDepth } from '../core/json-depth.ts';
 
 type AnySchema = {
@@ -50,12 +51,7 @@ const literalOf = (s: AnySchema): unknown => (s as { literal?: unknown }).litera
  * webhooks, whose senders add fields) and records (plugin config, checked by the plugin's schema).
  */
 export function parseStrictBody<S extends v.GenericSchema>(schema: S, text: string): v.InferOutput<S> {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new DomainError('INVALID_JSON', 'The request body is not valid JSON.');
-  }
+  const data = parseJsonBody(text);
   checkJsonDepth(data, 'The request body');
   const unknown = unknownFields(schema as AnySchema, data);
   if (unknown.length) {

@@ -1,7 +1,7 @@
 /** The MCP tools over the history and the trash (issue 30). */
 import { DomainError } from '../../core/errors.ts';
 import type { NoteService } from '../../core/notes/service.ts';
-import type { McpToolResult } from './tools.ts';
+import { type McpToolResult, toolResult } from './result.ts';
 
 /** The tool names this file answers. */
 export const HISTORY_TOOLS = {
@@ -10,11 +10,6 @@ export const HISTORY_TOOLS = {
   list_trash: true,
   restore_from_trash: true,
 } as const;
-
-const result = (data: Record<string, unknown>): McpToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(data) }],
-  structuredContent: data,
-});
 
 /** Runs one history tool with validated input; domain errors are thrown for the caller to wrap. */
 export async function runHistoryTool(
@@ -27,24 +22,24 @@ export async function runHistoryTool(
   if (!history) throw new DomainError('NOT_FOUND', 'This server keeps no history.');
   switch (tool) {
     case 'list_versions':
-      return result({ versions: history.list(String(i.path)) });
+      return toolResult({ versions: history.list(String(i.path)) });
     case 'restore_version': {
       const v = await history.get(String(i.path), String(i.id));
       const ifMatch = i.ifMatch as string | undefined;
       const r = await notes.withActor(by, () =>
         notes.restore(String(i.path), v.bytes, { to: 'same', ifMatch }),
       );
-      return result({ path: r.path, checksum: r.note.checksum });
+      return toolResult({ path: r.path, checksum: r.note.checksum });
     }
     case 'list_trash':
-      return result({ items: history.listTrash() });
+      return toolResult({ items: history.listTrash() });
     case 'restore_from_trash': {
       const item = await history.trashed(String(i.id));
       if (item.kind !== 'note')
         throw new DomainError('VALIDATION_ERROR', 'Restore files through POST /api/v1/trash/:id/restore.');
       const r = await notes.withActor(by, () => notes.restore(item.path, item.bytes, { to: 'free' }));
       await history.untrash(item.id);
-      return result({ path: r.path });
+      return toolResult({ path: r.path });
     }
   }
 }

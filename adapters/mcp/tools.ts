@@ -10,6 +10,7 @@ import type { PatchOperation } from '../../core/notes/section-patch.ts';
 import type { NoteService } from '../../core/notes/service.ts';
 import { createRetrieval, type Retrieval } from '../../core/search/retrieval.ts';
 import { HISTORY_TOOLS, runHistoryTool } from './history-tools.ts';
+import { type McpToolResult, toolResult } from './result.ts';
 
 type ToolName = keyof typeof McpToolInputs;
 
@@ -20,13 +21,6 @@ export interface McpToolInfo {
   inputSchema: { type: 'object'; [k: string]: unknown };
   annotations: { readOnlyHint: boolean; destructiveHint?: boolean };
 }
-
-/** A tool's answer: structured content, or an error with the REST envelope's code. */
-export type McpToolResult = {
-  content: { type: 'text'; text: string }[];
-  structuredContent: Record<string, unknown>;
-  isError?: boolean;
-};
 
 const DESCRIPTIONS: Record<ToolName, string> = {
   search_notes:
@@ -89,11 +83,6 @@ export function mcpToolList(write: boolean, history = true, read = true): McpToo
         : { readOnlyHint: true },
     }));
 }
-
-const result = (data: Record<string, unknown>): McpToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(data) }],
-  structuredContent: data,
-});
 
 /** A tool error carrying the REST envelope's `{code, message, details?}`. */
 export function toolError(code: string, message: string, details?: unknown): McpToolResult {
@@ -160,7 +149,9 @@ async function run(
   const i = a as Record<string, unknown>;
   switch (tool) {
     case 'search_notes':
-      return result({ results: (await retrieval.search(i.query, { limit: i.limit, mode: i.mode })).hits });
+      return toolResult({
+        results: (await retrieval.search(i.query, { limit: i.limit, mode: i.mode })).hits,
+      });
     case 'list_notes': {
       const folder = String(i.folder ?? '').replace(/^\/+|\/+$/g, '');
       const prefix = folder ? `${folder}/` : '';
@@ -179,36 +170,36 @@ async function run(
       }));
       const out: Record<string, unknown> = { notes: page };
       if (items.length > limit) out.nextCursor = page.at(-1)!.path;
-      return result(out);
+      return toolResult(out);
     }
     case 'read_note':
-      return result(noteFields(await notes.get(i.path)));
+      return toolResult(noteFields(await notes.get(i.path)));
     case 'get_backlinks': {
       const n = await notes.get(i.path);
-      return result({ path: n.path, backlinks: n.backlinks });
+      return toolResult({ path: n.path, backlinks: n.backlinks });
     }
     case 'list_tags':
-      return result({ tags: notes.tags() });
+      return toolResult({ tags: notes.tags() });
     case 'create_note':
-      return result(noteFields(await notes.create(i.path, i.content as string)));
+      return toolResult(noteFields(await notes.create(i.path, i.content as string)));
     case 'update_note':
-      return result(
+      return toolResult(
         noteFields(
           await notes.update(i.path, { content: i.content as string }, i.ifMatch as string | undefined),
         ),
       );
     case 'patch_note': {
       const op = { operation: i.operation, target: i.target, content: i.content } as PatchOperation;
-      return result(noteFields(await notes.patch(i.path, op, i.ifMatch as string | undefined)));
+      return toolResult(noteFields(await notes.patch(i.path, op, i.ifMatch as string | undefined)));
     }
     case 'move_note': {
       const r = await notes.move(i.path, i.to, {
         updateLinks: (i.updateLinks as boolean | undefined) ?? false,
       });
-      return result({ ...noteFields(r.note), rewritten: r.rewritten });
+      return toolResult({ ...noteFields(r.note), rewritten: r.rewritten });
     }
     case 'delete_note':
-      return result(await notes.remove(i.path, i.ifMatch as string | undefined));
+      return toolResult(await notes.remove(i.path, i.ifMatch as string | undefined));
     default:
       throw new DomainError('NOT_FOUND', `No tool called "${tool}".`);
   }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { parseJsonOr } from '../json.ts';
 import { KeyScopeSchema } from './scope.ts';
 
 /** One API key as stored: never the key itself, only its SHA-256. */
@@ -43,14 +44,13 @@ export class AuthStateError extends Error {
 
 /** Parses the stored state; throws AuthStateError with one clear line when it is not valid. */
 export function parseAuthState(text: string, where: string): AuthState {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new AuthStateError(
-      `${where} is not valid JSON; restore it from a backup (it holds this server's keys).`,
-    );
-  }
+  const data = parseJsonOr(
+    text,
+    () =>
+      new AuthStateError(
+        `${where} is not valid JSON; restore it from a backup (it holds this server's keys).`,
+      ),
+  );
   const r = v.safeParse(AuthStateSchema, data);
   if (!r.success) {
     const field = v.getDotPath(r.issues[0]) ?? '(root)';

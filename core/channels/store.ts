@@ -3,6 +3,7 @@
  * channel's conversation in `channel-history-<id>.json`. Both are replaced atomically by the store.
  */
 import * as v from 'valibot';
+import { parseJsonOr } from '../json.ts';
 import type { StateStore } from '../ports.ts';
 import type { ChannelRecord, ConversationTurn } from './types.ts';
 
@@ -55,14 +56,13 @@ export function channelStore(state: StateStore) {
     async load(): Promise<ChannelRecord[]> {
       const text = await state.get(CHANNELS_KEY);
       if (text === null) return [];
-      let data: unknown;
-      try {
-        data = JSON.parse(text);
-      } catch {
-        throw new ChannelStateError(
-          `${CHANNELS_KEY} in DATA_DIR is not valid JSON; restore it from a backup or delete it (every channel is then gone).`,
-        );
-      }
+      const data = parseJsonOr(
+        text,
+        () =>
+          new ChannelStateError(
+            `${CHANNELS_KEY} in DATA_DIR is not valid JSON; restore it from a backup or delete it (every channel is then gone).`,
+          ),
+      );
       const r = v.safeParse(StateSchema, data);
       if (!r.success) {
         const field = v.getDotPath(r.issues[0]) ?? '(root)';

@@ -3,6 +3,7 @@
  * on every change. A plugin's own data lives under its own key and goes with it on remove.
  */
 import * as v from 'valibot';
+import { parseJsonOr } from '../json.ts';
 
 /** The key of the installed plugins' document. */
 export const STATE_KEY = 'plugins.json';
@@ -31,12 +32,7 @@ export type StoredState = v.InferOutput<typeof StoredState>;
 /** Parses the stored text; null text is an empty state. Throws an Error naming the problem. */
 export function parseState(text: string | null): StoredState {
   if (text === null) return { v: 1, plugins: {} };
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new Error(`${STATE_KEY} is not valid JSON`);
-  }
+  const data = parseJsonOr(text, () => new Error(`${STATE_KEY} is not valid JSON`));
   const r = v.safeParse(StoredState, data);
   if (!r.success) {
     const i = r.issues[0]!;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
 import { createAgent, localProvider } from '../../core/index.ts';
-import { requester, silentLogger } from '../helpers/app.ts';
+import { requester } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 import { vaultNotes } from './fixtures.ts';
 
 async function app(opts: { enabled?: boolean; agent?: boolean } = {}) {

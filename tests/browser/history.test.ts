@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium } from './browser.ts';
 import { fillEditor } from './editor.ts';
 import { axeSerious, scrollsSideways, writeVault } from './shell-helpers.ts';
@@ -77,7 +78,7 @@ async function edit(page: Page, path: string, text: string) {
   await page.getByTestId('edit').click();
   await fillEditor(page, text);
   await page.getByTestId('save').click();
-  await waitFor(async () => (await readFile(join(vault.dir, path), 'utf8')) === text, 10_000);
+  await until('the condition', async () => (await readFile(join(vault.dir, path), 'utf8')) === text, 10_000);
   await page.locator(`article[data-path="${path}"] [data-testid="edit"]`).waitFor();
 }
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES_KEY } from '../../client-link/src/flow/profiles.ts';
-import { waitFor } from '../helpers/app.ts';
 import { closedPortUrl, type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
 import { editorText, fillEditor } from './editor.ts';
 
@@ -93,7 +93,11 @@ describe('the /link page in Chromium', () => {
     await page.getByTestId('edit').click();
     await fillEditor(page, '# From the browser\n\nEdited once.\n');
     await page.getByTestId('save').click();
-    await waitFor(async () => (await readFile(onDisk, 'utf8')).includes('Edited once.'), 10_000);
+    await until(
+      'the condition',
+      async () => (await readFile(onDisk, 'utf8')).includes('Edited once.'),
+      10_000,
+    );
     await page.getByTestId('edit').click();
     const other = await fetch(`${direct.url}/api/v1/notes/${encodeURIComponent('inbox/from-browser.md')}`, {
       method: 'PUT',
@@ -126,7 +130,8 @@ describe('the /link page in Chromium', () => {
     await page.getByTestId('move-to').fill('archive/from-browser.md');
     await page.getByTestId('move-save').click();
     await page.locator('article[data-path="archive/from-browser.md"]').waitFor();
-    await waitFor(
+    await until(
+      'the condition',
       async () =>
         (await readFile(join(direct.vaultDir, 'archive', 'from-browser.md'), 'utf8').catch(() => '')) !== '',
     );

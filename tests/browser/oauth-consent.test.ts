@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 import { launchChromium, recordedPage } from './browser.ts';
 
 let browser: Browser;
@@ -62,7 +62,8 @@ describe('the OAuth consent page in Chromium (issue 29)', () => {
     expect(await rec.page.locator('input[value="notes:write"]').isChecked()).toBe(false);
     await rec.page.locator('input[name="key"]').fill(server.firstKey);
     await rec.page.getByRole('button', { name: 'Approve' }).click();
-    const hit = await waitFor(
+    const hit = await until(
+      'the condition',
       () => hits.find((h) => h.searchParams.get('state') === 'browser-state'),
       10_000,
     );
@@ -96,7 +97,11 @@ describe('the OAuth consent page in Chromium (issue 29)', () => {
     await rec.page.getByRole('heading', { name: 'Allow access to your notes?' }).waitFor();
     await rec.page.locator('input[name="key"]').fill(server.firstKey);
     await rec.page.getByRole('button', { name: 'Approve' }).click();
-    const hit = await waitFor(() => hits.find((h) => h.searchParams.get('state') === 'relay-state'), 10_000);
+    const hit = await until(
+      'the condition',
+      () => hits.find((h) => h.searchParams.get('state') === 'relay-state'),
+      10_000,
+    );
     expect(hit!.searchParams.get('code')).toBeTruthy();
     expect(rec.console.some((l) => /Blocked form submission/i.test(l))).toBe(false);
     expect(hits.some((h) => h.toString().includes(server.firstKey))).toBe(false);

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
 import { editorText } from './editor.ts';
 
@@ -127,7 +128,8 @@ describe('the workspace renders an Obsidian vault (Chromium)', () => {
     const onDisk = join(vault.dir, 'Home.md');
     expect(await readFile(onDisk, 'utf8')).toContain('- [ ] Write the first draft');
     await body.locator('input[type="checkbox"][data-task="0"]').check();
-    await waitFor(
+    await until(
+      'the condition',
       async () => (await readFile(onDisk, 'utf8')).includes('- [x] Write the first draft'),
       10_000,
     );
@@ -148,7 +150,11 @@ describe('the workspace renders an Obsidian vault (Chromium)', () => {
       .locator('[data-testid="note-body"][data-rendered="true"]', { hasText: 'Ask for a review' })
       .waitFor({ timeout: 10_000 });
     await page.locator('[data-testid="note-body"][data-rendered="true"] input[data-task="2"]').click();
-    await waitFor(async () => (await readFile(onDisk, 'utf8')).includes('- [x] Ask for a review'), 10_000);
+    await until(
+      'the condition',
+      async () => (await readFile(onDisk, 'utf8')).includes('- [x] Ask for a review'),
+      10_000,
+    );
     expect(await readFile(onDisk, 'utf8')).toContain('- [x] Write the first draft');
     for (const line of rec.console) expect(line).not.toContain(server.firstKey);
 

@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES_KEY } from '../../client-link/src/flow/profiles.ts';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
 import { editorText } from './editor.ts';
 import { axeSerious, scrollsSideways } from './shell-helpers.ts';
@@ -244,7 +245,8 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px unless name
     ).toMatch(/<span class="[^"]+">/);
     await page.screenshot({ path: join(ARTIFACTS, 'render-editor-completion.png') });
     await page.getByTestId('save').click();
-    await waitFor(
+    await until(
+      'the condition',
       async () =>
         (await readFile(join(vault.dir, 'Plain.md'), 'utf8')).includes('[[Everything|Kitchen sink]]'),
       10_000,
@@ -282,7 +284,8 @@ describe('note rendering as Obsidian users expect (Chromium, 1280 px unless name
     const before = await editorText(page);
     await host.locator('textarea').fill(`${before}\nAdded in the fallback.\n`);
     await page.getByTestId('save').click();
-    await waitFor(
+    await until(
+      'the condition',
       async () => (await readFile(join(vault.dir, 'Tagged.md'), 'utf8')).includes('Added in the fallback.'),
       10_000,
     );

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium } from './browser.ts';
 import { axeSerious, scrollsSideways, switchableProxy, writeVault } from './shell-helpers.ts';
 
@@ -357,7 +358,8 @@ describe('the workspace shell (Chromium)', () => {
     await page.getByTestId('draft-offer').waitFor();
     expect(await page.getByTestId('draft-offer-text').inputValue()).toBe('# Alpha\n\nWritten offline.\n');
     await page.getByTestId('draft-save').click();
-    await waitFor(
+    await until(
+      'the condition',
       async () => (await readFile(join(vault.dir, 'Projects/Alpha.md'), 'utf8')).includes('Written offline.'),
       8000,
     );

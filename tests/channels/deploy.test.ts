@@ -2,8 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../deploy/shared/config/server.ts';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
 import { runTs } from '../helpers/child.ts';
+import { until } from '../helpers/wait.ts';
 import { startFakeTelegram, startFakeWhatsApp, telegramUpdate } from './fake-providers.ts';
 import { BOT_TOKEN, BOT_TOKEN_2 } from './harness.ts';
 
@@ -90,7 +91,8 @@ describe('npm start with channels', () => {
 
     // Telegram delivers to the relay form of the webhook URL; the server answers through the fake Bot API.
     const update = JSON.stringify(telegramUpdate(9001, 'compost'));
-    await waitFor(
+    await until(
+      'the condition',
       async () =>
         (
           await fetch(bot.webhook.relayUrl, {
@@ -101,7 +103,7 @@ describe('npm start with channels', () => {
         ).status === 200,
       10_000,
     );
-    await waitFor(() => tg.sent().length === 1, 10_000);
+    await until('the condition', () => tg.sent().length === 1, 10_000);
     expect(tg.sent()[0]).toMatchObject({ chatId: '1001', path: `/bot${BOT_TOKEN}/sendMessage` });
     expect(tg.sent()[0]!.text).toContain('compost.md');
     const before = JSON.parse((await api('GET', '/channels')).text).data;
@@ -128,7 +130,7 @@ describe('npm start with channels', () => {
       body: JSON.stringify(telegramUpdate(9002, 'compost')),
     });
     expect(direct.status).toBe(200);
-    await waitFor(() => tg.sent().length === 2, 10_000);
+    await until('the condition', () => tg.sent().length === 2, 10_000);
 
     const secrets = [BOT_TOKEN, BOT_TOKEN_2, 'wa-access-token-xyz', bot.webhookSecret, number.webhookSecret];
     for (const text of [listText, one.p.out.stdout, one.p.out.stderr, two.p.out.stdout, two.p.out.stderr]) {

@@ -11,7 +11,8 @@ import { createChannelService } from '../../core/channels/service.ts';
 import { type RandomBytes, secureRandom } from '../../core/crypto.ts';
 import type { Logger, StateStore } from '../../core/ports.ts';
 import { vaultNotes } from '../agent/fixtures.ts';
-import { requester, silentLogger } from '../helpers/app.ts';
+import { requester } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 export interface HarnessOptions {
   state?: StateStore;

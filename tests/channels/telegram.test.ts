@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 import { startFakeTelegram, telegramUpdate } from './fake-providers.ts';
 import { BOT_TOKEN, BOT_TOKEN_2, channelHarness } from './harness.ts';
 
@@ -32,7 +32,7 @@ describe('the Telegram webhook', () => {
       success: true,
       data: { status: 'accepted', channelId: id, accepted: 1, duplicate: 0, ignored: 0 },
     });
-    await waitFor(() => fake.sent().length === 1);
+    await until('the condition', () => fake.sent().length === 1);
     expect(fake.sent()).toEqual([{ chatId: '1001', text: expected, path: `/bot${BOT_TOKEN}/sendMessage` }]);
     await h.channels.drain();
     expect(fake.sent()).toHaveLength(1);
@@ -46,7 +46,7 @@ describe('the Telegram webhook', () => {
     const again = await h.deliver('telegram', update, {}, `?secret=${secret}`);
     expect(first.json.data.status).toBe('accepted');
     expect(again.json.data).toMatchObject({ status: 'duplicate', accepted: 0, duplicate: 1 });
-    await waitFor(() => fake.sent().length >= 1);
+    await until('the condition', () => fake.sent().length >= 1);
     await h.channels.drain();
     expect(fake.sent()).toHaveLength(1);
   });
@@ -96,7 +96,7 @@ describe('the Telegram webhook', () => {
       q,
     );
     expect(right.json.data.status).toBe('accepted');
-    await waitFor(() => fake.sent().length === 1);
+    await until('the condition', () => fake.sent().length === 1);
   });
 
   it('tells several channels of one provider apart by their secrets', async () => {
@@ -107,14 +107,14 @@ describe('the Telegram webhook', () => {
       'X-Service-Channel-Secret': b.secret,
     });
     expect(rb.json.data.channelId).toBe(b.id);
-    await waitFor(() => fake.sent().length === 1);
+    await until('the condition', () => fake.sent().length === 1);
     expect(fake.sent()[0]!.path).toBe(`/bot${BOT_TOKEN_2}/sendMessage`);
     // The same update_id on the other channel is a different delivery.
     const ra = await h.deliver('telegram', telegramUpdate(1, 'compost'), {
       'X-Service-Channel-Secret': a.secret,
     });
     expect(ra.json.data).toMatchObject({ channelId: a.id, status: 'accepted' });
-    await waitFor(() => fake.sent().length === 2);
+    await until('the condition', () => fake.sent().length === 2);
     expect(fake.sent()[1]!.path).toBe(`/bot${BOT_TOKEN}/sendMessage`);
   });
 
@@ -145,7 +145,7 @@ describe('the Telegram webhook', () => {
       hdr,
     );
     expect([byName.json.data.status, byId.json.data.status]).toEqual(['accepted', 'accepted']);
-    await waitFor(() => fake.sent().length === 2);
+    await until('the condition', () => fake.sent().length === 2);
     expect(
       fake
         .sent()
@@ -195,7 +195,7 @@ describe('the Telegram webhook', () => {
     const { fake, h, bot } = await setup();
     const { secret } = await bot({ settings: { apiBaseUrl: `${other.base}/` } });
     await h.deliver('telegram', telegramUpdate(1, '/start'), { 'X-Service-Channel-Secret': secret });
-    await waitFor(() => other.sent().length === 1);
+    await until('the condition', () => other.sent().length === 1);
     expect(other.sent()[0]!.text).toContain('Ask me anything');
     expect(fake.requests).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 import { startFakeWhatsApp, whatsappNotification } from './fake-providers.ts';
 import { channelHarness } from './harness.ts';
 
@@ -122,7 +122,7 @@ describe('the WhatsApp webhook', () => {
       duplicate: 0,
       ignored: 0,
     });
-    await waitFor(() => fake.sent().length === 1);
+    await until('the condition', () => fake.sent().length === 1);
     expect(fake.sent()).toEqual([
       { to: '4915112345678', text: expected, path: `/v21.0/${PHONE_ID}/messages` },
     ]);
@@ -193,7 +193,7 @@ describe('the WhatsApp webhook', () => {
       status: 'ignored',
       reasons: ['for another phone number'],
     });
-    await waitFor(() => fake.sent().length === 1);
+    await until('the condition', () => fake.sent().length === 1);
     await h.channels.drain();
     expect(fake.sent()).toHaveLength(1);
   });
@@ -210,7 +210,7 @@ describe('the WhatsApp webhook', () => {
       whatsappNotification(PHONE_ID, { id: 'wamid.D2', from: '4915112345678', text: 'compost' }),
     );
     expect(friend.json.data.status).toBe('accepted');
-    await waitFor(() => fake.sent().length === 1);
+    await until('the condition', () => fake.sent().length === 1);
     expect(fake.sent()[0]!.to).toBe('4915112345678');
   });
 
@@ -251,7 +251,7 @@ describe('the WhatsApp webhook', () => {
         'X-Service-Channel-Secret': ch.secret,
       },
     );
-    await waitFor(() => fake.requests.length === 1);
+    await until('the condition', () => fake.requests.length === 1);
     await h.channels.drain();
     const failed = lines.find((l) => l.includes('channel reply failed'));
     expect(failed).toContain('401');

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect } from 'vitest';
 import type { RelayConnector, RelayConnectorOptions } from '../../relay/connector/connector.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 import { call, e2eWorld, postJson } from '../relay/e2e-harness.ts';
 import { newIdentity, pairing, smallApp } from '../relay/fixtures.ts';
-import { quiet, until } from '../relay/helpers.ts';
 import { type DeclaredSkip, withDeclaredSkips } from './skips.ts';
 
 /** Builds the connector under test from the options every transport shares. */
@@ -48,7 +49,7 @@ export function runRelayConnectorContract(name: string, opts: RelayConnectorCont
         handle: app.handle,
         redeemPairCode: pair.redeemPairCode,
         pairCodeHash: pair.pairCodeHash,
-        logger: quiet,
+        logger: silentLogger,
         backoff: { minMs: 20, maxMs: 200 },
       });
       world.defer(() => connector.stop(200));

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect } from 'vitest';
 import type { QueuedRequest, RelayQueue } from '../../relay/queue/ports.ts';
-import { pastDeadline, until } from '../relay/helpers.ts';
+import { until } from '../helpers/wait.ts';
+import { pastDeadline } from '../relay/helpers.ts';
 import { type DeclaredSkip, withDeclaredSkips } from './skips.ts';
 
 /** One store under test: `queue`, optionally a second instance on the same store, and cleanup. */

@@ -2,7 +2,8 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { memoryRelayQueue } from '../../relay/queue/memory.ts';
 import { redisRelayQueue } from '../../relay/queue/redis.ts';
-import { deleteKeys, quiet, redisClient, uniquePrefix } from '../relay/helpers.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { deleteKeys, redisClient, uniquePrefix } from '../relay/helpers.ts';
 import { RELAY_QUEUE_CASES, runRelayQueueContract } from './relay-queue.contract.ts';
 
 runRelayQueueContract('memory', {
@@ -30,8 +31,8 @@ runRelayQueueContract('redis', {
   create: async () => {
     const prefix = uniquePrefix();
     // A long poll interval: a lost wake-up would show as a slow test, not hide behind the poll.
-    const queue = redisRelayQueue({ client, prefix, pollMs: 10_000, logger: quiet });
-    const other = redisRelayQueue({ client, prefix, pollMs: 10_000, logger: quiet });
+    const queue = redisRelayQueue({ client, prefix, pollMs: 10_000, logger: silentLogger });
+    const other = redisRelayQueue({ client, prefix, pollMs: 10_000, logger: silentLogger });
     return {
       queue,
       other,

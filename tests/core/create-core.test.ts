@@ -4,7 +4,7 @@ import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { localProvider } from '../../core/agent/local-provider.ts';
 import { createCore } from '../../core/create-core.ts';
 import { loadConfig } from '../../deploy/shared/config/index.ts';
-import { silentLogger } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 describe('createCore with a server configuration builds the whole domain', () => {
   it('notes, auth, plugins, channels, the audit, and one agent that carries the plugin tools', async () => {

@@ -5,7 +5,7 @@ import { parseIndexCache } from '../../core/notes/note-index.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import type { Logger } from '../../core/ports.ts';
 import { alarmLifecycle, STOP_ORDER, startLifecycle } from '../../deploy/shared/lifecycle.ts';
-import { waitFor } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 
 /** A logger that keeps its messages (the lifecycle's `reconcile`, `stopped`). */
 function recordingLogger() {
@@ -48,7 +48,7 @@ describe('the shared lifecycle (deploy/shared/lifecycle.ts)', () => {
     await life.ready;
     expect(v.notes.list().items.map((n) => n.path)).toEqual(['a.md']);
     await v.store.write('b.md', text('# B\n[[a]]'));
-    await waitFor(() => v.notes.list().items.length === 2 || undefined, 5_000);
+    await until('the condition', () => v.notes.list().items.length === 2 || undefined, 5_000);
     expect(v.notes.list().items.map((n) => n.path)).toEqual(['a.md', 'b.md']);
     expect(v.lines.some((l) => l.msg === 'reconcile' && l.fields?.trigger === 'timer')).toBe(true);
     await life.stop('test');
@@ -83,7 +83,7 @@ describe('the shared lifecycle (deploy/shared/lifecycle.ts)', () => {
       onStopStep: (step) => void order.push(`step ${step}`),
     });
     await life.ready;
-    await waitFor(() => order.includes('watch started') || undefined);
+    await until('the condition', () => order.includes('watch started') || undefined);
     life.addDoor(async (graceMs) => void order.push(`http door closed within ${graceMs}`));
     life.addDoor(async (graceMs) => void order.push(`relay door closed within ${graceMs}`));
     life.addFinal(async () => void order.push('embedded relay stopped'));

@@ -6,11 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { release } from '../../deploy/shared/release/build.ts';
+import { freePort } from '../helpers/ports.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BLOCK_MS = 60_000;
@@ -29,14 +29,6 @@ const byFile = FILES.map((f) => ({
   file: f,
   blocks: runnableBlocks(readFileSync(join(ROOT, f), 'utf8')),
 })).filter((f) => f.blocks.length > 0);
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** Runs one block with bash -euo pipefail in `cwd`; kills its process group when it ends or times out. */
 function runBlock(block: string, cwd: string, env: Record<string, string>) {

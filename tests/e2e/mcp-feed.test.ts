@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 
 const READ_TOOLS = [
   'get_backlinks',
@@ -94,10 +94,14 @@ describe('MCP endpoint and change feed on a running server (direct and through t
       '---\ntags: [daily]\n---\n# Day\n\n- one\n\nsee [[target]]\n',
     );
     await writeFile(join(s.vaultDir, 'target.md'), '# Target\n#work\n');
-    await waitFor(async () => {
-      const r = await fetch(`${s.url}/api/v1/notes`, { headers: { 'x-service-key': key } });
-      return ((await r.json()) as any).data.length === 2;
-    }, 5000);
+    await until(
+      'the condition',
+      async () => {
+        const r = await fetch(`${s.url}/api/v1/notes`, { headers: { 'x-service-key': key } });
+        return ((await r.json()) as any).data.length === 2;
+      },
+      5000,
+    );
   }, 60_000);
   afterAll(async () => {
     await s?.stop();
@@ -225,9 +229,9 @@ describe('MCP endpoint and change feed on a running server (direct and through t
       headers: h,
       body: '{"path":"feed/a.md","content":"a"}',
     });
-    await waitFor(() => f.events.length === 1, 5000);
+    await until('the condition', () => f.events.length === 1, 5000);
     await writeFile(join(s.vaultDir, 'target.md'), '# Target\nedited outside\n');
-    await waitFor(() => f.events.length === 2, 5000);
+    await until('the condition', () => f.events.length === 2, 5000);
     await fetch(`${s.url}/api/v1/notes/${encodeURIComponent('feed/a.md')}`, {
       method: 'PUT',
       headers: h,
@@ -247,7 +251,7 @@ describe('MCP endpoint and change feed on a running server (direct and through t
       body: '{"path":"feed/b.md"}',
     });
     const movedSum = ((await moved.json()) as any).data.checksum;
-    await waitFor(() => f.events.length >= 5, 5000);
+    await until('the condition', () => f.events.length >= 5, 5000);
     await f.stop();
     const ev = f.events;
     expect(ev.map((e) => [e.type, e.data.path, e.data.from, e.data.external])).toEqual([
@@ -273,7 +277,7 @@ describe('MCP endpoint and change feed on a running server (direct and through t
     const caught = await poll(ev[0]!.id - 1);
     expect(caught.data.events.map((e: any) => e.id)).toEqual(ev.map((e) => e.id));
     const waiting = poll(caught.data.next, 20);
-    await waitFor(async () => {
+    await until('the condition', async () => {
       await fetch(`${s.url}/api/v1/notes`, {
         method: 'POST',
         headers: h,

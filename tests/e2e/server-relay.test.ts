@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
 import { runTs } from '../helpers/child.ts';
+import { until } from '../helpers/wait.ts';
 import { deleteKeys, REDIS_URL, redisClient, TEST_QUEUE_KEY, uniquePrefix } from '../relay/helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -32,7 +33,8 @@ async function startServer(env: Record<string, string> = {}) {
   await p.waitForLog((l) => l.msg === 'index ready');
   const setup = (await json(await fetch(`${url}/api/v1/system/setup`))).body.data;
   const key = { 'x-service-key': setup.apiKey as string };
-  await waitFor(
+  await until(
+    'the condition',
     async () =>
       (await json(await fetch(`${url}/api/v1/system/info`, { headers: key }))).body.data.relay.state ===
       'online',

@@ -1,8 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
 import { runTs } from '../helpers/child.ts';
+import { until } from '../helpers/wait.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -53,7 +54,11 @@ it('a replace cut by SIGKILL mid-upload leaves the old file whole, and the lefto
   } as RequestInit).catch((e: unknown) => e);
   const folder = join(tmp.dir, 'vault', 'media');
   // Wait until the new bytes are streaming into a temporary file beside the target.
-  await waitFor(async () => (await readdir(folder)).some((n) => n.startsWith('.quire-tmp-')), 10_000);
+  await until(
+    'the condition',
+    async () => (await readdir(folder)).some((n) => n.startsWith('.quire-tmp-')),
+    10_000,
+  );
   first.p.child.kill('SIGKILL');
   await first.p.exited;
   stop = true;
@@ -65,7 +70,11 @@ it('a replace cut by SIGKILL mid-upload leaves the old file whole, and the lefto
   expect(res.status).toBe(200);
   expect(new Uint8Array(await res.arrayBuffer())).toEqual(old);
   // The start sweeps what the cut write left behind; the tree never listed it.
-  await waitFor(async () => !(await readdir(folder)).some((n) => n.startsWith('.quire-tmp-')), 10_000);
+  await until(
+    'the condition',
+    async () => !(await readdir(folder)).some((n) => n.startsWith('.quire-tmp-')),
+    10_000,
+  );
   const tree = (
     (await (await fetch(`${second.url}/api/v1/folders/tree/media`, { headers: second.key })).json()) as any
   ).data;

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { vaultPaths } from '../../client-link/src/ui/vault-paths.ts';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/obsidian-vault', import.meta.url));
 let server: LiveServer;
@@ -180,11 +181,16 @@ it('files added and removed outside the server (the watcher) resolve and unresol
   });
   expect(await linkTo('Watched.md', 'outside.png')).toMatchObject({ path: null, type: 'file' });
   await writeFile(join(vault.dir, 'Attachments', 'outside.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
-  await waitFor(
+  await until(
+    'the condition',
     async () => (await linkTo('Watched.md', 'outside.png'))?.path === 'Attachments/outside.png',
     10_000,
   );
   expect((await linkTo('Watched.md', 'Attachments/outside.png'))?.path).toBe('Attachments/outside.png');
   await rm(join(vault.dir, 'Attachments', 'outside.png'));
-  await waitFor(async () => (await linkTo('Watched.md', 'outside.png'))?.path === null, 10_000);
+  await until(
+    'the condition',
+    async () => (await linkTo('Watched.md', 'outside.png'))?.path === null,
+    10_000,
+  );
 });

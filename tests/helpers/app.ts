@@ -6,9 +6,8 @@ import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { createNoteService } from '../../core/notes/service.ts';
-import type { Logger, NoteStore } from '../../core/ports.ts';
-
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+import type { NoteStore } from '../../core/ports.ts';
+import { silentLogger } from './logger.ts';
 
 /** An app over `store`, indexed and ready, with helpers to call it. */
 export async function makeApp(store: NoteStore, opts: { maxBodyBytes?: number } = {}) {
@@ -74,15 +73,4 @@ export async function fsApp(opts: { watch?: boolean } = {}) {
     await tmp.cleanup();
   };
   return { ...made, store, vault, root: tmp.dir, cleanup };
-}
-
-/** Polls `check` until it returns a truthy value or `ms` pass. */
-export async function waitFor<T>(check: () => Promise<T> | T, ms = 3000, every = 25): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
-    await new Promise((r) => setTimeout(r, every));
-  }
 }

@@ -9,7 +9,8 @@ import { createAuthService } from '../../core/auth/service.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import type { Logger, StateStore } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
-import { requester, silentLogger } from './app.ts';
+import { requester } from './app.ts';
+import { silentLogger } from './logger.ts';
 
 export const JWT_SECRET = 'test-secret-test-secret-test-secret-!!';
 

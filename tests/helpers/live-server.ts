@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Logger } from '../../core/ports.ts';
 import { startServer } from '../../deploy/node/server.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
-import { tempDir, waitFor } from './app.ts';
+import { tempDir } from './app.ts';
+import { until } from './wait.ts';
 
 /** A logger that keeps every line as JSON text, to check that nothing secret was logged. */
 export function capturingLogger() {
@@ -39,12 +40,16 @@ export async function liveServer(env: Record<string, string> = {}) {
   };
   const first = await setup();
   if (first.pairing.mode === 'relay') {
-    await waitFor(async () => {
-      const res = await fetch(`${server.url}/api/v1/system/info`, {
-        headers: { 'x-service-key': first.apiKey },
-      });
-      return ((await res.json()) as any).data.relay.state === 'online';
-    }, 15_000);
+    await until(
+      'the condition',
+      async () => {
+        const res = await fetch(`${server.url}/api/v1/system/info`, {
+          headers: { 'x-service-key': first.apiKey },
+        });
+        return ((await res.json()) as any).data.relay.state === 'online';
+      },
+      15_000,
+    );
   }
   return {
     url: server.url,

@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { fsHistoryStore } from '../../adapters/store/fs-history-store.ts';
 import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { createHistory } from '../../core/history/history.ts';
-import { silentLogger, tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 
 const clock = { now: () => Date.now() };
 const text = (i: number, e: number) => `# Note ${i}\n\n${`word${i} `.repeat(120)}\nedit ${e}\n`;
@@ -41,11 +43,15 @@ describe('background compaction by size', () => {
       expect(h.compacting()).toBeNull();
       // Past it, it starts on its own (no prune, no timer); writes go on while it runs.
       let e = 40;
-      await waitFor(async () => {
-        await write(e % 10, e);
-        e++;
-        return (await packs()).some((p) => p !== 'pack-0') && h.compacting() === null;
-      }, 20_000);
+      await until(
+        'the condition',
+        async () => {
+          await write(e % 10, e);
+          e++;
+          return (await packs()).some((p) => p !== 'pack-0') && h.compacting() === null;
+        },
+        20_000,
+      );
       const before = (await store.size()) as number;
       expect(before).toBeLessThan(100 * 1024);
 

@@ -8,7 +8,8 @@ import { createFileService } from '../../core/files/service.ts';
 import { unifiedDiff } from '../../core/history/diff.ts';
 import { createHistory } from '../../core/history/history.ts';
 import type { HistoryStore } from '../../core/ports.ts';
-import { silentLogger, tempDir } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 const DAY = 86_400_000;
 const enc = new TextEncoder();

@@ -8,7 +8,8 @@ import { noteTools } from '../../core/agent/tools.ts';
 import { createCore } from '../../core/create-core.ts';
 import { pluginNotes } from '../../core/plugins/host.ts';
 import type { Authenticator } from '../../core/ports.ts';
-import { requester, silentLogger } from '../helpers/app.ts';
+import { requester } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 /** A core with history over memory stores and an app where any key is `key:<the key>`. */
 async function setup(files: Record<string, string> = {}) {

@@ -10,7 +10,8 @@ import { createHistory } from '../../core/history/history.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { runChecks } from '../../deploy/node/cli/doctor.ts';
 import { checkHistory } from '../../deploy/node/cli/doctor-checks.ts';
-import { requester, silentLogger, tempDir } from '../helpers/app.ts';
+import { requester, tempDir } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -11,7 +11,8 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { createCore } from '../../core/create-core.ts';
 import { createHistory } from '../../core/history/history.ts';
 import type { HistoryStore } from '../../core/ports.ts';
-import { silentLogger, waitFor } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 
 const clock = { now: () => Date.now() };
 const enc = new TextEncoder();
@@ -69,7 +70,7 @@ describe('the history journal queue', () => {
     const before = h.keepBefore('a.md', enc.encode('one')).then(() => {
       kept = true;
     });
-    await waitFor(() => g.log.includes('journal-start'));
+    await until('the condition', () => g.log.includes('journal-start'));
     // The pack was synced before the line was started; the line is held by the gate.
     expect(g.log).toEqual(['blob', 'sync', 'journal-start']);
     expect(kept).toBe(false);
@@ -89,7 +90,7 @@ describe('the history journal queue', () => {
     const trashing = h.trash('b.md', 'note', enc.encode('gone'), 'test').then(() => {
       done = true;
     });
-    await waitFor(() => g.log.includes('journal-start'));
+    await until('the condition', () => g.log.includes('journal-start'));
     expect(done).toBe(false);
     g.open();
     await trashing;

@@ -5,8 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fsHistoryStore } from '../../adapters/store/fs-history-store.ts';
 import { createHistory } from '../../core/history/history.ts';
 import { ConfigError, loadConfig } from '../../deploy/shared/config/server.ts';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
 import { liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -73,7 +74,8 @@ describe('TRASH_DIR: the trash in DATA_DIR (default) or also in the vault`s .tra
     await mkdir(join(vault, '.trash/by-hand'), { recursive: true });
     await writeFile(join(vault, '.trash/by-hand/zanzibarquux.md'), '# zanzibarquux by hand\n');
     await writeFile(join(vault, 'sentinel.md'), '# Sentinel\n');
-    await waitFor(
+    await until(
+      'the condition',
       async () =>
         (await api('GET', '/notes')).json.data.some((n: { path: string }) => n.path === 'sentinel.md'),
       15_000,

@@ -5,7 +5,9 @@ import { fsHistoryStore } from '../../adapters/store/fs-history-store.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { createCore } from '../../core/create-core.ts';
-import { silentLogger, tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -34,7 +36,7 @@ describe('outside edits through the real watcher keep versions (issue 30)', () =
 
     await core.notes.create('diary.md', 'written through the API\n');
     await writeFile(join(vault, 'diary.md'), 'rewritten by a sync tool\n');
-    await waitFor(() => h.list('diary.md').length === 2, 10_000);
+    await until('the condition', () => h.list('diary.md').length === 2, 10_000);
     expect(h.list('diary.md').map((v) => `${v.change}:${v.by}`)).toEqual(['outside:outside', 'create:api']);
 
     // The next API write finds the outside text kept already: no second copy of it.
@@ -42,7 +44,7 @@ describe('outside edits through the real watcher keep versions (issue 30)', () =
     expect(h.list('diary.md').map((v) => v.change)).toEqual(['update', 'outside', 'create']);
 
     await rm(join(vault, 'diary.md'));
-    await waitFor(() => h.listTrash().length === 1, 10_000);
+    await until('the condition', () => h.listTrash().length === 1, 10_000);
     const [item] = h.listTrash();
     expect(item).toMatchObject({ path: 'diary.md', kind: 'note', by: 'outside' });
     expect(new TextDecoder().decode((await h.trashed(item!.id)).bytes)).toBe('back through the API\n');

@@ -7,7 +7,8 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { selfOrigins } from '../../deploy/shared/node-parts.ts';
-import { requester, silentLogger, tempDir } from '../helpers/app.ts';
+import { requester, tempDir } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

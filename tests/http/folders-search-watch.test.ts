@@ -1,7 +1,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fsApp, memoryApp, waitFor } from '../helpers/app.ts';
+import { fsApp, memoryApp } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 
 let cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -118,7 +119,7 @@ describe('edits made outside the server', () => {
     await call('POST', '/api/v1/notes', { path: 'src.md', content: 'see [[ext]]' });
     await mkdir(join(vault, 'sub'), { recursive: true });
     await writeFile(join(vault, 'sub/ext.md'), '# External\nwritten by an editor');
-    const got = await waitFor(async () => {
+    const got = await until('the condition', async () => {
       const r = await call('GET', `/api/v1/notes/${encodeURIComponent('sub/ext.md')}`);
       return r.status === 200 && r.json.data.backlinks.length === 1 ? r : null;
     });
@@ -126,13 +127,16 @@ describe('edits made outside the server', () => {
     expect((await call('GET', '/api/v1/notes/src.md')).json.data.links[0].path).toBe('sub/ext.md');
 
     await writeFile(join(vault, 'sub/ext.md'), '# Renamed Title\n');
-    await waitFor(async () => {
+    await until('the condition', async () => {
       const list = await call('GET', '/api/v1/notes');
       return list.json.data.find((n: any) => n.path === 'sub/ext.md')?.title === 'Renamed Title';
     });
 
     await rm(join(vault, 'sub/ext.md'));
-    await waitFor(async () => (await call('GET', '/api/v1/notes/src.md')).json.data.links[0].path === null);
+    await until(
+      'the condition',
+      async () => (await call('GET', '/api/v1/notes/src.md')).json.data.links[0].path === null,
+    );
     expect((await call('GET', `/api/v1/notes/${encodeURIComponent('sub/ext.md')}`)).status).toBe(404);
   });
 });

@@ -4,7 +4,8 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { createChangeFeed } from '../../core/notes/change-feed.ts';
 import { createNoteService } from '../../core/notes/service.ts';
-import { requester, silentLogger } from '../helpers/app.ts';
+import { requester } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 const enc = encodeURIComponent;
 

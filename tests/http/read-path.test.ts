@@ -8,8 +8,9 @@ import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import type { NoteStore } from '../../core/ports.ts';
 import { createQuireClient } from '../../sdk/index.ts';
-import { silentLogger, waitFor } from '../helpers/app.ts';
 import { authApp } from '../helpers/auth-app.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 
 /** A store that counts every call that touches a file. */
 function countingStore(files: Record<string, string>) {
@@ -73,7 +74,7 @@ describe('compressed answers', () => {
     expect(gz.bytes.length).toBeLessThan(plain.bytes.length * 0.25);
     expect(text(gunzipSync(gz.bytes))).toBe(text(plain.bytes));
     // br is compressed off the event loop; gzip answers until it is ready.
-    const br = await waitFor(async () => {
+    const br = await until('the condition', async () => {
       const r = await t.get('/api/v1/notes', { 'accept-encoding': 'gzip, br' });
       return r.res.headers.get('content-encoding') === 'br' ? r : null;
     });

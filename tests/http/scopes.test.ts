@@ -11,8 +11,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES, type Capability, type KeyScope } from '../../core/auth/scope.ts';
 import { createQuireClient } from '../../sdk/index.ts';
-import { waitFor } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 
 /** The vault: Work/ is the scoped key's, Work/private/ and Home/ are hidden from it. */
 const VAULT: Record<string, string> = {
@@ -79,10 +79,14 @@ beforeAll(async () => {
   const setup = await s.setup();
   base = { direct: s.url, relay: `${s.relayUrl}/r/${setup.serverId}` };
   // The watcher picks the files up.
-  await waitFor(async () => {
-    const r = await call('direct', s.firstKey, 'GET', '/api/v1/notes');
-    return r.json?.data?.length === 4;
-  }, 10_000);
+  await until(
+    'the condition',
+    async () => {
+      const r = await call('direct', s.firstKey, 'GET', '/api/v1/notes');
+      return r.json?.data?.length === 4;
+    },
+    10_000,
+  );
   const all = [...CAPABILITIES];
   for (const cap of CAPABILITIES)
     keys[`no-${cap}`] = await mint(`no ${cap}`, { capabilities: all.filter((c) => c !== cap) });
@@ -316,12 +320,16 @@ describe.each(['direct', 'relay'] as const)('folder scope (%s)', (via) => {
     });
     await call('direct', keys.full!, 'POST', '/api/v1/notes', { path: `Work/feed-${via}.md`, content: 'ok' });
     await call('direct', keys.full!, 'DELETE', `/api/v1/notes/Home/feed-${via}.md`);
-    const feed = await waitFor(async () => {
-      const r = await call(via, w(), 'GET', `/api/v1/events?after=${start}&wait=1`, undefined, {
-        accept: 'application/json',
-      });
-      return r.json.data.events.length > 0 ? r : null;
-    }, 10_000);
+    const feed = await until(
+      'the condition',
+      async () => {
+        const r = await call(via, w(), 'GET', `/api/v1/events?after=${start}&wait=1`, undefined, {
+          accept: 'application/json',
+        });
+        return r.json.data.events.length > 0 ? r : null;
+      },
+      10_000,
+    );
     expect(feed!.json.data.events.map((e: any) => e.data.path)).toEqual([`Work/feed-${via}.md`]);
     clean('feed', feed!.text);
     const trash = await call(via, w(), 'GET', '/api/v1/trash');

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
 import { HELP_VAULT, semanticVault } from '../core/search/semantic-fixtures.ts';
-import { memoryApp, requester, silentLogger } from '../helpers/app.ts';
+import { memoryApp, requester } from '../helpers/app.ts';
 import { startFakeEmbeddings } from '../helpers/fake-embeddings.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 const EMBED = 'Linking notes and files/Embed files.md';
 const enc = (p: string) => p.split('/').map(encodeURIComponent).join('/');

@@ -4,7 +4,7 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { composeApp } from '../../deploy/shared/node-parts.ts';
-import { silentLogger } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 /** The Node root's whole app (auth, agent, channels, plugins, client, docs) over memory stores. */
 export async function composedApp(files: Record<string, string> = {}, env: Record<string, string> = {}) {

@@ -1,8 +1,9 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
 import { runTs } from '../helpers/child.ts';
+import { until } from '../helpers/wait.ts';
 import { SECRET, startServer, verifySignature } from './helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -64,12 +65,13 @@ describe('npm start with plugins', () => {
     expect((await stat(join(dataDir, 'plugins.json'))).mode & 0o777).toBe(0o600);
 
     expect((await api(first.url, 'POST', '/notes', { path: 'one.md', content: '# One' })).status).toBe(201);
-    await waitFor(() => receiver.got.length === 1, 10_000);
+    await until('the condition', () => receiver.got.length === 1, 10_000);
     expect(verifySignature(SECRET, receiver.got[0]!.headers, receiver.got[0]!.body)).toBe(true);
     const today = await api(first.url, 'POST', '/plugins/daily-notes/today');
     expect(today.json.data.created).toBe(true);
-    await waitFor(() => receiver.got.length === 2, 10_000);
-    await waitFor(
+    await until('the condition', () => receiver.got.length === 2, 10_000);
+    await until(
+      'the condition',
       async () =>
         (await readFile(join(dataDir, 'plugin.outbound-webhooks.json'), 'utf8').catch(() => '')).includes(
           '"delivered":2',
@@ -94,7 +96,7 @@ describe('npm start with plugins', () => {
     );
     expect(tools).toContain('open_todays_note');
     expect((await api(second.url, 'POST', '/notes', { path: 'two.md', content: '# Two' })).status).toBe(201);
-    await waitFor(() => receiver.got.length === 3, 10_000);
+    await until('the condition', () => receiver.got.length === 3, 10_000);
     expect(JSON.parse(receiver.got[2]!.body).data.path).toBe('two.md');
     for (const text of [second.p.out.stdout, second.p.out.stderr, first.p.out.stdout]) {
       expect(text).not.toContain(SECRET.slice(6, 30));

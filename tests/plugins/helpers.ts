@@ -16,7 +16,8 @@ import type { Agent } from '../../core/agent/agent.ts';
 import { createNoteService, type NoteService } from '../../core/notes/service.ts';
 import { createPluginManager, type PluginManagerDeps } from '../../core/plugins/manager.ts';
 import type { Logger } from '../../core/ports.ts';
-import { requester, silentLogger } from '../helpers/app.ts';
+import { requester } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 /** A fixed, valid Standard Webhooks secret for tests. */
 export const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;

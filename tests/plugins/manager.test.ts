@@ -4,7 +4,8 @@ import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NoteEvent } from '../../core/notes/service.ts';
 import { definePlugin } from '../../core/plugins/define.ts';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 import { pluginApp, snapshot } from './helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -162,10 +163,10 @@ describe('the plugin manager', () => {
     const updated = await t.send('PUT', '/api/v1/notes/n.md', { body: { content: 'hello again' } });
     expect(updated.status).toBe(200);
     expect((await t.send('GET', '/api/v1/notes/n.md')).json.data.content).toBe('hello again');
-    await waitFor(() => seen.length === before + 2);
+    await until('the condition', () => seen.length === before + 2);
     expect(seen.slice(before).map((e) => e.type)).toEqual(['created', 'updated']);
 
-    const rt = await waitFor(async () => {
+    const rt = await until('the condition', async () => {
       const plugins = (await t.call('GET', '/runtime')).json.data.plugins;
       const th = plugins.find((p: { id: string }) => p.id === 'thrower');
       return th.errorCount === 2 ? plugins : null;

@@ -12,7 +12,8 @@ import {
   localProvider,
 } from '../../core/index.ts';
 import { capturingLogger } from '../agent/fixtures.ts';
-import { requester, waitFor } from '../helpers/app.ts';
+import { requester } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -89,7 +90,7 @@ describe('the README plugin example', () => {
       .run({}, {});
     expect(out.output).toEqual({ notes: [{ path: 'long.md', title: 'long' }] });
     await call('PUT', '/api/v1/notes/long.md', { body: { content: 'now five words in here' } });
-    await waitFor(() => lines.some((l) => l.includes('word goal reached')));
+    await until('the condition', () => lines.some((l) => l.includes('word goal reached')));
     expect(lines.find((l) => l.includes('word goal reached'))).toContain('"plugin":"word-goal"');
   });
 });

@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../core/plugins/config.ts';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 import { pluginApp, SECRET, startServer, verifySignature } from './helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -68,7 +69,7 @@ describe('outbound-webhooks', () => {
     expect(on.json.data.enabled).toBe(true);
 
     expect((await t.createNote('ideas/first.md')).status).toBe(201);
-    await waitFor(() => t.receiver.got.length >= 2);
+    await until('the condition', () => t.receiver.got.length >= 2);
     const [first, retry] = t.receiver.got;
     for (const r of [first!, retry!]) {
       expect(r.method).toBe('POST');
@@ -86,7 +87,7 @@ describe('outbound-webhooks', () => {
     expect(first!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{24}$/);
     expect(Number(first!.headers['webhook-timestamp'])).toBeCloseTo(Date.now() / 1000, -2);
 
-    const rt = await waitFor(async () => {
+    const rt = await until('the condition', async () => {
       const r = await t.call('GET', '/runtime');
       const p = r.json.data.plugins[0];
       return p.stats.delivered === 1 ? p : null;
@@ -115,7 +116,7 @@ describe('outbound-webhooks', () => {
       enabled: true,
     });
     await t.createNote('a.md');
-    await waitFor(() => t.paths().includes('a.md'));
+    await until('the condition', () => t.paths().includes('a.md'));
 
     const off = await t.call('POST', '/outbound-webhooks/toggle', { enabled: false });
     expect(off.json.data.enabled).toBe(false);
@@ -127,11 +128,14 @@ describe('outbound-webhooks', () => {
     await t.call('POST', '/outbound-webhooks/toggle', {});
     expect((await t.call('GET', '/outbound-webhooks')).json.data.enabled).toBe(true);
     await t.createNote('c.md');
-    await waitFor(() => t.paths().includes('c.md'));
+    await until('the condition', () => t.paths().includes('c.md'));
     expect(t.paths()).toEqual(['a.md', 'c.md']);
 
     const dataFile = join(t.dir, 'plugin.outbound-webhooks.json');
-    await waitFor(async () => existsSync(dataFile) && (await readFile(dataFile, 'utf8')).includes('c.md'));
+    await until(
+      'the condition',
+      async () => existsSync(dataFile) && (await readFile(dataFile, 'utf8')).includes('c.md'),
+    );
     const removed = await t.call('DELETE', '/outbound-webhooks');
     expect(removed.json).toEqual({ success: true, data: { removed: 'outbound-webhooks' } });
     expect(existsSync(dataFile)).toBe(false);
@@ -172,7 +176,7 @@ describe('outbound-webhooks', () => {
     expect(ok.status).toBe(200);
     await t.call('POST', '/outbound-webhooks/toggle', { enabled: true });
     await t.createNote('secret-plans.md');
-    const rt = await waitFor(async () => {
+    const rt = await until('the condition', async () => {
       const p = (await t.call('GET', '/runtime')).json.data.plugins[0];
       return p.stats.refused === 1 ? p : null;
     });
@@ -212,7 +216,7 @@ describe('outbound-webhooks', () => {
     await t.createNote('x.md');
     await t.send('PUT', '/api/v1/notes/x.md', { body: { content: 'not sent: updated is off' } });
     await t.send('DELETE', '/api/v1/notes/x.md');
-    await waitFor(() => t.receiver.got.length === 2);
+    await until('the condition', () => t.receiver.got.length === 2);
     expect(t.receiver.got.map((r) => JSON.parse(r.body).type)).toEqual(['note.created', 'note.deleted']);
     for (const r of t.receiver.got) expect(verifySignature(SECRET, r.headers, r.body)).toBe(true);
     const cleared = await t.call('PUT', '/outbound-webhooks/config', { ...cfg, secret: null });

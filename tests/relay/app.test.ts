@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RelayLimits } from '../../relay/service/types.ts';
+import { until } from '../helpers/wait.ts';
 import { newIdentity, newSecret, registerBody } from './fixtures.ts';
 import { PUBLIC, relayHarness } from './harness.ts';
-import { until } from './helpers.ts';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RelayConnectorOptions, relayConnector } from '../../relay/connector/connector.ts';
 import type { RelayLimits } from '../../relay/service/types.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import { PUBLIC, relayHarness } from './harness.ts';
-import { quiet, until } from './helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -25,7 +26,7 @@ async function setup(
     handle: server.handle,
     redeemPairCode: pair.redeemPairCode,
     pairCodeHash: pair.pairCodeHash,
-    logger: quiet,
+    logger: silentLogger,
     fetch: h.fetch,
     backoff: { minMs: 10, maxMs: 100 },
     ...opts.connector,
@@ -152,7 +153,7 @@ describe('relay connector (in-process relay)', () => {
       identity: (await newIdentity()).identity,
       handle: async () => new Response('intruder'),
       redeemPairCode: async () => ({ apiKey: 'stolen' }),
-      logger: quiet,
+      logger: silentLogger,
       fetch: h.fetch,
       backoff: { minMs: 10, maxMs: 50 },
     });

@@ -12,8 +12,8 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 import * as flood from './flood.ts';
-import { until } from './helpers.ts';
 
 const BODY_TIMEOUT_MS = 3_000;
 let child: ChildProcess;

@@ -10,9 +10,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
 import * as flood from './flood.ts';
-import { quiet, until } from './helpers.ts';
 
 const BODY_TIMEOUT_MS = 3_000;
 let child: ChildProcess;
@@ -70,7 +71,7 @@ beforeAll(async () => {
     handle: app.handle,
     redeemPairCode: pair.redeemPairCode,
     pairCodeHash: pair.pairCodeHash,
-    logger: quiet,
+    logger: silentLogger,
     backoff: { minMs: 20, maxMs: 200 },
   });
   connector.start();

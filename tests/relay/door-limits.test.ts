@@ -8,9 +8,10 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import type { RelayLimits } from '../../relay/service/types.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 import { e2eWorld } from './e2e-harness.ts';
 import { newIdentity, pairing } from './fixtures.ts';
-import { quiet, until } from './helpers.ts';
 
 let world: ReturnType<typeof e2eWorld> | null = null;
 const stops: (() => Promise<void>)[] = [];
@@ -57,7 +58,7 @@ async function tunnel(
     handle,
     redeemPairCode: pair.redeemPairCode,
     pairCodeHash: pair.pairCodeHash,
-    logger: quiet,
+    logger: silentLogger,
     backoff: { minMs: 20, maxMs: 200 },
   });
   connector.start();

@@ -6,9 +6,11 @@ import {
   relayConnector,
 } from '../../relay/connector/connector.ts';
 import { type RunningRelay, startRelay } from '../../relay/node/server.ts';
+import { silentLogger } from '../helpers/logger.ts';
 import { type RelayOverrides, relayConfig } from '../helpers/relay-config.ts';
+import { until } from '../helpers/wait.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
-import { deleteKeys, quiet, REDIS_URL, redisClient, TEST_QUEUE_KEY, uniquePrefix, until } from './helpers.ts';
+import { deleteKeys, REDIS_URL, redisClient, TEST_QUEUE_KEY, uniquePrefix } from './helpers.ts';
 
 /**
  * Real sockets, real Redis: relays on port 0 sharing one key prefix, connectors, and cleanup
@@ -36,7 +38,7 @@ export function e2eWorld() {
           ...config,
           limits: { pullWaitMs: 1_000, ...config.limits },
         }),
-        { logger: quiet },
+        { logger: silentLogger },
       );
       relays.push(r);
       return r;
@@ -56,7 +58,7 @@ export function e2eWorld() {
         handle: app.handle,
         redeemPairCode: pair.redeemPairCode,
         pairCodeHash: pair.pairCodeHash,
-        logger: quiet,
+        logger: silentLogger,
         backoff: { minMs: 20, maxMs: 200 },
         ...over,
       });

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTs } from '../helpers/child.ts';
+import { until } from '../helpers/wait.ts';
 import { call, e2eWorld, postJson } from './e2e-harness.ts';
 import { newIdentity, noteServer, pairing, registerBody } from './fixtures.ts';
-import { REDIS_URL, redisClient, TEST_QUEUE_KEY, until } from './helpers.ts';
+import { REDIS_URL, redisClient, TEST_QUEUE_KEY } from './helpers.ts';
 
 let world: ReturnType<typeof e2eWorld>;
 afterEach(async () => {

@@ -5,9 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import { createRelayApp } from '../../relay/http/app.ts';
 import { memoryRelayQueue } from '../../relay/queue/memory.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 import { call } from './e2e-harness.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
-import { quiet, until } from './helpers.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -23,7 +24,7 @@ async function longPollOnlyRelay() {
       createRelayApp({
         queue,
         publicBaseUrl: 'http://relay.test',
-        logger: quiet,
+        logger: silentLogger,
         closing: closing.signal,
         limits: { pullWaitMs: 500 },
       }).fetch,
@@ -55,7 +56,7 @@ describe('the tunnel connector falls back to long-poll (relay/connector/fallback
       identity: who.identity,
       handle: app.handle,
       redeemPairCode: pairing().redeemPairCode,
-      logger: quiet,
+      logger: silentLogger,
       backoff: { minMs: 20, maxMs: 200 },
     });
     connector.start();

@@ -9,7 +9,8 @@ import {
   serverIdOf,
 } from '../../core/identity.ts';
 import { createNoteService } from '../../core/notes/service.ts';
-import { quiet, sha256 } from './helpers.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { sha256 } from './helpers.ts';
 
 const randomPart = (bytes = 32) =>
   btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(bytes))))
@@ -99,9 +100,9 @@ export function smallApp() {
 /** The real note server app over an in-memory vault, behind an X-Service-Key check. */
 export async function noteServer(keys: Set<string>) {
   const clock = { now: () => Date.now() };
-  const notes = createNoteService({ store: memoryNoteStore({ clock }), clock, logger: quiet });
+  const notes = createNoteService({ store: memoryNoteStore({ clock }), clock, logger: silentLogger });
   await notes.load();
-  const app = createApp({ notes, version: '0.0.0-test', clock, logger: quiet });
+  const app = createApp({ notes, version: '0.0.0-test', clock, logger: silentLogger });
   return async (req: Request): Promise<Response> => {
     const key = req.headers.get('x-service-key');
     if (!key || !keys.has(key))

@@ -1,7 +1,7 @@
 /** Shared by the slow-body flood tests of the standalone and the embedded relay (issue 31, item 1). */
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { until } from './helpers.ts';
+import { until } from '../helpers/wait.ts';
 
 /** The resident set of process `pid` in MiB (Linux). */
 export const rssMiB = (pid: number | undefined): number => {

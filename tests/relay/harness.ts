@@ -3,8 +3,8 @@ import { createRelayApp } from '../../relay/http/app.ts';
 import { memoryRelayQueue } from '../../relay/queue/memory.ts';
 import type { RelayQueue } from '../../relay/queue/ports.ts';
 import type { RelayLimits } from '../../relay/service/types.ts';
+import { silentLogger } from '../helpers/logger.ts';
 import { newIdentity, registerBody } from './fixtures.ts';
-import { quiet } from './helpers.ts';
 
 export const PUBLIC = 'https://relay.test';
 
@@ -23,7 +23,7 @@ export function relayHarness(opts: { limits?: Partial<RelayLimits>; queue?: Rela
   const app = createRelayApp({
     queue,
     publicBaseUrl: `${PUBLIC}/`,
-    logger: quiet,
+    logger: silentLogger,
     limits: opts.limits,
     clientAddress: (c) => c.req.header('x-test-client') ?? '203.0.113.1',
   });

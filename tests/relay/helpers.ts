@@ -1,10 +1,8 @@
 import { Redis } from 'ioredis';
-import type { Logger } from '../../core/ports.ts';
+import { until } from '../helpers/wait.ts';
 
 /** The real Redis the relay tests use. */
 export const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-
-export const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** The RELAY_QUEUE_KEY of test relays on Redis (a relay on Redis needs one). */
 export const TEST_QUEUE_KEY = 'test-relay-queue-key-0123456789abcdef';
@@ -30,22 +28,6 @@ export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
     cursor = next;
     if (keys.length) await client.del(...keys);
   } while (cursor !== '0');
-}
-
-/** Polls `check` until it returns a truthy value; fails after `ms`. The only way these tests wait. */
-export async function until<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  ms = 5_000,
-  every = 10,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, every));
-  }
 }
 
 /** Resolves once `deadline` (epoch ms) has passed: a condition, not a fixed sleep. */

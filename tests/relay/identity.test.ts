@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { relayConnector } from '../../relay/connector/connector.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 import { call, e2eWorld, postJson } from './e2e-harness.ts';
 import { newIdentity, registerBody, smallApp } from './fixtures.ts';
-import { deleteKeys, quiet, redisClient, until } from './helpers.ts';
+import { deleteKeys, redisClient } from './helpers.ts';
 
 let world: ReturnType<typeof e2eWorld>;
 afterEach(async () => {
@@ -77,7 +79,7 @@ describe('key-based server identity (real sockets, Redis)', () => {
       identity: (await newIdentity()).identity,
       handle: strangerApp.handle,
       redeemPairCode: async () => ({ apiKey: 'stolen' }),
-      logger: quiet,
+      logger: silentLogger,
       backoff: { minMs: 20, maxMs: 100 },
     });
     stranger.start();

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { relayConnector } from '../../relay/connector/connector.ts';
 import { WIRE_LIMITS } from '../../relay/protocol/limits.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 import { call, e2eWorld } from './e2e-harness.ts';
 import { newIdentity, smallApp } from './fixtures.ts';
 import { relayHarness } from './harness.ts';
-import { quiet, until } from './helpers.ts';
 
 let world: ReturnType<typeof e2eWorld> | null = null;
 const stops: (() => Promise<unknown>)[] = [];
@@ -113,7 +114,7 @@ describe('bad requests fail alone (real sockets, Redis)', () => {
       identity: who.identity,
       handle: app.handle,
       redeemPairCode: async () => null,
-      logger: quiet,
+      logger: silentLogger,
       fetch: h.fetch,
     });
     stops.push(() => connector.stop(100));

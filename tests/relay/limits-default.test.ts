@@ -3,7 +3,7 @@ import { loadRelayConfig } from '../../deploy/shared/config/relay.ts';
 import { createRelay } from '../../relay/http/app.ts';
 import { memoryRelayQueue } from '../../relay/queue/memory.ts';
 import { DEFAULT_LIMITS, defaultOfflineAfterMs, relayLimits } from '../../relay/service/types.ts';
-import { quiet } from './helpers.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 describe('the offlineAfterMs default (one rule, relay/service/types.ts)', () => {
   it('is at least the pull wait plus 15 s, never below the default; a given value stands', () => {
@@ -19,7 +19,7 @@ describe('the offlineAfterMs default (one rule, relay/service/types.ts)', () => 
     const { ctx } = createRelay({
       queue: memoryRelayQueue(),
       publicBaseUrl: 'http://relay.test',
-      logger: quiet,
+      logger: silentLogger,
       limits: { pullWaitMs: 60_000 },
     });
     expect(ctx.limits.offlineAfterMs).toBe(75_000);

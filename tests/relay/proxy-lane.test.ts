@@ -1,10 +1,11 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
+import { silentLogger } from '../helpers/logger.ts';
 import type { RelayOverrides } from '../helpers/relay-config.ts';
+import { until } from '../helpers/wait.ts';
 import { e2eWorld } from './e2e-harness.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
-import { quiet, until } from './helpers.ts';
 
 /**
  * The relay's Node fast lane for GET/HEAD through a tunnel (relay/node/proxy-lane.ts) against
@@ -80,7 +81,7 @@ async function pair(config: RelayOverrides) {
       identity: who.identity,
       handle: app.handle,
       redeemPairCode: pairing().redeemPairCode,
-      logger: quiet,
+      logger: silentLogger,
       backoff: { minMs: 20, maxMs: 200 },
     });
     connector.start();

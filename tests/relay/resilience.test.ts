@@ -1,24 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { freePort } from '../helpers/ports.ts';
+import { until } from '../helpers/wait.ts';
 import { call, e2eWorld } from './e2e-harness.ts';
 import { newIdentity, smallApp } from './fixtures.ts';
-import { quiet, until } from './helpers.ts';
 
 let world: ReturnType<typeof e2eWorld>;
 afterEach(async () => {
   await world.cleanup();
 });
-
-/** A port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
 
 /** A throwaway redis-server on `port` (no persistence), ready when the promise resolves. */
 async function redisServer(port: number) {
@@ -114,7 +106,7 @@ describe('relay connector resilience', () => {
       identity: who.identity,
       handle: app.handle,
       redeemPairCode: async () => null,
-      logger: quiet,
+      logger: silentLogger,
       backoff: { minMs: 20, maxMs: 200 },
     });
     connector.start();

@@ -5,9 +5,10 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import { type RunningRelay, startRelay } from '../../relay/node/server.ts';
+import { silentLogger } from '../helpers/logger.ts';
 import { relayConfig } from '../helpers/relay-config.ts';
+import { until } from '../helpers/wait.ts';
 import { newIdentity, pairing } from './fixtures.ts';
-import { quiet, until } from './helpers.ts';
 
 /**
  * A network cut on a live tunnel: a TCP proxy of our own sits between the connector and the
@@ -66,9 +67,9 @@ async function tcpProxy(targetPort: number) {
 /** The real note app over an in-memory vault, slowed so requests are in flight; counts executions. */
 async function slowNoteServer() {
   const clock = { now: () => Date.now() };
-  const notes = createNoteService({ store: memoryNoteStore({ clock }), clock, logger: quiet });
+  const notes = createNoteService({ store: memoryNoteStore({ clock }), clock, logger: silentLogger });
   await notes.load();
-  const app = createApp({ notes, version: '0.0.0-test', clock, logger: quiet });
+  const app = createApp({ notes, version: '0.0.0-test', clock, logger: silentLogger });
   const createsRun = new Map<string, number>();
   let inside = 0;
   let insideCreates = 0;
@@ -119,7 +120,7 @@ describe('the tunnel through a network cut (TCP RST on a live socket, relay and 
         shutdownGraceMs: 200,
         limits: { answerTimeoutMs: ANSWER_TIMEOUT_MS, pullWaitMs: 1_000 },
       }),
-      { logger: quiet },
+      { logger: silentLogger },
     );
     stops.push(() => relay.stop());
     const proxy = await tcpProxy(relay.port);
@@ -134,7 +135,7 @@ describe('the tunnel through a network cut (TCP RST on a live socket, relay and 
       handle: srv.handle,
       redeemPairCode: pair.redeemPairCode,
       pairCodeHash: pair.pairCodeHash,
-      logger: quiet,
+      logger: silentLogger,
       backoff: { minMs: 20, maxMs: 200 },
       heartbeatMs: 5_000,
     });

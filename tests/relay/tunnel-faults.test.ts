@@ -11,9 +11,11 @@ import {
   FrameType,
   frameJson,
 } from '../../relay/protocol/frames.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 import { call, e2eWorld, postJson } from './e2e-harness.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
-import { quiet, redisClient, until } from './helpers.ts';
+import { redisClient } from './helpers.ts';
 
 let world: ReturnType<typeof e2eWorld>;
 const stops: (() => Promise<unknown>)[] = [];
@@ -119,7 +121,7 @@ describe('tunnel faults (real sockets, Redis)', () => {
       identity: who.identity,
       handle: app.handle,
       redeemPairCode: pairing().redeemPairCode,
-      logger: quiet,
+      logger: silentLogger,
       backoff: { minMs: 20, maxMs: 200 },
     });
     connector.start();
@@ -209,7 +211,7 @@ describe('tunnel faults (real sockets, Redis)', () => {
       handle: app.handle,
       redeemPairCode: pair.redeemPairCode,
       pairCodeHash: pair.pairCodeHash,
-      logger: quiet,
+      logger: silentLogger,
     });
     connector.start();
     stops.push(() => connector.stop(200));

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 import { call, e2eWorld, postJson } from './e2e-harness.ts';
 import { newIdentity, pairing, smallApp } from './fixtures.ts';
-import { quiet, until } from './helpers.ts';
 
 let world: ReturnType<typeof e2eWorld>;
 const stops: (() => Promise<unknown>)[] = [];
@@ -23,7 +24,7 @@ async function tunnelServer(relayUrl: string, over: Partial<Parameters<typeof tu
     handle: app.handle,
     redeemPairCode: pair.redeemPairCode,
     pairCodeHash: pair.pairCodeHash,
-    logger: quiet,
+    logger: silentLogger,
     backoff: { minMs: 20, maxMs: 200 },
     heartbeatMs: 5_000,
     ...over,

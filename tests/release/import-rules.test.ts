@@ -18,7 +18,8 @@ function cruise(cwd: string, dirs: string[]) {
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-describe('the import rules', () => {
+// Each cruise starts TypeScript's parser: seconds on a busy machine.
+describe('the import rules', { timeout: 60_000 }, () => {
   it('fail on a value-level circle, naming it', () => {
     const r = cruise(fixtures, ['cycle']);
     expect(r.code).not.toBe(0);

@@ -1,24 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { denoArgs, ensureRuntimes, runtimeBinary } from '../../deploy/shared/runtime-binary.ts';
 import { buildWorker } from '../../deploy/workerd/build.ts';
 import { tempDir } from '../helpers/app.ts';
 import { ROOT, runCommand, runTs } from '../helpers/child.ts';
 import { loadMiniflare, type MiniflareInstance } from '../helpers/miniflare.ts';
+import { freePort } from '../helpers/ports.ts';
 import type { RunningRuntime } from './contract.ts';
 
 export { ensureRuntimes, runtimeVersion } from '../../deploy/shared/runtime-binary.ts';
-
-/** A port that was free a moment ago (for quiet starts, where no log line tells the port). */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** How a child runtime is started: `quiet` logs warnings only (benchmarks) and waits on health. */
 export interface StartOptions {

@@ -18,9 +18,9 @@ import {
   frameJson,
   INLINE,
 } from '../../relay/protocol/frames.ts';
+import { until } from '../helpers/wait.ts';
 import { call, e2eWorld } from '../relay/e2e-harness.ts';
 import { newIdentity } from '../relay/fixtures.ts';
-import { until } from '../relay/helpers.ts';
 import { SEED } from './arbitraries.ts';
 
 /** Frames in all (half before sign-in on fresh sockets, half as answers); CI keeps it small. */

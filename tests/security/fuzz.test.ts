@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonLogger } from '../../adapters/log/json-logger.ts';
 import { type RunningServer, startServer } from '../../deploy/node/server.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
-import { tempDir, waitFor } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 import { SEED } from './arbitraries.ts';
 import {
   type FuzzKnowledge,
@@ -84,7 +85,8 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
     const setup = (await (await fetch(`${server.url}/api/v1/system/setup`)).json()).data;
     relayPort = Number(new URL(setup.pairing.relayUrl).port);
     const key = { 'x-service-key': setup.apiKey };
-    await waitFor(
+    await until(
+      'the condition',
       async () =>
         (await (await fetch(`${server.url}/api/v1/system/info`, { headers: key })).json()).data.relay
           .state === 'online',

@@ -11,7 +11,8 @@ import { composeApp } from '../../deploy/shared/node-parts.ts';
 import { secureHeaders } from '../../http-kit/secure-headers.ts';
 import { createRelayApp } from '../../relay/http/app.ts';
 import { memoryRelayQueue } from '../../relay/queue/memory.ts';
-import { requester, silentLogger, tempDir } from '../helpers/app.ts';
+import { requester, tempDir } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -5,8 +5,8 @@
  */
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 
 const SECRET = 'round-two-secret-round-two-secret-!!';
 const servers: LiveServer[] = [];
@@ -107,7 +107,7 @@ describe('finding 2: pairing codes die at link and at every revocation', () => {
 
     const rotated = (await call(s.url, 'POST', '/api/v1/auth/pair-code/rotate', key)).json.data.relayCode;
     // The connector announces the new code's hash to the relay right after the rotate.
-    await waitFor(async () => (await exchange(s.relayUrl!, rotated)) === 200, 5_000, 50);
+    await until('the condition', async () => (await exchange(s.relayUrl!, rotated)) === 200, 5_000, 50);
     expect(await exchange(s.relayUrl!, rotated)).toBe(401);
     expect((await call(s.url, 'POST', '/api/v1/auth/pair-code/rotate')).status).toBe(401);
 

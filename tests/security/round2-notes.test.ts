@@ -6,8 +6,8 @@
 import { lstat, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 
 const servers: LiveServer[] = [];
 afterEach(async () => {
@@ -86,7 +86,11 @@ describe('finding 9: the small ones', () => {
     await writeFile(join(s.vaultDir, 'real.md'), 'See [[old]].\n');
     await writeFile(join(s.vaultDir, 'old.md'), '# Old\n');
     await symlink('real.md', join(s.vaultDir, 'alias.md'));
-    await waitFor(async () => (await s.call('GET', '/api/v1/notes')).json.data.length === 3, 10_000);
+    await until(
+      'the condition',
+      async () => (await s.call('GET', '/api/v1/notes')).json.data.length === 3,
+      10_000,
+    );
     const moved = await s.call('POST', `/api/v1/notes/${enc('old.md')}/move`, {
       path: 'new.md',
       updateLinks: true,

@@ -16,7 +16,8 @@ import { createChangeFeed } from '../../core/notes/change-feed.ts';
 import type { NoteEvent } from '../../core/notes/context.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import type { Authenticator, RequestCredentials } from '../../core/ports.ts';
-import { silentLogger, waitFor } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 
 const stops: (() => unknown)[] = [];
 afterEach(async () => {
@@ -101,7 +102,7 @@ describe('item 3: the change feed counts queued bytes', () => {
   it('a stream that stops reading is closed once more than 1 MiB is queued, and resumes by Last-Event-ID', async () => {
     const s = await feedServer();
     const a = openStream(s.port, { 'x-service-key': 'k1' });
-    await waitFor(() => a.got.text.includes(': ready'));
+    await until('the condition', () => a.got.text.includes(': ready'));
     a.socket.pause();
     // 5,000 events of about 4.1 KB each: 20 MB, twenty times the limit.
     const long = 'p'.repeat(4000);
@@ -112,7 +113,7 @@ describe('item 3: the change feed counts queued bytes', () => {
     }
     const sentBytes = total * 4100;
     a.socket.resume();
-    await waitFor(() => a.got.ended, 20_000);
+    await until('the condition', () => a.got.ended, 20_000);
     // Closed by the server, far short of everything: at most the limit plus the sockets' buffers.
     expect(a.got.bytes).toBeLessThan(sentBytes / 2);
     expect(a.got.bytes).toBeGreaterThan(0);
@@ -121,7 +122,7 @@ describe('item 3: the change feed counts queued bytes', () => {
     expect(seen.length).toBeLessThan(total);
     // The client resumes where it was cut, and gets the rest in order.
     const b = openStream(s.port, { 'x-service-key': 'k1', 'last-event-id': String(lastSeen) });
-    await waitFor(() => b.got.ended, 15_000);
+    await until('the condition', () => b.got.ended, 15_000);
     const resumed = ids(b.got.text);
     expect(resumed[0]).toBe(lastSeen + 1);
     expect(resumed).toEqual(resumed.map((_, i) => lastSeen + 1 + i));
@@ -136,7 +137,7 @@ describe('item 3: the change feed counts queued bytes', () => {
     const open = [];
     for (let i = 0; i < 8; i++) {
       const st = openStream(s.port, { 'x-service-key': 'k1' });
-      await waitFor(() => st.got.text.includes(': ready'));
+      await until('the condition', () => st.got.text.includes(': ready'));
       open.push(st);
     }
     const ninth = await fetch(`${s.url}/api/v1/events`, { headers: { 'x-service-key': 'k1' } });
@@ -144,13 +145,13 @@ describe('item 3: the change feed counts queued bytes', () => {
     expect(((await ninth.json()) as any).error.code).toBe('RATE_LIMITED');
     // Another key, and the long-poll form, are not counted against k1.
     const other = openStream(s.port, { 'x-service-key': 'k2' });
-    await waitFor(() => other.got.text.includes(': ready'));
+    await until('the condition', () => other.got.text.includes(': ready'));
     const poll = await fetch(`${s.url}/api/v1/events?wait=0`, {
       headers: { 'x-service-key': 'k1', accept: 'application/json' },
     });
     expect(poll.status).toBe(200);
     open[0]!.socket.destroy();
-    await waitFor(async () => {
+    await until('the condition', async () => {
       const res = await fetch(`${s.url}/api/v1/events`, {
         headers: { 'x-service-key': 'k1' },
         signal: AbortSignal.timeout(2000),
@@ -164,7 +165,7 @@ describe('item 3: the change feed counts queued bytes', () => {
   it('EVENTS_STREAMS_PER_KEY sets the cap', async () => {
     const s = await feedServer({ streamsPerKey: 1 });
     const one = openStream(s.port, { 'x-service-key': 'k1' });
-    await waitFor(() => one.got.text.includes(': ready'));
+    await until('the condition', () => one.got.text.includes(': ready'));
     expect((await fetch(`${s.url}/api/v1/events`, { headers: { 'x-service-key': 'k1' } })).status).toBe(429);
   });
 });

@@ -5,7 +5,8 @@ import { startServer } from '../../deploy/node/server.ts';
 import { loadRelayConfig } from '../../deploy/shared/config/relay.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { startRelay } from '../../relay/node/server.ts';
-import { silentLogger, tempDir } from '../helpers/app.ts';
+import { tempDir } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 import { relayConfig } from '../helpers/relay-config.ts';
 import { newIdentity, registerBody } from '../relay/fixtures.ts';
 

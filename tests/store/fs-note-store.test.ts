@@ -18,7 +18,7 @@ import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
 import { TEMP_PREFIX } from '../../adapters/store/fs-safe.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { NoteStore, StoreChange } from '../../core/ports.ts';
-import { waitFor } from './wait-for.ts';
+import { until } from '../helpers/wait.ts';
 
 const enc = (text: string) => new TextEncoder().encode(text);
 
@@ -233,7 +233,7 @@ describe('fsNoteStore: watcher', () => {
     stop = await store.watch!((batch) => changes.push(...batch));
     // Once watch() resolves, the very first change must be reported.
     await writeFile(join(vault, 'probe.md'), 'probe');
-    await waitFor('the watcher to report a probe note', () => seen('probe.md', 'changed'));
+    await until('the watcher to report a probe note', () => seen('probe.md', 'changed'));
   });
   afterEach(async () => {
     await stop?.();
@@ -243,24 +243,24 @@ describe('fsNoteStore: watcher', () => {
   it('reports an external create, modify and delete of a .md file within 2 seconds', async () => {
     let mark = changes.length;
     await writeFile(join(vault, 'outside-edit.md'), 'created');
-    await waitFor('create reported', () => seen('outside-edit.md', 'changed', mark));
+    await until('create reported', () => seen('outside-edit.md', 'changed', mark));
 
     mark = changes.length;
     await writeFile(join(vault, 'outside-edit.md'), 'modified, and longer');
-    await waitFor('modify reported', () => seen('outside-edit.md', 'changed', mark));
+    await until('modify reported', () => seen('outside-edit.md', 'changed', mark));
 
     mark = changes.length;
     await unlink(join(vault, 'outside-edit.md'));
-    await waitFor('delete reported', () => seen('outside-edit.md', 'removed', mark));
+    await until('delete reported', () => seen('outside-edit.md', 'removed', mark));
   });
 
   it('reports a folder removal', async () => {
     await mkdir(join(vault, 'folder', 'sub'), { recursive: true });
     await writeFile(join(vault, 'folder', 'sub', 'a.md'), 'a');
-    await waitFor('nested create reported', () => seen('folder/sub/a.md', 'changed'));
+    await until('nested create reported', () => seen('folder/sub/a.md', 'changed'));
     const mark = changes.length;
     await rm(join(vault, 'folder'), { recursive: true });
-    await waitFor('folder removal reported', () => seen('folder', 'folder-removed', mark));
+    await until('folder removal reported', () => seen('folder', 'folder-removed', mark));
   });
 
   it('reports the notes of a folder moved in whole, and watches inside it', async () => {
@@ -269,15 +269,15 @@ describe('fsNoteStore: watcher', () => {
     await writeFile(join(outside, 'batch', 'one.md'), '1');
     await writeFile(join(outside, 'batch', 'deep', 'two.md'), '2');
     await rename(join(outside, 'batch'), join(vault, 'batch'));
-    await waitFor(
+    await until(
       'the moved-in notes reported',
       () => seen('batch/one.md', 'changed') && seen('batch/deep/two.md', 'changed'),
     );
     const mark = changes.length;
     await writeFile(join(vault, 'batch', 'deep', 'three.md'), '3');
-    await waitFor('a note written inside reported', () => seen('batch/deep/three.md', 'changed', mark));
+    await until('a note written inside reported', () => seen('batch/deep/three.md', 'changed', mark));
     await rename(join(vault, 'batch'), join(vault, 'renamed'));
-    await waitFor(
+    await until(
       'the rename reported as a removal and new notes',
       () => seen('batch', 'folder-removed', mark) && seen('renamed/deep/three.md', 'changed', mark),
     );
@@ -296,13 +296,13 @@ describe('fsNoteStore: watcher', () => {
     await mkdir(join(vault, 'visible'));
     await writeFile(join(vault, 'visible', 'after.md'), 'shown');
     await writeFile(join(vault, 'after.md'), 'shown');
-    await waitFor(
+    await until(
       'sentinels reported',
       () => seen('visible/after.md', 'changed') && seen('after.md', 'changed'),
     );
     await writeFile(join(vault, '.obsidian', 'workspace.md'), 'hidden, modified');
     await writeFile(join(vault, 'after.md'), 'shown, modified');
-    await waitFor('second sentinel reported', () => changes.filter((c) => c.path === 'after.md').length >= 2);
+    await until('second sentinel reported', () => changes.filter((c) => c.path === 'after.md').length >= 2);
     const reported = changes.slice(mark).map((c) => c.path);
     expect(reported.filter((p) => p.split('/').some((s) => s.startsWith('.')))).toEqual([]);
     // Attachments are reported too: links and embeds to them re-resolve (issue 22).

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { DomainError } from '../../../core/errors.ts';
+import { parseJsonBody } from '../../../core/json.ts';
 import type { PluginManager } from '../../../core/plugins/manager.ts';
 import { InstallPluginBody, PluginConfigBody, TogglePluginBody } from '../../../core/plugins/schemas.ts';
 import { ok, readJson } from '../../../http-kit/envelope.ts';
@@ -42,11 +42,7 @@ export function pluginsRoutes(plugins: PluginManager) {
     let input: unknown = c.req.query();
     if (method === 'POST' || method === 'PUT') {
       const text = await c.req.text();
-      try {
-        input = text.trim() === '' ? {} : JSON.parse(text);
-      } catch {
-        throw new DomainError('INVALID_JSON', 'The request body is not valid JSON.');
-      }
+      input = text.trim() === '' ? {} : parseJsonBody(text);
     }
     return ok(c, await plugins.callRoute(id, method, subPath(c.req.path), input, c.req.raw.signal));
   });

@@ -1,6 +1,6 @@
 /** The link flow's failure codes, and how a failed call becomes one. */
 import { ApiFailure } from './api.ts';
-import type { StepId } from './link-flow.ts';
+import type { StepId } from './steps.ts';
 
 export type FailureCode =
   | 'MISSING_PARAMS'

@@ -14,17 +14,7 @@ import {
 } from './parse.ts';
 import { type Profile, type ProfileStore, profileIdentity } from './profiles.ts';
 import { redact } from './redact.ts';
-
-export type StepId =
-  | 'parse'
-  | 'exchange'
-  | 'validate'
-  | 'normalize'
-  | 'verify'
-  | 'link'
-  | 'persist'
-  | 'redirect';
-export type StepState = 'running' | 'done' | 'skipped' | 'failed';
+import type { StepId, StepState } from './steps.ts';
 
 /** The steps with the labels the page shows. */
 export const STEPS: readonly { id: StepId; label: string }[] = [

@@ -6,37 +6,11 @@
  */
 import type { NoteEntry } from '../flow/workspace-api.ts';
 import { h } from './dom.ts';
+import type { EditorHandle, EditorOptions, LinkCandidate } from './editor-types.ts';
 import { log } from './log.ts';
 import { uploadEmbeds } from './upload.ts';
 import { vaultPaths } from './vault-paths.ts';
 import type { Workspace } from './workspace-context.ts';
-
-/** A `[[` completion candidate. */
-export interface LinkCandidate {
-  label: string;
-  /** What goes between `[[` and `]]`. */
-  insert: string;
-  detail?: string;
-  kind: 'note' | 'file';
-}
-
-/** What the editor needs from the workspace. */
-export interface EditorOptions {
-  label: string;
-  candidates(): Promise<LinkCandidate[]>;
-  headings(target: string): Promise<string[]>;
-  onFiles(files: File[], pasted: boolean): void;
-}
-
-/** The mounted editor. */
-export interface EditorHandle {
-  kind: 'codemirror' | 'textarea';
-  value(): string;
-  /** Replaces the selection with `text`, cursor after it. */
-  insert(text: string): void;
-  focus(): void;
-  destroy(): void;
-}
 
 /**
  * The `[[` candidates: each note by title (and by file name when that differs), each alias

@@ -1,12 +1,6 @@
-import {
-  type LinkFailure,
-  type LinkFlowDeps,
-  runLinkFlow,
-  runManualLink,
-  STEPS,
-  type StepId,
-} from '../flow/link-flow.ts';
+import { type LinkFailure, type LinkFlowDeps, runLinkFlow, runManualLink, STEPS } from '../flow/link-flow.ts';
 import { profileStore } from '../flow/profiles.ts';
+import type { StepId } from '../flow/steps.ts';
 import { h, mount } from './dom.ts';
 import { log } from './log.ts';
 

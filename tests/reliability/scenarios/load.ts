@@ -9,8 +9,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateVault } from '../../../bench/generate-vault.ts';
+import { freePort } from '../../helpers/ports.ts';
 import { httpClient, percentile } from './http.ts';
-import { freePort, type Proc, startRedisProc, startRelayProc } from './procs.ts';
+import { type Proc, startRedisProc, startRelayProc } from './procs.ts';
 import { createRng, type Rng, subSeed } from './rng.ts';
 import { keyedServer } from './world.ts';
 

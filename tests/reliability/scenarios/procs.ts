@@ -6,8 +6,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../helpers/ports.ts';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -154,15 +154,6 @@ export function startProc(name: string, cmd: string, args: string[], env: Record
 /** A TypeScript entry point of this repository under tsx. */
 export function startTs(name: string, entry: string, env: Record<string, string>): Proc {
   return startProc(name, process.execPath, ['--import', 'tsx', entry], env);
-}
-
-/** A loopback port that was free a moment ago (for processes that must come back on the same port). */
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
 }
 
 /** A running note server child (deploy/node/main.ts). */

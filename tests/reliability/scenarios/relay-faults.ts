@@ -11,11 +11,13 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../helpers/ports.ts';
+import { until } from '../../helpers/wait.ts';
 import { httpClient } from './http.ts';
-import { freePort, type Proc, startRedisProc, startRelayProc } from './procs.ts';
+import { type Proc, startRedisProc, startRelayProc } from './procs.ts';
 import { type Answered, checkAnswers, label, type Sent } from './relay-faults-check.ts';
 import { createRng, subSeed } from './rng.ts';
-import { type KeyedServer, keyedServer, until } from './world.ts';
+import { type KeyedServer, keyedServer } from './world.ts';
 
 /** Options of `relayFaults`. */
 export interface RelayFaultsOptions {

@@ -8,8 +8,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../helpers/ports.ts';
 import { httpClient, type Outcome } from './http.ts';
-import { freePort, startRelayProc } from './procs.ts';
+import { startRelayProc } from './procs.ts';
 import { createRng, subSeed } from './rng.ts';
 import { keyedServer } from './world.ts';
 

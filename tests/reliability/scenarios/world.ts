@@ -1,22 +1,7 @@
 /** Shared set-up of the reliability scenarios: a note server child and its API key. */
+import { until } from '../../helpers/wait.ts';
 import { httpClient } from './http.ts';
 import { type ServerProc, startServerProc } from './procs.ts';
-
-/** Polls `check` until it is truthy; fails after `ms`. Scenarios wait on conditions only. */
-export async function until<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  ms = 20_000,
-  every = 20,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
 
 /** A note server child, its first API key and serverId. */
 export interface KeyedServer {

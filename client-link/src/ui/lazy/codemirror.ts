@@ -14,7 +14,7 @@ import { markdown } from '@codemirror/lang-markdown';
 import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { EditorState } from '@codemirror/state';
 import { drawSelection, EditorView, keymap, placeholder } from '@codemirror/view';
-import type { EditorHandle, EditorOptions, LinkCandidate } from '../editor.ts';
+import type { EditorHandle, EditorOptions, LinkCandidate } from '../editor-types.ts';
 
 /** Inserts `target]]` over the typed part and any `]` already there; the cursor ends after `]]`. */
 const applyLink = (target: string) => (view: EditorView, _c: Completion, from: number, to: number) => {
