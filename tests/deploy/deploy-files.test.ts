@@ -6,10 +6,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { publicRelayUrl } from '../../deploy/node/compose.ts';
-import { CLI_VARIABLES } from '../../deploy/shared/config/cli-variables.ts';
-import { RELAY_VARIABLES } from '../../deploy/shared/config/relay-variables.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
-import { SERVER_VARIABLES } from '../../deploy/shared/config/variables.ts';
+import { CLI_VARIABLES, RELAY_VARIABLES, SERVER_VARIABLES } from '../../deploy/shared/config/variables.ts';
 import { ROOT } from '../helpers/child.ts';
 
 const run = promisify(execFile);
