@@ -194,7 +194,12 @@ export function schemaOf(name: string, spec: VariableSpec): v.GenericSchema<unkn
 
 const schemas = new WeakMap<object, v.GenericSchema<unknown, unknown>>();
 
-/** The values of `names` (default: every variable of `table`) from `env`; ConfigError on the first bad one, in table order. */
+/**
+ * The values of `names` (default: every variable of `table`) from `env`; ConfigError on the first
+ * bad one, in table order. An unset variable reads as the table's default without building its
+ * schema (most are unset at start); tests/deploy/config.test.ts checks that every default is what
+ * its schema makes of it.
+ */
 export function readVariables<
   T extends Record<string, VariableSpec>,
   N extends keyof T & string = keyof T & string,
@@ -202,9 +207,17 @@ export function readVariables<
   const out: Record<string, unknown> = {};
   for (const name of names) {
     const spec = table[name]!;
-    const schema = schemas.get(spec) ?? schemaOf(name, spec);
-    schemas.set(spec, schema);
-    const r = v.safeParse(schema, env[name]);
+    const raw = env[name];
+    if (raw === undefined || (typeof raw === 'string' && !raw.trim())) {
+      out[name] = 'def' in spec ? spec.def : undefined;
+      continue;
+    }
+    let schema = schemas.get(spec);
+    if (!schema) {
+      schema = schemaOf(name, spec);
+      schemas.set(spec, schema);
+    }
+    const r = v.safeParse(schema, raw);
     if (!r.success) throw new ConfigError(r.issues[0].message);
     out[name] = r.output;
   }
