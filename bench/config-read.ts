@@ -28,7 +28,9 @@ if (process.env.CONFIG_READ_CHILD) {
     relay.loadRelayConfig({ RELAY_PORT: '9000' });
   }
   const t3 = performance.now();
-  process.stdout.write(JSON.stringify({ importMs: t1 - t0, firstMs: t2 - t1, warmUs: ((t3 - t2) / 2000) * 1000 }));
+  process.stdout.write(
+    JSON.stringify({ importMs: t1 - t0, firstMs: t2 - t1, warmUs: ((t3 - t2) / 2000) * 1000 }),
+  );
   process.exit(0);
 }
 
