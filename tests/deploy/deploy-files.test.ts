@@ -5,10 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CLI_VARIABLES } from '../../deploy/shared/config/cli-variables.ts';
-import { RELAY_VARIABLES } from '../../deploy/shared/config/relay-variables.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
-import { SERVER_VARIABLES } from '../../deploy/shared/config/variables.ts';
+import { CLI_VARIABLES, RELAY_VARIABLES, SERVER_VARIABLES } from '../../deploy/shared/config/variables.ts';
 import { publicRelayUrl } from '../../deploy/shared/node-parts.ts';
 import { ROOT } from '../helpers/child.ts';
 

@@ -1,11 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_VARIABLES } from '../../deploy/shared/config/cli-variables.ts';
 import { LIMIT_VARIABLES, loadRelayConfig, RelayConfigError } from '../../deploy/shared/config/relay.ts';
-import { RELAY_VARIABLES } from '../../deploy/shared/config/relay-variables.ts';
 import { ConfigError, loadConfig } from '../../deploy/shared/config/server.ts';
-import { SERVER_VARIABLES } from '../../deploy/shared/config/variables.ts';
+import { CLI_VARIABLES, RELAY_VARIABLES, SERVER_VARIABLES } from '../../deploy/shared/config/variables.ts';
 import { CONFIG_PAGE, configurationPage } from '../../deploy/shared/config-docs.ts';
 import { ROOT } from '../helpers/child.ts';
 
@@ -23,6 +21,8 @@ function variablesRead(file: string): string[] {
     /\b(?:readInt|readBool|readEnum|readUrl|readStr|int|str|bool|oneOf|url)\(env, '([A-Z][A-Z0-9_]+)'/g,
     /\benv\.([A-Z][A-Z0-9_]+)/g,
     /\bprocess\.env\.([A-Z][A-Z0-9_]+)/g,
+    // The values read through the table (readVariables).
+    /\bvars\.([A-Z][A-Z0-9_]+)/g,
   ])
     for (const m of text.matchAll(re)) names.add(m[1]!);
   return [...names];

@@ -1,5 +1,5 @@
-import { ConfigError, type Env } from './read.ts';
-import { readBool, readEnum, readInt, readStr, readUrl } from './variables.ts';
+import { ConfigError, type Env, readVariables, withPrefix } from './read.ts';
+import { SERVER_VARIABLES } from './variables.ts';
 
 /** The agent's settings from AGENT_* (README "The agent"). */
 export interface AgentConfig {
@@ -20,10 +20,11 @@ export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
 
 /** Reads and validates AGENT_*; throws ConfigError naming the variable. */
 export function loadAgentConfig(env: Env): AgentConfig {
-  const provider = readEnum(env, 'AGENT_PROVIDER');
-  const model = readStr(env, 'AGENT_MODEL') ?? '';
-  const baseURL = readUrl(env, 'AGENT_BASE_URL') ?? null;
-  const apiKey = readStr(env, 'AGENT_API_KEY') ?? null;
+  const vars = readVariables(SERVER_VARIABLES, env, withPrefix(SERVER_VARIABLES, 'AGENT_'));
+  const provider = vars.AGENT_PROVIDER;
+  const model = vars.AGENT_MODEL ?? '';
+  const baseURL = vars.AGENT_BASE_URL ?? null;
+  const apiKey = vars.AGENT_API_KEY ?? null;
   if (provider === 'openai') {
     if (!model) {
       throw new ConfigError(
@@ -40,12 +41,12 @@ export function loadAgentConfig(env: Env): AgentConfig {
     throw new ConfigError('AGENT_PROVIDER=anthropic needs AGENT_API_KEY.');
   }
   return {
-    enabled: readBool(env, 'AGENT_ENABLED'),
+    enabled: vars.AGENT_ENABLED,
     provider,
     model: provider === 'anthropic' ? model || DEFAULT_ANTHROPIC_MODEL : provider === 'local' ? '' : model,
     baseURL,
     apiKey,
-    timeoutMs: readInt(env, 'AGENT_TIMEOUT_MS'),
-    maxSteps: readInt(env, 'AGENT_MAX_STEPS'),
+    timeoutMs: vars.AGENT_TIMEOUT_MS,
+    maxSteps: vars.AGENT_MAX_STEPS,
   };
 }

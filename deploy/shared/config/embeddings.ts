@@ -1,5 +1,5 @@
-import { ConfigError, type Env } from './read.ts';
-import { readStr, readUrl } from './variables.ts';
+import { ConfigError, type Env, readVariables, withPrefix } from './read.ts';
+import { SERVER_VARIABLES } from './variables.ts';
 
 /** The semantic search provider from EMBEDDINGS_* (docs/search.md, "Semantic search"). */
 export interface EmbeddingsConfig {
@@ -11,9 +11,9 @@ export interface EmbeddingsConfig {
 
 /** Reads EMBEDDINGS_*: null when EMBEDDINGS_URL is unset; throws ConfigError naming the variable. */
 export function loadEmbeddingsConfig(env: Env): EmbeddingsConfig | null {
-  const url = readUrl(env, 'EMBEDDINGS_URL');
-  const model = readStr(env, 'EMBEDDINGS_MODEL');
-  const apiKey = readStr(env, 'EMBEDDINGS_API_KEY') ?? null;
+  const vars = readVariables(SERVER_VARIABLES, env, withPrefix(SERVER_VARIABLES, 'EMBEDDINGS_'));
+  const [url, model] = [vars.EMBEDDINGS_URL, vars.EMBEDDINGS_MODEL];
+  const apiKey = vars.EMBEDDINGS_API_KEY ?? null;
   if (!url) {
     if (model || apiKey) {
       throw new ConfigError(
