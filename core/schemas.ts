@@ -6,12 +6,20 @@ import { DomainError } from './errors.ts';
  * the first bad field (every issue in `details.issues`). The one body check of every adapter.
  */
 export function parseBody<S extends v.GenericSchema>(schema: S, text: string): v.InferOutput<S> {
-  let data: unknown;
+  return checkBody(schema, jsonBody(text));
+}
+
+/** `text` parsed as JSON; 400 INVALID_JSON when it is not. */
+export function jsonBody(text: string): unknown {
   try {
-    data = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new DomainError('INVALID_JSON', 'The request body is not valid JSON.');
   }
+}
+
+/** `data` checked with `schema`: VALIDATION_ERROR naming the first bad field (all in `details.issues`). */
+export function checkBody<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
   const r = v.safeParse(schema, data);
   if (!r.success) {
     const issues = r.issues.map((i) => ({ field: v.getDotPath(i) ?? '(body)', message: i.message }));

@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { DomainError } from '../core/errors.ts';
 import { checkJsonDepth } from '../core/json-depth.ts';
+import { checkBody, jsonBody } from '../core/schemas.ts';
 
 type AnySchema = {
   type?: string;
@@ -50,12 +51,7 @@ const literalOf = (s: AnySchema): unknown => (s as { literal?: unknown }).litera
  * webhooks, whose senders add fields) and records (plugin config, checked by the plugin's schema).
  */
 export function parseStrictBody<S extends v.GenericSchema>(schema: S, text: string): v.InferOutput<S> {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new DomainError('INVALID_JSON', 'The request body is not valid JSON.');
-  }
+  const data = jsonBody(text);
   checkJsonDepth(data, 'The request body');
   const unknown = unknownFields(schema as AnySchema, data);
   if (unknown.length) {
@@ -67,13 +63,7 @@ export function parseStrictBody<S extends v.GenericSchema>(schema: S, text: stri
     );
   }
   // Parsed once: the schema checks the same value (a large note body is not parsed twice).
-  const r = v.safeParse(schema, data);
-  if (!r.success) {
-    const issues = r.issues.map((i) => ({ field: v.getDotPath(i) ?? '(body)', message: i.message }));
-    const first = issues[0]!;
-    throw new DomainError('VALIDATION_ERROR', `Invalid ${first.field}: ${first.message}`, { issues });
-  }
-  return r.output;
+  return checkBody(schema, data);
 }
 
 /** Reads the request body strictly (see parseStrictBody). */
