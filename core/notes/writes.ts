@@ -119,6 +119,25 @@ export function createWrites(ctx: NoteContext) {
   };
 
   /**
+   * Runs `fn` holding the mutex on the note at `pathInput` as it is now, once its checksum has
+   * passed `ifMatch`; `by` is the actor of the call.
+   */
+  const withCurrent = <T>(
+    pathInput: unknown,
+    ifMatch: string | undefined,
+    fn: (path: string, by: string, cur: { bytes: Uint8Array; checksum: string }) => Promise<T>,
+  ): Promise<T> => {
+    ctx.requireReady();
+    const path = validateNotePath(pathInput);
+    const by = ctx.actor;
+    return mutex.run(async () => {
+      const cur = await readCurrent(path);
+      checkIfMatch(ifMatch, cur.checksum);
+      return fn(path, by, cur);
+    });
+  };
+
+  /**
    * Rewrites the note at `pathInput` to what `next` makes of its current text, after checking
    * `ifMatch` and keeping the current bytes as a version; `next` answering null writes nothing.
    */
@@ -127,13 +146,8 @@ export function createWrites(ctx: NoteContext) {
     ifMatch: string | undefined,
     kind: 'update' | 'patch',
     next: (text: string, bytes: Uint8Array) => string | null,
-  ): Promise<Note> => {
-    ctx.requireReady();
-    const path = validateNotePath(pathInput);
-    const by = ctx.actor;
-    return mutex.run(async () => {
-      const cur = await readCurrent(path);
-      checkIfMatch(ifMatch, cur.checksum);
+  ): Promise<Note> =>
+    withCurrent(pathInput, ifMatch, async (path, by, cur) => {
       const text = decode(cur.bytes);
       const out = next(text, cur.bytes);
       if (out === null) return ctx.buildNote((await ctx.refresh(path, true))!, text);
@@ -142,7 +156,6 @@ export function createWrites(ctx: NoteContext) {
       ctx.emit({ type: 'updated', path, external: false });
       return note;
     });
-  };
 
   return {
     /**
@@ -247,12 +260,7 @@ export function createWrites(ctx: NoteContext) {
 
     /** Deletes a note: into the trash when there is a history, for good otherwise. */
     remove(pathInput: unknown, ifMatch?: string): Promise<{ deleted: string; trashId?: string }> {
-      ctx.requireReady();
-      const path = validateNotePath(pathInput);
-      const by = ctx.actor;
-      return mutex.run(async () => {
-        const cur = await readCurrent(path);
-        checkIfMatch(ifMatch, cur.checksum);
+      return withCurrent(pathInput, ifMatch, async (path, by, cur) => {
         let trashId: string | undefined;
         if (history) {
           await history.keepBefore(path, cur.bytes, cur.checksum);
