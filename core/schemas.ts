@@ -7,7 +7,11 @@ import { parseJsonBody } from './json.ts';
  * the first bad field (every issue in `details.issues`). The one body check of every adapter.
  */
 export function parseBody<S extends v.GenericSchema>(schema: S, text: string): v.InferOutput<S> {
-  const data = parseJsonBody(text);
+  return checkBody(schema, parseJsonBody(text));
+}
+
+/** `data` checked with `schema`: VALIDATION_ERROR naming the first bad field (all in `details.issues`). */
+export function checkBody<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
   const r = v.safeParse(schema, data);
   if (!r.success) {
     const issues = r.issues.map((i) => ({ field: v.getDotPath(i) ?? '(body)', message: i.message }));

@@ -1,8 +1,9 @@
 import type { Context } from 'hono';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { DomainError } from '../core/errors.ts';
 import { parseJsonBody } from '../core/json.ts';
 import { checkJsonDepth } from '../core/json-depth.ts';
+import { checkBody } from '../core/schemas.ts';
 
 type AnySchema = {
   type?: string;
@@ -63,13 +64,7 @@ export function parseStrictBody<S extends v.GenericSchema>(schema: S, text: stri
     );
   }
   // Parsed once: the schema checks the same value (a large note body is not parsed twice).
-  const r = v.safeParse(schema, data);
-  if (!r.success) {
-    const issues = r.issues.map((i) => ({ field: v.getDotPath(i) ?? '(body)', message: i.message }));
-    const first = issues[0]!;
-    throw new DomainError('VALIDATION_ERROR', `Invalid ${first.field}: ${first.message}`, { issues });
-  }
-  return r.output;
+  return checkBody(schema, data);
 }
 
 /** Reads the request body strictly (see parseStrictBody). */

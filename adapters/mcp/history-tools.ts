@@ -1,5 +1,6 @@
 /** The MCP tools over the history and the trash (issue 30). */
 import { DomainError } from '../../core/errors.ts';
+import { restoreFromTrash } from '../../core/history/trash.ts';
 import type { NoteService } from '../../core/notes/service.ts';
 import { type McpToolResult, toolResult } from './result.ts';
 
@@ -34,11 +35,11 @@ export async function runHistoryTool(
     case 'list_trash':
       return toolResult({ items: history.listTrash() });
     case 'restore_from_trash': {
-      const item = await history.trashed(String(i.id));
-      if (item.kind !== 'note')
-        throw new DomainError('VALIDATION_ERROR', 'Restore files through POST /api/v1/trash/:id/restore.');
-      const r = await notes.withActor(by, () => notes.restore(item.path, item.bytes, { to: 'free' }));
-      await history.untrash(item.id);
+      const noFiles = new DomainError(
+        'VALIDATION_ERROR',
+        'Restore files through POST /api/v1/trash/:id/restore.',
+      );
+      const r = await restoreFromTrash(notes, String(i.id), { by, noFiles });
       return toolResult({ path: r.path });
     }
   }

@@ -1,5 +1,6 @@
 import { DomainError } from '../../core/errors.ts';
-import type { Clock, FileInfo, FileStore } from '../../core/ports.ts';
+import type { Clock, FileStore } from '../../core/ports.ts';
+import { memoryFiles } from './memory-files.ts';
 
 /**
  * Attachments held in memory, for tests and embedding. Uploads are collected before they replace
@@ -8,19 +9,9 @@ import type { Clock, FileInfo, FileStore } from '../../core/ports.ts';
 export function memoryFileStore(
   opts: { clock?: Clock; files?: Record<string, Uint8Array | string>; obsidianAppConfig?: string } = {},
 ): FileStore {
-  const clock = opts.clock ?? { now: () => Date.now() };
-  const files = new Map<string, { bytes: Uint8Array; mtimeMs: number }>();
-  let last = 0;
-  const tick = () => {
-    last = Math.max(last + 1, clock.now());
-    return last;
-  };
-  const info = (path: string): FileInfo | null => {
-    const f = files.get(path);
-    return f ? { path, size: f.bytes.length, mtimeMs: f.mtimeMs } : null;
-  };
+  const { files, info, put, move } = memoryFiles(opts.clock);
   for (const [path, v] of Object.entries(opts.files ?? {})) {
-    files.set(path, { bytes: typeof v === 'string' ? new TextEncoder().encode(v) : v, mtimeMs: tick() });
+    put(path, typeof v === 'string' ? new TextEncoder().encode(v) : v);
   }
   return {
     async stat(path) {
@@ -60,16 +51,15 @@ export function memoryFileStore(
         bytes.set(p, at);
         at += p.byteLength;
       }
-      files.set(path, { bytes, mtimeMs: tick() });
-      return info(path)!;
+      return put(path, bytes);
     },
     async move(from, to) {
-      const f = files.get(from);
-      if (!f) throw new DomainError('FILE_NOT_FOUND', `No file at "${from}".`);
-      if (files.has(to)) throw new DomainError('FILE_ALREADY_EXISTS', `A file already exists at "${to}".`);
-      files.delete(from);
-      files.set(to, f);
-      return info(to)!;
+      return move(
+        from,
+        to,
+        () => new DomainError('FILE_NOT_FOUND', `No file at "${from}".`),
+        () => new DomainError('FILE_ALREADY_EXISTS', `A file already exists at "${to}".`),
+      );
     },
     async remove(path) {
       return files.delete(path);

@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { DomainError } from '../errors.ts';
+import { restoreFromTrash } from '../history/trash.ts';
 import type { NoteService } from '../notes/service.ts';
 import { stem } from '../paths.ts';
 import { resolveNote } from './tools.ts';
@@ -116,22 +117,20 @@ export function historyTools(notes: NoteService): AgentTool[] {
       input: v.object({ id: idField }),
       write: true,
       async run({ id }) {
-        const item = await history.trashed(id);
-        if (item.kind !== 'note')
-          throw new DomainError(
-            'VALIDATION_ERROR',
-            'Only notes can be restored here; restore files from the Trash view.',
-          );
-        const r = await notes.withActor('agent', () => notes.restore(item.path, item.bytes, { to: 'free' }));
-        await history.untrash(item.id);
+        const noFiles = new DomainError(
+          'VALIDATION_ERROR',
+          'Only notes can be restored here; restore files from the Trash view.',
+        );
+        const r = await restoreFromTrash(notes, id, { by: 'agent', noFiles });
+        const title = r.note?.title ?? stem(r.path);
         return {
-          output: { restored: r.path, from: item.path },
+          output: { restored: r.path, from: r.from },
           action: {
             type: 'restore_from_trash',
-            summary: `Restored "${r.note.title}" from the trash.`,
+            summary: `Restored "${title}" from the trash.`,
             path: r.path,
           },
-          related: [{ path: r.path, title: r.note.title }],
+          related: [{ path: r.path, title }],
         };
       },
     }),

@@ -118,6 +118,45 @@ export function createWrites(ctx: NoteContext) {
     return plans;
   };
 
+  /**
+   * Runs `fn` holding the mutex on the note at `pathInput` as it is now, once its checksum has
+   * passed `ifMatch`; `by` is the actor of the call.
+   */
+  const withCurrent = <T>(
+    pathInput: unknown,
+    ifMatch: string | undefined,
+    fn: (path: string, by: string, cur: { bytes: Uint8Array; checksum: string }) => Promise<T>,
+  ): Promise<T> => {
+    ctx.requireReady();
+    const path = validateNotePath(pathInput);
+    const by = ctx.actor;
+    return mutex.run(async () => {
+      const cur = await readCurrent(path);
+      checkIfMatch(ifMatch, cur.checksum);
+      return fn(path, by, cur);
+    });
+  };
+
+  /**
+   * Rewrites the note at `pathInput` to what `next` makes of its current text, after checking
+   * `ifMatch` and keeping the current bytes as a version; `next` answering null writes nothing.
+   */
+  const rewrite = (
+    pathInput: unknown,
+    ifMatch: string | undefined,
+    kind: 'update' | 'patch',
+    next: (text: string, bytes: Uint8Array) => string | null,
+  ): Promise<Note> =>
+    withCurrent(pathInput, ifMatch, async (path, by, cur) => {
+      const text = decode(cur.bytes);
+      const out = next(text, cur.bytes);
+      if (out === null) return ctx.buildNote((await ctx.refresh(path, true))!, text);
+      await history?.keepBefore(path, cur.bytes, cur.checksum);
+      const note = await writeAndIndex(path, out, { by, kind });
+      ctx.emit({ type: 'updated', path, external: false });
+      return note;
+    });
+
   return {
     /**
      * Tells the index which of the vault's other files (attachments) were added and removed, so
@@ -199,21 +238,9 @@ export function createWrites(ctx: NoteContext) {
       input: { content: string; frontmatter?: Record<string, unknown> },
       ifMatch?: string,
     ): Promise<Note> {
-      ctx.requireReady();
-      const path = validateNotePath(pathInput);
-      const by = ctx.actor;
-      return mutex.run(async () => {
-        const cur = await readCurrent(path);
-        checkIfMatch(ifMatch, cur.checksum);
-        const keep = splitFrontmatter(decode(cur.bytes)).block;
-        await history?.keepBefore(path, cur.bytes, cur.checksum);
-        const note = await writeAndIndex(path, compose(input.content, input.frontmatter, keep), {
-          by,
-          kind: 'update',
-        });
-        ctx.emit({ type: 'updated', path, external: false });
-        return note;
-      });
+      return rewrite(pathInput, ifMatch, 'update', (text) =>
+        compose(input.content, input.frontmatter, splitFrontmatter(text).block),
+      );
     },
 
     /**
@@ -221,33 +248,19 @@ export function createWrites(ctx: NoteContext) {
      * or the document); everything outside the target stays byte for byte.
      */
     patch(pathInput: unknown, op: PatchOperation, ifMatch?: string): Promise<Note> {
-      ctx.requireReady();
-      const path = validateNotePath(pathInput);
-      const by = ctx.actor;
-      return mutex.run(async () => {
-        const cur = await readCurrent(path);
-        checkIfMatch(ifMatch, cur.checksum);
-        const text = decode(cur.bytes);
+      return rewrite(pathInput, ifMatch, 'patch', (text, bytes) => {
         if (op.target?.type === 'frontmatter') checkValueDepth(op.content, 'The value');
         const next = applySectionPatch(text, op);
         if (op.target?.type === 'frontmatter') checkFrontmatterReadsBack(next, text);
-        if (next === text) return ctx.buildNote((await ctx.refresh(path, true))!, text);
-        const bom = cur.bytes[0] === 0xef && cur.bytes[1] === 0xbb && cur.bytes[2] === 0xbf ? '\ufeff' : '';
-        await history?.keepBefore(path, cur.bytes, cur.checksum);
-        const note = await writeAndIndex(path, bom + next, { by, kind: 'patch' });
-        ctx.emit({ type: 'updated', path, external: false });
-        return note;
+        if (next === text) return null;
+        const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? '\ufeff' : '';
+        return bom + next;
       });
     },
 
     /** Deletes a note: into the trash when there is a history, for good otherwise. */
     remove(pathInput: unknown, ifMatch?: string): Promise<{ deleted: string; trashId?: string }> {
-      ctx.requireReady();
-      const path = validateNotePath(pathInput);
-      const by = ctx.actor;
-      return mutex.run(async () => {
-        const cur = await readCurrent(path);
-        checkIfMatch(ifMatch, cur.checksum);
+      return withCurrent(pathInput, ifMatch, async (path, by, cur) => {
         let trashId: string | undefined;
         if (history) {
           await history.keepBefore(path, cur.bytes, cur.checksum);

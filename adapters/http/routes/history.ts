@@ -3,6 +3,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
 import type { FileService } from '../../../core/files/service.ts';
 import { unifiedDiff } from '../../../core/history/diff.ts';
+import { restoreFromTrash } from '../../../core/history/trash.ts';
 import { decode } from '../../../core/notes/context.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { validateNotePath } from '../../../core/paths.ts';
@@ -114,20 +115,9 @@ export function trashRoutes(all: NoteService, allFiles?: FileService) {
   app.get('/', (c) => ok(c, historyOf(notesFor(c, all)).listTrash()));
 
   app.post('/:id/restore', async (c) => {
-    const notes = notesFor(c, all);
     const files = allFiles && filesFor(c, allFiles);
-    const history = historyOf(notes);
-    const item = await history.trashed(c.req.param('id'));
-    let path: string;
-    if (item.kind === 'note') {
-      const by = actorOf(c);
-      path = (await notes.withActor(by, () => notes.restore(item.path, item.bytes, { to: 'free' }))).path;
-    } else {
-      if (!files) throw new DomainError('NOT_FOUND', 'This server serves no attachments.');
-      path = await files.restore(item.path, item.bytes);
-    }
-    await history.untrash(item.id);
-    return ok(c, { path });
+    const r = await restoreFromTrash(notesFor(c, all), c.req.param('id'), { by: actorOf(c), files });
+    return ok(c, { path: r.path });
   });
 
   app.delete('/:id', async (c) => {

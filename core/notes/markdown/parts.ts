@@ -2,7 +2,7 @@
 
 import { parseDocument } from 'yaml';
 import { backtickFinder } from './code-span.ts';
-import type { LinkOccurrence } from './types.ts';
+import type { LinkOccurrence, MarkdownAnalysis } from './types.ts';
 
 export const FRONTMATTER = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
 export const WIKILINK = /(!?)\[\[([^[\]\n]+?)\]\]/g;
@@ -156,6 +156,33 @@ export function validDate(v: unknown): string | null {
   if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(v)) return null;
   const d = new Date(v);
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/**
+ * The analysis the three parsers (remark.ts, scan.ts, plain.ts) answer, from what each read: the
+ * title, tags, word count and created date are derived here, once.
+ */
+export function analysisOf(read: {
+  frontmatter: Record<string, unknown>;
+  bodyStart: number;
+  h1: string | null;
+  tags: string[];
+  links: LinkOccurrence[];
+  warnings: string[];
+  text: string;
+}): MarkdownAnalysis {
+  const { frontmatter, bodyStart, h1, tags, links, warnings, text } = read;
+  return {
+    frontmatter,
+    bodyStart,
+    title: titleFrom(frontmatter, h1),
+    tags: uniqueTags(tags),
+    links,
+    wordCount: text.match(WORD)?.length ?? 0,
+    created: validDate(frontmatter.created),
+    warnings,
+    text,
+  };
 }
 
 /** A fence opening or closing line (`>` prefixes included): the text inside is code, not comments. */

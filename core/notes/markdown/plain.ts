@@ -1,4 +1,5 @@
 import {
+  analysisOf,
   FRONTMATTER,
   frontmatterTags,
   hiddenSpans,
@@ -7,11 +8,7 @@ import {
   normalizeTag,
   parseFrontmatter,
   parseWikiInner,
-  titleFrom,
-  uniqueTags,
-  validDate,
   WIKILINK,
-  WORD,
 } from './parts.ts';
 import type { LinkOccurrence, MarkdownAnalysis } from './types.ts';
 
@@ -97,15 +94,6 @@ export function analyzePlain(raw: string, warnings: string[]): MarkdownAnalysis 
     if (t) tags.push(t);
   }
   const text = masked.replace(WIKILINK, (_m, _b, inner: string) => inner).replace(MARKUP, ' ');
-  return {
-    frontmatter,
-    bodyStart,
-    title: titleFrom(frontmatter, headingText(H1.exec(masked)?.[1])),
-    tags: uniqueTags(tags),
-    links,
-    wordCount: text.match(WORD)?.length ?? 0,
-    created: validDate(frontmatter.created),
-    warnings,
-    text,
-  };
+  const h1 = headingText(H1.exec(masked)?.[1]);
+  return analysisOf({ frontmatter, bodyStart, h1, tags, links, warnings, text });
 }

@@ -5,6 +5,7 @@ import { unified } from 'unified';
 import './micromark-linear.ts';
 import { parseComplexity } from './guard.ts';
 import {
+  analysisOf,
   FRONTMATTER,
   frontmatterTags,
   INLINE_TAG,
@@ -13,11 +14,7 @@ import {
   normalizeTag,
   parseFrontmatter,
   parseWikiInner,
-  titleFrom,
-  uniqueTags,
-  validDate,
   type Wiki,
-  WORD,
 } from './parts.ts';
 import { analyzePlain } from './plain.ts';
 import type { LinkOccurrence, MarkdownAnalysis } from './types.ts';
@@ -167,19 +164,7 @@ function analyzeParsed(raw: string): MarkdownAnalysis {
   }
   links.sort((a, b) => a.start - b.start);
 
-  const text = textParts.join(' ');
-  const wordCount = text.match(WORD)?.length ?? 0;
-  return {
-    frontmatter,
-    bodyStart,
-    title: titleFrom(frontmatter, h1),
-    tags: uniqueTags(tags),
-    links,
-    wordCount,
-    created: validDate(frontmatter.created),
-    warnings,
-    text,
-  };
+  return analysisOf({ frontmatter, bodyStart, h1, tags, links, warnings, text: textParts.join(' ') });
 }
 
 /** Splits raw text into its frontmatter block (fences included, may be '') and the body. */

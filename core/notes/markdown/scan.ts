@@ -7,6 +7,7 @@
 import { readBlocks } from './blocks.ts';
 import { readInline } from './inline.ts';
 import {
+  analysisOf,
   FRONTMATTER,
   frontmatterTags,
   INLINE_TAG,
@@ -15,11 +16,7 @@ import {
   normalizeTag,
   parseFrontmatter,
   parseWikiInner,
-  titleFrom,
-  uniqueTags,
-  validDate,
   type Wiki,
-  WORD,
 } from './parts.ts';
 import type { LinkOccurrence, MarkdownAnalysis } from './types.ts';
 
@@ -174,16 +171,5 @@ export function analyzeMarkdownFast(raw: string): MarkdownAnalysis {
     if (title) h1 = title.join('').trim() || null;
   }
   links.sort((a, b) => a.start - b.start);
-  const text = textParts.join(' ');
-  return {
-    frontmatter,
-    bodyStart,
-    title: titleFrom(frontmatter, h1),
-    tags: uniqueTags(tags),
-    links,
-    wordCount: text.match(WORD)?.length ?? 0,
-    created: validDate(frontmatter.created),
-    warnings,
-    text,
-  };
+  return analysisOf({ frontmatter, bodyStart, h1, tags, links, warnings, text: textParts.join(' ') });
 }
