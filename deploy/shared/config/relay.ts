@@ -1,6 +1,6 @@
 import type { RelayConfig as RelayServerConfig } from '../../../relay/node/config.ts';
 import { DEFAULT_LIMITS, defaultOfflineAfterMs, type RelayLimits } from '../../../relay/service/types.ts';
-import { ConfigError, type Env, type HttpTimeouts, type LogLevel, readVariables } from './read.ts';
+import { ConfigError, type Env, type LogLevel, readVariables } from './read.ts';
 import { RELAY_VARIABLES } from './variables.ts';
 
 /**
