@@ -59,7 +59,7 @@ const isBoundary = (path: string): boolean => {
 };
 /** Deflate level of the first build and of the polish; a chunk redone after a write uses FAST_LEVEL. */
 const LEVEL = 6;
-const FAST_LEVEL = 1;
+const FAST_LEVEL = 2;
 /** Quiet time after the last rebuild before chunks deflated at FAST_LEVEL are deflated again at LEVEL. */
 const POLISH_AFTER_MS = 2000;
 /**
