@@ -122,7 +122,7 @@ describe('the list after writes', () => {
           expect(text(list.identity())).toBe(specBody(notes));
           expect(list.chunkSizes()).toEqual(fresh.chunkSizes());
         }
-        list.polishNow();
+        await list.polishNow();
         expect(text(zlib.gunzipSync(list.gzip(zlib)))).toBe(specBody(notes));
       }),
       { numRuns: 15 },
