@@ -11,7 +11,9 @@
  * (0 skips the reliability long forms, `only` runs nothing else; see bench/reliability/run.ts),
  * BENCH_INDEX (0 skips the issue-17 index-at-scale figures, `only` runs nothing else; BENCH_INDEX_SIZES,
  * default 1000,10000,50000; BENCH_INDEX_WRITES, default 300; BENCH_INDEX_COLD_RUNS, default 3 up to
- * 10,000 notes, else 1; BENCH_INDEX_WARM_RUNS, default 3; see bench/index-scale.ts).
+ * 10,000 notes, else 1; BENCH_INDEX_WARM_RUNS, default 3; BENCH_INDEX_MIX_SECONDS, default 10, 0 skips the
+ * read-and-write mix; BENCH_INDEX_WORK=0 skips the in-process index work; see bench/index-scale.ts;
+ * `npm run bench:scale` is BENCH_INDEX=only at 10,000, 50,000 and 100,000 notes, printed, not appended).
  * BENCH_ONLY=http (only the wrk read-route shares of issue 18, bench/http-share.ts), BENCH_HTTP (0 skips them),
  * BENCH_HTTP_NOTES (10000), BENCH_HTTP_SECONDS (5 per wrk run), BENCH_HTTP_ROUNDS (3 bare/route pairs per route).
  * BENCH_FILES (0 skips the attachments figures, `only` runs nothing else; BENCH_FILES_UPLOAD_MIB, 256).
@@ -141,6 +143,8 @@ async function main(): Promise<number> {
       writes: int('BENCH_INDEX_WRITES', 300),
       coldRuns: env.BENCH_INDEX_COLD_RUNS ? int('BENCH_INDEX_COLD_RUNS', 1) : undefined,
       warmRuns: int('BENCH_INDEX_WARM_RUNS', 3),
+      mixSeconds: int('BENCH_INDEX_MIX_SECONDS', 10),
+      indexWork: env.BENCH_INDEX_WORK !== '0',
       log: (l) => log(`index: ${l}`),
     });
   if (env.BENCH_INDEX === 'only') {

@@ -82,6 +82,8 @@ export interface DeflatedPart {
   deflated: Uint8Array;
   crc: number;
   length: number;
+  /** x^(8 * length) modulo the polynomial, kept once computed: joining again costs one product. */
+  shift?: number;
 }
 
 /** Joins the gzip header, the parts (the last one ended the deflate stream) and the trailer. */
@@ -90,7 +92,10 @@ export function assembleGzip(parts: readonly DeflatedPart[]): Uint8Array<ArrayBu
   let length = 0;
   let size = GZIP_HEADER.length + 8;
   for (const p of parts) {
-    crc = crc32Combine(crc, p.crc, p.length);
+    if (p.length > 0) {
+      p.shift ??= x2nModP(p.length, 3);
+      crc = (multModP(p.shift, crc) ^ p.crc) >>> 0;
+    }
     length += p.length;
     size += p.deflated.length;
   }

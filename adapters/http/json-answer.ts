@@ -4,6 +4,8 @@ import { sealedResponse } from './frame.ts';
 
 /** Answers below this size are sent as they are (compression would not pay). */
 const MIN_COMPRESS = 1024;
+/** Answers from this size on are compressed on the thread pool, not on the event loop. */
+const ASYNC_COMPRESS = 64 * 1024;
 const encoder = new TextEncoder();
 export const JSON_TYPE = 'application/json; charset=UTF-8';
 
@@ -39,13 +41,25 @@ export async function sendAnswer(
   }
   const z = await loadZlib();
   if (!z) return sealedResponse(c, 200, answer.identity, base);
+  const big = answer.identity.length >= ASYNC_COMPRESS;
   if (enc === 'br') {
+    const opts = { params: { [z.constants.BROTLI_PARAM_QUALITY]: 4 } };
     answer.br ??= new Uint8Array(
-      z.brotliCompressSync(answer.identity, { params: { [z.constants.BROTLI_PARAM_QUALITY]: 4 } }),
+      big
+        ? await new Promise<Buffer>((ok, fail) =>
+            z.brotliCompress(answer.identity, opts, (err, out) => (err ? fail(err) : ok(out))),
+          )
+        : z.brotliCompressSync(answer.identity, opts),
     );
     return sealedResponse(c, 200, answer.br, { ...base, 'Content-Encoding': 'br' });
   }
-  answer.gzip ??= new Uint8Array(z.gzipSync(answer.identity, { level: 6 }));
+  answer.gzip ??= new Uint8Array(
+    big
+      ? await new Promise<Buffer>((ok, fail) =>
+          z.gzip(answer.identity, { level: 6 }, (err, out) => (err ? fail(err) : ok(out))),
+        )
+      : z.gzipSync(answer.identity, { level: 6 }),
+  );
   return sealedResponse(c, 200, answer.gzip, { ...base, 'Content-Encoding': 'gzip' });
 }
 

@@ -55,6 +55,26 @@ function decodeCursor(cursor: string): string {
 }
 
 /**
+ * Reads `format`: `columns` asks for the list column by column (adapters/http/list-columns.ts,
+ * docs/api.md); absent: the spec's shape. It stands alone: with `limit`, `cursor` or `fields`, or
+ * any other value, 400 VALIDATION_ERROR.
+ */
+export function parseListFormat(get: (name: string) => string | undefined): 'columns' | null {
+  const format = get('format');
+  if (format === undefined) return null;
+  if (format !== 'columns') {
+    throw new DomainError('VALIDATION_ERROR', '"format" must be "columns" (or absent for the default list).');
+  }
+  if (get('limit') !== undefined || get('cursor') !== undefined || get('fields') !== undefined) {
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      '"format=columns" is the whole list: it cannot be combined with "limit", "cursor" or "fields".',
+    );
+  }
+  return 'columns';
+}
+
+/**
  * Reads `limit`, `cursor` and `fields`; null when none is given (the spec's default answer).
  * Other query parameters are ignored, as before. Bad values: 400 VALIDATION_ERROR.
  */

@@ -125,7 +125,7 @@ describe('compressed answers', () => {
     expect(list.fastChunks()).toBeGreaterThan(0);
     expect(list.fastChunks()).toBeLessThan(list.chunkCount() / 2);
     expect(text(gunzipSync(quick))).toBe(text(list.identity()));
-    list.polishNow();
+    await list.polishNow();
     expect(list.fastChunks()).toBe(0);
     const polished = list.gzip(z);
     expect(polished).not.toBe(quick);

@@ -7,7 +7,8 @@ import { ok, readJson } from '../../../http-kit/envelope.ts';
 import { answerEncoding, createCompressedList, loadZlib } from '../compressed-list.ts';
 import { sealedResponse } from '../frame.ts';
 import { type EncodedAnswer, encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
-import { encodeCursor, listPage, parseListQuery } from '../list-query.ts';
+import { encodeColumnsAnswer } from '../list-columns.ts';
+import { encodeCursor, listPage, parseListFormat, parseListQuery } from '../list-query.ts';
 import { createNoteCache, type NoteCache } from '../note-cache.ts';
 import { notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
@@ -72,6 +73,8 @@ export function notesRoutes(
   const app = new Hono<AppEnv>();
   const notes = all;
   const scopedLists = new WeakMap<readonly NoteSummary[], EncodedAnswer>();
+  // `?format=columns`: encoded once per list version (a scoped key's view keeps its own array).
+  const columnLists = new WeakMap<readonly NoteSummary[], Promise<EncodedAnswer>>();
   const serialized = new WeakMap<Note, string>();
   const list = createCompressedList();
   // Answers of `?fields=`/`?limit=` for the current index version, by shape (at most 16 kept).
@@ -93,7 +96,24 @@ export function notesRoutes(
     // A key limited to folders gets its own list; any other key the shared one (same items).
     const view = limitsFolders(c.get('principal')?.scope) ? notesFor(c, notes) : notes;
     const current = view.list();
-    const query = c.req.url.includes('?') ? parseListQuery((n) => c.req.query(n)) : null;
+    const hasQuery = c.req.url.includes('?');
+    if (hasQuery && parseListFormat((n) => c.req.query(n)) === 'columns') {
+      const etag = `"c-${instance}-${current.generation}"`;
+      if (view === notes && noneMatch(c.req.header('if-none-match'), etag)) {
+        return sealedResponse(c, 304, null, { ETag: etag });
+      }
+      let pending = columnLists.get(current.items);
+      if (!pending) {
+        const items = current.items;
+        pending = encodeColumnsAnswer(items).then((identity) => ({ identity }));
+        pending.catch(() => columnLists.delete(items));
+        columnLists.set(items, pending);
+      }
+      const answer = await pending;
+      if (view !== notes) return sendAnswer(c, answer, { 'Cache-Control': 'no-cache' });
+      return sendAnswer(c, answer, { 'Cache-Control': 'no-cache', ETag: etag });
+    }
+    const query = hasQuery ? parseListQuery((n) => c.req.query(n)) : null;
     if (query) {
       // A key limited to folders: its own page, never the shared encodings or their ETag.
       if (view !== notes) {
