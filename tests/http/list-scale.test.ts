@@ -18,7 +18,7 @@ import {
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { createNoteService, type NoteService } from '../../core/notes/service.ts';
-import { silentLogger } from '../helpers/app.ts';
+import { silentLogger } from '../helpers/logger.ts';
 
 const name = (i: number) => `note-${String(i).padStart(4, '0')}`;
 
