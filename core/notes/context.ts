@@ -45,7 +45,7 @@ export interface NoteServiceDeps {
    * The vault's other files (attachments): listed at load (and by `reconcile`) so that links and
    * embeds to them resolve. Without it, links to files stay unresolved until `filesChanged`.
    */
-  files?: Pick<FileStore, 'list' | 'stat'> & Partial<Pick<FileStore, 'read'>>;
+  files?: Pick<FileStore, 'list' | 'stat'> & Partial<Pick<FileStore, 'read' | 'vault'>>;
   /** Where every change keeps the version before it, and deleted notes go (issue 30). */
   history?: History;
 }

@@ -89,9 +89,13 @@ export function createNoteService(deps: NoteServiceDeps) {
      */
     // The history's index first (issue 30): every runtime loads the vault through here (the
     // lifecycle calls this, not the core's load), and a write must find the versions kept before.
-    load: async (onProgress?: (done: number, total: number) => void): Promise<void> => {
+    // `watch`: the caller watches the store next (the lifecycle), so the load's walk arms it.
+    load: async (
+      onProgress?: (done: number, total: number) => void,
+      opts?: { watch?: boolean },
+    ): Promise<void> => {
       await ctx.history?.load();
-      await loadVault(ctx, onProgress);
+      await loadVault(ctx, onProgress, opts);
     },
 
     /** Waits for every write already started to finish. */
