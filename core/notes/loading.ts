@@ -102,12 +102,20 @@ export function loadVault(
         const texts = bytes.map(decode);
         const [sums, analyses] = await Promise.all([
           Promise.all(bytes.map((b) => sha256Hex(b))),
-          ctx.analyzeBatch(texts),
+          // With the paths, a threaded analyzer gives the search terms too (issue 33).
+          ctx.analyzeBatch(
+            texts,
+            toParse.map((t) => t.info.path),
+          ),
         ]);
         for (const [j, t] of toParse.entries()) {
           const a = analyses[j]!;
           const entry = toEntry(t.info.path, t.info, sums[j]!, a, t.firstSeen);
-          index.search.put(searchDocOf(entry, noteTitle(entry.path, entry.titleExplicit), a.text, texts[j]));
+          if (a.terms) index.search.putTerms(entry.path, a.terms);
+          else
+            index.search.put(
+              searchDocOf(entry, noteTitle(entry.path, entry.titleExplicit), a.text, texts[j]),
+            );
           index.markChanged(entry.path);
           loaded.push(entry);
         }

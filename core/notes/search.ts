@@ -504,6 +504,11 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       remove(doc.path);
       addTerms(doc.path, docTerms(doc));
     },
+    /** Adds or replaces one note by its terms as `docTerms` gives them (computed elsewhere, e.g. a thread). */
+    putTerms(path: string, terms: DocTerms): void {
+      remove(path);
+      addTerms(path, terms);
+    },
     /** Removes one note; no error when absent. */
     remove,
     has(path: string): boolean {
