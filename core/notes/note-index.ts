@@ -1,5 +1,6 @@
 import { isKnownFileType } from '../files/content-types.ts';
 import { dirname } from '../paths.ts';
+import { internAll, internValues } from './intern.ts';
 import { createLinkGraph, distinctLinks, isFileName, type LinkRef } from './link-graph.ts';
 import type { MarkdownAnalysis } from './markdown/remark.ts';
 import { searchDocOf } from './search/fields.ts';
@@ -80,13 +81,14 @@ export function toEntry(
     mtimeMs: info.mtimeMs,
     checksum,
     titleExplicit: a.title,
-    tags: a.tags,
+    // Strings many notes share are kept once (core/notes/intern.ts); `distinctLinks` does the links.
+    tags: internAll(a.tags),
     links: distinctLinks(a.links),
     wordCount: a.wordCount,
     created: a.created,
     firstSeen,
-    warnings: a.warnings,
-    frontmatter: a.frontmatter,
+    warnings: internAll(a.warnings),
+    frontmatter: internValues(a.frontmatter),
     bodyStart: a.bodyStart,
   };
 }
@@ -101,6 +103,21 @@ export function toEntry(
  * headed by the snapshot's generation). 3 held the postings as JSON numbers and had no journal.
  */
 export const CACHE_VERSION = 5;
+
+/** The index's own bytes, estimated (`health` → `index.bytes`). */
+export interface IndexMemory {
+  /** Note table: entries, their paths, checksums, tags and links, frontmatter; folders. */
+  notes: number;
+  /** Link graph: resolutions, backlinks, name maps. */
+  links: number;
+  /** Search index: doc table, terms and their posting lists. */
+  search: number;
+  /** Summaries cached for lists (built on the first full list, kept until their note changes). */
+  summaries: number;
+  total: number;
+}
+/** How long an estimate of the index's bytes is reused while the index changes. */
+const MEMORY_TTL_MS = 30_000;
 
 /** A consistent picture of the index for a snapshot; taken synchronously, written later in pieces. */
 export interface IndexCapture {
@@ -126,6 +143,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
   let bytes = 0;
   /** Paths whose entry changed since the last `takeChanges` (null while not tracked). */
   let changed: Set<string> | null = null;
+  let memory: { at: number; generation: number; value: IndexMemory } | null = null;
   const forget = (paths: Iterable<string>) => {
     for (const p of paths) summaries.delete(p);
     return paths;
@@ -153,6 +171,54 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
     /** Sum of every indexed note's size in bytes, kept up to date by each change. */
     get bytes(): number {
       return bytes;
+    },
+
+    /**
+     * The index's own bytes, estimated (issue 33; `health` shows them): the note table, the link
+     * graph, the search index and the cached summaries. Strings many notes share are interned, so
+     * they are not counted per note. Work proportional to the notes and terms, so the answer is
+     * kept for `MEMORY_TTL_MS` (or until the first call after the index changed past it).
+     */
+    memory(now = Date.now()): IndexMemory {
+      if (memory && (memory.generation === generation || now - memory.at < MEMORY_TTL_MS))
+        return memory.value;
+      let notes = 0;
+      let linkCount = 0;
+      let pathChars = 0;
+      for (const e of entries.values()) {
+        pathChars += e.path.length;
+        linkCount += e.links.length;
+        // The entry object and its map slot, path, checksum, title, dates, the tag and link arrays
+        // and link objects, and the frontmatter map (by its keys).
+        notes +=
+          200 +
+          e.path.length +
+          84 +
+          (e.titleExplicit ? 20 + e.titleExplicit.length : 0) +
+          (e.created ? 44 : 0) +
+          16 +
+          8 * e.tags.length +
+          16 +
+          48 * e.links.length +
+          48 +
+          32 * Object.keys(e.frontmatter).length;
+      }
+      // Per note: its source record, paths array and the name maps (stem, lower path, refs); per
+      // link: its resolution slot, the back-reference and the key bags.
+      const links = entries.size * 240 + pathChars * 2 + linkCount * 56;
+      let cached = 0;
+      for (const s of summaries.values()) cached += 360 + 64 * s.links.length + 48 * s.backlinks.length;
+      const searchBytes = search.approxBytes();
+      const folderBytes = [...folders].reduce((n, f) => n + 48 + f.length, 0);
+      const value: IndexMemory = {
+        notes: notes + folderBytes,
+        links,
+        search: searchBytes,
+        summaries: cached,
+        total: notes + folderBytes + links + searchBytes + cached,
+      };
+      memory = { at: now, generation, value };
+      return value;
     },
 
     /** Adds or replaces an entry; `text` (when given) refreshes the search index (`raw` gives its headings). */

@@ -33,6 +33,8 @@ export function createNoteService(deps: NoteServiceDeps) {
   return {
     /** Indexing state, for health. O(1): the byte total is kept up to date by every change. */
     status: () => ({ ...ctx.status, notes: ctx.index.entries.size, bytes: ctx.index.bytes }),
+    /** The index's own bytes, estimated (issue 33): kept for 30 s while the index changes. */
+    memory: () => ctx.index.memory(ctx.clock.now()),
 
     /**
      * The indexed summary of the note at `path`, without touching the disk (an invalid path is
