@@ -144,6 +144,9 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
   /** Paths whose entry changed since the last `takeChanges` (null while not tracked). */
   let changed: Set<string> | null = null;
   let memory: { at: number; generation: number; value: IndexMemory } | null = null;
+  /** Running totals for the memory estimate: characters of the notes' paths, and their links. */
+  let pathTotal = 0;
+  let linkTotal = 0;
   const forget = (paths: Iterable<string>) => {
     for (const p of paths) summaries.delete(p);
     return paths;
@@ -176,37 +179,22 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
     /**
      * The index's own bytes, estimated (issue 33; `health` shows them): the note table, the link
      * graph, the search index and the cached summaries. Strings many notes share are interned, so
-     * they are not counted per note. Work proportional to the notes and terms, so the answer is
-     * kept for `MEMORY_TTL_MS` (or until the first call after the index changed past it).
+     * they are not counted per note. Notes, links and summaries come from running counts; the search
+     * part walks the terms (no allocation), so the answer is kept for `MEMORY_TTL_MS` while the index
+     * changes.
      */
     memory(now = Date.now()): IndexMemory {
       if (memory && (memory.generation === generation || now - memory.at < MEMORY_TTL_MS))
         return memory.value;
-      let notes = 0;
-      let linkCount = 0;
-      let pathChars = 0;
-      // Constants calibrated against the heap V8 reports for the generated 10,000-note vault
-      // (bench/index-memory.ts); no allocation here, so a walk of 50,000 entries stays a few ms.
-      for (const e of entries.values()) {
-        pathChars += e.path.length;
-        linkCount += e.links.length;
-        // The entry object and its map slot, path, checksum, title, dates, the tag and link arrays
-        // and link objects, and the frontmatter map.
-        notes +=
-          560 +
-          e.path.length +
-          (e.titleExplicit ? 24 + e.titleExplicit.length : 0) +
-          8 * e.tags.length +
-          64 * e.links.length;
-      }
-      // Per note: its source record, paths array and the name maps (stem, lower path, refs); per
-      // link: its resolution slot, the back-reference and the key bags.
-      const links = entries.size * 480 + pathChars * 3 + linkCount * 72;
-      let cached = 0;
-      for (const s of summaries.values()) cached += 420 + 72 * s.links.length + 56 * s.backlinks.length;
+      // From running counts (notes, path characters, links, cached summaries): no walk of the
+      // entries. Constants calibrated against the heap V8 reports for the generated 10,000-note
+      // vault (bench/index-memory.ts): an entry with its strings, tags, links and frontmatter; its
+      // records in the graph's maps; a summary with its link and backlink objects.
+      const notes = entries.size * 600 + pathTotal + linkTotal * 64;
+      const links = entries.size * 480 + pathTotal * 3 + linkTotal * 72;
+      const cached = summaries.size * 1160;
       const searchBytes = search.approxBytes();
-      let folderBytes = 0;
-      for (const f of folders) folderBytes += 64 + f.length;
+      const folderBytes = folders.size * 96;
       const value: IndexMemory = {
         notes: notes + folderBytes,
         links,
@@ -223,6 +211,8 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       const old = entries.get(entry.path);
       if (!old) sorted = null;
       bytes += entry.size - (old?.size ?? 0);
+      if (!old) pathTotal += entry.path.length;
+      linkTotal += entry.links.length - (old?.links.length ?? 0);
       entries.set(entry.path, entry);
       changed?.add(entry.path);
       addFolders(entry.path);
@@ -236,7 +226,10 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
     /** Adds many new entries at once (a vault being loaded); the search index is fed separately. */
     putMany(list: readonly IndexEntry[]): void {
       for (const e of list) {
-        bytes += e.size - (entries.get(e.path)?.size ?? 0);
+        const was = entries.get(e.path);
+        bytes += e.size - (was?.size ?? 0);
+        if (!was) pathTotal += e.path.length;
+        linkTotal += e.links.length - (was?.links.length ?? 0);
         entries.set(e.path, e);
         addFolders(e.path);
       }
@@ -253,6 +246,8 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       entries.delete(path);
       changed?.add(path);
       bytes -= old.size;
+      pathTotal -= old.path.length;
+      linkTotal -= old.links.length;
       sorted = null;
       search.remove(path);
       generation++;
