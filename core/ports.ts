@@ -26,6 +26,32 @@ export interface StoreChange {
   kind: 'changed' | 'removed' | 'folder-removed';
 }
 
+/** Stops a store's watch. */
+export type StopWatching = (() => Promise<void>) & {
+  /**
+   * True when the watch reports every change since the store's last `listAll({ watch: true })`
+   * (that walk began watching each folder before reading it): nothing to reconcile in between.
+   */
+  sinceListing?: boolean;
+};
+
+/** Everything one walk of the vault finds (issue 33). */
+export interface VaultListing {
+  /** What `list()` answers: every note. */
+  notes: FileInfo[];
+  /** What a FileStore on the same folder lists: every other file (attachment). */
+  files: FileInfo[];
+  /** What `listFolders()` answers. */
+  folders: string[];
+  /** True when the walk armed the store's watch (the next `watch` adopts it: no second walk, no gap). */
+  watched: boolean;
+  /**
+   * An opaque name of the folder walked: `files` stand for a FileStore's `list()` only when that
+   * store's `vault` is the same.
+   */
+  vault?: string;
+}
+
 /** Raw storage of the vault's markdown files. The core does all parsing and validation. */
 export interface NoteStore {
   /** Bytes of the file at `path`; `null` when there is no such file. */
@@ -55,11 +81,18 @@ export interface NoteStore {
   /** Every folder (vault-relative, no trailing slash), including empty ones; root excluded. */
   listFolders(): Promise<string[]>;
   /**
+   * Optional: notes, the vault's other files and folders in one walk (the same answers as `list`,
+   * `listFolders` and the file store's `list` on the same folder), for a start that would walk
+   * three times otherwise. With `watch`, a store that can watch arms its watch during the walk
+   * (each folder before it is read), and its next `watch` adopts it without walking again.
+   */
+  listAll?(opts?: { watch?: boolean }): Promise<VaultListing>;
+  /**
    * Optional: calls `onChanges` with batches of changes to the vault (the server's own writes
    * may be echoed; the core tolerates that). Resolves, once every change from then on will be
    * reported, to a function that stops watching.
    */
-  watch?(onChanges: (changes: StoreChange[]) => void): Promise<() => Promise<void>>;
+  watch?(onChanges: (changes: StoreChange[]) => void): Promise<StopWatching>;
 }
 
 /** Small named blobs of server state (index cache, credentials, ...), written atomically. */
@@ -157,6 +190,11 @@ export interface FileStore {
   remove(path: string): Promise<boolean>;
   /** Every attachment in the vault (not `.md`), recursively; skips dot-folders and symlinks leaving the vault. */
   list(): Promise<FileInfo[]>;
+  /**
+   * Optional: an opaque name of the folder it keeps; a note store's `listAll` naming the same
+   * `vault` lists these files in its one walk, so the start need not call `list` (issue 33).
+   */
+  readonly vault?: string;
   /** The text of `.obsidian/app.json` (Obsidian's settings, e.g. `attachmentFolderPath`); `null` when absent. */
   obsidianAppConfig(): Promise<string | null>;
 }

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { MarkdownAnalysis } from '../../core/notes/markdown/types.ts';
+import type { DocTerms } from '../../core/notes/search.ts';
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
 import { fromWire, type WireAnalysis } from './analyze-wire.ts';
 
@@ -13,6 +14,8 @@ function tsxApi(): string {
   const pkg = createRequire(import.meta.url).resolve('tsx/package.json');
   return pathToFileURL(join(dirname(pkg), 'dist/esm/api/index.mjs')).href;
 }
+
+type Analysis = MarkdownAnalysis & { terms?: DocTerms };
 
 /** A batch with at least this many characters goes to a thread however few notes it holds. */
 const LARGE_CHARS = 128 * 1024;
@@ -73,19 +76,19 @@ export function analyzePool(opts: {
     return workers;
   };
 
-  const run = async (w: Worker, texts: string[]): Promise<MarkdownAnalysis[]> => {
+  const run = async (w: Worker, texts: string[], paths?: string[]): Promise<Analysis[]> => {
     const wire = await new Promise<WireAnalysis[]>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
       w.ref();
-      w.postMessage({ id, texts });
+      w.postMessage(paths ? { id, texts, paths } : { id, texts });
     });
-    const out: MarkdownAnalysis[] = [];
+    const out: Analysis[] = [];
     for (const a of wire) out.push(a.linkPieces ? await fromWire(a) : a);
     return out;
   };
 
-  const analyze: BatchAnalyzer = async (texts) => {
+  const analyze: BatchAnalyzer = async (texts, paths) => {
     let chars = 0;
     for (const t of texts) chars += t.length;
     if (texts.length < (opts.minBatch ?? 8) && chars < LARGE_CHARS) return opts.fallback(texts);
@@ -95,7 +98,7 @@ export function analyzePool(opts: {
     const parts = await Promise.all(
       ws.map((w, i) => {
         const slice = texts.slice(i * size, (i + 1) * size);
-        return slice.length ? run(w, slice) : Promise.resolve([]);
+        return slice.length ? run(w, slice, paths?.slice(i * size, (i + 1) * size)) : Promise.resolve([]);
       }),
     );
     return parts.flat();

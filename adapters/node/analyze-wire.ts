@@ -1,10 +1,11 @@
 import type { LinkOccurrence, MarkdownAnalysis } from '../../core/notes/markdown/types.ts';
+import type { DocTerms } from '../../core/notes/search.ts';
 
 /** Links sent as one JSON piece by the analyze worker (parsing one takes a few ms). */
 export const LINKS_PER_PIECE = 4096;
 
 /** An analysis as it crosses the thread boundary: a large link list travels as JSON pieces. */
-export type WireAnalysis = MarkdownAnalysis & { linkPieces?: string[] };
+export type WireAnalysis = MarkdownAnalysis & { linkPieces?: string[]; terms?: DocTerms };
 
 const nextTask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -12,7 +13,7 @@ const nextTask = () => new Promise<void>((resolve) => setImmediate(resolve));
  * The analysis back from its wire form: link pieces are parsed one per event-loop turn, so a
  * note with 200,000 links never holds the loop for longer than one piece.
  */
-export async function fromWire(w: WireAnalysis): Promise<MarkdownAnalysis> {
+export async function fromWire(w: WireAnalysis): Promise<MarkdownAnalysis & { terms?: DocTerms }> {
   const { linkPieces, ...a } = w;
   if (!linkPieces) return a;
   const links: LinkOccurrence[] = [];

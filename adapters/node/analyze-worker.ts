@@ -1,17 +1,22 @@
 import { parentPort } from 'node:worker_threads';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
 import type { MarkdownAnalysis } from '../../core/notes/markdown/types.ts';
+import { noteTerms } from '../../core/notes/search/note-terms.ts';
 import { LINKS_PER_PIECE, type WireAnalysis } from './analyze-wire.ts';
 
 /**
- * Worker side of the analyze pool: `{id, texts}` in, `{id, results}` out. A note with many
+ * Worker side of the analyze pool: `{id, texts, paths?}` in, `{id, results}` out (with paths, each
+ * result carries its search terms and no plain text). A note with many
  * links sends them as JSON pieces (`linkPieces`) instead of objects: a structured clone of
  * 200,000 link objects is read back in one piece on the main thread (hundreds of ms), while
  * strings are copied whole and parsed there a piece at a time, yielding between pieces.
  */
-parentPort?.on('message', (msg: { id: number; texts: string[] }) => {
-  const results = msg.texts.map((t): WireAnalysis => {
-    const a: MarkdownAnalysis = analyzeNote(t);
+parentPort?.on('message', (msg: { id: number; texts: string[]; paths?: string[] }) => {
+  const results = msg.texts.map((t, i): WireAnalysis => {
+    let a: WireAnalysis = analyzeNote(t);
+    // A load (paths given): the search terms are made here, and the plain text stays here (issue 33).
+    const path = msg.paths?.[i];
+    if (path !== undefined) a = { ...a, terms: noteTerms(path, a, t), text: '' };
     if (a.links.length <= LINKS_PER_PIECE) return a;
     const linkPieces: string[] = [];
     for (let i = 0; i < a.links.length; i += LINKS_PER_PIECE)

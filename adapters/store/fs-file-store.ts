@@ -41,6 +41,8 @@ export function fsFileStore(opts: { dir: string }): FileStore {
   };
 
   return {
+    // The note store's one walk names the same folder (its realpath), so a start lists these files there.
+    vault: root,
     async stat(path) {
       const f = await fileAt(path);
       return f ? toInfo(path, f.st) : null;

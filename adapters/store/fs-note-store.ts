@@ -22,7 +22,7 @@ import {
   tempsInFlight,
   writeAtomic,
 } from './fs-safe.ts';
-import { watchVault } from './fs-watch.ts';
+import { type VaultWatchSet, vaultWatchSet, watchVault } from './fs-watch.ts';
 
 const isNote = (name: string) => name.toLowerCase().endsWith('.md') && !name.startsWith('.');
 const code = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
@@ -79,11 +79,24 @@ export function fsNoteStore(opts: {
     mtimeMs: st.mtimeMs,
   });
 
-  const walk = async (onFile: (rel: string, abs: string) => Promise<void>, onDir: (rel: string) => void) => {
+  const canWatch = opts.watch !== false;
+  const toRel = (abs: string) => relative(root, abs).split(sep).join('/');
+  /** The watch a `listAll({ watch: true })` armed, until `watch` adopts it. */
+  let armed: VaultWatchSet | null = null;
+  let watching = false;
+
+  /**
+   * The one walk (issue 33): notes, the other files when `files`, folders; with `arm`, each folder
+   * is watched before it is read. Folders are read synchronously, with a yield every few ms (as
+   * the stats below): one promise per folder cost several times the CPU of the read itself. It
+   * yields once before the first read too, so a caller listing in a loop never starves the event
+   * loop.
+   */
+  const walk = async (want: { files: boolean }, arm: VaultWatchSet | null) => {
+    const notes: [string, string][] = [];
+    const files: [string, string][] = [];
+    const folders: string[] = [];
     const stack = [''];
-    // Folders are read synchronously, with a yield every few ms (as the stats in `list`): one
-    // promise per folder cost several times the CPU of the read itself. It yields once before the
-    // first read too, so a caller listing in a loop never starves the event loop.
     let slice = Number.NEGATIVE_INFINITY;
     while (stack.length) {
       const rel = stack.pop()!;
@@ -91,32 +104,66 @@ export function fsNoteStore(opts: {
         await new Promise<void>((resolve) => setImmediate(resolve));
         slice = performance.now();
       }
+      const dir = rel ? join(root, rel) : root;
+      // Watched before it is read, so nothing created in between is missed.
+      arm?.arm(dir);
       let dirents: import('node:fs').Dirent[];
       try {
-        dirents = readdirSync(join(root, rel), { withFileTypes: true });
+        dirents = readdirSync(dir, { withFileTypes: true });
       } catch {
         continue;
       }
       for (const d of dirents) {
-        const childRel = rel ? `${rel}/${d.name}` : d.name;
-        const abs = join(root, childRel);
-        if (d.name.startsWith(TEMP_PREFIX)) {
-          // Left behind by a crash mid-write: the target still holds its old content.
-          if (!tempsInFlight.has(abs)) await rm(abs, { force: true }).catch(() => {});
+        const name = d.name;
+        if (name.charCodeAt(0) === 46 /* . */) {
+          if (name.startsWith(TEMP_PREFIX)) {
+            // Left behind by a crash mid-write: the target still holds its old content.
+            const abs = join(dir, name);
+            if (!tempsInFlight.has(abs)) await rm(abs, { force: true }).catch(() => {});
+          }
           continue;
         }
-        if (d.name.startsWith('.') || d.name.includes('\\')) continue;
+        if (name.includes('\\')) continue;
+        const childRel = rel ? `${rel}/${name}` : name;
         if (d.isDirectory()) {
-          onDir(childRel);
+          folders.push(childRel);
           stack.push(childRel);
-        } else if (d.isFile() && isNote(d.name)) {
-          await onFile(childRel, abs);
-        } else if (d.isSymbolicLink() && isNote(d.name)) {
+          continue;
+        }
+        const note = isNote(name);
+        if (!note && !want.files) continue;
+        if (d.isFile()) (note ? notes : files).push([childRel, join(dir, name)]);
+        else if (d.isSymbolicLink()) {
+          const abs = join(dir, name);
           const real = await realpath(abs).catch(() => null);
-          if (real && isInside(root, real)) await onFile(childRel, abs);
+          if (real && isInside(root, real)) (note ? notes : files).push([childRel, abs]);
         }
       }
     }
+    return { notes, files, folders };
+  };
+
+  /**
+   * Stats run synchronously in slices of a few ms with a yield between them: at 10,000 notes
+   * that is about 30 ms of CPU, where one promise per stat through the thread pool cost 80 to
+   * 180 ms (and more wall time). A stat that hangs (a stalled network mount) blocks meanwhile.
+   */
+  const statAll = async (found: [string, string][]): Promise<FileInfo[]> => {
+    const out: FileInfo[] = [];
+    let slice = performance.now();
+    for (const [rel, abs] of found) {
+      try {
+        const st = statSync(abs, { throwIfNoEntry: false });
+        if (st?.isFile()) out.push(toInfo(rel, st));
+      } catch {
+        // Unreadable or gone meanwhile: not listed, as before.
+      }
+      if (performance.now() - slice > 4) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
+    }
+    return out;
   };
 
   const store: NoteStore = {
@@ -206,44 +253,38 @@ export function fsNoteStore(opts: {
       }
     },
     async list() {
-      const found: [string, string][] = [];
-      await walk(
-        async (rel, abs) => {
-          found.push([rel, abs]);
-        },
-        () => {},
-      );
-      // Stats run synchronously in slices of a few ms with a yield between them: at 10,000 notes
-      // that is about 30 ms of CPU, where one promise per stat through the thread pool cost 80 to
-      // 180 ms (and more wall time). A stat that hangs (a stalled network mount) blocks meanwhile.
-      const out: FileInfo[] = [];
-      let slice = performance.now();
-      for (const [rel, abs] of found) {
-        try {
-          const st = statSync(abs, { throwIfNoEntry: false });
-          if (st?.isFile()) out.push(toInfo(rel, st));
-        } catch {
-          // Unreadable or gone meanwhile: not listed, as before.
-        }
-        if (performance.now() - slice > 4) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          slice = performance.now();
-        }
-      }
-      return out;
+      return statAll((await walk({ files: false }, null)).notes);
     },
     async listFolders() {
-      const out: string[] = [];
-      await walk(
-        async () => {},
-        (rel) => out.push(rel),
-      );
-      return out;
+      return (await walk({ files: false }, null)).folders;
+    },
+    async listAll(o) {
+      // Armed once before the watch starts (a second listing before it re-arms the same set, so
+      // folders created meanwhile are covered too); never while a watch runs.
+      if (o?.watch && canWatch && !watching) armed ??= vaultWatchSet(opts.debounceMs ?? 100, toRel);
+      const arm = o?.watch && canWatch && !watching ? armed : null;
+      const found = await walk({ files: true }, arm);
+      const notes = await statAll(found.notes);
+      const files = await statAll(found.files);
+      return { notes, files, folders: found.folders, watched: arm !== null, vault: root };
     },
   };
-  if (opts.watch !== false) {
-    store.watch = (onChanges: (changes: StoreChange[]) => void) =>
-      watchVault(root, onChanges, opts.debounceMs ?? 100, (abs) => relative(root, abs).split(sep).join('/'));
+  if (canWatch) {
+    store.watch = async (onChanges: (changes: StoreChange[]) => void) => {
+      const set = armed;
+      armed = null;
+      watching = true;
+      const stop = set
+        ? set.start(onChanges, true)
+        : await watchVault(root, onChanges, opts.debounceMs ?? 100, toRel);
+      return Object.assign(
+        async () => {
+          watching = false;
+          await stop();
+        },
+        { sinceListing: stop.sinceListing },
+      );
+    };
   }
   return store;
 }

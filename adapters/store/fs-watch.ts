@@ -1,7 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import type { StoreChange } from '../../core/ports.ts';
+import type { StopWatching, StoreChange } from '../../core/ports.ts';
 
 /**
  * Watches a vault folder and reports changes of notes and other files (attachments) in batches,
@@ -22,7 +22,18 @@ export function watchVault(
   onChanges: (changes: StoreChange[]) => void,
   debounceMs: number,
   toRel: (abs: string) => string,
-): Promise<() => Promise<void>> {
+): Promise<StopWatching> {
+  const set = vaultWatchSet(debounceMs, toRel);
+  return set.walk(root).then(() => set.start(onChanges, false));
+}
+
+/**
+ * The watches of one vault, armed folder by folder by whoever walks it (issue 33: the store's one
+ * walk arms each folder before reading it, so nothing created meanwhile is missed) and started
+ * later: changes seen before `start` wait in the batch and are reported by it.
+ */
+export function vaultWatchSet(debounceMs: number, toRel: (abs: string) => string) {
+  let onChanges: ((changes: StoreChange[]) => void) | null = null;
   const pending = new Map<string, StoreChange['kind']>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
@@ -31,13 +42,13 @@ export function watchVault(
     timer = undefined;
     const batch = [...pending].map(([path, kind]) => ({ path, kind }));
     pending.clear();
-    if (batch.length && !stopped) onChanges(batch);
+    if (batch.length && !stopped) onChanges?.(batch);
   };
   const push = (abs: string, kind: StoreChange['kind']) => {
     const rel = toRel(abs);
     if (!rel || rel.startsWith('..') || rel.split('/').some((s) => s.startsWith('.'))) return;
     pending.set(rel, kind);
-    timer ??= setTimeout(flush, debounceMs);
+    if (onChanges) timer ??= setTimeout(flush, debounceMs);
   };
 
   const unwatch = (dir: string) => {
@@ -49,19 +60,25 @@ export function watchVault(
     }
   };
 
-  /** Watches `dir` and the folders below it; with `report`, reports the notes found (a new folder). */
-  const add = async (dir: string, report: boolean): Promise<void> => {
-    if (stopped || watchers.has(dir)) return;
+  /** Starts watching the folder `dir` (not below it); false when it is watched already or cannot be. */
+  const arm = (dir: string): boolean => {
+    if (stopped || watchers.has(dir)) return false;
     let w: FSWatcher;
     try {
       w = watch(dir, { persistent: false }, (_event, name) => {
         if (typeof name === 'string' && name) void seen(join(dir, name));
       });
     } catch {
-      return;
+      return false;
     }
     w.on('error', () => unwatch(dir));
     watchers.set(dir, w);
+    return true;
+  };
+
+  /** Watches `dir` and the folders below it; with `report`, reports the notes found (a new folder). */
+  const add = async (dir: string, report: boolean): Promise<void> => {
+    if (!arm(dir)) return;
     // Read after the watch began, so nothing created in between is missed.
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
@@ -96,5 +113,25 @@ export function watchVault(
     for (const w of watchers.values()) w.close();
     watchers.clear();
   };
-  return add(root, false).then(() => stop);
+  return {
+    /** Arms `dir` alone (the caller reads it next and arms the folders it finds). */
+    arm,
+    /** Arms `dir` and every folder below it, reading each (a start without a walk to share). */
+    walk: (dir: string) => add(dir, false),
+    /**
+     * Reports changes from now on, and those seen since the folders were armed, to `onChanges`.
+     * `sinceListing`: the folders were armed by the listing walk (no gap to reconcile).
+     */
+    start(fn: (changes: StoreChange[]) => void, sinceListing: boolean): StopWatching {
+      onChanges = fn;
+      if (pending.size) timer ??= setTimeout(flush, debounceMs);
+      return Object.assign(stop, { sinceListing });
+    },
+    stop,
+    get started(): boolean {
+      return onChanges !== null;
+    },
+  };
 }
+
+export type VaultWatchSet = ReturnType<typeof vaultWatchSet>;

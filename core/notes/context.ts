@@ -11,6 +11,7 @@ import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/types.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
+import type { DocTerms } from './search.ts';
 
 /** A whole note as `GET /notes/:path` returns it. */
 export interface Note extends NoteSummary {
@@ -26,8 +27,16 @@ export type NoteEvent =
   | { type: 'created' | 'updated' | 'deleted' | 'restored'; path: string; external: boolean }
   | { type: 'moved'; path: string; from: string; external: boolean };
 
-/** Parses many notes at once; lets a runtime spread the work over threads. */
-export type BatchAnalyzer = (texts: string[]) => Promise<MarkdownAnalysis[]>;
+/**
+ * Parses many notes at once; lets a runtime spread the work over threads. With `paths` (one per
+ * text: a load), an analyzer may also give each note's search terms (`noteTerms`, computed beside
+ * the parse) and then leave `text` empty: the load's main thread neither tokenizes the vault nor
+ * receives its plain text back (issue 33).
+ */
+export type BatchAnalyzer = (
+  texts: string[],
+  paths?: string[],
+) => Promise<(MarkdownAnalysis & { terms?: DocTerms })[]>;
 
 export interface NoteServiceDeps {
   store: NoteStore;
@@ -45,7 +54,7 @@ export interface NoteServiceDeps {
    * The vault's other files (attachments): listed at load (and by `reconcile`) so that links and
    * embeds to them resolve. Without it, links to files stay unresolved until `filesChanged`.
    */
-  files?: Pick<FileStore, 'list' | 'stat'> & Partial<Pick<FileStore, 'read'>>;
+  files?: Pick<FileStore, 'list' | 'stat'> & Partial<Pick<FileStore, 'read' | 'vault'>>;
   /** Where every change keeps the version before it, and deleted notes go (issue 30). */
   history?: History;
 }
@@ -69,6 +78,9 @@ function retryAfterSeconds(status: IndexStatus, elapsedMs: number): number {
   const perMs = status.done / elapsedMs;
   return Math.min(30, Math.max(1, Math.ceil((status.total - status.done) / perMs / 1000)));
 }
+
+/** Parses on the caller's thread (no search terms: the load makes them from the plain text). */
+const inPlace: BatchAnalyzer = async (texts) => texts.map((t) => analyzeNote(t));
 
 /** Builds the shared state of one note service. */
 export function createNoteContext(deps: NoteServiceDeps) {
@@ -95,7 +107,7 @@ export function createNoteContext(deps: NoteServiceDeps) {
     history: deps.history,
     /** Who the write being started is for (set around the call by `withActor`, read at its entry). */
     actor: 'api',
-    analyzeBatch: deps.analyze ?? (async (texts: string[]) => texts.map((t) => analyzeNote(t))),
+    analyzeBatch: deps.analyze ?? inPlace,
     mutex: createMutex(),
     index: createNoteIndex(),
     status: { state: 'idle', done: 0, total: 0 } as IndexStatus,

@@ -1,4 +1,5 @@
 import { basename, dirname, joinRelative, stem } from '../paths.ts';
+import { intern } from './intern.ts';
 import type { LinkKind } from './markdown/types.ts';
 
 /** A link as the index keeps it: what was written, plus where it points now. */
@@ -88,9 +89,10 @@ export function distinctLinks(links: readonly LinkRef[]): LinkRef[] {
   for (const l of links) {
     if (!l.target || seen.has(l.target)) continue;
     seen.add(l.target);
-    const ref: LinkRef = { target: l.target, kind: l.kind };
-    if (l.heading !== undefined) ref.heading = l.heading;
-    if (l.alias !== undefined) ref.alias = l.alias;
+    // Targets and kinds repeat across notes: one copy each (core/notes/intern.ts).
+    const ref: LinkRef = { target: intern(l.target), kind: intern(l.kind) as LinkRef['kind'] };
+    if (l.heading !== undefined) ref.heading = intern(l.heading);
+    if (l.alias !== undefined) ref.alias = intern(l.alias);
     out.push(ref);
   }
   return out;

@@ -15,6 +15,7 @@ import {
 } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
 import { noteTitle } from './title.ts';
+import { listForLoad, listForReconcile } from './vault-listing.ts';
 
 /** The snapshot of the index (layout in note-index.ts). */
 export const CACHE_KEY = 'index-cache.json';
@@ -31,22 +32,21 @@ const BATCH = 128;
 export function loadVault(
   ctx: NoteContext,
   onProgress?: (done: number, total: number) => void,
+  opts: { watch?: boolean } = {},
 ): Promise<void> {
   const { store, state, logger, clock } = ctx;
   return ctx.mutex.run(async () => {
     await ctx.saving;
-    // The vault's other files are listed alongside the notes (a second walk, in parallel).
-    const attachments = ctx.files?.list().catch((err: unknown) => {
-      logger?.warn('could not list the vault files; links to them stay unresolved until the reconcile', {
-        error: err instanceof Error ? err.message : String(err),
-      });
-      return [];
-    });
-    const [snapshot, journal] = state
-      ? await Promise.all([state.get(CACHE_KEY), state.append ? state.get(JOURNAL_KEY) : null])
-      : [null, null];
+    // One walk for notes, folders and the vault's other files where the store can (issue 33),
+    // beside the cache's read.
+    const [listing, [snapshot, journal]] = await Promise.all([
+      listForLoad(store, ctx.files, logger, opts),
+      state
+        ? Promise.all([state.get(CACHE_KEY), state.append ? state.get(JOURNAL_KEY) : null])
+        : Promise.resolve([null, null] as const),
+    ]);
     const cache = parseIndexCache(snapshot, journal);
-    const [listed, folders] = await Promise.all([store.list(), store.listFolders()]);
+    const { notes: listed, folders, files: attachments } = listing;
     const files = listed.filter((f) => {
       try {
         validateNotePath(f.path);
@@ -76,7 +76,7 @@ export function loadVault(
     // The vault's other files first, so that links to them resolve in the one pass below.
     if (attachments)
       index.files(
-        (await attachments).map((f) => f.path),
+        attachments.map((f) => f.path),
         [],
       );
     const loaded: IndexEntry[] = [];
@@ -102,12 +102,20 @@ export function loadVault(
         const texts = bytes.map(decode);
         const [sums, analyses] = await Promise.all([
           Promise.all(bytes.map((b) => sha256Hex(b))),
-          ctx.analyzeBatch(texts),
+          // With the paths, a threaded analyzer gives the search terms too (issue 33).
+          ctx.analyzeBatch(
+            texts,
+            toParse.map((t) => t.info.path),
+          ),
         ]);
         for (const [j, t] of toParse.entries()) {
           const a = analyses[j]!;
           const entry = toEntry(t.info.path, t.info, sums[j]!, a, t.firstSeen);
-          index.search.put(searchDocOf(entry, noteTitle(entry.path, entry.titleExplicit), a.text, texts[j]));
+          if (a.terms) index.search.putTerms(entry.path, a.terms);
+          else
+            index.search.put(
+              searchDocOf(entry, noteTitle(entry.path, entry.titleExplicit), a.text, texts[j]),
+            );
           index.markChanged(entry.path);
           loaded.push(entry);
         }
@@ -305,7 +313,9 @@ export function applyExternalChanges(ctx: NoteContext, changes: StoreChange[]): 
  */
 export async function reconcile(ctx: NoteContext): Promise<number> {
   if (ctx.status.state !== 'ready') return 0;
-  const files = await ctx.store.list();
+  // One walk for notes and other files where the store can (issue 33).
+  const listed = await listForReconcile(ctx.store, ctx.files);
+  const files = listed.notes;
   const seen = new Set<string>();
   const changes: StoreChange[] = [];
   for (const f of files) {
@@ -314,9 +324,9 @@ export async function reconcile(ctx: NoteContext): Promise<number> {
     if (!e || e.size !== f.size || e.mtimeMs !== f.mtimeMs) changes.push({ path: f.path, kind: 'changed' });
   }
   for (const p of ctx.index.entries.keys()) if (!seen.has(p)) changes.push({ path: p, kind: 'removed' });
-  if (ctx.files) {
+  if (listed.files) {
     const present = new Set<string>();
-    for (const f of await ctx.files.list()) {
+    for (const f of listed.files) {
       present.add(f.path);
       if (!ctx.index.graph.hasFile(f.path)) changes.push({ path: f.path, kind: 'changed' });
     }

@@ -504,6 +504,11 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       remove(doc.path);
       addTerms(doc.path, docTerms(doc));
     },
+    /** Adds or replaces one note by its terms as `docTerms` gives them (computed elsewhere, e.g. a thread). */
+    putTerms(path: string, terms: DocTerms): void {
+      remove(path);
+      addTerms(path, terms);
+    },
     /** Removes one note; no error when absent. */
     remove,
     has(path: string): boolean {
@@ -541,6 +546,18 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
         }
         yield;
       }
+    },
+    /**
+     * Estimated bytes the index holds (issue 33, `health`): its doc table, and per term the map
+     * slot, the word, the list object and its buffer (on the heap while small, off it once grown).
+     * Work proportional to the terms.
+     */
+    approxBytes(): number {
+      let n = docs.paths.length * 8 + docs.len.byteLength + docs.tlen.byteLength + docs.depth.byteLength;
+      n += ids.size * 40;
+      for (const [term, list] of postings)
+        n += 112 + term.length + (list.b.length <= 64 ? 64 : 160 + list.b.length);
+      return n;
     },
     /** Starts (or stops) recording the words of changed notes for the journal. */
     track(on: boolean): void {

@@ -33,6 +33,8 @@ export function createNoteService(deps: NoteServiceDeps) {
   return {
     /** Indexing state, for health. O(1): the byte total is kept up to date by every change. */
     status: () => ({ ...ctx.status, notes: ctx.index.entries.size, bytes: ctx.index.bytes }),
+    /** The index's own bytes, estimated (issue 33): kept for 30 s while the index changes. */
+    memory: () => ctx.index.memory(ctx.clock.now()),
 
     /**
      * The indexed summary of the note at `path`, without touching the disk (an invalid path is
@@ -89,9 +91,13 @@ export function createNoteService(deps: NoteServiceDeps) {
      */
     // The history's index first (issue 30): every runtime loads the vault through here (the
     // lifecycle calls this, not the core's load), and a write must find the versions kept before.
-    load: async (onProgress?: (done: number, total: number) => void): Promise<void> => {
+    // `watch`: the caller watches the store next (the lifecycle), so the load's walk arms it.
+    load: async (
+      onProgress?: (done: number, total: number) => void,
+      opts?: { watch?: boolean },
+    ): Promise<void> => {
       await ctx.history?.load();
-      await loadVault(ctx, onProgress);
+      await loadVault(ctx, onProgress, opts);
     },
 
     /** Waits for every write already started to finish. */

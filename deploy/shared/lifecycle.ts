@@ -6,7 +6,7 @@
  * the same steps driven by its Durable Object alarm. Runtime-neutral: no `node:*` import.
  */
 import type { NoteService } from '../../core/notes/service.ts';
-import type { Logger, NoteStore } from '../../core/ports.ts';
+import type { Logger, NoteStore, StopWatching } from '../../core/ports.ts';
 
 /** The steps of a stop, in the order they run (a test records them). */
 export const STOP_ORDER = [
@@ -79,20 +79,26 @@ export function startLifecycle(parts: LifecycleParts): Lifecycle {
   const { notes, logger } = parts;
   const doors: Door[] = [];
   const finals: (() => Promise<unknown>)[] = [];
-  // The watcher starts once the index is ready (its first walk of the vault would compete with
-  // indexing for the main thread); one reconcile after it is up closes the gap between them.
-  let watching: Promise<() => Promise<void>> | undefined;
+  // The watcher starts once the index is ready; the load's walk armed it (a store with `listAll`),
+  // so it reads no folder again and reports what changed meanwhile. A watcher that had to walk on
+  // its own (another store) is followed by one reconcile, which closes the gap between them.
+  let watching: Promise<StopWatching> | undefined;
   const started = performance.now();
   let lastLog = 0;
+  // The load's walk of the vault arms the watch (issue 33), which is adopted below without a
+  // second walk; it reports every change since that walk, so no reconcile is needed after it.
   const ready = notes
-    .load((done, total) => {
-      const now = performance.now();
-      if (now - lastLog > 1000 || done === total) {
-        lastLog = now;
-        const rate = Math.round(done / ((now - started) / 1000));
-        logger.info('indexing', { done, total, notesPerSecond: rate });
-      }
-    })
+    .load(
+      (done, total) => {
+        const now = performance.now();
+        if (now - lastLog > 1000 || done === total) {
+          lastLog = now;
+          const rate = Math.round(done / ((now - started) / 1000));
+          logger.info('indexing', { done, total, notesPerSecond: rate });
+        }
+      },
+      { watch: parts.store.watch !== undefined },
+    )
     .then(async () => {
       logger.info('index ready', {
         notes: notes.status().notes,
@@ -101,7 +107,7 @@ export function startLifecycle(parts: LifecycleParts): Lifecycle {
       await parts.afterIndex?.();
       await notes.saveCache();
       watching = parts.store.watch?.((changes) => void notes.applyExternalChanges(changes));
-      void watching?.then(() => notes.reconcile());
+      void watching?.then((stop) => (stop.sinceListing ? 0 : notes.reconcile()));
       await parts.app.semantic?.start();
     });
   ready.catch((err) => logger.error('indexing failed', { error: String(err) }));

@@ -265,6 +265,21 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         await store.remove('a/b/c/n.md');
         expect((await store.listFolders()).sort()).toEqual(['a', 'a/b', 'a/b/c', 'x']);
       });
+
+      test('listAll (an optional capability, issue 33) answers what list and listFolders answer, in one walk', async () => {
+        if (!store.listAll) return;
+        await store.write('a/b/n.md', enc('n'));
+        await store.write('top.md', enc('t'));
+        await store.write('x/y/z/deep.md', enc('d'));
+        await store.remove('x/y/z/deep.md');
+        const all = await store.listAll();
+        const byPath = (l: FileInfo[]) => [...l].sort((a, b) => (a.path < b.path ? -1 : 1));
+        expect(byPath(all.notes)).toEqual(byPath(await store.list()));
+        expect([...all.folders].sort()).toEqual((await store.listFolders()).sort());
+        // No note is listed as another file.
+        expect(all.files.filter((f) => f.path.toLowerCase().endsWith('.md'))).toEqual([]);
+        expect(all.watched).toBe(false);
+      });
     });
 
     describe('concurrency', () => {

@@ -120,6 +120,16 @@ export const Health = v.object({
     state: v.string(),
     done: v.pipe(v.number(), v.integer()),
     total: v.pipe(v.number(), v.integer()),
+    /** The index's own bytes, estimated (issue 33): note table, link graph, search index, cached summaries. */
+    bytes: v.optional(
+      v.object({
+        notes: v.pipe(v.number(), v.integer(), v.minValue(0)),
+        links: v.pipe(v.number(), v.integer(), v.minValue(0)),
+        search: v.pipe(v.number(), v.integer(), v.minValue(0)),
+        summaries: v.pipe(v.number(), v.integer(), v.minValue(0)),
+        total: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      }),
+    ),
   }),
   /** Semantic search: `off`, or the background embedding's progress in passages. */
   embeddings: v.union([

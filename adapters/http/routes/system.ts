@@ -22,16 +22,35 @@ export function createHealthBody(
   return () => {
     const s = deps.notes.status();
     const up = Math.round((deps.clock.now() - startedAt) / 1000);
+    // The index's own bytes (issue 33), in whole KiB so the body is not encoded anew for every byte.
+    const m = s.state === 'ready' ? deps.notes.memory?.() : undefined;
+    const kib = (n: number) => Math.round(n / 1024) * 1024;
     const e = deps.semantic?.status();
     const h = deps.notes.history?.stats();
-    const key = `${up}|${s.state}|${s.notes}|${s.done}|${s.total}|${e ? `${e.state}|${e.done}|${e.total}` : ''}|${h ? `${h.bytes}|${h.versions}|${h.trash}` : ''}`;
+    const key = `${up}|${s.state}|${s.notes}|${s.done}|${s.total}|${e ? `${e.state}|${e.done}|${e.total}` : ''}|${h ? `${h.bytes}|${h.versions}|${h.trash}` : ''}|${m ? kib(m.total) : ''}`;
     if (health.key !== key) {
       const data = {
         status: s.state === 'ready' ? 'ok' : 'starting',
         version: deps.version,
         uptimeSeconds: up,
         notes: s.notes,
-        index: { state: s.state, done: s.done, total: s.total },
+        index: {
+          state: s.state,
+          done: s.done,
+          total: s.total,
+          // Estimated bytes of the index's own parts (optional: absent while indexing).
+          ...(m
+            ? {
+                bytes: {
+                  notes: kib(m.notes),
+                  links: kib(m.links),
+                  search: kib(m.search),
+                  summaries: kib(m.summaries),
+                  total: kib(m.total),
+                },
+              }
+            : {}),
+        },
         // Semantic search: off, or the background embedding's progress in passages. Health is
         // public: the provider's error text (its address) stays in the log.
         embeddings: e ? { state: e.state, done: e.done, total: e.total } : { state: 'off' },
