@@ -226,7 +226,7 @@ describe('one walk of the vault (issue 33)', () => {
       await until(
         'the deep edit',
         () => notes.list().items.find((n) => n.path === 'notes/deep/er/deep.md')?.links.length === 1,
-        { timeoutMs: 5_000 },
+        5_000,
       );
     } finally {
       await life.stop('test');
@@ -251,7 +251,7 @@ describe('one walk of the vault (issue 33)', () => {
       await until(
         'both changes',
         () => seen.includes('changed notes/deep/er/late.md') && seen.includes('removed notes/b.md'),
-        { timeoutMs: 5_000 },
+        5_000,
       );
     } finally {
       await stop();
