@@ -3,24 +3,14 @@ import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Logger } from '../core/ports.ts';
 import { errorBody, STATUS } from './envelope.ts';
+import { type LogRule, logRequest } from './frame.ts';
 
-/** One log line per request (method, path without query, status, ms, request id); never a secret. */
-export function accessLog(
-  logger: Logger,
-  opts: { path?: (path: string) => string; quiet?: (path: string, status: number) => boolean } = {},
-): MiddlewareHandler {
+/** One log line per request (http-kit/frame.ts `logRequest`, by `rule`); never a secret. */
+export function accessLog(logger: Logger, rule: LogRule = {}): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     await next();
-    const path = opts.path ? opts.path(c.req.path) : c.req.path;
-    const level = opts.quiet?.(path, c.res.status) ? 'debug' : 'info';
-    logger[level]('request', {
-      requestId: c.get('requestId'),
-      method: c.req.method,
-      path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
+    logRequest(logger, rule, c.get('requestId'), c.req.method, c.req.path, c.res.status, started);
   };
 }
 

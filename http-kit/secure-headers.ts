@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { baseToAdd } from './frame.ts';
 
 /** The headers every answer carries, server and relay (a handler's own values win). */
 export const SECURE_HEADERS: Readonly<Record<string, string>> = {
@@ -15,7 +16,7 @@ export const SECURE_HEADERS: Readonly<Record<string, string>> = {
 export function secureHeaders(): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    const missing = Object.entries(SECURE_HEADERS).filter(([name]) => !c.res.headers.has(name));
+    const missing = baseToAdd(SECURE_HEADERS, (n) => c.res.headers.get(n));
     if (missing.length === 0) return;
     try {
       for (const [name, value] of missing) c.res.headers.set(name, value);

@@ -5,6 +5,7 @@ import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { nodePinnedFetch } from '../../adapters/node/pinned-fetch.ts';
 import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
 import { stateFileModes } from '../../adapters/node/state-file-modes.ts';
+import { lastForwarded } from '../../http-kit/frame.ts';
 import {
   composeApp as composeShared,
   publicRelayUrl,
@@ -22,7 +23,7 @@ export const CLIENT_DIST_DIR = fileURLToPath(new URL('../../client-link/dist', i
 function nodeSocketAddress(c: Context): string | undefined {
   // Requests from the relay connector have no socket; the relay put the client in X-Forwarded-For.
   if ((c.env as { relayed?: boolean } | undefined)?.relayed) {
-    return c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() ?? 'relay';
+    return lastForwarded(c.req.header('x-forwarded-for')) ?? 'relay';
   }
   try {
     return getConnInfo(c).remote.address;

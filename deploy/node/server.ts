@@ -1,12 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHealthBody } from '../../adapters/http/routes/system.ts';
+import { serverHotBase } from '../../adapters/http/frame.ts';
+import { hotRoutesOf } from '../../adapters/http/hot.ts';
 import { analyzePool } from '../../adapters/node/analyze-pool.ts';
-import { healthLane } from '../../adapters/node/health-lane.ts';
 import { httpDrain } from '../../adapters/node/http-drain.ts';
 import { timeoutServerOptions } from '../../adapters/node/http-timeouts.ts';
 import { flushLogsSync, jsonLogger } from '../../adapters/node/logger.ts';
-import { readLane } from '../../adapters/node/read-lane.ts';
 import { fsFileStore } from '../../adapters/store/fs-file-store.ts';
 import { fsHistoryStore } from '../../adapters/store/fs-history-store.ts';
 import { fsNoteStore } from '../../adapters/store/fs-note-store.ts';
@@ -14,9 +13,10 @@ import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
 import type { Logger } from '../../core/ports.ts';
 import { errorBody } from '../../http-kit/envelope.ts';
+import { hotDispatcher } from '../../http-kit/node/dispatch.ts';
 import type { ServerConfig } from '../shared/config/index.ts';
 import { type StopStep, startLifecycle } from '../shared/lifecycle.ts';
-import { composeQuire, VERSION } from '../shared/quire.ts';
+import { composeQuire } from '../shared/quire.ts';
 import { nodeParts } from './compose.ts';
 import { linkRelay } from './relay-link.ts';
 
@@ -41,12 +41,17 @@ export interface RunningServer {
    * SHUTDOWN_GRACE_MS), then saves the index cache (the shared lifecycle's ordered stop).
    */
   stop(reason?: string): Promise<void>;
-  /** Requests the note read lane answered itself (adapters/node/read-lane.ts). */
+  /** The HTTP app behind the dispatcher (the HTTP-answer contract suite asks it directly). */
+  app: {
+    request: (input: string, init?: RequestInit) => Response | Promise<Response>;
+    fetch: (req: Request, env?: unknown) => Response | Promise<Response>;
+  };
+  /** Requests the hot routes answered on the Node dispatcher (adapters/http/hot.ts). */
   fastLaneAnswers(): number;
 }
 
 /**
- * The Node server: fs stores, analyzer threads, node:http with the health lane and a graceful
+ * The Node server: fs stores, analyzer threads, node:http with the hot-route dispatcher and a graceful
  * drain, relay pairing, and the shared lifecycle. Config in, a listening server out.
  */
 export async function startServer(
@@ -54,7 +59,7 @@ export async function startServer(
   opts: {
     logger?: Logger;
     onStopStep?: (step: StopStep) => void;
-    /** False: every request takes the app (tests compare the fast lanes' answers with it). */
+    /** False: every request takes the app (the HTTP-answer contract suite compares both). */
     fastLanes?: boolean;
   } = {},
 ): Promise<RunningServer> {
@@ -85,31 +90,11 @@ export async function startServer(
 
   // While shutting down, requests that were not in flight yet are refused (503, connection closed).
   let draining = () => false;
-  const clock = { now: () => Date.now() };
-  const health = {
-    body: createHealthBody({
-      notes: quire.core.notes,
-      version: VERSION,
-      clock,
-      semantic: quire.core.semantic,
-    }),
-    logger,
-    draining: () => draining(),
-  };
-  const reads = {
-    notes: quire.core.notes,
-    cache: quire.lane.noteCache,
-    authenticator: quire.lane.authenticator,
-    logger,
-    corsOrigins: config.corsOrigins,
-    stats: quire.lane.frameStats,
-    draining: () => draining(),
-    answered: { count: 0 },
-  };
+  const answered = { count: 0 };
   // The app's listener (@hono/node-server: web Request/Response over node:http) is loaded once the
   // server listens, not before: it extends the Request/Response globals, and touching them loads
   // Node's fetch implementation (undici), about a tenth of the start's CPU. Health and cached note
-  // reads never need it (adapters/node/health-lane.ts, adapters/node/read-lane.ts); a request for
+  // reads never need it (the hot routes, adapters/http/hot.ts); a request for
   // the app that comes in before it is loaded waits for it.
   let appListener: Listener | undefined;
   let loadingApp: Promise<Listener> | undefined;
@@ -134,7 +119,18 @@ export async function startServer(
   };
   const server = createServer(
     timeoutServerOptions(config.timeouts),
-    opts.fastLanes === false ? toApp : healthLane(readLane(toApp, reads), health),
+    opts.fastLanes === false
+      ? toApp
+      : hotDispatcher(toApp, {
+          routes: hotRoutesOf(app),
+          logger,
+          where: 'server',
+          base: serverHotBase(config.corsOrigins),
+          trustProxy: config.trustProxy,
+          draining: () => draining(),
+          stats: quire.lane.frameStats,
+          answered,
+        }),
   );
   const drain = httpDrain(server);
   draining = () => drain.draining;
@@ -175,6 +171,7 @@ export async function startServer(
     logger,
     ready: lifecycle.ready,
     stop: lifecycle.stop,
-    fastLaneAnswers: () => reads.answered.count,
+    app,
+    fastLaneAnswers: () => answered.count,
   };
 }

@@ -1,0 +1,210 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../../core/ports.ts';
+import { errorAnswer, logInternal } from '../envelope.ts';
+import {
+  type BaseHeaders,
+  baseToAdd,
+  clientAddressOf,
+  type FrameStats,
+  foldRepeats,
+  type LogRule,
+  logRequest,
+} from '../frame.ts';
+import { type HotRequest, type HotRoute, noBody, type PlainAnswer } from '../hot-route.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from '../request-id.ts';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * Request targets hot routes are offered: characters the WHATWG URL parser and @hono/node-server
+ * leave as they are in a path (and a query: `'` is encoded there, so not taken), so the path a
+ * hot route sees here is the one it sees inside the app. Anything else takes the app.
+ */
+const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/%?]*)?$/;
+/** A dot segment, also percent-encoded: the URL parser would resolve it. */
+const DOT_SEGMENT = /\/\.|%2e/i;
+/** Host headers @hono/node-server takes as they are (the test it makes in its url.ts; any other takes the app). */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+
+/** What a Node server's frame is made of: its hot routes and the frame's rules (http-kit/frame.ts). */
+export interface NodeFrame {
+  /** Asked in order; read on every request (a root may fill it once its app is made). */
+  routes: readonly HotRoute[];
+  logger: Logger;
+  /** Named in the 500 answer: "Something went wrong in the <where>". */
+  where: string;
+  /** The headers every answer carries unless it sets them (the app's frame computes the same). */
+  base: (id: string, req: HotRequest) => BaseHeaders;
+  log?: LogRule;
+  trustProxy: boolean;
+  draining: () => boolean;
+  stats?: FrameStats;
+  /** Counts the answers hot routes gave here (tests, benchmarks). */
+  answered?: { count: number };
+}
+
+/**
+ * The one node:http dispatcher of the note server and the relay: GET and HEAD without a body, on
+ * a plain target and Host, are offered to the hot routes in turn (http-kit/hot-route.ts); the
+ * first answer is written straight to the socket with the frame's rules applied once here: the
+ * request id, the base headers (security, CORS) where the answer lacks them, no body for HEAD,
+ * 204, 205 and 304, the error answer for anything a route throws, and the access-log line.
+ * Everything else (and every request while draining) goes to `next`, the app's listener.
+ */
+export function hotDispatcher(next: Listener, frame: NodeFrame): Listener {
+  const { routes, logger } = frame;
+  return (req, res) => {
+    const method = req.method;
+    const url = req.url;
+    const h = req.headers;
+    if (
+      (method !== 'GET' && method !== 'HEAD') ||
+      url === undefined ||
+      routes.length === 0 ||
+      h['content-length'] !== undefined ||
+      h['transfer-encoding'] !== undefined ||
+      h.host === undefined ||
+      !PLAIN_HOST.test(h.host) ||
+      !PLAIN_TARGET.test(url) ||
+      frame.draining()
+    )
+      return next(req, res);
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    if (DOT_SEGMENT.test(path)) return next(req, res);
+    const started = performance.now();
+    const hot = new NodeHotRequest(
+      req,
+      res,
+      method,
+      path,
+      q === -1 || q === url.length - 1 ? '' : url.slice(q),
+      frame.trustProxy,
+    );
+    let id: string | undefined;
+    const requestId = () => (id ??= requestIdOf(h['x-request-id']));
+
+    const send = (a: PlainAnswer, extra?: [string, string][]) => {
+      if (res.destroyed) return;
+      if (frame.stats) frame.stats.requests++;
+      if (frame.answered) frame.answered.count++;
+      const out = extra ? [...a.headers, ...extra] : a.headers.slice();
+      const get = (lower: string) => {
+        for (const [k, v] of out) if (k.toLowerCase() === lower) return v;
+        return null;
+      };
+      for (const [k, v] of baseToAdd(frame.base(requestId(), hot), get)) {
+        const lower = k.toLowerCase();
+        const at = out.findIndex(([n]) => n.toLowerCase() === lower);
+        if (at === -1) out.push([k, v]);
+        else out[at] = [k, v];
+      }
+      const body = noBody(method, a.status) ? null : a.body;
+      const flat: string[] = [];
+      for (const [k, v] of foldRepeats(out)) flat.push(k, v);
+      if (body) flat.push('Content-Length', String(body.byteLength));
+      res.writeHead(a.status, flat);
+      res.end(body ?? undefined);
+      logRequest(logger, frame.log, requestId(), method, loggedPath(path), a.status, started);
+    };
+    const fail = (err: unknown) => {
+      const e = errorAnswer(err, frame.where);
+      if (e.internal) logInternal(logger, requestId(), err);
+      if (res.headersSent) return void res.destroy();
+      const headers: [string, string][] = [
+        ['content-type', 'application/json'],
+        ...Object.entries(e.headers),
+      ];
+      const body = new TextEncoder().encode(JSON.stringify(e.body));
+      try {
+        send({ status: e.status, headers, body }, [[REQUEST_ID_HEADER, requestId()]]);
+      } catch (again) {
+        logInternal(logger, requestId(), again);
+        res.destroy();
+      }
+    };
+    const answer = (a: PlainAnswer) => {
+      try {
+        send(a);
+      } catch (err) {
+        // A header value no HTTP message can carry, say: a 500 like the app's, never a crash.
+        fail(err);
+      }
+    };
+    let i = 0;
+    const step = (): void => {
+      while (i < routes.length) {
+        let a: ReturnType<HotRoute>;
+        try {
+          a = routes[i++]!(hot);
+        } catch (err) {
+          fail(err);
+          return;
+        }
+        if (a === null) continue;
+        if (a instanceof Promise) {
+          a.then((x) => (x === null ? step() : answer(x)), fail);
+          return;
+        }
+        answer(a);
+        return;
+      }
+      next(req, res);
+    };
+    step();
+  };
+}
+
+/** The path the access log shows: decoded as Hono's `c.req.path` is (a malformed escape stays). */
+function loggedPath(path: string): string {
+  if (!path.includes('%')) return path;
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
+/** A HotRequest over node:http's request, every part read only when a route asks. */
+class NodeHotRequest implements HotRequest {
+  #gone: AbortController | undefined;
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    readonly method: 'GET' | 'HEAD',
+    readonly path: string,
+    readonly search: string,
+    private readonly trustProxy: boolean,
+  ) {}
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  headerPairs(): [string, string][] {
+    const raw = this.req.rawHeaders;
+    const pairs: [string, string][] = [];
+    for (let i = 0; i < raw.length; i += 2) pairs.push([raw[i]!.toLowerCase(), raw[i + 1]!.trim()]);
+    return foldRepeats(pairs);
+  }
+
+  address(): string | undefined {
+    return clientAddressOf(
+      this.trustProxy,
+      this.header('x-forwarded-for'),
+      () => this.req.socket.remoteAddress,
+    );
+  }
+
+  signal(): AbortSignal {
+    if (!this.#gone) {
+      const gone = new AbortController();
+      this.#gone = gone;
+      this.res.once('close', () => {
+        if (!this.res.writableFinished) gone.abort();
+      });
+    }
+    return this.#gone.signal;
+  }
+}
