@@ -24,8 +24,11 @@ export function allowedOrigin(origins: readonly string[] | undefined, origin: st
  * The CORS headers of an answer to a request from `origin` (not a preflight): the allowed origin
  * when it is on the list, the exposed headers, `Vary: Origin`.
  */
-export function corsHeaders(origins: readonly string[] | undefined, origin: string): Record<string, string> {
-  const out: Record<string, string> = {};
+export function corsHeaders(
+  origins: readonly string[] | undefined,
+  origin: string,
+  out: Record<string, string> = {},
+): Record<string, string> {
   if (allowedOrigin(origins, origin)) out['Access-Control-Allow-Origin'] = origin;
   out['Access-Control-Expose-Headers'] = EXPOSE;
   out.Vary = 'Origin';

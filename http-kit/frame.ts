@@ -28,7 +28,7 @@ export function serverBaseHeaders(
   origins: readonly string[] | undefined,
 ): BaseHeaders {
   const base: BaseHeaders = { ...SECURE_HEADERS, [REQUEST_ID_HEADER]: id };
-  return origin ? Object.assign(base, corsHeaders(origins, origin)) : base;
+  return origin ? corsHeaders(origins, origin, base) : base;
 }
 
 /** True for a path whose answers carry the CORS headers (with a non-empty allowlist). */
@@ -122,27 +122,43 @@ export function lastForwarded(forwardedFor: string | undefined): string | undefi
 }
 
 /**
- * Header lines as a web Headers object holds them: a repeated name (any case) once, its values
- * joined with `, ` in order, at the place of its first line; `set-cookie` lines stay apart. `pairs`
- * is returned as it is when no name repeats (the usual case).
+ * Header lines as a web Headers object holds them, into a flat `[name, value, ...]` list: a
+ * repeated name (any case) once, its values joined with `, ` in order, at the place of its first
+ * line; `set-cookie` lines stay apart. `at` maps each lower-case name to its value's index in
+ * `flat` (pass the same map and list to add more lines, or to look one up).
  */
-export function foldRepeats(pairs: [string, string][]): [string, string][] {
-  let repeats = false;
-  const names = pairs.map(([k]) => k.toLowerCase());
-  for (let i = 1; i < names.length && !repeats; i++)
-    if (names[i] !== 'set-cookie' && names.indexOf(names[i]!) < i) repeats = true;
-  if (!repeats) return pairs;
-  const at = new Map<string, [string, string]>();
-  const out: [string, string][] = [];
-  pairs.forEach(([, v], i) => {
-    const name = names[i]!;
-    const prev = name === 'set-cookie' ? undefined : at.get(name);
-    if (prev) prev[1] = `${prev[1]}, ${v}`;
+export function foldInto(
+  pairs: readonly (readonly [string, string])[],
+  flat: string[],
+  at: Map<string, number>,
+  lowerNames = false,
+): void {
+  for (const [k, v] of pairs) {
+    const name = k.toLowerCase();
+    const i = name === 'set-cookie' ? undefined : at.get(name);
+    if (i !== undefined) flat[i] = `${flat[i]}, ${v}`;
     else {
-      const pair: [string, string] = [name, v];
-      at.set(name, pair);
-      out.push(pair);
+      at.set(name, flat.length + 1);
+      flat.push(lowerNames ? name : k, v);
     }
-  });
-  return out;
+  }
+}
+
+/**
+ * The header lines of an answer as they go out: its own, folded (`foldInto`), then the base
+ * headers it lacks (`baseToAdd`).
+ */
+export function answerHeaderLines(own: readonly (readonly [string, string])[], base: BaseHeaders): string[] {
+  const flat: string[] = [];
+  const at = new Map<string, number>();
+  foldInto(own, flat, at);
+  for (const [k, v] of baseToAdd(base, (lower) => {
+    const i = at.get(lower);
+    return i === undefined ? null : flat[i]!;
+  })) {
+    const i = at.get(k.toLowerCase());
+    if (i !== undefined) flat[i] = v;
+    else flat.push(k, v);
+  }
+  return flat;
 }

@@ -58,8 +58,13 @@ export function mountHot(
 ): MiddlewareHandler {
   const respond =
     opts.respond ??
-    ((_c, status, headers, body) =>
-      new Response(body as Uint8Array<ArrayBuffer> | null, { status, headers }));
+    ((_c, status, headers, body) => {
+      // Headers checked here (a value no HTTP message can carry throws now, into the app's error
+      // answer), not later when a runtime's lazy Response is first read.
+      const h = new Headers();
+      for (const [k, v] of headers) h.append(k, v);
+      return new Response(body as Uint8Array<ArrayBuffer> | null, { status, headers: h });
+    });
   return async (c, next) => {
     const method = c.req.method;
     if ((method !== 'GET' && method !== 'HEAD') || c.req.raw.body !== null) return next();

@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../core/ports.ts';
 import { errorAnswer, logInternal } from '../envelope.ts';
 import {
+  answerHeaderLines,
   type BaseHeaders,
-  baseToAdd,
   clientAddressOf,
   type FrameStats,
-  foldRepeats,
+  foldInto,
   type LogRule,
   logRequest,
 } from '../frame.ts';
@@ -86,25 +86,16 @@ export function hotDispatcher(next: Listener, frame: NodeFrame): Listener {
 
     const send = (a: PlainAnswer, extra?: [string, string][]) => {
       if (res.destroyed) return;
-      if (frame.stats) frame.stats.requests++;
-      if (frame.answered) frame.answered.count++;
-      const out = extra ? [...a.headers, ...extra] : a.headers.slice();
-      const get = (lower: string) => {
-        for (const [k, v] of out) if (k.toLowerCase() === lower) return v;
-        return null;
-      };
-      for (const [k, v] of baseToAdd(frame.base(requestId(), hot), get)) {
-        const lower = k.toLowerCase();
-        const at = out.findIndex(([n]) => n.toLowerCase() === lower);
-        if (at === -1) out.push([k, v]);
-        else out[at] = [k, v];
-      }
+      const flat = answerHeaderLines(
+        extra ? [...a.headers, ...extra] : a.headers,
+        frame.base(requestId(), hot),
+      );
       const body = noBody(method, a.status) ? null : a.body;
-      const flat: string[] = [];
-      for (const [k, v] of foldRepeats(out)) flat.push(k, v);
       if (body) flat.push('Content-Length', String(body.byteLength));
       res.writeHead(a.status, flat);
       res.end(body ?? undefined);
+      if (frame.stats) frame.stats.requests++;
+      if (frame.answered) frame.answered.count++;
       logRequest(logger, frame.log, requestId(), method, loggedPath(path), a.status, started);
     };
     const fail = (err: unknown) => {
@@ -184,9 +175,13 @@ class NodeHotRequest implements HotRequest {
 
   headerPairs(): [string, string][] {
     const raw = this.req.rawHeaders;
+    const lines: [string, string][] = [];
+    for (let i = 0; i < raw.length; i += 2) lines.push([raw[i]!, raw[i + 1]!.trim()]);
+    const flat: string[] = [];
+    foldInto(lines, flat, new Map(), true);
     const pairs: [string, string][] = [];
-    for (let i = 0; i < raw.length; i += 2) pairs.push([raw[i]!.toLowerCase(), raw[i + 1]!.trim()]);
-    return foldRepeats(pairs);
+    for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
+    return pairs;
   }
 
   address(): string | undefined {

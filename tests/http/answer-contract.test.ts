@@ -59,6 +59,25 @@ const NOT_ASKED_OK = new Map<string, string>([
 const fill = (template: string, values: Record<string, string>) =>
   template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURI(values[name] ?? 'x'));
 
+/**
+ * Targets beyond the table's examples, for the note read's hot route: encoded paths, a `%` left
+ * after decoding, dot segments, a query, keys it does not know, a browser Origin not allowed, a
+ * request id that is not a sane one. Each is asked on every path like the table's.
+ */
+const EXTRA: [string, [string, string][], boolean][] = [
+  ['/api/v1/notes/folder/with%20space.md', [], true],
+  ['/api/v1/notes/folder%2Fwith%20space.md', [], true],
+  ['/api/v1/notes/b.md', [['If-None-Match', '"x", W/"y"']], true],
+  ['/api/v1/notes/folder/c.md', [['If-None-Match', '"nope"']], true],
+  ['/api/v1/notes/a.md?x=1', [], true],
+  ['/api/v1/notes/missing%25.md', [], true],
+  ['/api/v1/notes/./a.md', [], true],
+  ['/api/v1/notes/%2e/a.md', [], true],
+  ['/api/v1/notes/a.md', [['Origin', 'https://evil.example']], true],
+  ['/api/v1/notes/a.md', [['X-Service-Key', 'quire_sk_wrong']], false],
+  ['/api/v1/health?x=1', [], false],
+];
+
 /** Every operation's example requests; `key` is filled in per path. */
 function cases(): (Ask & { op: string; withKey: boolean })[] {
   const out: (Ask & { op: string; withKey: boolean })[] = [];
@@ -90,6 +109,21 @@ function cases(): (Ask & { op: string; withKey: boolean })[] {
       });
     }
   }
+  for (const [target, headers, withKey] of EXTRA)
+    out.push({
+      op: 'extra',
+      withKey,
+      method: 'GET',
+      target,
+      headers: [['X-Request-Id', `e-${out.length}`], ...headers],
+    });
+  out.push({
+    op: 'extra',
+    withKey: true,
+    method: 'GET',
+    target: '/api/v1/notes/a.md',
+    headers: [['X-Request-Id', 'bad id!']],
+  });
   return out;
 }
 
@@ -272,5 +306,40 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
     } finally {
       await new Promise((r) => broken.close(r));
     }
+  });
+});
+
+describe('the note read hot route', () => {
+  it('feels a revoke at once, and serves a note changed on disk fresh', async () => {
+    const minted = (await (
+      await fetch(`${server.url}/api/v1/auth/keys`, {
+        method: 'POST',
+        headers: { 'x-service-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'laptop' }),
+      })
+    ).json()) as any;
+    const other = minted.data.apiKey as string;
+    const get = (k: string) => fetch(`${server.url}/api/v1/notes/a.md`, { headers: { 'x-service-key': k } });
+    for (let i = 0; i < 3; i++) expect((await get(other)).status).toBe(200);
+    const before = server.fastLaneAnswers();
+    expect((await get(other)).status).toBe(200);
+    expect(server.fastLaneAnswers()).toBe(before + 1);
+    const del = await fetch(`${server.url}/api/v1/auth/keys/${minted.data.id}`, {
+      method: 'DELETE',
+      headers: { 'x-service-key': key },
+    });
+    expect(del.status).toBe(200);
+    const after = await get(other);
+    expect(after.status).toBe(401);
+    expect(((await after.json()) as any).error.code).toBe('INVALID_API_KEY');
+
+    const put = await fetch(`${server.url}/api/v1/notes/a.md`, {
+      method: 'PUT',
+      headers: { 'x-service-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: '# A, changed\n' }),
+    });
+    expect(put.status).toBe(200);
+    const fresh = (await (await get(key)).json()) as any;
+    expect(fresh.data.content).toBe('# A, changed\n');
   });
 });
