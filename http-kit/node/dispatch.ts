@@ -52,7 +52,7 @@ export interface NodeFrame {
  * Everything else (and every request while draining) goes to `next`, the app's listener.
  */
 export function hotDispatcher(next: Listener, frame: NodeFrame): Listener {
-  const { routes, logger } = frame;
+  const { routes } = frame;
   return (req, res) => {
     const method = req.method;
     const url = req.url;
@@ -72,78 +72,84 @@ export function hotDispatcher(next: Listener, frame: NodeFrame): Listener {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     if (DOT_SEGMENT.test(path)) return next(req, res);
-    const started = performance.now();
     const hot = new NodeHotRequest(
       req,
       res,
       method,
       path,
       q === -1 || q === url.length - 1 ? '' : url.slice(q),
-      frame.trustProxy,
+      frame,
     );
-    let id: string | undefined;
-    const requestId = () => (id ??= requestIdOf(h['x-request-id']));
-
-    const send = (a: PlainAnswer, extra?: [string, string][]) => {
-      if (res.destroyed) return;
-      const flat = answerHeaderLines(
-        extra ? [...a.headers, ...extra] : a.headers,
-        frame.base(requestId(), hot),
-      );
-      const body = noBody(method, a.status) ? null : a.body;
-      if (body) flat.push('Content-Length', String(body.byteLength));
-      res.writeHead(a.status, flat);
-      res.end(body ?? undefined);
-      if (frame.stats) frame.stats.requests++;
-      if (frame.answered) frame.answered.count++;
-      logRequest(logger, frame.log, requestId(), method, loggedPath(path), a.status, started);
-    };
-    const fail = (err: unknown) => {
-      const e = errorAnswer(err, frame.where);
-      if (e.internal) logInternal(logger, requestId(), err);
-      if (res.headersSent) return void res.destroy();
-      const headers: [string, string][] = [
-        ['content-type', 'application/json'],
-        ...Object.entries(e.headers),
-      ];
-      const body = new TextEncoder().encode(JSON.stringify(e.body));
-      try {
-        send({ status: e.status, headers, body }, [[REQUEST_ID_HEADER, requestId()]]);
-      } catch (again) {
-        logInternal(logger, requestId(), again);
-        res.destroy();
-      }
-    };
-    const answer = (a: PlainAnswer) => {
-      try {
-        send(a);
-      } catch (err) {
-        // A header value no HTTP message can carry, say: a 500 like the app's, never a crash.
-        fail(err);
-      }
-    };
-    let i = 0;
-    const step = (): void => {
-      while (i < routes.length) {
-        let a: ReturnType<HotRoute>;
-        try {
-          a = routes[i++]!(hot);
-        } catch (err) {
-          fail(err);
-          return;
-        }
-        if (a === null) continue;
-        if (a instanceof Promise) {
-          a.then((x) => (x === null ? step() : answer(x)), fail);
-          return;
-        }
-        answer(a);
-        return;
-      }
-      next(req, res);
-    };
-    step();
+    step(hot, next, 0);
   };
+}
+
+/** Asks the routes from `from` on; the first answer is written, none: `next`. */
+function step(hot: NodeHotRequest, next: Listener, from: number): void {
+  const { routes } = hot.frame;
+  for (let i = from; i < routes.length; i++) {
+    let a: ReturnType<HotRoute>;
+    try {
+      a = routes[i]!(hot);
+    } catch (err) {
+      fail(hot, err);
+      return;
+    }
+    if (a === null) continue;
+    if (a instanceof Promise) {
+      a.then(
+        (x) => (x === null ? step(hot, next, i + 1) : answer(hot, x)),
+        (err) => fail(hot, err),
+      );
+      return;
+    }
+    answer(hot, a);
+    return;
+  }
+  next(hot.req, hot.res);
+}
+
+function answer(hot: NodeHotRequest, a: PlainAnswer): void {
+  try {
+    send(hot, a);
+  } catch (err) {
+    // A header value no HTTP message can carry, say: a 500 like the app's, never a crash.
+    fail(hot, err);
+  }
+}
+
+/** Writes one answer by the frame's rules: base headers, no body where none goes, the log line. */
+function send(hot: NodeHotRequest, a: PlainAnswer, extra?: [string, string][]): void {
+  const { res, frame, method } = hot;
+  if (res.destroyed) return;
+  const id = hot.requestId();
+  const flat = answerHeaderLines(extra ? [...a.headers, ...extra] : a.headers, frame.base(id, hot));
+  const body = noBody(method, a.status) ? null : a.body;
+  if (body) flat.push('Content-Length', String(body.byteLength));
+  res.writeHead(a.status, flat);
+  res.end(body ?? undefined);
+  if (frame.stats) frame.stats.requests++;
+  if (frame.answered) frame.answered.count++;
+  logRequest(frame.logger, frame.log, id, method, loggedPath(hot.path), a.status, hot.started);
+}
+
+/** The frame's error answer (with the request id) for anything a route threw. */
+function fail(hot: NodeHotRequest, err: unknown): void {
+  const { res, frame } = hot;
+  const e = errorAnswer(err, frame.where);
+  if (e.internal) logInternal(frame.logger, hot.requestId(), err);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const headers: [string, string][] = [['content-type', 'application/json'], ...Object.entries(e.headers)];
+  const body = new TextEncoder().encode(JSON.stringify(e.body));
+  try {
+    send(hot, { status: e.status, headers, body }, [[REQUEST_ID_HEADER, hot.requestId()]]);
+  } catch (again) {
+    logInternal(frame.logger, hot.requestId(), again);
+    res.destroy();
+  }
 }
 
 /** The path the access log shows: decoded as Hono's `c.req.path` is (a malformed escape stays). */
@@ -159,14 +165,22 @@ function loggedPath(path: string): string {
 /** A HotRequest over node:http's request, every part read only when a route asks. */
 class NodeHotRequest implements HotRequest {
   #gone: AbortController | undefined;
+  #id: string | undefined;
+  readonly started = performance.now();
   constructor(
-    private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
     readonly method: 'GET' | 'HEAD',
     readonly path: string,
     readonly search: string,
-    private readonly trustProxy: boolean,
+    readonly frame: NodeFrame,
   ) {}
+
+  /** The request's id (http-kit/request-id.ts), made once it is needed. */
+  requestId(): string {
+    this.#id ??= requestIdOf(this.req.headers['x-request-id']);
+    return this.#id;
+  }
 
   header(name: string): string | undefined {
     const v = this.req.headers[name];
@@ -186,7 +200,7 @@ class NodeHotRequest implements HotRequest {
 
   address(): string | undefined {
     return clientAddressOf(
-      this.trustProxy,
+      this.frame.trustProxy,
       this.header('x-forwarded-for'),
       () => this.req.socket.remoteAddress,
     );
