@@ -34,32 +34,45 @@ export function serverBaseHeaders(
 /** True for a path whose answers carry the CORS headers (with a non-empty allowlist). */
 export const corsPath = (path: string): boolean => path.startsWith('/api/');
 
+/** Lower-case names of the base headers (a handful of constant names, lowered once). */
+const LOWER = new Map<string, string>();
+const lower = (name: string): string => {
+  let l = LOWER.get(name);
+  if (l === undefined) {
+    l = name.toLowerCase();
+    if (LOWER.size < 64) LOWER.set(name, l);
+  }
+  return l;
+};
+
 /**
  * The base headers an answer lacks, to set on it (a handler's own values win; `Vary` is merged,
- * never replaced). `get` reads the answer's header by lower-case name. `X-Request-Id` marks the
- * API's answers: it is left off pages and assets (any type but JSON).
+ * never replaced): `set(name, value)` for each. `get` reads the answer's header by lower-case
+ * name. `X-Request-Id` marks the API's answers: it is left off pages and assets (any type but JSON).
  */
-export function baseToAdd(base: BaseHeaders, get: (lowerName: string) => string | null): [string, string][] {
-  const out: [string, string][] = [];
+export function addBase(
+  base: BaseHeaders,
+  get: (lowerName: string) => string | null,
+  set: (name: string, value: string) => void,
+): void {
   let api: boolean | undefined;
   for (const name in base) {
     const value = base[name]!;
-    const lower = name.toLowerCase();
-    if (lower === 'x-request-id') {
+    const l = lower(name);
+    if (l === 'x-request-id') {
       if (api === undefined) {
         const type = get('content-type');
         api = type === null || type.includes('json');
       }
       if (!api) continue;
     }
-    const cur = get(lower);
-    if (lower === 'vary') {
-      if (!cur) out.push([name, value]);
+    const cur = get(l);
+    if (l === 'vary') {
+      if (!cur) set(name, value);
       else if (!cur.split(',').some((v) => v.trim().toLowerCase() === 'origin'))
-        out.push([name, `${cur}, ${value}`]);
-    } else if (cur === null) out.push([name, value]);
+        set(name, `${cur}, ${value}`);
+    } else if (cur === null) set(name, value);
   }
-  return out;
 }
 
 /** The header record of an answer built with the base in front: `base`, then `headers` (which win; a `Vary` of both is merged). */
@@ -124,21 +137,21 @@ export function lastForwarded(forwardedFor: string | undefined): string | undefi
 /**
  * Header lines as a web Headers object holds them, into a flat `[name, value, ...]` list: a
  * repeated name (any case) once, its values joined with `, ` in order, at the place of its first
- * line; `set-cookie` lines stay apart. `at` maps each lower-case name to its value's index in
- * `flat` (pass the same map and list to add more lines, or to look one up).
+ * line; `set-cookie` lines stay apart. `names` gets the lower-case name of each line kept
+ * (`names[i]` for `flat[2 * i]`).
  */
 export function foldInto(
   pairs: readonly (readonly [string, string])[],
   flat: string[],
-  at: Map<string, number>,
+  names: string[],
   lowerNames = false,
 ): void {
   for (const [k, v] of pairs) {
     const name = k.toLowerCase();
-    const i = name === 'set-cookie' ? undefined : at.get(name);
-    if (i !== undefined) flat[i] = `${flat[i]}, ${v}`;
+    const i = name === 'set-cookie' ? -1 : names.indexOf(name);
+    if (i !== -1) flat[2 * i + 1] = `${flat[2 * i + 1]}, ${v}`;
     else {
-      at.set(name, flat.length + 1);
+      names.push(name);
       flat.push(lowerNames ? name : k, v);
     }
   }
@@ -146,19 +159,23 @@ export function foldInto(
 
 /**
  * The header lines of an answer as they go out: its own, folded (`foldInto`), then the base
- * headers it lacks (`baseToAdd`).
+ * headers it lacks (`addBase`).
  */
 export function answerHeaderLines(own: readonly (readonly [string, string])[], base: BaseHeaders): string[] {
   const flat: string[] = [];
-  const at = new Map<string, number>();
-  foldInto(own, flat, at);
-  for (const [k, v] of baseToAdd(base, (lower) => {
-    const i = at.get(lower);
-    return i === undefined ? null : flat[i]!;
-  })) {
-    const i = at.get(k.toLowerCase());
-    if (i !== undefined) flat[i] = v;
-    else flat.push(k, v);
-  }
+  const names: string[] = [];
+  foldInto(own, flat, names);
+  addBase(
+    base,
+    (l) => {
+      const i = names.indexOf(l);
+      return i === -1 ? null : flat[2 * i + 1]!;
+    },
+    (k, v) => {
+      const i = names.indexOf(lower(k));
+      if (i !== -1) flat[2 * i + 1] = v;
+      else flat.push(k, v);
+    },
+  );
   return flat;
 }

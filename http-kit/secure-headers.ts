@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { baseToAdd } from './frame.ts';
+import { addBase } from './frame.ts';
 
 /** The headers every answer carries, server and relay (a handler's own values win). */
 export const SECURE_HEADERS: Readonly<Record<string, string>> = {
@@ -16,7 +16,12 @@ export const SECURE_HEADERS: Readonly<Record<string, string>> = {
 export function secureHeaders(): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    const missing = baseToAdd(SECURE_HEADERS, (n) => c.res.headers.get(n));
+    const missing: [string, string][] = [];
+    addBase(
+      SECURE_HEADERS,
+      (n) => c.res.headers.get(n),
+      (name, value) => missing.push([name, value]),
+    );
     if (missing.length === 0) return;
     try {
       for (const [name, value] of missing) c.res.headers.set(name, value);

@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Logger } from '../../core/ports.ts';
 import {
+  addBase,
   type BaseHeaders,
-  baseToAdd,
   corsPath,
   type FrameStats,
   logRequest,
@@ -72,10 +72,14 @@ export function requestFrame(opts: {
   };
 }
 
-/** Adds the base headers a handler did not set (http-kit/frame.ts `baseToAdd`). */
+/** Adds the base headers a handler did not set (http-kit/frame.ts `addBase`). */
 function addMissing(c: Context, base: BaseHeaders): void {
   const apply = (h: Headers) => {
-    for (const [name, value] of baseToAdd(base, (n) => h.get(n))) h.set(name, value);
+    addBase(
+      base,
+      (n) => h.get(n),
+      (name, value) => h.set(name, value),
+    );
   };
   try {
     apply(c.res.headers);

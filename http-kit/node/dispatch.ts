@@ -192,7 +192,7 @@ class NodeHotRequest implements HotRequest {
     const lines: [string, string][] = [];
     for (let i = 0; i < raw.length; i += 2) lines.push([raw[i]!, raw[i + 1]!.trim()]);
     const flat: string[] = [];
-    foldInto(lines, flat, new Map(), true);
+    foldInto(lines, flat, [], true);
     const pairs: [string, string][] = [];
     for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
     return pairs;
