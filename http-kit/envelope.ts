@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type * as v from 'valibot';
-import { type DomainError, type ErrorCode, isDomainError } from '../core/errors.ts';
+import { type ErrorCode, isDomainError } from '../core/errors.ts';
 import type { Logger } from '../core/ports.ts';
 import { readStrictJson } from './json-body.ts';
 
@@ -53,35 +53,57 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown) {
   };
 }
 
-/** Answers a DomainError in the envelope with its mapped status. */
-export function errorResponse(c: Context, err: DomainError, headers?: Record<string, string>): Response {
-  return c.json(errorBody(err.code, err.message, err.details), STATUS[err.code], headers);
+/** An error as an answer: status, envelope, headers; `internal` when it is none of ours (log it). */
+export interface ErrorAnswer {
+  status: ContentfulStatusCode;
+  body: ReturnType<typeof errorBody>;
+  headers: Record<string, string>;
+  internal: boolean;
 }
 
 /**
- * The one `onError` handler of every Hono app here: DomainErrors in the envelope with their
- * status (and `Retry-After`), Hono's HTTP exceptions mapped, anything else logged with the
- * request id and answered 500 with no internals.
+ * The one error answer of every frame (the Hono apps' `onError` and the Node dispatcher):
+ * DomainErrors in the envelope with their status (and `Retry-After`), Hono's HTTP exceptions
+ * mapped, anything else 500 with no internals (the caller logs it with the request id).
  */
+export function errorAnswer(err: unknown, where: string): ErrorAnswer {
+  if (isDomainError(err)) {
+    const retry = err.retryAfter;
+    const headers: Record<string, string> = retry === undefined ? {} : { 'retry-after': String(retry) };
+    return {
+      status: STATUS[err.code],
+      body: errorBody(err.code, err.message, err.details),
+      headers,
+      internal: false,
+    };
+  }
+  if (err instanceof HTTPException) {
+    const code =
+      err.status === 413 ? 'PAYLOAD_TOO_LARGE' : err.status === 401 ? 'UNAUTHORIZED' : 'VALIDATION_ERROR';
+    const body = errorBody(code, err.message || 'The request was refused.');
+    return { status: err.status as ContentfulStatusCode, body, headers: {}, internal: false };
+  }
+  const body = errorBody(
+    'INTERNAL_ERROR',
+    `Something went wrong in the ${where}; the request id is in X-Request-Id.`,
+  );
+  return { status: 500, body, headers: {}, internal: true };
+}
+
+/** The line an error that is none of ours leaves in the log (never its stack to the client). */
+export function logInternal(logger: Logger, requestId: string | undefined, err: unknown): void {
+  logger.error('unhandled error', {
+    requestId,
+    error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+  });
+}
+
+/** The one `onError` handler of every Hono app here (see errorAnswer). */
 export function errorHandler(logger: Logger, where: string) {
   return (err: Error, c: Context): Response => {
-    if (isDomainError(err)) {
-      const retry = err.retryAfter;
-      return errorResponse(c, err, retry === undefined ? undefined : { 'retry-after': String(retry) });
-    }
-    if (err instanceof HTTPException) {
-      const code =
-        err.status === 413 ? 'PAYLOAD_TOO_LARGE' : err.status === 401 ? 'UNAUTHORIZED' : 'VALIDATION_ERROR';
-      return c.json(errorBody(code, err.message || 'The request was refused.'), err.status);
-    }
-    logger.error('unhandled error', {
-      requestId: c.get('requestId'),
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    });
-    return c.json(
-      errorBody('INTERNAL_ERROR', `Something went wrong in the ${where}; the request id is in X-Request-Id.`),
-      500,
-    );
+    const a = errorAnswer(err, where);
+    if (a.internal) logInternal(logger, c.get('requestId'), err);
+    return c.json(a.body, a.status, a.headers);
   };
 }
 

@@ -3,24 +3,15 @@ import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Logger } from '../core/ports.ts';
 import { errorBody, STATUS } from './envelope.ts';
+import { addBase, type LogRule, logRequest } from './frame.ts';
+import { SECURE_HEADERS } from './secure-headers.ts';
 
-/** One log line per request (method, path without query, status, ms, request id); never a secret. */
-export function accessLog(
-  logger: Logger,
-  opts: { path?: (path: string) => string; quiet?: (path: string, status: number) => boolean } = {},
-): MiddlewareHandler {
+/** One log line per request (http-kit/frame.ts `logRequest`, by `rule`); never a secret. */
+export function accessLog(logger: Logger, rule: LogRule = {}): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     await next();
-    const path = opts.path ? opts.path(c.req.path) : c.req.path;
-    const level = opts.quiet?.(path, c.res.status) ? 'debug' : 'info';
-    logger[level]('request', {
-      requestId: c.get('requestId'),
-      method: c.req.method,
-      path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
+    logRequest(logger, rule, c.get('requestId'), c.req.method, c.req.path, c.res.status, started);
   };
 }
 
@@ -48,4 +39,29 @@ export function bodyLimitEnvelope(max: number): MiddlewareHandler {
   });
   // GET and HEAD carry no body; skipping them keeps the runtime's lightweight request object.
   return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next));
+}
+
+/**
+ * Adds SECURE_HEADERS to every response, after the handler ran, leaving any header the handler
+ * set itself alone (pages of the client UI bring their own Content-Security-Policy).
+ */
+export function secureHeaders(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const missing: [string, string][] = [];
+    addBase(
+      SECURE_HEADERS,
+      (n) => c.res.headers.get(n),
+      (name, value) => missing.push([name, value]),
+    );
+    if (missing.length === 0) return;
+    try {
+      for (const [name, value] of missing) c.res.headers.set(name, value);
+    } catch {
+      // A Response straight from fetch() has immutable headers: answer a copy instead.
+      const res = new Response(c.res.body, c.res);
+      for (const [name, value] of missing) res.headers.set(name, value);
+      c.res = res;
+    }
+  };
 }

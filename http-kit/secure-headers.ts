@@ -1,5 +1,3 @@
-import type { MiddlewareHandler } from 'hono';
-
 /** The headers every answer carries, server and relay (a handler's own values win). */
 export const SECURE_HEADERS: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
@@ -7,23 +5,3 @@ export const SECURE_HEADERS: Readonly<Record<string, string>> = {
   'X-Frame-Options': 'DENY',
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
 };
-
-/**
- * Adds SECURE_HEADERS to every response, after the handler ran, leaving any header the handler
- * set itself alone (pages of the client UI bring their own Content-Security-Policy).
- */
-export function secureHeaders(): MiddlewareHandler {
-  return async (c, next) => {
-    await next();
-    const missing = Object.entries(SECURE_HEADERS).filter(([name]) => !c.res.headers.has(name));
-    if (missing.length === 0) return;
-    try {
-      for (const [name, value] of missing) c.res.headers.set(name, value);
-    } catch {
-      // A Response straight from fetch() has immutable headers: answer a copy instead.
-      const res = new Response(c.res.body, c.res);
-      for (const [name, value] of missing) res.headers.set(name, value);
-      c.res = res;
-    }
-  };
-}

@@ -4,10 +4,13 @@ import { ACCESS_PREFIX } from '../../core/auth/oauth.ts';
 import { DomainError } from '../../core/errors.ts';
 import { createRetrieval } from '../../core/search/retrieval.ts';
 import { errorBody, errorHandler } from '../../http-kit/envelope.ts';
+import { mountHot } from '../../http-kit/hot-route.ts';
 import { bodyLimitEnvelope, methodNotAllowedEnvelope } from '../../http-kit/middleware.ts';
 import { clientAddress } from './client.ts';
 import { clientRoutes } from './client-ui.ts';
-import { requestFrame } from './frame.ts';
+import { requestFrame, sealedResponse } from './frame.ts';
+import { declareHot, serverHotRoutes } from './hot.ts';
+import { createNoteCache } from './note-cache.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { agentRoutes } from './routes/agent.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -24,7 +27,7 @@ import { mcpChallenge, oauthGrantRoutes, oauthRoutes, publicBase } from './route
 import { pluginsRoutes } from './routes/plugins.ts';
 import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
-import { systemRoutes } from './routes/system.ts';
+import { createHealthBody, systemRoutes } from './routes/system.ts';
 import { tagsRoutes } from './routes/tags.ts';
 import type { AppDeps, AppEnv } from './types.ts';
 
@@ -116,7 +119,26 @@ export function createApp(deps: AppDeps) {
   }
   app.use('/mcp', authenticate);
 
-  app.route('/api/v1', systemRoutes(deps));
+  // The hot routes (adapters/http/hot.ts), after the frame and the key check: the same functions
+  // the Node dispatcher asks first (deploy/node/server.ts), so `app.request` gives their answer.
+  const noteCache = deps.noteCache ?? createNoteCache(deps.noteCacheBytes);
+  const healthBody = createHealthBody(deps);
+  const hot = serverHotRoutes({
+    notes: deps.notes,
+    cache: noteCache,
+    authenticator: deps.authenticator,
+    health: healthBody,
+  });
+  app.use(
+    mountHot(hot, {
+      address: (c) => clientAddress(c, deps),
+      respond: (c, status, headers, body) =>
+        sealedResponse(c, status, body as Uint8Array<ArrayBuffer> | null, Object.fromEntries(headers)),
+    }),
+  );
+  declareHot(app, hot);
+
+  app.route('/api/v1', systemRoutes(deps, healthBody));
   app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
   if (deps.oauth) app.route('/api/v1/auth/oauth/grants', oauthGrantRoutes(deps.oauth));
@@ -127,7 +149,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/trash', trashRoutes(deps.notes, deps.files));
   app.route(
     '/api/v1/notes',
-    notesRoutes(deps.notes, instance, deps.noteCacheBytes, deps.noteCache, relatedHandler(retrieval)),
+    notesRoutes(deps.notes, instance, deps.noteCacheBytes, noteCache, relatedHandler(retrieval)),
   );
   app.route('/api/v1/notes', notePatchRoutes(deps.notes));
   if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files, deps.notes));

@@ -1,19 +1,15 @@
 import type { Context } from 'hono';
+import { clientAddressOf } from '../../http-kit/frame.ts';
 import type { AppDeps } from './types.ts';
 
 const HOST = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i;
 
-/**
- * The client's address: the socket address, or with `trustProxy` the address the proxy
- * appended last to X-Forwarded-For (the one entry a client cannot forge).
- */
+/** The client's address by the kit's rule (http-kit/frame.ts `clientAddressOf`), or `unknown`. */
 export function clientAddress(c: Context, deps: AppDeps): string {
-  if (deps.trustProxy) {
-    const xff = c.req.header('x-forwarded-for');
-    const last = xff?.split(',').pop()?.trim();
-    if (last) return last;
-  }
-  return deps.socketAddress?.(c) ?? 'unknown';
+  return (
+    clientAddressOf(!!deps.trustProxy, c.req.header('x-forwarded-for'), () => deps.socketAddress?.(c)) ??
+    'unknown'
+  );
 }
 
 /**

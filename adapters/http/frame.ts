@@ -1,30 +1,48 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Logger } from '../../core/ports.ts';
+import {
+  addBase,
+  type BaseHeaders,
+  corsPath,
+  type FrameStats,
+  logRequest,
+  serverBaseHeaders,
+  withBase,
+} from '../../http-kit/frame.ts';
+import type { HotRequest } from '../../http-kit/hot-route.ts';
 import { requestIdOf } from '../../http-kit/request-id.ts';
-import { SECURE_HEADERS } from '../../http-kit/secure-headers.ts';
 import { isPreflight, preflightAnswer } from './preflight.ts';
 
-/** Headers every answer of this request carries: security headers, X-Request-Id, CORS. */
-export type BaseHeaders = Record<string, string>;
+export type { BaseHeaders, FrameStats };
 
-const EXPOSE = 'ETag,X-Request-Id,Retry-After,Content-Range,Content-Disposition';
 /** Responses built with `sealedResponse`: they carry every base header already. */
 const sealed = new WeakSet<Response>();
 
-/** Counters of the request frame (every request is counted, whatever the log level). */
-export interface FrameStats {
-  requests: number;
+/**
+ * The note server's base headers of a request (http-kit/frame.ts): security headers, X-Request-Id,
+ * and CORS for an `/api/` path when the (live) allowlist is not empty. The app's frame below and
+ * the Node dispatcher (deploy/node/server.ts) both take them from here.
+ */
+export function serverBase(corsOrigins: readonly string[] | undefined) {
+  return (id: string, path: string, origin: () => string | undefined): BaseHeaders =>
+    serverBaseHeaders(id, corsOrigins?.length && corsPath(path) ? origin() : undefined, corsOrigins);
+}
+
+/** `serverBase` for the Node dispatcher's HotRequest. */
+export function serverHotBase(corsOrigins: readonly string[] | undefined) {
+  const base = serverBase(corsOrigins);
+  return (id: string, req: HotRequest) => base(id, req.path, () => req.header('origin'));
 }
 
 /**
- * The one middleware that frames every request of the note server: the request id, the
- * security and CORS headers (computed once, as a plain record), and the access log line.
+ * The one middleware that frames every request of the note server: the request id, the base
+ * headers (computed once, as a plain record) and the access log line, all by the kit's rules.
  *
  * A handler on a hot path answers with `sealedResponse`, which puts the base headers into a
  * plain header record of a new Response: nothing is re-created or copied afterwards, so the
  * runtime writes it straight out. Any other answer gets the missing base headers added after the
- * handler ran, as before (a handler's own values win). CORS preflights are answered by the CORS
- * layer alone (same answer on every path); any other OPTIONS is authenticated like any method.
+ * handler ran (a handler's own values win). CORS preflights are answered by the CORS layer alone
+ * (same answer on every path); any other OPTIONS is authenticated like any method.
  */
 export function requestFrame(opts: {
   logger: Logger;
@@ -33,8 +51,8 @@ export function requestFrame(opts: {
   stats?: FrameStats;
 }): MiddlewareHandler {
   const { logger } = opts;
-  const origins = opts.corsOrigins;
-  const answerPreflight = preflightAnswer(origins);
+  const answerPreflight = preflightAnswer(opts.corsOrigins);
+  const baseOf = serverBase(opts.corsOrigins);
   const stats = opts.stats ?? { requests: 0 };
 
   return async (c, next) => {
@@ -42,76 +60,26 @@ export function requestFrame(opts: {
     stats.requests++;
     const id = requestIdOf(c.req.header('x-request-id'));
     c.set('requestId', id);
-    const origin = origins?.length && c.req.path.startsWith('/api/') ? c.req.header('origin') : undefined;
-    const base = frameHeaders(id, origin, origins);
+    const base = baseOf(id, c.req.path, () => c.req.header('origin'));
     c.set('baseHeaders', base);
     if (isPreflight(c.req.method, c.req)) {
       // Answered by the CORS layer alone, the same way for every path (adapters/http/preflight.ts).
       const answer = await answerPreflight(c, async () => {});
       if (answer) c.res = answer;
     } else await next();
-    const res = c.res;
-    if (!sealed.has(res)) addMissing(c, base);
-    logRequest(logger, id, c.req.method, c.req.path, c.res.status, started);
+    if (!sealed.has(c.res)) addMissing(c, base);
+    logRequest(logger, undefined, id, c.req.method, c.req.path, c.res.status, started);
   };
 }
 
-/**
- * The base headers of one request: security headers, `X-Request-Id`, and the CORS headers when
- * `origin` is given (pass it only for `/api/` paths with a non-empty allowlist).
- */
-export function frameHeaders(
-  id: string,
-  origin: string | undefined,
-  origins: string[] | undefined,
-): BaseHeaders {
-  const base: BaseHeaders = { ...SECURE_HEADERS, 'X-Request-Id': id };
-  if (origin) {
-    // A trailing slash is ignored; only the entries that have one are copied to compare.
-    if (origins?.some((o) => o === origin || (o.endsWith('/') && o.replace(/\/+$/, '') === origin)))
-      base['Access-Control-Allow-Origin'] = origin;
-    base['Access-Control-Expose-Headers'] = EXPOSE;
-    base.Vary = 'Origin';
-  }
-  return base;
-}
-
-/** The access log line of one request (every request logs one at `info`). */
-export function logRequest(
-  logger: Logger,
-  requestId: string,
-  method: string,
-  path: string,
-  status: number,
-  started: number,
-): void {
-  logger.info('request', {
-    requestId,
-    method,
-    path,
-    status,
-    ms: Math.round((performance.now() - started) * 10) / 10,
-  });
-}
-
-/**
- * Adds the base headers a handler did not set (Vary is merged, never replaced). X-Request-Id
- * marks the API's answers: it is left off pages and assets (any type but JSON), as before.
- */
+/** Adds the base headers a handler did not set (http-kit/frame.ts `addBase`). */
 function addMissing(c: Context, base: BaseHeaders): void {
   const apply = (h: Headers) => {
-    const type = h.get('content-type');
-    const api = type === null || type.includes('json');
-    for (const name in base) {
-      const value = base[name]!;
-      if (name === 'X-Request-Id' && !api) continue;
-      if (name === 'Vary') {
-        const cur = h.get('vary');
-        if (!cur) h.set('Vary', value);
-        else if (!cur.split(',').some((v) => v.trim().toLowerCase() === 'origin'))
-          h.set('Vary', `${cur}, ${value}`);
-      } else if (!h.has(name)) h.set(name, value);
-    }
+    addBase(
+      base,
+      (n) => h.get(n),
+      (name, value) => h.set(name, value),
+    );
   };
   try {
     apply(c.res.headers);
@@ -137,15 +105,4 @@ export function sealedResponse(
   const res = new Response(body, { status, headers: all });
   sealed.add(res);
   return res;
-}
-
-/** The header record of a sealed answer: `base`, then `headers` (which win; a `Vary` of both is merged). */
-export function withBase(
-  base: BaseHeaders | undefined,
-  headers: Record<string, string>,
-): Record<string, string> {
-  if (!base) return headers;
-  const all = { ...base, ...headers };
-  if (base.Vary && headers.Vary) all.Vary = `${base.Vary}, ${headers.Vary}`;
-  return all;
 }

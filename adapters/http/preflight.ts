@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { corsMiddleware } from './cors.ts';
+import { corsMiddleware } from '../../http-kit/cors.ts';
 
 /** True for a CORS preflight: OPTIONS with `Origin` and `Access-Control-Request-Method`. */
 export function isPreflight(method: string, headers: { header(name: string): string | undefined }): boolean {

@@ -1,21 +1,21 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHealthBody } from '../../adapters/http/routes/system.ts';
+import { serverHotBase } from '../../adapters/http/frame.ts';
+import { hotRoutesOf } from '../../adapters/http/hot.ts';
 import { jsonLogger } from '../../adapters/log/json-logger.ts';
 import { analyzePool } from '../../adapters/node/analyze-pool.ts';
-import { healthLane } from '../../adapters/node/health-lane.ts';
-import { readLane } from '../../adapters/node/read-lane.ts';
 import { stdoutLines } from '../../adapters/node/stdout.ts';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
 import type { Logger } from '../../core/ports.ts';
 import { errorBody } from '../../http-kit/envelope.ts';
+import { hotDispatcher } from '../../http-kit/node/dispatch.ts';
 import { httpDrain } from '../../http-kit/node/http-drain.ts';
 import { timeoutServerOptions } from '../../http-kit/node/http-timeouts.ts';
 import type { Env, ServerConfig } from '../shared/config/index.ts';
 import { composeFsServer } from '../shared/fs-server.ts';
 import type { StopStep } from '../shared/lifecycle.ts';
 import { nodeParts } from '../shared/node-parts.ts';
-import { readConfig, VERSION } from '../shared/quire.ts';
+import { readConfig } from '../shared/quire.ts';
 import { linkRelay } from '../shared/relay-link.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -34,13 +34,13 @@ export type RunningServer = Awaited<ReturnType<typeof startServer>>;
 export const startServerFromEnv = (env: Env) =>
   startServer(readConfig(env, { name: 'node', relayConnector: true }));
 
-/** The Node server: fs stores, analyzer threads, node:http with the fast lanes and a graceful drain, relay pairing. */
+/** The Node server: fs stores, analyzer threads, node:http with the hot-route dispatcher and a graceful drain, relay pairing. */
 export async function startServer(
   config: ServerConfig,
   opts: {
     logger?: Logger;
     onStopStep?: (step: StopStep) => void;
-    /** False: every request takes the app (tests compare the fast lanes' answers with it). */
+    /** False: every request takes the app (the HTTP-answer contract suite compares both). */
     fastLanes?: boolean;
   } = {},
 ) {
@@ -59,31 +59,11 @@ export async function startServer(
 
   // While shutting down, requests that were not in flight yet are refused (503, connection closed).
   let draining = () => false;
-  const clock = { now: () => Date.now() };
-  const health = {
-    body: createHealthBody({
-      notes: quire.core.notes,
-      version: VERSION,
-      clock,
-      semantic: quire.core.semantic,
-    }),
-    logger,
-    draining: () => draining(),
-  };
-  const reads = {
-    notes: quire.core.notes,
-    cache: quire.lane.noteCache,
-    authenticator: quire.lane.authenticator,
-    logger,
-    corsOrigins: config.corsOrigins,
-    stats: quire.lane.frameStats,
-    draining: () => draining(),
-    answered: { count: 0 },
-  };
+  const answered = { count: 0 };
   // The app's listener (@hono/node-server: web Request/Response over node:http) is loaded once the
   // server listens, not before: it extends the Request/Response globals, and touching them loads
   // Node's fetch implementation (undici), about a tenth of the start's CPU. Health and cached note
-  // reads never need it (adapters/node/health-lane.ts, adapters/node/read-lane.ts); a request for
+  // reads never need it (the hot routes, adapters/http/hot.ts); a request for
   // the app that comes in before it is loaded waits for it.
   let appListener: Listener | undefined;
   let loadingApp: Promise<Listener> | undefined;
@@ -108,7 +88,18 @@ export async function startServer(
   };
   const server = createServer(
     timeoutServerOptions(config.timeouts),
-    opts.fastLanes === false ? toApp : healthLane(readLane(toApp, reads), health),
+    opts.fastLanes === false
+      ? toApp
+      : hotDispatcher(toApp, {
+          routes: hotRoutesOf(app),
+          logger,
+          where: 'server',
+          base: serverHotBase(config.corsOrigins),
+          trustProxy: config.trustProxy,
+          draining: () => draining(),
+          stats: quire.lane.frameStats,
+          answered,
+        }),
   );
   const drain = httpDrain(server);
   draining = () => drain.draining;
@@ -133,6 +124,6 @@ export async function startServer(
   link?.closeWith(lifecycle);
   lifecycle.addFinal(() => pool.close());
   const { ready, stop, shutdownGraceMs } = lifecycle;
-  // fastLaneAnswers: requests the note read lane answered itself (adapters/node/read-lane.ts).
-  return { url, port, logger, ready, stop, shutdownGraceMs, fastLaneAnswers: () => reads.answered.count };
+  // app: the HTTP-answer contract suite asks it directly; fastLaneAnswers: the hot routes' count.
+  return { url, port, logger, ready, stop, shutdownGraceMs, app, fastLaneAnswers: () => answered.count };
 }

@@ -131,7 +131,7 @@ export async function composeApp(
     });
   }
   const jwt = config.jwt ? createJwt({ ...config.jwt, clock }) : null;
-  // Shared with a runtime's fast lane for cached note reads (adapters/node/read-lane.ts).
+  // Shared with the hot routes for cached note reads (adapters/http/hot.ts).
   const authenticator = createAuthenticator({ mode: config.authMode, auth: core.auth, jwt });
   // Quire as the OAuth authorization server of /mcp (MCP clients that only speak OAuth).
   const oauth =

@@ -1,17 +1,35 @@
 import { setMaxListeners } from 'node:events';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { requestId } from 'hono/request-id';
 import { errorBody, errorHandler, ok } from '../../http-kit/envelope.ts';
-import { accessLog, bodyLimitEnvelope, methodNotAllowedEnvelope } from '../../http-kit/middleware.ts';
-import { secureHeaders } from '../../http-kit/secure-headers.ts';
+import type { LogRule } from '../../http-kit/frame.ts';
+import { type HotRoute, mountHot } from '../../http-kit/hot-route.ts';
+import {
+  accessLog,
+  bodyLimitEnvelope,
+  methodNotAllowedEnvelope,
+  secureHeaders,
+} from '../../http-kit/middleware.ts';
+import { requestIdMiddleware } from '../../http-kit/request-id.ts';
 import { plainSeal } from '../protocol/seal.ts';
-import { type RelayContext, type RelayDeps, type RelayEnv, relayLimits } from '../service/types.ts';
+import {
+  type RelayContext,
+  type RelayDeps,
+  type RelayEnv,
+  type RelayLimits,
+  relayLimits,
+} from '../service/types.ts';
 import { pairRoutes } from './routes/pair.ts';
-import { proxyDoor, proxyRoutes } from './routes/proxy.ts';
+import { proxyDoor, proxyHot, proxyRoutes } from './routes/proxy.ts';
 import { serverRoutes } from './routes/server.ts';
 
 const QUIET = new Set(['/api/v1/relay/pull', '/api/v1/relay/respond', '/api/v1/health']);
+
+/** The relay's access-log rule: only the route shape of a proxied path (it may name a user's notes). */
+export const RELAY_LOG: LogRule = {
+  path: (p) => (p.startsWith('/r/') ? '/r/:serverId/*' : p),
+  quiet: (p, status) => QUIET.has(p) && status < 400,
+};
 
 /** `/.well-known/<OAuth metadata document>/r/<serverId>[/mcp]`. */
 const WELL_KNOWN_OAUTH =
@@ -32,10 +50,16 @@ export function createRelayApp(deps: RelayDeps & { closing?: AbortSignal }) {
 }
 
 /**
- * The relay app with what a runtime's fast lane for proxied requests shares with it: the
- * context and the door of `/r/*` (its rate-limit counters included).
+ * The relay app and its hot routes (GET/HEAD through a tunnel held here, `proxyHot`), which it
+ * mounts itself and a runtime's dispatcher asks first (relay/node/server.ts): the same door and
+ * counters on both paths.
  */
-export function createRelay(deps: RelayDeps & { closing?: AbortSignal }) {
+export function createRelay(deps: RelayDeps & { closing?: AbortSignal }): {
+  app: Hono<RelayEnv>;
+  hot: HotRoute[];
+  /** The limits in force (the given ones over the defaults, relayLimits). */
+  limits: RelayLimits;
+} {
   const limits = relayLimits(deps.limits);
   const ctx: RelayContext = {
     queue: deps.queue,
@@ -56,7 +80,7 @@ export function createRelay(deps: RelayDeps & { closing?: AbortSignal }) {
   const app = new Hono<RelayEnv>();
   const tooLarge = bodyLimitEnvelope;
 
-  app.use(requestId({ limitLength: 64 }));
+  app.use(requestIdMiddleware());
   app.use(secureHeaders());
   // Browser clients call these directly (pairing from the /link page). No credentials are
   // involved (the code is in the body), so any origin may; proxied routes get the server's CORS.
@@ -68,13 +92,7 @@ export function createRelay(deps: RelayDeps & { closing?: AbortSignal }) {
   });
   app.use('/api/v1/pair/*', openCors);
   app.use('/api/v1/health', openCors);
-  app.use(
-    accessLog(ctx.logger, {
-      // Only the route shape: proxied paths may name a user's notes.
-      path: (p) => (p.startsWith('/r/') ? '/r/:serverId/*' : p),
-      quiet: (p, status) => QUIET.has(p) && status < 400,
-    }),
-  );
+  app.use(accessLog(ctx.logger, RELAY_LOG));
   app.use(methodNotAllowedEnvelope(app));
   const respondLimit = tooLarge(ctx.maxRespondBytes);
   const smallLimit = tooLarge(64 * 1024);
@@ -98,6 +116,8 @@ export function createRelay(deps: RelayDeps & { closing?: AbortSignal }) {
   app.route('/api/v1/relay', serverRoutes(ctx));
   app.route('/api/v1/pair', pairRoutes(ctx));
   const door = proxyDoor(ctx);
+  const hot = [proxyHot(ctx, door)];
+  app.use('/r/*', mountHot(hot, { address: (c) => ctx.clientAddress(c) }));
   app.route('/r', proxyRoutes(ctx, door));
 
   // RFC 8414 and RFC 9728 place the OAuth metadata of an issuer or resource with a path at
@@ -112,10 +132,10 @@ export function createRelay(deps: RelayDeps & { closing?: AbortSignal }) {
 
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError(errorHandler(ctx.logger, 'relay'));
-  return { app, ctx, door };
+  return { app, hot, limits };
 }
 
 /** The relay app's type. */
 export type RelayApp = ReturnType<typeof createRelayApp>;
-/** The relay app with its context and door. */
+/** The relay app with its hot routes. */
 export type Relay = ReturnType<typeof createRelay>;

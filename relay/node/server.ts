@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type Server, type ServerOptions } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -7,16 +13,19 @@ import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../core/ports.ts';
 import { errorBody } from '../../http-kit/envelope.ts';
+import { clientAddressOf } from '../../http-kit/frame.ts';
+import type { HotRoute } from '../../http-kit/hot-route.ts';
+import { hotDispatcher } from '../../http-kit/node/dispatch.ts';
 import { httpDrain } from '../../http-kit/node/http-drain.ts';
 import { timeoutServerOptions } from '../../http-kit/node/http-timeouts.ts';
-import { createRelay, type Relay } from '../http/app.ts';
+import { SECURE_HEADERS } from '../../http-kit/secure-headers.ts';
+import { createRelay, RELAY_LOG } from '../http/app.ts';
 import { aesSeal, plainSeal } from '../protocol/seal.ts';
 import { memoryRelayQueue } from '../queue/memory.ts';
 import type { RelayQueue } from '../queue/ports.ts';
 import { redisRelayQueue } from '../queue/redis.ts';
 import { createTunnelHub } from '../service/tunnel-hub.ts';
 import type { RelayConfig } from './config.ts';
-import { clientAddress as nodeClientAddress, proxyLane } from './proxy-lane.ts';
 import { attachTunnels } from './tunnel-ws.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -33,7 +42,7 @@ export interface RunningRelay {
   /** The base clients are given (`<publicBaseUrl>/r/<serverId>`). */
   publicBaseUrl: string;
   backend: RelayQueue['backend'];
-  /** Requests answered by the proxy lane so far (relay/node/proxy-lane.ts). */
+  /** Requests the hot routes answered on the Node dispatcher so far (relay/http/routes/proxy.ts `proxyHot`). */
   laneTaken(): number;
   /** RELAY_SHUTDOWN_GRACE_MS: how long `stop` lets waiting clients finish. */
   shutdownGraceMs: number;
@@ -43,23 +52,20 @@ export interface RunningRelay {
 
 /** Config for `startRelay`: the whole configuration (its root reads it from the environment). */
 export type StartRelayConfig = RelayConfig & {
-  /** False routes every request through the Hono app (the proxy lane's differential test). */
+  /** False routes every request through the Hono app (the HTTP-answer contract suite compares both). */
   fastLane?: boolean;
 };
 
-/** The client's address: the socket's, or with `trustProxy` the last X-Forwarded-For hop. */
+/** The client's address of a Hono request (http-kit/frame.ts `clientAddressOf`). */
 function clientAddress(trustProxy: boolean) {
-  return (c: Context): string | undefined => {
-    if (trustProxy) {
-      const xff = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
-      if (xff) return xff;
-    }
-    try {
-      return getConnInfo(c).remote.address;
-    } catch {
-      return undefined;
-    }
-  };
+  return (c: Context): string | undefined =>
+    clientAddressOf(trustProxy, c.req.header('x-forwarded-for'), () => {
+      try {
+        return getConnInfo(c).remote.address;
+      } catch {
+        return undefined;
+      }
+    });
 }
 
 /**
@@ -107,10 +113,10 @@ export async function startRelay(
 
   const closing = new AbortController();
   // The app is made once the port is known: the public base defaults to the listening address.
-  let relay: Relay | null = null;
-  let laneTaken = 0;
+  let relay: ReturnType<typeof createRelay> | null = null;
+  const hot: HotRoute[] = [];
+  const answered = { count: 0 };
   let draining = () => false;
-  let hub: ReturnType<typeof createTunnelHub> | null = null;
   const server = serve({
     fetch: (req, env) =>
       relay && !draining() ? relay.app.fetch(req, env) : Response.json(SHUTTING_DOWN, { status: 503 }),
@@ -118,20 +124,22 @@ export async function startRelay(
     hostname: cfg.host,
     // Slow clients (slowloris) are cut off; long polls are unaffected (their request is complete).
     serverOptions: timeoutServerOptions(cfg.timeouts),
-    // GET/HEAD through a tunnel held here skip the web Request/Response conversion (proxy-lane.ts).
-    createServer: ((options: ServerOptions, listener: Parameters<typeof proxyLane>[0]) =>
+    // The hot routes (GET/HEAD through a tunnel held here) skip the web Request/Response
+    // conversion: one dispatcher, the frame's rules applied once (http-kit/node/dispatch.ts).
+    createServer: ((options: ServerOptions, listener: (req: IncomingMessage, res: ServerResponse) => void) =>
       createServer(
         options,
         cfg.fastLane === false
           ? listener
-          : proxyLane(listener, {
-              relay: () => relay,
-              hub: () => hub,
+          : hotDispatcher(listener, {
+              routes: hot,
+              logger,
+              where: 'relay',
+              base: () => SECURE_HEADERS,
+              log: RELAY_LOG,
               trustProxy: cfg.trustProxy,
               draining: () => draining(),
-              taken: () => {
-                laneTaken += 1;
-              },
+              answered,
             }),
       )) as typeof createServer,
   }) as Server;
@@ -152,12 +160,17 @@ export async function startRelay(
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
   const publicBaseUrl = (cfg.publicBaseUrl ?? url).replace(/\/+$/, '');
   const seal = cfg.queueKey ? aesSeal(cfg.queueKey) : plainSeal;
-  hub = createTunnelHub({ queue, seal, limits: cfg.limits, logger, publicBaseUrl });
+  const hub = createTunnelHub({ queue, seal, limits: cfg.limits, logger, publicBaseUrl });
   const tunnels = attachTunnels(
     server,
     hub,
     () => drain.draining,
-    (req) => nodeClientAddress(req, cfg.trustProxy),
+    (req) =>
+      clientAddressOf(
+        cfg.trustProxy,
+        req.headers['x-forwarded-for'] as string | undefined,
+        () => req.socket.remoteAddress,
+      ),
   );
   relay = createRelay({
     tunnels: hub,
@@ -170,6 +183,7 @@ export async function startRelay(
     closing: closing.signal,
     seal,
   });
+  hot.push(...relay.hot);
   logger.info('relay listening', { url, publicBaseUrl, queue: queue.backend, version: pkg.version });
 
   let stopping: Promise<void> | undefined;
@@ -178,7 +192,7 @@ export async function startRelay(
     port,
     publicBaseUrl,
     backend: queue.backend,
-    laneTaken: () => laneTaken,
+    laneTaken: () => answered.count,
     shutdownGraceMs: cfg.shutdownGraceMs,
     stop() {
       stopping ??= (async () => {

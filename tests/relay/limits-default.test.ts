@@ -16,12 +16,12 @@ describe('the offlineAfterMs default (one rule, relay/service/types.ts)', () => 
   it('the config reader and the relay app apply the same rule', () => {
     expect(loadRelayConfig({ RELAY_PULL_WAIT_MS: '60000' }).limits.offlineAfterMs).toBe(75_000);
     expect(loadRelayConfig({}).limits.offlineAfterMs).toBe(DEFAULT_LIMITS.offlineAfterMs);
-    const { ctx } = createRelay({
+    const { limits } = createRelay({
       queue: memoryRelayQueue(),
       publicBaseUrl: 'http://relay.test',
       logger: silentLogger,
       limits: { pullWaitMs: 60_000 },
     });
-    expect(ctx.limits.offlineAfterMs).toBe(75_000);
+    expect(limits.offlineAfterMs).toBe(75_000);
   });
 });

@@ -8,7 +8,7 @@ import { AUTH_STATE_KEY } from '../../core/auth/service.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { composeApp } from '../../deploy/shared/node-parts.ts';
-import { secureHeaders } from '../../http-kit/secure-headers.ts';
+import { secureHeaders } from '../../http-kit/middleware.ts';
 import { createRelayApp } from '../../relay/http/app.ts';
 import { memoryRelayQueue } from '../../relay/queue/memory.ts';
 import { requester, tempDir } from '../helpers/app.ts';

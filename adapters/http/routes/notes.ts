@@ -37,8 +37,8 @@ export interface IndexedNoteAnswer {
 /**
  * The answer of `GET /notes/:path` that needs neither the disk nor the note service: a cache
  * hit still valid for the index's summary (200, or 304 when `If-None-Match` matches), or a 304
- * from the index's checksum. Null: the note must be read. The route and the Node fast lane
- * (adapters/node/read-lane.ts) both answer through this, so they cannot disagree.
+ * from the index's checksum. Null: the note must be read. The route and its hot route
+ * (adapters/http/hot.ts) both answer through this, so they cannot disagree.
  */
 export function indexedNoteAnswer(
   notes: NoteService,

@@ -64,12 +64,12 @@ export function createHealthBody(
 }
 
 /** Health and setup (public), system info (protected), and the answers for retired routes. */
-export function systemRoutes(deps: AppDeps) {
+export function systemRoutes(deps: AppDeps, healthBody = createHealthBody(deps)) {
   const app = new Hono<AppEnv>();
   const startedAt = deps.clock.now();
   const uptimeSeconds = () => Math.round((deps.clock.now() - startedAt) / 1000);
 
-  const healthBody = createHealthBody(deps);
+  // GET is the hot route's (adapters/http/hot.ts, the same body); HEAD comes here.
   app.get('/health', (c) => sealedResponse(c, 200, healthBody(), HEALTH_HEADERS));
 
   const setup = deps.setup;

@@ -1,12 +1,19 @@
 import { Hono } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
 import { errorBody } from '../../../http-kit/envelope.ts';
-import { answerToResponse, headerPairs, requestHeaders } from '../../protocol/http-codec.ts';
+import type { HotRoute } from '../../../http-kit/hot-route.ts';
+import {
+  answerToResponse,
+  fromBase64,
+  headerPairs,
+  proxiedHeaders,
+  requestHeaders,
+} from '../../protocol/http-codec.ts';
 import { checkRequestHead, WIRE_LIMITS } from '../../protocol/limits.ts';
 import type { HttpAnswer } from '../../protocol/messages.ts';
 import { bodyChunks, readBody } from '../../service/body-stream.ts';
 import { type DoorLease, doorBudget } from '../../service/door-budget.ts';
-import { forward, offline } from '../../service/forward.ts';
+import { forward, offline, viaTunnel } from '../../service/forward.ts';
 import { proxyRates } from '../../service/rate-limit.ts';
 import type { RelayContext, RelayEnv } from '../../service/types.ts';
 
@@ -18,8 +25,8 @@ export function credentialed(has: (name: string) => boolean): boolean {
 }
 
 /**
- * The door of `/r/:serverId/*`, shared by the Hono route below and the Node fast lane
- * (relay/node/proxy-lane.ts), so both count against the same limits. Everything it decides
+ * The door of `/r/:serverId/*`, shared by the Hono route and the hot route below, so both count
+ * against the same limits. Everything it decides
  * needs no body: the rate per client address, the server's budgets, requests open per address.
  */
 export function proxyDoor(ctx: RelayContext) {
@@ -131,4 +138,44 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
   app.all('/:serverId', handler);
   app.all('/:serverId/*', handler);
   return app;
+}
+
+/**
+ * `GET` and `HEAD` on `/r/:serverId/*` for a server whose tunnel is on this instance, as a hot
+ * route (http-kit/hot-route.ts): mounted in the relay app and in the Node dispatcher
+ * (relay/node/server.ts), where the answer's bytes go from the tunnel frame to the socket with no
+ * web Request or Response. The same door as the route above (id check, rate limits, forwarded
+ * headers, wire limits) and the same answer. Not its own: servers reached through the queue and
+ * a request over a wire limit (the route answers 414/431); the frame does the rest.
+ */
+export function proxyHot(ctx: RelayContext, door: ProxyDoor): HotRoute {
+  return async (req) => {
+    const { path: target } = req;
+    if (!target.startsWith('/r/')) return null;
+    const slash = target.indexOf('/', 3);
+    const serverId = slash === -1 ? target.slice(3) : target.slice(3, slash);
+    const tunnel = ctx.tunnels?.get(serverId);
+    if (!tunnel || !door.validId(serverId)) return null;
+    const path = (slash === -1 ? '/' : target.slice(slash)) + req.search;
+    const address = req.address();
+    const headers = door.headers(req.headerPairs(), serverId, address);
+    if (checkRequestHead(path, headers)) return null;
+    const lease = await door.admit(
+      serverId,
+      address,
+      credentialed((n) => req.header(n) !== undefined),
+    );
+    try {
+      const draft = { kind: 'http' as const, method: req.method, path, headers, bytes: null };
+      const done = await viaTunnel(ctx, req.signal(), tunnel, draft);
+      if (!done) return { status: 499, headers: [], body: null }; // the client went away
+      const a = done.answer as HttpAnswer & { bytes?: Uint8Array | null };
+      door.settle(serverId, a.status);
+      const out = proxiedHeaders(a.headers, path);
+      out.push(['x-relay-request-id', done.requestId]);
+      return { status: a.status, headers: out, body: a.bytes !== undefined ? a.bytes : fromBase64(a.body) };
+    } finally {
+      lease.release();
+    }
+  };
 }
