@@ -235,20 +235,24 @@ export function createLinkGraph() {
     links: readonly LinkRef[],
     changed: Set<string>,
     memo?: Map<string, string | null>,
+    given?: readonly (string | null)[] | null,
   ) => {
     const shared = distinctShared(links);
     const src: Source = {
       links: shared,
-      paths: shared.map((l) => {
-        // Only a markdown link's resolution depends on the note it is written in.
-        if (!memo || l.kind === 'markdown') return resolve(path, l);
-        let p = memo.get(l.target);
-        if (p === undefined) {
-          p = resolve(path, l);
-          memo.set(l.target, p);
-        }
-        return p;
-      }),
+      paths:
+        given && shared === links && given.length === links.length
+          ? [...given]
+          : shared.map((l) => {
+              // Only a markdown link's resolution depends on the note it is written in.
+              if (!memo || l.kind === 'markdown') return resolve(path, l);
+              let p = memo.get(l.target);
+              if (p === undefined) {
+                p = resolve(path, l);
+                memo.set(l.target, p);
+              }
+              return p;
+            }),
     };
     for (const k of keysOf(shared)) addTo(refsByKey, k, path);
     sources.set(path, src);
@@ -281,13 +285,18 @@ export function createLinkGraph() {
      * Adds many notes that are not in the graph yet, in one pass: every path is known before any
      * link resolves, so nothing needs re-resolving.
      */
-    load(notes: readonly (readonly [string, readonly LinkRef[]])[]): void {
+    load(
+      notes: readonly (readonly [string, readonly LinkRef[]])[],
+      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+    ): void {
       for (const [path] of notes) if (!sources.has(path)) addPath(path);
       const ignored = new Set<string>();
       // Nothing changes while loading: each distinct wiki-link target resolves once.
       const memo = new Map<string, string | null>();
-      for (const [path, links] of notes) {
-        setLinks(path, links, ignored, memo);
+      for (let i = 0; i < notes.length; i++) {
+        const [path, links] = notes[i]!;
+        // Resolutions known (a snapshot of these very notes and files) are taken as they are.
+        setLinks(path, links, ignored, memo, resolved?.(i));
         ignored.clear();
       }
     },

@@ -1,0 +1,123 @@
+/**
+ * The warm start's reading of the binary snapshot (snapshot.ts) through the `StateStore` port: the
+ * note table, link resolutions and search notes now (one range read), the search terms and posting
+ * lists when `ready()` is first awaited (two more range reads). Stores without byte ranges (Workers
+ * KV) keep the JSON snapshot (`parseIndexCache`).
+ */
+import type { StateStore } from '../ports.ts';
+import { applyJournal, type IndexEntry } from './note-index.ts';
+import type { DocTerms, LazySearch, LoadedTerms } from './search.ts';
+import {
+  entryAt,
+  type GraphTable,
+  type NoteTable,
+  rangeOf,
+  readDocs,
+  readGraph,
+  readNotes,
+  readSnapshotIndex,
+  readTerms,
+  resolvedPath,
+  SECTION,
+  SnapshotError,
+  sectionsOf,
+} from './snapshot.ts';
+
+/** The binary snapshot's key in the state store. */
+export const SNAPSHOT_KEY = 'index-snapshot.bin';
+
+/** A store that can hold the binary snapshot. */
+export type BinaryStateStore = StateStore & Required<Pick<StateStore, 'putBytes' | 'getRange' | 'byteSize'>>;
+
+export const canHoldBinary = (s: StateStore | undefined): s is BinaryStateStore =>
+  !!s?.putBytes && !!s.getRange && !!s.byteSize;
+
+/** What the warm start takes from a binary snapshot and its journal. */
+export interface BinaryCache {
+  gen: number;
+  entries: Map<string, IndexEntry>;
+  search: LazySearch;
+  journaled: number;
+  /** The snapshot's notes (before the journal) and the vault's files when it was taken. */
+  notePaths: ReadonlySet<string>;
+  files: readonly string[];
+  /** Where an entry's links pointed, for the entries as the snapshot holds them (by object). */
+  resolved(entry: IndexEntry): (string | null)[] | null;
+}
+
+/** Longest run of decoding between two yields to the event loop, in ms. */
+const SLICE_MS = 8;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Reads the snapshot of `size` bytes and the journal. Throws (a `SnapshotError`, or whatever a
+ * damaged byte makes a decoder throw) when anything fails its check: the caller indexes cold.
+ */
+export async function readBinaryCache(
+  state: BinaryStateStore,
+  size: number,
+  journalKey: string,
+): Promise<BinaryCache> {
+  const read = (offset: number, length: number) => state.getRange(SNAPSHOT_KEY, offset, length);
+  const index = await readSnapshotIndex(size, read);
+  const eager = [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS];
+  const range = rangeOf(index, eager);
+  const [bytes, journal] = await Promise.all([
+    read(range.offset, range.length),
+    state.append ? state.get(journalKey) : null,
+  ]);
+  if (!bytes || bytes.length !== range.length) throw new SnapshotError('index snapshot: cut short');
+  const sections = sectionsOf(index, eager, bytes, range.offset);
+  const notes: NoteTable = readNotes(sections.get(SECTION.NOTES)!);
+  const graph: GraphTable = readGraph(sections.get(SECTION.GRAPH)!, notes.n);
+  const docs = readDocs(sections.get(SECTION.DOCS)!, notes);
+
+  // Entries parsed one by one, yielding to the event loop every few ms.
+  const entries = new Map<string, IndexEntry>();
+  const rowOf = new Map<IndexEntry, number>();
+  let slice = performance.now();
+  for (let i = 0; i < notes.n; i++) {
+    const e = entryAt(notes, i);
+    entries.set(e.path, e);
+    rowOf.set(e, i);
+    if ((i & 63) === 0 && performance.now() - slice > SLICE_MS) {
+      await yieldToEventLoop();
+      slice = performance.now();
+    }
+  }
+  const searchJournal: ([string] | [string, DocTerms])[] = [];
+  const journaled = applyJournal(index.gen, journal, entries, searchJournal);
+  const gen = index.gen;
+
+  const terms = async (): Promise<LoadedTerms> => {
+    // The file may have been replaced since (another process's save): only the same generation will do.
+    const now = await state.byteSize(SNAPSHOT_KEY);
+    if (now === null) throw new SnapshotError('index snapshot: gone');
+    const again = await readSnapshotIndex(now, read);
+    if (again.gen !== gen) throw new SnapshotError('index snapshot: replaced');
+    const t = again.sections.get(SECTION.TERMS)!;
+    const p = again.sections.get(SECTION.POSTINGS)!;
+    const [tb, pb] = await Promise.all([read(t.offset, t.length), read(p.offset, p.length)]);
+    if (!tb || !pb) throw new SnapshotError('index snapshot: cut short');
+    const table = readTerms(sectionsOf(again, [SECTION.TERMS], tb, t.offset).get(SECTION.TERMS)!, p.length);
+    const blob = sectionsOf(again, [SECTION.POSTINGS], pb, p.offset).get(SECTION.POSTINGS)!;
+    return { ...table, blob };
+  };
+
+  return {
+    gen,
+    entries,
+    search: { lazy: true, nextId: docs.nextId, docs: docs.docs, journal: searchJournal, terms },
+    journaled,
+    notePaths: new Set(notes.paths),
+    files: graph.files,
+    resolved(entry) {
+      const row = rowOf.get(entry);
+      const rows = row === undefined ? null : graph.rows[row];
+      if (!rows) return null;
+      const out = new Array<string | null>(rows.length);
+      for (let i = 0; i < rows.length; i++) out[i] = resolvedPath(notes, graph, rows[i]!);
+      return out;
+    },
+  };
+}
