@@ -87,25 +87,10 @@ export async function readBinaryCache(
   }
   const searchJournal: ([string] | [string, DocTerms])[] = [];
   const journaled = applyJournal(index.gen, journal, entries, searchJournal);
-  const gen = index.gen;
-
-  const terms = async (): Promise<LoadedTerms> => {
-    // The file may have been replaced since (another process's save): only the same generation will do.
-    const now = await state.byteSize(SNAPSHOT_KEY);
-    if (now === null) throw new SnapshotError('index snapshot: gone');
-    const again = await readSnapshotIndex(now, read);
-    if (again.gen !== gen) throw new SnapshotError('index snapshot: replaced');
-    const t = again.sections.get(SECTION.TERMS)!;
-    const p = again.sections.get(SECTION.POSTINGS)!;
-    const [tb, pb] = await Promise.all([read(t.offset, t.length), read(p.offset, p.length)]);
-    if (!tb || !pb) throw new SnapshotError('index snapshot: cut short');
-    const table = readTerms(sectionsOf(again, [SECTION.TERMS], tb, t.offset).get(SECTION.TERMS)!, p.length);
-    const blob = sectionsOf(again, [SECTION.POSTINGS], pb, p.offset).get(SECTION.POSTINGS)!;
-    return { ...table, blob };
-  };
+  const terms = lazyTerms(state, index.gen);
 
   return {
-    gen,
+    gen: index.gen,
     entries,
     search: { lazy: true, nextId: docs.nextId, docs: docs.docs, journal: searchJournal, terms },
     journaled,
@@ -119,5 +104,27 @@ export async function readBinaryCache(
       for (let i = 0; i < rows.length; i++) out[i] = resolvedPath(notes, graph, rows[i]!);
       return out;
     },
+  };
+}
+
+/**
+ * Reads the search terms and posting lists of the snapshot of generation `gen` (a function of its
+ * own: a closure made beside the note table would keep the table alive until the first search).
+ */
+function lazyTerms(state: BinaryStateStore, gen: number): () => Promise<LoadedTerms> {
+  const read = (offset: number, length: number) => state.getRange(SNAPSHOT_KEY, offset, length);
+  return async () => {
+    // The file may have been replaced since (another process's save): only the same generation will do.
+    const now = await state.byteSize(SNAPSHOT_KEY);
+    if (now === null) throw new SnapshotError('index snapshot: gone');
+    const again = await readSnapshotIndex(now, read);
+    if (again.gen !== gen) throw new SnapshotError('index snapshot: replaced');
+    const t = again.sections.get(SECTION.TERMS)!;
+    const p = again.sections.get(SECTION.POSTINGS)!;
+    const [tb, pb] = await Promise.all([read(t.offset, t.length), read(p.offset, p.length)]);
+    if (!tb || !pb) throw new SnapshotError('index snapshot: cut short');
+    const table = readTerms(sectionsOf(again, [SECTION.TERMS], tb, t.offset).get(SECTION.TERMS)!, p.length);
+    const blob = sectionsOf(again, [SECTION.POSTINGS], pb, p.offset).get(SECTION.POSTINGS)!;
+    return { ...table, blob };
   };
 }

@@ -41,7 +41,7 @@ async function snapshotOf(state: StateStore): Promise<string | null> {
 async function cacheOf(
   state: StateStore,
   journal?: string,
-): Promise<{ gen: number; entries: Map<string, IndexEntry>; journaled: number } | null> {
+): Promise<{ gen: number; entries: Map<string, IndexEntry>; journaled: number; search: unknown } | null> {
   if (canHoldBinary(state)) {
     const size = await state.byteSize(SNAPSHOT_KEY);
     if (size === null) return null;
@@ -68,7 +68,9 @@ describe.each([
 
     const parsed = (await cacheOf(state))!;
     expect(parsed.entries.size).toBe(1500);
-    const index = createNoteIndex((parsed as { search: Parameters<typeof createNoteIndex>[0] }).search);
+    const index = createNoteIndex(
+      (parsed as unknown as { search: Parameters<typeof createNoteIndex>[0] }).search,
+    );
     await index.search.ready();
     expect([...snapshotParts(index.capture(1))].length).toBeGreaterThan(2);
     expect(index.search.query('w42', 5)[0]?.path).toBe('f0/note 42.md');
