@@ -4,9 +4,9 @@
  * Layout 1 (`index-snapshot.bin`):
  *
  *     header   "QUIRESNP" (8 bytes), u32 layout (1), u32 0, f64 generation                  24 bytes
- *     sections one after another (below), each checked by its own CRC-32
- *     table    per section: u32 id, u32 CRC-32, f64 offset, f64 length                      24 bytes each
- *     trailer  f64 offset of the table, u32 sections, u32 CRC-32 of the header and table      16 bytes
+ *     sections one after another (below), each checked by its own checksum (`Checksum`)
+ *     table    per section: u32 id, u32 checksum, f64 offset, f64 length                      24 bytes each
+ *     trailer  f64 offset of the table, u32 sections, u32 checksum of header and table      16 bytes
  *
  * All numbers little-endian. A string list is `u32 n, u32 UTF-16 length × n, UTF-8 of the strings
  * joined` (decoded in one step, cut by length). Sections, in this order:
@@ -54,24 +54,48 @@ const REST_FIELDS = [
 ] as const;
 
 // ---------------------------------------------------------------------------------------------
-// CRC-32 (IEEE)
+// Checksum
 
-const CRC_TABLE = (() => {
-  const t = new Int32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c;
+/**
+ * A 32-bit checksum (FNV-1a over little-endian 32-bit words, then the last bytes and the length):
+ * each step is a bijection of the running value, so one changed word always changes the sum, and a
+ * cut always does (the length). Several times faster than a table CRC-32 in JavaScript, which
+ * matters: the warm start checks every byte it reads. Fed in pieces of any cut.
+ */
+export class Checksum {
+  private h = 0x811c9dc5;
+  private n = 0;
+  /** Bytes of a word begun by the last piece. */
+  private carry = new Uint8Array(4);
+  private k = 0;
+  update(b: Uint8Array): this {
+    let i = 0;
+    this.n += b.length;
+    while (this.k > 0 && this.k < 4 && i < b.length) this.carry[this.k++] = b[i++]!;
+    if (this.k === 4) {
+      const c = this.carry;
+      this.h = Math.imul(this.h ^ (c[0]! | (c[1]! << 8) | (c[2]! << 16) | (c[3]! << 24)), 0x01000193);
+      this.k = 0;
+    }
+    const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    let h = this.h;
+    for (; i + 4 <= b.length; i += 4) h = Math.imul(h ^ v.getInt32(i, true), 0x01000193);
+    this.h = h;
+    while (i < b.length) this.carry[this.k++] = b[i++]!;
+    return this;
   }
-  return t;
-})();
-
-/** CRC-32 of `b`, continuing from `crc` (0 to start). */
-export function crc32(b: Uint8Array, crc = 0): number {
-  let c = ~crc;
-  for (let i = 0; i < b.length; i++) c = CRC_TABLE[(c ^ b[i]!) & 0xff]! ^ (c >>> 8);
-  return ~c >>> 0;
+  digest(): number {
+    let h = this.h;
+    for (let i = 0; i < this.k; i++) h = Math.imul(h ^ (this.carry[i]! | 0x100), 0x01000193);
+    return Math.imul(h ^ this.n, 0x01000193) >>> 0;
+  }
 }
+
+export const checksum32 = (...parts: Uint8Array[]): number => {
+  const c = new Checksum();
+  for (const p of parts) c.update(p);
+  return c.digest();
+};
 
 // ---------------------------------------------------------------------------------------------
 // Writing
@@ -266,12 +290,13 @@ export function* snapshotBytes(c: SnapshotCapture): Generator<Uint8Array> {
   const table = new Writer();
   for (const id of [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS, SECTION.TERMS, SECTION.POSTINGS]) {
     const start = at;
-    let crc = 0;
+    const sum = new Checksum();
     for (const piece of sectionPieces(c, id)) {
-      crc = crc32(piece, crc);
+      sum.update(piece);
       at += piece.length;
       yield piece;
     }
+    const crc = sum.digest();
     table.u32(id);
     table.u32(crc);
     table.f64(start);
@@ -281,7 +306,7 @@ export function* snapshotBytes(c: SnapshotCapture): Generator<Uint8Array> {
   const tail = new Writer();
   tail.f64(at);
   tail.u32(rows.length / ROW);
-  tail.u32(crc32(rows, crc32(header)));
+  tail.u32(checksum32(header, rows));
   yield rows;
   yield tail.take();
 }
@@ -394,7 +419,8 @@ export async function readSnapshotIndex(
   const crc = t.u32();
   if (count > 64 || tableAt !== size - TRAILER - count * ROW) fail('a damaged table');
   const rows = await read(tableAt, count * ROW);
-  if (!rows || rows.length !== count * ROW || crc32(rows, crc32(header!)) !== crc) fail('a damaged table');
+  if (!rows || rows.length !== count * ROW || checksum32(header!, rows) !== crc)
+    fail('a damaged table');
   const r = new Reader(rows!);
   const sections = new Map<number, { crc: number; offset: number; length: number }>();
   for (let i = 0; i < count; i++) {
@@ -409,7 +435,7 @@ export async function readSnapshotIndex(
   return { gen, size, sections };
 }
 
-/** Cuts a range read from `from` into the sections it holds, each checked against its CRC. */
+/** Cuts a range read from `from` into the sections it holds, each checked against its checksum. */
 export function sectionsOf(
   index: SnapshotIndex,
   ids: number[],
@@ -422,7 +448,7 @@ export function sectionsOf(
     const start = s.offset - from;
     if (start < 0 || start + s.length > bytes.length) fail('a section cut short');
     const b = bytes.subarray(start, start + s.length);
-    if (crc32(b) !== s.crc) fail(`section ${id} damaged`);
+    if (checksum32(b) !== s.crc) fail(`section ${id} damaged`);
     out.set(id, b);
   }
   return out;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
 import { createNoteService, type NoteService } from '../../../core/notes/service.ts';
-import { SNAPSHOT_LAYOUT } from '../../../core/notes/snapshot.ts';
+import { Checksum, checksum32, SNAPSHOT_LAYOUT } from '../../../core/notes/snapshot.ts';
 import { SNAPSHOT_KEY } from '../../../core/notes/snapshot-cache.ts';
 import type { StateStore } from '../../../core/ports.ts';
 import { clock, fixtureFiles, fixtureNotes, fixtureStores, jsonOnlyStateStore } from './snapshot-vault.ts';
@@ -49,6 +49,33 @@ async function coldOf(notes = fixtureNotes(), files = fixtureFiles()) {
 }
 
 describe('the binary index snapshot', () => {
+  it('sums a section the same in pieces of any cut, and any one changed byte changes the sum (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 200 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        (bytes, cuts, at, xor) => {
+          const whole = checksum32(bytes);
+          const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((a, b) => a - b);
+          const sum = new Checksum();
+          let from = 0;
+          for (const p of [...points, bytes.length]) {
+            sum.update(bytes.subarray(from, p));
+            from = p;
+          }
+          expect(sum.digest()).toBe(whole);
+          const changed = bytes.slice();
+          changed[at % bytes.length]! ^= xor;
+          expect(checksum32(changed)).not.toBe(whole);
+          expect(checksum32(bytes.subarray(0, bytes.length - 1))).not.toBe(whole);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('reads the committed JSON cache of layout 5 once, parses no note, and replaces it by a binary snapshot', async () => {
     const state = memoryStateStore();
     await state.put('index-cache.json', fixture('layout5.json').toString('utf8'));
