@@ -289,7 +289,22 @@ export function createLinkGraph() {
       notes: readonly (readonly [string, readonly LinkRef[]])[],
       resolved?: (i: number) => readonly (string | null)[] | null | undefined,
     ): void {
-      for (const [path] of notes) if (!sources.has(path)) addPath(path);
+      for (const _ of this.loadSteps(notes, resolved));
+    },
+
+    /**
+     * `load` a few hundred notes a step, so a caller can yield to the event loop between steps
+     * (nothing is read from the graph until the last step is taken).
+     */
+    *loadSteps(
+      notes: readonly (readonly [string, readonly LinkRef[]])[],
+      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+    ): Generator<void> {
+      for (let i = 0; i < notes.length; i++) {
+        const path = notes[i]![0];
+        if (!sources.has(path)) addPath(path);
+        if ((i & 1023) === 1023) yield;
+      }
       const ignored = new Set<string>();
       // Nothing changes while loading: each distinct wiki-link target resolves once.
       const memo = new Map<string, string | null>();
@@ -298,6 +313,7 @@ export function createLinkGraph() {
         // Resolutions known (a snapshot of these very notes and files) are taken as they are.
         setLinks(path, links, ignored, memo, resolved?.(i));
         ignored.clear();
+        if ((i & 255) === 255) yield;
       }
     },
 

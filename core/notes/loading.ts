@@ -29,6 +29,8 @@ export { SNAPSHOT_KEY };
 export const JOURNAL_KEY = 'index-journal.log';
 /** Notes read, hashed and parsed together: enough to keep the disk busy, small enough to yield often. */
 const BATCH = 128;
+/** Longest run of a warm start's own work between two yields to the event loop, in ms. */
+const LOAD_SLICE_MS = 8;
 
 /**
  * Indexes the vault, reusing the cache for files whose size and mtime did not change. Reads and
@@ -56,7 +58,8 @@ export function loadVault(
     ]);
     const files = listed.filter((f) => {
       try {
-        validateNotePath(f.path);
+        // A path the snapshot holds was checked when it was indexed.
+        if (!cache?.entries.has(f.path)) validateNotePath(f.path);
         return true;
       } catch {
         logger?.warn('skipping a file whose path is not a valid note path');
@@ -84,7 +87,13 @@ export function loadVault(
     const filePaths = attachments ? (await attachments).map((f) => f.path) : [];
     if (attachments) index.files(filePaths, []);
     const loaded: IndexEntry[] = [];
+    let slice = performance.now();
     for (let i = 0; i < files.length; i += BATCH) {
+      // A warm start parses few notes: the loop itself yields to the event loop every few ms.
+      if (performance.now() - slice > LOAD_SLICE_MS) {
+        await yieldToEventLoop();
+        slice = performance.now();
+      }
       const toParse: { info: FileInfo; firstSeen: number }[] = [];
       for (const info of files.slice(i, i + BATCH)) {
         const cached = cache?.entries.get(info.path);
@@ -120,7 +129,8 @@ export function loadVault(
       ctx.status.done = Math.min(files.length, i + BATCH);
       onProgress?.(ctx.status.done, files.length);
     }
-    index.putMany(loaded, resolvedFor(cache, files, filePaths, loaded));
+    // Joined to the index a few hundred notes a step, yielding every few ms (`sliced`).
+    for await (const _ of sliced(index.putManySteps(loaded, resolvedFor(cache, files, filePaths, loaded))));
     if (cache && cache.entries.size !== files.length) ctx.dirty = true;
     // A JSON cache read where a binary one can be written: replaced by the first save.
     if (cache && !('notePaths' in cache) && canHoldBinary(state)) {

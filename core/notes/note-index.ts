@@ -181,15 +181,25 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
       list: readonly IndexEntry[],
       resolved?: (i: number) => readonly (string | null)[] | null | undefined,
     ): void {
-      for (const e of list) {
+      for (const _ of this.putManySteps(list, resolved));
+    },
+
+    /** `putMany` a few hundred notes a step (the caller may yield to the event loop between steps). */
+    *putManySteps(
+      list: readonly IndexEntry[],
+      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+    ): Generator<void> {
+      for (let i = 0; i < list.length; i++) {
+        const e = list[i]!;
         bytes += e.size - (entries.get(e.path)?.size ?? 0);
         entries.set(e.path, e);
         addFolders(e.path);
+        if ((i & 1023) === 1023) yield;
       }
       sorted = null;
       summaries.clear();
       generation++;
-      graph.load(
+      yield* graph.loadSteps(
         list.map((e) => [e.path, e.links] as const),
         resolved,
       );

@@ -8,6 +8,7 @@ import type { StateStore } from '../ports.ts';
 import { applyJournal, type IndexEntry } from './note-index.ts';
 import type { DocTerms, LazySearch, LoadedTerms } from './search.ts';
 import {
+  Checksum,
   entryAt,
   type GraphTable,
   type NoteTable,
@@ -20,7 +21,7 @@ import {
   resolvedPath,
   SECTION,
   SnapshotError,
-  sectionsOf,
+  type SnapshotIndex,
 } from './snapshot.ts';
 
 /** The binary snapshot's key in the state store. */
@@ -67,9 +68,11 @@ export async function readBinaryCache(
     state.append ? state.get(journalKey) : null,
   ]);
   if (!bytes || bytes.length !== range.length) throw new SnapshotError('index snapshot: cut short');
-  const sections = sectionsOf(index, eager, bytes, range.offset);
+  const sections = await checkedSections(index, eager, bytes, range.offset);
   const notes: NoteTable = readNotes(sections.get(SECTION.NOTES)!);
+  await yieldToEventLoop();
   const graph: GraphTable = readGraph(sections.get(SECTION.GRAPH)!, notes.n);
+  await yieldToEventLoop();
   const docs = readDocs(sections.get(SECTION.DOCS)!, notes);
 
   // Entries parsed one by one, yielding to the event loop every few ms.
@@ -108,6 +111,34 @@ export async function readBinaryCache(
 }
 
 /**
+ * `sectionsOf`, its checksums summed a MiB at a time with a yield to the event loop between (a
+ * large vault's note table is tens of MB).
+ */
+async function checkedSections(
+  index: SnapshotIndex,
+  ids: number[],
+  bytes: Uint8Array,
+  from: number,
+): Promise<Map<number, Uint8Array>> {
+  const out = new Map<number, Uint8Array>();
+  for (const id of ids) {
+    const s = index.sections.get(id)!;
+    const start = s.offset - from;
+    if (start < 0 || start + s.length > bytes.length) throw new SnapshotError('index snapshot: cut short');
+    const b = bytes.subarray(start, start + s.length);
+    const sum = new Checksum();
+    for (let at = 0; at < b.length; at += CHECK_STEP) {
+      sum.update(b.subarray(at, at + CHECK_STEP));
+      if (at + CHECK_STEP < b.length) await yieldToEventLoop();
+    }
+    if (sum.digest() !== s.crc) throw new SnapshotError(`index snapshot: section ${id} damaged`);
+    out.set(id, b);
+  }
+  return out;
+}
+const CHECK_STEP = 1 << 20;
+
+/**
  * Reads the search terms and posting lists of the snapshot of generation `gen` (a function of its
  * own: a closure made beside the note table would keep the table alive until the first search).
  */
@@ -123,8 +154,11 @@ function lazyTerms(state: BinaryStateStore, gen: number): () => Promise<LoadedTe
     const p = again.sections.get(SECTION.POSTINGS)!;
     const [tb, pb] = await Promise.all([read(t.offset, t.length), read(p.offset, p.length)]);
     if (!tb || !pb) throw new SnapshotError('index snapshot: cut short');
-    const table = readTerms(sectionsOf(again, [SECTION.TERMS], tb, t.offset).get(SECTION.TERMS)!, p.length);
-    const blob = sectionsOf(again, [SECTION.POSTINGS], pb, p.offset).get(SECTION.POSTINGS)!;
+    const table = readTerms(
+      (await checkedSections(again, [SECTION.TERMS], tb, t.offset)).get(SECTION.TERMS)!,
+      p.length,
+    );
+    const blob = (await checkedSections(again, [SECTION.POSTINGS], pb, p.offset)).get(SECTION.POSTINGS)!;
     return { ...table, blob };
   };
 }

@@ -419,8 +419,7 @@ export async function readSnapshotIndex(
   const crc = t.u32();
   if (count > 64 || tableAt !== size - TRAILER - count * ROW) fail('a damaged table');
   const rows = await read(tableAt, count * ROW);
-  if (!rows || rows.length !== count * ROW || checksum32(header!, rows) !== crc)
-    fail('a damaged table');
+  if (!rows || rows.length !== count * ROW || checksum32(header!, rows) !== crc) fail('a damaged table');
   const r = new Reader(rows!);
   const sections = new Map<number, { crc: number; offset: number; length: number }>();
   for (let i = 0; i < count; i++) {
