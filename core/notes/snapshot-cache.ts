@@ -19,6 +19,7 @@ import {
   readSnapshotIndex,
   readTerms,
   resolvedPath,
+  rowsOf,
   SECTION,
   SnapshotError,
   type SnapshotIndex,
@@ -101,7 +102,12 @@ export async function readBinaryCache(
     files: graph.files,
     resolved(entry) {
       const row = rowOf.get(entry);
-      const rows = row === undefined ? null : graph.rows[row];
+      let rows: Uint32Array | null = null;
+      try {
+        rows = row === undefined ? null : rowsOf(graph, row);
+      } catch {
+        // A row that does not hold up is resolved again (the section passed its checksum).
+      }
       if (!rows) return null;
       const out = new Array<string | null>(rows.length);
       for (let i = 0; i < rows.length; i++) out[i] = resolvedPath(notes, graph, rows[i]!);

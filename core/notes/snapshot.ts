@@ -8,8 +8,8 @@
  *     table    per section: u32 id, u32 checksum, f64 offset, f64 length                      24 bytes each
  *     trailer  f64 offset of the table, u32 sections, u32 checksum of header and table      16 bytes
  *
- * All numbers little-endian. A string list is `u32 n, u32 UTF-16 length × n, UTF-8 of the strings
- * joined` (decoded in one step, cut by length). Sections, in this order:
+ * All numbers little-endian. A string list is `u32 n, u32 UTF-16 length × n, u32 bytes, UTF-8 of the
+ * strings joined` (decoded in one step, cut by length). Sections, in this order:
  *
  * 1. NOTES, the note table as columns: `u32 n, f64 size × n, f64 mtime × n, f64 firstSeen × n`,
  *    the paths (a string list), and the rest of each entry as JSON arrays (`REST_FIELDS`), each
@@ -136,24 +136,31 @@ class Writer {
 
 const encoder = new TextEncoder();
 
-/** A string list's pieces: the lengths, then the UTF-8 of the strings in pieces of about 256 KiB. */
+/** A string list's pieces: the count and lengths, the text's byte length, then its UTF-8 in pieces of about 256 KiB. */
 function* stringList(list: readonly string[]): Generator<Uint8Array> {
-  const w = new Writer();
-  w.u32(list.length);
-  for (const s of list) w.u32(s.length);
-  yield w.take();
+  const text: Uint8Array[] = [];
+  let bytes = 0;
   let batch: string[] = [];
   let size = 0;
+  const flush = () => {
+    const b = encoder.encode(batch.join(''));
+    text.push(b);
+    bytes += b.length;
+    batch = [];
+    size = 0;
+  };
   for (const s of list) {
     batch.push(s);
     size += s.length;
-    if (size > 1 << 18) {
-      yield encoder.encode(batch.join(''));
-      batch = [];
-      size = 0;
-    }
+    if (size > 1 << 18) flush();
   }
-  if (batch.length) yield encoder.encode(batch.join(''));
+  if (batch.length) flush();
+  const w = new Writer();
+  w.u32(list.length);
+  for (const s of list) w.u32(s.length);
+  w.u32(bytes);
+  yield w.take();
+  yield* text;
 }
 
 /** What a binary snapshot is written from: taken at once (see `NoteIndex.capture`). */
@@ -321,6 +328,8 @@ const fail = (why: string): never => {
   throw new SnapshotError(`index snapshot: ${why}`);
 };
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Reads numbers and string lists from one section's bytes, every read bounds-checked. */
 class Reader {
   v: DataView;
@@ -361,34 +370,18 @@ class Reader {
   strings(): string[] {
     const n = this.u32();
     const lens = this.u32s(n);
-    let chars = 0;
-    for (let i = 0; i < n; i++) chars += lens[i]!;
-    // UTF-8 takes 1 to 3 bytes per UTF-16 unit: the text is between chars and 3 * chars bytes.
-    const end = this.findTextEnd(chars);
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(this.b.subarray(this.at, end));
-    if (text.length !== chars) fail('a string list does not match its lengths');
-    this.at = end;
+    const bytes = this.u32();
+    this.need(bytes);
+    const text = utf8.decode(this.b.subarray(this.at, this.at + bytes));
+    this.at += bytes;
     const out = new Array<string>(n);
     let c = 0;
     for (let i = 0; i < n; i++) {
       out[i] = text.slice(c, c + lens[i]!);
       c += lens[i]!;
     }
+    if (c !== text.length) fail('a string list does not match its lengths');
     return out;
-  }
-  /** Where a string list's text ends: the lists' texts are followed by the next field or the section's end. */
-  private textEnd = -1;
-  setTextEnd(end: number) {
-    this.textEnd = end;
-  }
-  private findTextEnd(chars: number): number {
-    if (this.textEnd >= 0) {
-      const end = this.textEnd;
-      this.textEnd = -1;
-      return end;
-    }
-    this.need(chars);
-    return this.at + chars;
   }
 }
 
@@ -483,7 +476,7 @@ export function readNotes(b: Uint8Array): NoteTable {
   const size = r.f64s(n);
   const mtime = r.f64s(n);
   const firstSeen = r.f64s(n);
-  const paths = readStrings(r);
+  const paths = r.strings();
   if (paths.length !== n || r.u32() !== n) fail('a note table of the wrong length');
   const start = r.at;
   const at = new Uint32Array(n + 1);
@@ -498,32 +491,6 @@ export function readNotes(b: Uint8Array): NoteTable {
   // Each entry's length prefix sits before it: skip it when reading row i.
   return { n, paths, size, mtime, firstSeen, rest, at };
 }
-
-/** A string list followed by more fields: its text length is found by encoding back (never trusted). */
-function readStrings(r: Reader): string[] {
-  const at = r.at;
-  const n = r.u32();
-  const lens = r.u32s(n);
-  // Walk the UTF-8 forward counting UTF-16 units until the lengths' total is reached.
-  let chars = 0;
-  for (let i = 0; i < n; i++) chars += lens[i]!;
-  let p = r.at;
-  let units = 0;
-  const b = r.b;
-  while (units < chars) {
-    if (p >= b.length) fail('a string list ends early');
-    const c = b[p]!;
-    const k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-    units += k === 4 ? 2 : 1;
-    p += k;
-  }
-  if (units !== chars || p > b.length) fail('a string list does not match its lengths');
-  r.at = at;
-  r.setTextEnd(p);
-  return r.strings();
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The entry of row `i` of the table (its JSON parsed now). */
 export function entryAt(t: NoteTable, i: number): IndexEntry {
@@ -554,28 +521,41 @@ export function entryAt(t: NoteTable, i: number): IndexEntry {
   return entry;
 }
 
-/** The link graph's resolutions by row (null: resolve on load) and the vault's files. */
+/** The link graph's resolutions by row (decoded when asked, `rowsOf`) and the vault's files. */
 export interface GraphTable {
   files: string[];
-  rows: (Uint32Array | null)[];
+  /** Per note row, where its resolutions start in `b` (-1: resolve on load). */
+  at: Int32Array;
+  b: Uint8Array;
+  max: number;
 }
 
 export function readGraph(b: Uint8Array, notes: number): GraphTable {
   const r = new Reader(b);
-  const files = readStrings(r);
-  const rows: (Uint32Array | null)[] = new Array(notes);
-  const max = notes + files.length;
+  const files = r.strings();
+  const at = new Int32Array(notes);
   for (let i = 0; i < notes; i++) {
     const k = r.u32();
     if (k === NONE) {
-      rows[i] = null;
+      at[i] = -1;
       continue;
     }
-    const a = r.u32s(k);
-    for (let j = 0; j < k; j++) if (a[j]! > max) fail('a link to nowhere');
-    rows[i] = a;
+    at[i] = r.at - 4;
+    r.need(k * 4);
+    r.at += k * 4;
   }
-  return { files, rows };
+  return { files, at, b, max: notes + files.length };
+}
+
+/** The resolutions of note row `i` (null: resolve on load). */
+export function rowsOf(g: GraphTable, i: number): Uint32Array | null {
+  const at = g.at[i]!;
+  if (at < 0) return null;
+  const r = new Reader(g.b);
+  r.at = at;
+  const a = r.u32s(r.u32());
+  for (let j = 0; j < a.length; j++) if (a[j]! > g.max) fail('a link to nowhere');
+  return a;
 }
 
 /** The row of a resolution back as a path. */
@@ -595,7 +575,6 @@ export function readDocs(
   const lens = r.u32s(n);
   const tlens = r.u32s(n);
   const rows = r.u32s(n);
-  r.setTextEnd(b.length);
   const extra = r.strings();
   let x = 0;
   const docs: [number, string, number, number][] = new Array(n);
@@ -624,7 +603,6 @@ export function readTerms(b: Uint8Array, postings: number): TermTable {
   const last = r.u32s(n);
   const offset = r.u32s(n);
   const length = r.u32s(n);
-  r.setTextEnd(b.length);
   const terms = r.strings();
   if (terms.length !== n) fail('a damaged term table');
   for (let i = 0; i < n; i++) if (offset[i]! + length[i]! > postings) fail('a posting list out of bounds');
