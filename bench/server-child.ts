@@ -21,9 +21,13 @@ try {
   // CPU seconds of every thread of the process (workers included) from startServer() to ready.
   const readyCpuMs = (cpu.user + cpu.system) / 1000;
   let cacheBytes = 0;
-  try {
-    cacheBytes = statSync(join(config.dataDir, 'index-cache.json')).size;
-  } catch {}
+  // The binary snapshot, or the JSON cache of older code.
+  for (const name of ['index-snapshot.bin', 'index-cache.json']) {
+    try {
+      cacheBytes = statSync(join(config.dataDir, name)).size;
+      break;
+    } catch {}
+  }
   const uptimeMs = process.uptime() * 1000;
   await report({ type: 'ready', url: server.url, readyMs, readyCpuMs, uptimeMs, cacheBytes, ...memory() });
   process.on('message', (m: { type?: string }) => {

@@ -113,6 +113,15 @@ export interface StateStore {
    * after another, so a large value is never held or encoded as one string.
    */
   putPieces?(key: string, pieces: AsyncIterable<string>): Promise<void>;
+  /**
+   * Optional, with `getRange` and `byteSize`: binary values read by byte range (the index's binary
+   * snapshot, read lazily). Replaces `key` atomically with the bytes of the pieces, in order.
+   */
+  putBytes?(key: string, pieces: AsyncIterable<Uint8Array>): Promise<void>;
+  /** The bytes of `key` from `offset` (at most `length`, fewer at its end); null when absent. */
+  getRange?(key: string, offset: number, length: number): Promise<Uint8Array | null>;
+  /** The size of `key` in bytes; null when absent. */
+  byteSize?(key: string): Promise<number | null>;
 }
 
 /** Wall clock. */

@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { appendFile, readFile, rm } from 'node:fs/promises';
+import { appendFile, open, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StateStore } from '../../core/ports.ts';
 import { TEMP_PREFIX, tempsInFlight, writeAtomic } from './fs-safe.ts';
@@ -40,6 +40,38 @@ export function fsStateStore(opts: { dir: string }): StateStore {
         })(),
         0o600,
       );
+    },
+    async putBytes(key, pieces) {
+      await writeAtomic(file(key), pieces, 0o600);
+    },
+    async getRange(key, offset, length) {
+      let fh: Awaited<ReturnType<typeof open>>;
+      try {
+        fh = await open(file(key), 'r');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+      try {
+        const out = new Uint8Array(length);
+        let got = 0;
+        while (got < length) {
+          const { bytesRead } = await fh.read(out, got, length - got, offset + got);
+          if (bytesRead === 0) break;
+          got += bytesRead;
+        }
+        return got === length ? out : out.subarray(0, got);
+      } finally {
+        await fh.close();
+      }
+    },
+    async byteSize(key) {
+      try {
+        return (await stat(file(key))).size;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
     },
     async append(key, value) {
       await appendFile(file(key), value, { mode: 0o600 });

@@ -237,20 +237,24 @@ export function createLinkGraph() {
     links: readonly LinkRef[],
     changed: Set<string>,
     memo?: Map<string, string | null>,
+    given?: readonly (string | null)[] | null,
   ) => {
     const shared = distinctShared(links);
     const src: Source = {
       links: shared,
-      paths: shared.map((l) => {
-        // Only a markdown link's resolution depends on the note it is written in.
-        if (!memo || l.kind === 'markdown') return resolve(path, l);
-        let p = memo.get(l.target);
-        if (p === undefined) {
-          p = resolve(path, l);
-          memo.set(l.target, p);
-        }
-        return p;
-      }),
+      paths:
+        given && shared === links && given.length === links.length
+          ? [...given]
+          : shared.map((l) => {
+              // Only a markdown link's resolution depends on the note it is written in.
+              if (!memo || l.kind === 'markdown') return resolve(path, l);
+              let p = memo.get(l.target);
+              if (p === undefined) {
+                p = resolve(path, l);
+                memo.set(l.target, p);
+              }
+              return p;
+            }),
     };
     for (const k of keysOf(shared)) addTo(refsByKey, k, path);
     sources.set(path, src);
@@ -283,14 +287,35 @@ export function createLinkGraph() {
      * Adds many notes that are not in the graph yet, in one pass: every path is known before any
      * link resolves, so nothing needs re-resolving.
      */
-    load(notes: readonly (readonly [string, readonly LinkRef[]])[]): void {
-      for (const [path] of notes) if (!sources.has(path)) addPath(path);
+    load(
+      notes: readonly (readonly [string, readonly LinkRef[]])[],
+      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+    ): void {
+      for (const _ of this.loadSteps(notes, resolved));
+    },
+
+    /**
+     * `load` a few hundred notes a step, so a caller can yield to the event loop between steps
+     * (nothing is read from the graph until the last step is taken).
+     */
+    *loadSteps(
+      notes: readonly (readonly [string, readonly LinkRef[]])[],
+      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+    ): Generator<void> {
+      for (let i = 0; i < notes.length; i++) {
+        const path = notes[i]![0];
+        if (!sources.has(path)) addPath(path);
+        if ((i & 1023) === 1023) yield;
+      }
       const ignored = new Set<string>();
       // Nothing changes while loading: each distinct wiki-link target resolves once.
       const memo = new Map<string, string | null>();
-      for (const [path, links] of notes) {
-        setLinks(path, links, ignored, memo);
+      for (let i = 0; i < notes.length; i++) {
+        const [path, links] = notes[i]!;
+        // Resolutions known (a snapshot of these very notes and files) are taken as they are.
+        setLinks(path, links, ignored, memo, resolved?.(i));
         ignored.clear();
+        if ((i & 255) === 255) yield;
       }
     },
 

@@ -14,15 +14,24 @@ import {
   toEntry,
 } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
+import { snapshotBytes } from './snapshot.ts';
+import { type BinaryCache, canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from './snapshot-cache.ts';
 import { noteTitle } from './title.ts';
 import { listForLoad, listForReconcile } from './vault-listing.ts';
 
-/** The snapshot of the index (layout in note-index.ts). */
+/**
+ * The snapshot of the index as JSON (layout in note-index.ts): written on stores that cannot read
+ * by byte range (Workers KV); elsewhere read once, when no binary snapshot exists, and replaced by
+ * one (`SNAPSHOT_KEY`, snapshot.ts).
+ */
 export const CACHE_KEY = 'index-cache.json';
+export { SNAPSHOT_KEY };
 /** The notes changed since the snapshot, one JSON line each (on stores that can append). */
 export const JOURNAL_KEY = 'index-journal.log';
 /** Notes read, hashed and parsed together: enough to keep the disk busy, small enough to yield often. */
 const BATCH = 128;
+/** Longest run of a warm start's own work between two yields to the event loop, in ms. */
+const LOAD_SLICE_MS = 8;
 
 /**
  * Indexes the vault, reusing the cache for files whose size and mtime did not change. Reads and
@@ -39,17 +48,12 @@ export function loadVault(
     await ctx.saving;
     // One walk for notes, folders and the vault's other files where the store can (issue 33),
     // beside the cache's read.
-    const [listing, [snapshot, journal]] = await Promise.all([
-      listForLoad(store, ctx.files, logger, opts),
-      state
-        ? Promise.all([state.get(CACHE_KEY), state.append ? state.get(JOURNAL_KEY) : null])
-        : Promise.resolve([null, null] as const),
-    ]);
-    const cache = parseIndexCache(snapshot, journal);
+    const [listing, cache] = await Promise.all([listForLoad(store, ctx.files, logger, opts), readCache(ctx)]);
     const { notes: listed, folders, files: attachments } = listing;
     const files = listed.filter((f) => {
       try {
-        validateNotePath(f.path);
+        // A path the snapshot holds was checked when it was indexed.
+        if (!cache?.entries.has(f.path)) validateNotePath(f.path);
         return true;
       } catch {
         logger?.warn('skipping a file whose path is not a valid note path');
@@ -74,13 +78,16 @@ export function loadVault(
     }
     for (const folder of folders) index.addFolder(folder);
     // The vault's other files first, so that links to them resolve in the one pass below.
-    if (attachments)
-      index.files(
-        attachments.map((f) => f.path),
-        [],
-      );
+    const filePaths = attachments ? attachments.map((f) => f.path) : [];
+    if (attachments) index.files(filePaths, []);
     const loaded: IndexEntry[] = [];
+    let slice = performance.now();
     for (let i = 0; i < files.length; i += BATCH) {
+      // A warm start parses few notes: the loop itself yields to the event loop every few ms.
+      if (performance.now() - slice > LOAD_SLICE_MS) {
+        await yieldToEventLoop();
+        slice = performance.now();
+      }
       const toParse: { info: FileInfo; firstSeen: number }[] = [];
       for (const info of files.slice(i, i + BATCH)) {
         const cached = cache?.entries.get(info.path);
@@ -124,11 +131,94 @@ export function loadVault(
       ctx.status.done = Math.min(files.length, i + BATCH);
       onProgress?.(ctx.status.done, files.length);
     }
-    index.putMany(loaded);
+    // Joined to the index a few hundred notes a step, yielding every few ms (`sliced`).
+    for await (const _ of sliced(index.putManySteps(loaded, resolvedFor(cache, files, filePaths, loaded))));
     if (cache && cache.entries.size !== files.length) ctx.dirty = true;
+    // A JSON cache read where a binary one can be written: replaced by the first save.
+    if (cache && !('notePaths' in cache) && canHoldBinary(state)) {
+      ctx.dirty = true;
+      ctx.snapshotNeeded = true;
+    }
     ctx.status = { state: 'ready', done: files.length, total: files.length };
   });
 }
+
+type WarmCache = ReturnType<typeof parseIndexCache> | BinaryCache;
+
+/**
+ * The index cache: the binary snapshot where the store reads byte ranges, else (or when there is
+ * none yet: a cache of the JSON layout is read once, then replaced) the JSON one; null when there is
+ * none, or it is damaged (the vault is indexed cold; nothing damaged is ever trusted).
+ */
+async function readCache(ctx: NoteContext): Promise<WarmCache> {
+  const { state, logger } = ctx;
+  if (!state) return null;
+  if (canHoldBinary(state)) {
+    const size = await state.byteSize(SNAPSHOT_KEY);
+    if (size !== null) {
+      try {
+        return await readBinaryCache(state, size, JOURNAL_KEY);
+      } catch (err) {
+        logger?.warn('ignoring a damaged index snapshot: the vault is indexed again', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return null;
+      }
+    }
+  }
+  const [snapshot, journal] = await Promise.all([
+    state.get(CACHE_KEY),
+    state.append ? state.get(JOURNAL_KEY) : null,
+  ]);
+  return parseIndexCache(snapshot, journal);
+}
+
+/**
+ * The snapshot's link resolutions, when the vault's notes and files are exactly those it was taken
+ * of (a resolution depends on nothing else): each entry as the snapshot holds it keeps them; an
+ * entry re-read or journaled since resolves again. Otherwise every link resolves again.
+ */
+function resolvedFor(
+  cache: WarmCache,
+  files: readonly FileInfo[],
+  filePaths: readonly string[],
+  loaded: readonly IndexEntry[],
+): ((i: number) => (string | null)[] | null) | undefined {
+  if (!cache || !('notePaths' in cache)) return undefined;
+  if (files.length !== cache.notePaths.size || filePaths.length !== cache.files.length) return undefined;
+  for (const f of files) if (!cache.notePaths.has(f.path)) return undefined;
+  const known = new Set(cache.files);
+  for (const f of filePaths) if (!known.has(f)) return undefined;
+  return (i) => cache.resolved(loaded[i]!);
+}
+
+/**
+ * Resolves once the search index's lists are in memory (a binary snapshot's are read on first
+ * use). When they cannot be read or fail their check, the snapshot is dropped and the vault
+ * indexed again (never a crash, never a wrong answer).
+ */
+export async function searchReady(ctx: NoteContext): Promise<void> {
+  const index = ctx.index;
+  if (index.search.loaded) return;
+  try {
+    await index.search.ready();
+  } catch (err) {
+    let again = rebuilding.get(ctx);
+    if (!again) {
+      ctx.logger?.warn("the index snapshot's search lists are damaged: the vault is indexed again", {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      again = (async () => {
+        await ctx.state?.remove(SNAPSHOT_KEY);
+        if (ctx.index === index) await loadVault(ctx);
+      })().finally(() => rebuilding.delete(ctx));
+      rebuilding.set(ctx, again);
+    }
+    await again;
+    await ctx.index.search.ready();
+  }
+}
+const rebuilding = new WeakMap<NoteContext, Promise<void>>();
 
 /** Longest run of serialization between two yields to the event loop, in ms. */
 const SAVE_SLICE_MS = 8;
@@ -173,12 +263,25 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
   if (!state || !ctx.dirty || ctx.status.state !== 'ready') return false;
   const index = ctx.index;
   ctx.dirty = false;
-  if (index.search.dead > Math.max(1000, index.search.size / 4)) {
-    for await (const _ of sliced(index.search.sweep()));
-  }
   const cache = ctx.cache;
   const journalMax = Math.max(1000, index.entries.size / 2);
-  if (state.append && cache && !ctx.snapshotNeeded && cache.journaled + index.changes <= journalMax) {
+  const journalOnly =
+    !!state.append && !!cache && !ctx.snapshotNeeded && cache.journaled + index.changes <= journalMax;
+  // A binary snapshot's search lists are read on first use: a new snapshot needs them.
+  if (!journalOnly && !index.search.loaded) {
+    try {
+      await index.search.ready();
+    } catch {
+      ctx.dirty = true;
+      // Dropped and rebuilt once this save is over (the load waits for it).
+      void searchReady(ctx).catch(() => {});
+      return false;
+    }
+  }
+  if (index.search.loaded && index.search.dead > Math.max(1000, index.search.size / 4)) {
+    for await (const _ of sliced(index.search.sweep()));
+  }
+  if (journalOnly && state.append && cache) {
     const records = index.takeChanges();
     if (!records.length) return false;
     try {
@@ -210,16 +313,26 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
   // Before a snapshot: removed notes' postings out, or the lists' unused buffer space given back.
   for await (const _ of sliced(index.search.sweep()));
   const gen = Math.max((cache?.gen ?? 0) + 1, ctx.clock.now());
-  const capture = index.capture(gen);
+  const binary = canHoldBinary(state);
+  const capture = binary ? index.captureSnapshot(gen) : index.capture(gen);
   // Changes from here on are journaled under the new generation (by the next save).
   index.track(true);
   try {
-    const pieces = sliced(snapshotParts(capture));
-    if (state.putPieces) await state.putPieces(CACHE_KEY, pieces);
-    else {
-      const all: string[] = [];
-      for await (const p of pieces) all.push(p);
-      await state.put(CACHE_KEY, all.join(''));
+    if (binary) {
+      await state.putBytes(
+        SNAPSHOT_KEY,
+        sliced(snapshotBytes(capture as ReturnType<typeof index.captureSnapshot>)),
+      );
+      // The JSON cache it replaces (if any) is read no more.
+      await state.remove(CACHE_KEY);
+    } else {
+      const pieces = sliced(snapshotParts(capture));
+      if (state.putPieces) await state.putPieces(CACHE_KEY, pieces);
+      else {
+        const all: string[] = [];
+        for await (const p of pieces) all.push(p);
+        await state.put(CACHE_KEY, all.join(''));
+      }
     }
     if (state.append) await state.put(JOURNAL_KEY, journalHeader(gen));
     if (ctx.index === index) {

@@ -7,11 +7,13 @@ import { searchDocOf } from './search/fields.ts';
 import {
   createSearchIndex,
   type DocTerms,
+  type LazySearch,
   type SearchCapture,
   type SearchIndex,
   type SerializedSearch,
   serializeSearchParts,
 } from './search.ts';
+import type { SnapshotCapture } from './snapshot.ts';
 import { noteTitle } from './title.ts';
 
 /** What the index keeps of one note (no body text). */
@@ -130,7 +132,7 @@ export interface IndexCapture {
  * The in-memory index: entries, link graph, search index and folder set. Pure and
  * synchronous; the note service does the I/O.
  */
-export function createNoteIndex(serializedSearch?: string | SerializedSearch | null) {
+export function createNoteIndex(serializedSearch?: string | SerializedSearch | LazySearch | null) {
   const entries = new Map<string, IndexEntry>();
   const graph = createLinkGraph();
   const search: SearchIndex = createSearchIndex(serializedSearch);
@@ -223,20 +225,40 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       return forget(graph.set(entry.path, entry.links)) as Set<string>;
     },
 
-    /** Adds many new entries at once (a vault being loaded); the search index is fed separately. */
-    putMany(list: readonly IndexEntry[]): void {
-      for (const e of list) {
+    /**
+     * Adds many new entries at once (a vault being loaded); the search index is fed separately.
+     * `resolved(i)`: where the links of `list[i]` point when known (a snapshot of the same notes and
+     * files), so they are not resolved again.
+     */
+    putMany(
+      list: readonly IndexEntry[],
+      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+    ): void {
+      for (const _ of this.putManySteps(list, resolved));
+    },
+
+    /** `putMany` a few hundred notes a step (the caller may yield to the event loop between steps). */
+    *putManySteps(
+      list: readonly IndexEntry[],
+      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+    ): Generator<void> {
+      for (let i = 0; i < list.length; i++) {
+        const e = list[i]!;
         const was = entries.get(e.path);
         bytes += e.size - (was?.size ?? 0);
         if (!was) pathTotal += e.path.length;
         linkTotal += e.links.length - (was?.links.length ?? 0);
         entries.set(e.path, e);
         addFolders(e.path);
+        if ((i & 1023) === 1023) yield;
       }
       sorted = null;
       summaries.clear();
       generation++;
-      graph.load(list.map((e) => [e.path, e.links] as const));
+      yield* graph.loadSteps(
+        list.map((e) => [e.path, e.links] as const),
+        resolved,
+      );
     },
 
     /** Removes an entry. Returns the paths whose links or backlinks changed. */
@@ -377,6 +399,26 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | n
       return { gen, entries: [...entries.values()], search: search.capture() };
     },
 
+    /**
+     * The same picture for a binary snapshot (snapshot.ts): with each note's link resolutions and
+     * the vault's files as the graph holds them now. The search postings must be read (`ready()`).
+     */
+    captureSnapshot(gen: number): SnapshotCapture {
+      const c = this.capture(gen);
+      const resolutions = c.entries.map((e) => {
+        const r = graph.resolutionsOf(e.path);
+        // A large note is indexed in steps: its entry may be ahead of the graph for a moment.
+        return r.links === e.links ? r.paths : null;
+      });
+      return {
+        gen,
+        entries: c.entries,
+        resolutions,
+        files: graph.filesUnder(''),
+        search: c.search,
+      };
+    },
+
     /** Serializes entries and the search index for a warm restart (tests; the server saves in pieces). */
     serialize(): string {
       for (const _ of search.sweep());
@@ -448,29 +490,44 @@ export function parseIndexCache(text: string | null, journal?: string | null): P
       return null;
     const entries = new Map(data.entries.map((e) => [e.path, e]));
     const out: ParsedIndexCache = { gen: data.gen, entries, search: { ...s, journal: [] }, journaled: 0 };
-    if (journal?.startsWith(journalHeader(data.gen))) {
-      const lines = journal.split('\n');
-      for (let i = 1; i < lines.length; i++) {
-        let rec: [string, IndexEntry?, DocTerms?];
-        try {
-          rec = JSON.parse(lines[i]!);
-        } catch {
-          break;
-        }
-        if (!Array.isArray(rec) || typeof rec[0] !== 'string') break;
-        const [path, entry, terms] = rec;
-        if (!entry) {
-          entries.delete(path);
-          out.search.journal!.push([path]);
-        } else {
-          entries.set(path, entry);
-          if (terms) out.search.journal!.push([path, terms]);
-        }
-        out.journaled++;
-      }
-    }
+    out.journaled = applyJournal(data.gen, journal, entries, out.search.journal!);
     return out;
   } catch {
     return null;
   }
+}
+
+/**
+ * Applies the journal of the snapshot of generation `gen` to its `entries`, and gives the search
+ * index's part to `searchJournal`. Returns how many lines applied: none when the journal belongs to
+ * another generation, those up to the first damaged one otherwise.
+ */
+export function applyJournal(
+  gen: number,
+  journal: string | null | undefined,
+  entries: Map<string, IndexEntry>,
+  searchJournal: ([string] | [string, DocTerms])[],
+): number {
+  if (!journal?.startsWith(journalHeader(gen))) return 0;
+  let applied = 0;
+  const lines = journal.split('\n');
+  for (let i = 1; i < lines.length; i++) {
+    let rec: [string, IndexEntry?, DocTerms?];
+    try {
+      rec = JSON.parse(lines[i]!);
+    } catch {
+      break;
+    }
+    if (!Array.isArray(rec) || typeof rec[0] !== 'string') break;
+    const [path, entry, terms] = rec;
+    if (!entry) {
+      entries.delete(path);
+      searchJournal.push([path]);
+    } else {
+      entries.set(path, entry);
+      if (terms) searchJournal.push([path, terms]);
+    }
+    applied++;
+  }
+  return applied;
 }

@@ -65,6 +65,29 @@ export interface SerializedSearch {
   journal?: ([string] | [string, DocTerms])[];
 }
 
+/**
+ * A search index whose terms and posting lists are read on first use (a binary snapshot's TERMS and
+ * POSTINGS sections, see snapshot.ts): the notes' table is given now, `terms` reads the rest once
+ * `ready()` is first awaited. Notes changed meanwhile keep their words aside until then.
+ */
+export interface LazySearch {
+  lazy: true;
+  nextId: number;
+  docs: [number, string, number, number][];
+  journal?: ([string] | [string, DocTerms])[];
+  terms: () => Promise<LoadedTerms>;
+}
+
+/** Every term, its list's posting count, last id, and bytes (`offset`, `length` into `blob`). */
+export interface LoadedTerms {
+  terms: string[];
+  count: ArrayLike<number>;
+  last: ArrayLike<number>;
+  offset: ArrayLike<number>;
+  length: ArrayLike<number>;
+  blob: Uint8Array;
+}
+
 /** One note's words for the journal: `[body length, title words, term, tf * 16 + field bits, ...]`. */
 export type DocTerms = (string | number)[];
 
@@ -138,6 +161,8 @@ export const base64ToBytes = fromBase64;
 
 /** A consistent picture of the search index, taken synchronously, serialized later in pieces. */
 export interface SearchCapture {
+  /** The id the next note will get (every id below it was given). */
+  nextId: number;
   docs: [number, string, number, number][];
   terms: [string, Uint8Array, number, number][];
 }
@@ -247,7 +272,7 @@ function createDocTable() {
  * stems, stop words, a prefix for the last word and typos bounded by word length. Postings are
  * varint byte lists per term (`Postings`); adding a note costs its own words.
  */
-export function createSearchIndex(serialized?: string | SerializedSearch | null) {
+export function createSearchIndex(serialized?: string | SerializedSearch | LazySearch | null) {
   const postings = new Map<string, Postings>();
   /** Per note id (ids only grow; a removed note's slot keeps no path): path, body length, title words, folder depth. */
   const docs = createDocTable();
@@ -267,14 +292,16 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   /** `[id, body length]` of each note removed, for visible sets to catch up; entry 0 is removal number `logBase`. */
   const removedLog: number[] = [];
   let logBase = 0;
+  /** Reads the terms and postings of a lazy index (null once read, or for an eager one). */
+  let lazy: (() => Promise<LoadedTerms>) | null = null;
+  let loading: Promise<void> | null = null;
+  /** Notes added while the postings were not read yet: their words join the lists once read. */
+  const deferred: [number, DocTerms][] = [];
+  const needLoaded = () => {
+    if (lazy) throw new Error('the search postings are not read yet (await ready() first)');
+  };
 
-  const addTerms = (path: string, terms: DocTerms) => {
-    const id = nextId++;
-    version++;
-    const len = terms[0] as number;
-    docs.set(id, path, len, terms[1] as number);
-    ids.set(path, id);
-    totalLen += len;
+  const addPostings = (id: number, terms: DocTerms) => {
     for (let i = 2; i < terms.length; i += 2) {
       const term = terms[i] as string;
       let list = postings.get(term);
@@ -285,6 +312,17 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       }
       list.add(id, terms[i + 1] as number);
     }
+  };
+
+  const addTerms = (path: string, terms: DocTerms) => {
+    const id = nextId++;
+    version++;
+    const len = terms[0] as number;
+    docs.set(id, path, len, terms[1] as number);
+    ids.set(path, id);
+    totalLen += len;
+    if (lazy) deferred.push([id, terms]);
+    else addPostings(id, terms);
     pending?.set(path, terms);
   };
 
@@ -323,7 +361,36 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       if (rec.length === 2) addTerms(rec[0], rec[1]);
     }
   };
-  if (serialized) {
+  const loadLazy = (data: LazySearch) => {
+    lazy = data.terms;
+    for (const [id, path, len, tlen] of data.docs) {
+      docs.set(id, path, len, tlen);
+      ids.set(path, id);
+      totalLen += len;
+    }
+    nextId = data.nextId;
+    dead = 0;
+    for (const rec of data.journal ?? []) {
+      remove(rec[0]);
+      if (rec.length === 2) addTerms(rec[0], rec[1]);
+    }
+  };
+  /** The lists as read, then the words of the notes added since (ids only grow: order is kept). */
+  const materialize = (t: LoadedTerms) => {
+    for (let i = 0; i < t.terms.length; i++) {
+      const at = t.offset[i]!;
+      const n = t.length[i]!;
+      postings.set(t.terms[i]!, new Postings(t.blob.subarray(at, at + n), n, t.count[i]!, t.last[i]!));
+    }
+    for (const [id, terms] of deferred) addPostings(id, terms);
+    deferred.length = 0;
+    lazy = null;
+    vocab.reset();
+    version++;
+  };
+  if (serialized && typeof serialized === 'object' && 'lazy' in serialized) {
+    loadLazy(serialized);
+  } else if (serialized) {
     try {
       load((typeof serialized === 'string' ? JSON.parse(serialized) : serialized) as SerializedSearch);
     } catch {
@@ -499,6 +566,23 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
   };
 
   const api = {
+    /** True once the terms and posting lists are in memory (always, unless read lazily). */
+    get loaded(): boolean {
+      return lazy === null;
+    },
+    /**
+     * Resolves once the terms and posting lists are in memory (read on the first call for a lazy
+     * index); rejects when they cannot be read or fail their check (the caller rebuilds).
+     */
+    ready(): Promise<void> {
+      if (!lazy) return Promise.resolve();
+      const read = lazy;
+      loading ??= read().then(materialize, (err: unknown) => {
+        loading = null;
+        throw err;
+      });
+      return loading;
+    },
     /** Adds or replaces one note. */
     put(doc: SearchDoc): void {
       remove(doc.path);
@@ -523,6 +607,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     },
     /** How many notes (visible to `see`, when given) the index term `t` is in (0 when unknown); for weighting attachments' names. */
     df(t: string, see?: Visibility): number {
+      needLoaded();
       return dfIn(see ? visibleFor(see) : null, t);
     },
     /** How many notes `see` lets a query see (all notes without it). */
@@ -535,6 +620,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
      * list). Queries skip removed notes' postings meanwhile.
      */
     *sweep(): Generator<void> {
+      needLoaded();
       const filter = dead > 0;
       dead = 0;
       for (const [term, list] of [...postings]) {
@@ -573,7 +659,9 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
     },
     /** A consistent picture for the cache, in work proportional to the terms and notes (no copying of lists). */
     capture(): SearchCapture {
+      needLoaded();
       return {
+        nextId,
         docs: docs.entries(),
         terms: [...postings].map(([term, l]) => [term, l.b.subarray(0, l.n), l.count, l.last]),
       };
@@ -591,6 +679,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | null)
       accept?: (path: string) => boolean,
       see?: Visibility,
     ): RankedNote[] {
+      needLoaded();
       const p = typeof input === 'string' ? parseQuery(input) : input;
       const vis = see ? visibleFor(see) : null;
       const nDocs = vis ? vis.count : docs.size;

@@ -2,7 +2,7 @@ import { DomainError } from '../errors.ts';
 import { validateNotePath } from '../paths.ts';
 import type { StoreChange } from '../ports.ts';
 import { createNoteContext, decode, type Note, type NoteEvent, type NoteServiceDeps } from './context.ts';
-import { applyExternalChanges, loadVault, reconcile, saveCache } from './loading.ts';
+import { applyExternalChanges, loadVault, reconcile, saveCache, searchReady } from './loading.ts';
 import { withoutHidden } from './markdown/parts.ts';
 import type { NoteSummary } from './note-index.ts';
 import { runSearch } from './search/run.ts';
@@ -191,6 +191,8 @@ export function createNoteService(deps: NoteServiceDeps) {
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
         throw new DomainError('VALIDATION_ERROR', '"limit" must be an integer from 1 to 100.');
       }
+      // A binary snapshot's search lists are read on the first search.
+      await searchReady(ctx);
       const index = ctx.index;
       return runSearch(
         index,

@@ -196,9 +196,10 @@ describe('quire index', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/\[#+\] 60\/60 notes {2}\d+ notes\/s {2}ETA 0 s/);
     expect(r.stdout).toMatch(/^Indexed 60 notes in .* \(\d+ notes\/s\); cache written to /);
-    const cache = join(data, 'index-cache.json');
+    const cache = join(data, 'index-snapshot.bin');
     expect((await stat(cache)).mode & 0o777).toBe(0o600);
-    expect((await readFile(cache, 'utf8')).length).toBeGreaterThan(1000);
+    expect((await readFile(cache)).subarray(0, 8).toString()).toBe('QUIRESNP');
+    expect((await stat(cache)).size).toBeGreaterThan(1000);
     await chmod(cache, 0o600);
     const quiet = await quire(['index', '--quiet'], { VAULT_DIR: vault, DATA_DIR: data });
     expect(quiet.stderr).toBe('');

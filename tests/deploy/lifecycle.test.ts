@@ -3,6 +3,7 @@ import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { parseIndexCache } from '../../core/notes/note-index.ts';
 import { createNoteService } from '../../core/notes/service.ts';
+import { canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from '../../core/notes/snapshot-cache.ts';
 import type { Logger } from '../../core/ports.ts';
 import { alarmLifecycle, STOP_ORDER, startLifecycle } from '../../deploy/shared/lifecycle.ts';
 import { until } from '../helpers/wait.ts';
@@ -114,10 +115,11 @@ describe('the shared lifecycle (deploy/shared/lifecycle.ts)', () => {
     ]);
     expect(order.filter((o) => o.startsWith('step ')).map((o) => o.slice(5))).toEqual([...STOP_ORDER]);
     // The cache step saved the write made just before the stop (in the snapshot, or journaled after it).
-    const cache = parseIndexCache(
-      await v.state.get('index-cache.json'),
-      await v.state.get('index-journal.log'),
-    );
+    const size = canHoldBinary(v.state) ? await v.state.byteSize(SNAPSHOT_KEY) : null;
+    const cache =
+      size !== null && canHoldBinary(v.state)
+        ? await readBinaryCache(v.state, size, 'index-journal.log')
+        : parseIndexCache(await v.state.get('index-cache.json'), await v.state.get('index-journal.log'));
     expect(cache?.entries.has('new.md')).toBe(true);
     expect(v.lines.map((l) => l.msg).filter((m) => m === 'shutting down' || m === 'stopped')).toEqual([
       'shutting down',

@@ -16,8 +16,8 @@ describe('crash safety of state files', () => {
     expect(r.filesChecked).toEqual([
       'channels.json',
       'credentials.json',
-      'index-cache.json',
       'index-journal.log',
+      'index-snapshot.bin',
       'plugins.json',
     ]);
   }, 180_000);

@@ -97,7 +97,7 @@ describe('npm start (the Node composition root)', () => {
     expect(await p.exited).toBe(0);
     expect(p.out.stdout).toContain('"msg":"stopped"');
     expect(await readFile(join(vault, 'world.md'), 'utf8')).toBe('round');
-    expect(existsSync(join(tmp.dir, 'data', 'index-cache.json'))).toBe(true);
+    expect(existsSync(join(tmp.dir, 'data', 'index-snapshot.bin'))).toBe(true);
 
     const again = runTs('deploy/node/main.ts', env);
     kills.push(again.kill);

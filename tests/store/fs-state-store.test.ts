@@ -19,6 +19,28 @@ afterEach(async () => {
 // The port's guarantees (get, put, remove, concurrency, reopening) are in
 // tests/contracts/state-store.contract.ts; these are the file-specific ones.
 describe('fsStateStore on disk', () => {
+  it('writes binary values in pieces (mode 0600) and reads them by byte range; absent keys read null', async () => {
+    const dir = await tempDir();
+    const state = fsStateStore({ dir });
+    expect(await state.byteSize!('snap.bin')).toBeNull();
+    expect(await state.getRange!('snap.bin', 0, 4)).toBeNull();
+    const bytes = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) & 0xff);
+    await state.putBytes!(
+      'snap.bin',
+      (async function* () {
+        yield bytes.subarray(0, 1000);
+        yield bytes.subarray(1000);
+      })(),
+    );
+    expect((await stat(join(dir, 'snap.bin'))).mode & 0o777).toBe(0o600);
+    expect(await state.byteSize!('snap.bin')).toBe(70_000);
+    expect(await state.getRange!('snap.bin', 65_000, 100)).toEqual(bytes.subarray(65_000, 65_100));
+    // A range past the end gives what there is.
+    expect(await state.getRange!('snap.bin', 69_990, 100)).toEqual(bytes.subarray(69_990));
+    await state.remove('snap.bin');
+    expect(await state.byteSize!('snap.bin')).toBeNull();
+  });
+
   it('writes files with mode 0600, even replacing a wider-open file', async () => {
     const dir = await tempDir();
     const state = fsStateStore({ dir });

@@ -3,6 +3,7 @@ import { fsNoteStore } from '../../../adapters/store/fs-note-store.ts';
 import { fsStateStore } from '../../../adapters/store/fs-state-store.ts';
 import { analyzeNote } from '../../../core/notes/markdown/analyzer.ts';
 import { createNoteService } from '../../../core/notes/service.ts';
+import { SNAPSHOT_KEY } from '../../../core/notes/snapshot-cache.ts';
 import type { StateStore } from '../../../core/ports.ts';
 import { ConfigError, loadConfig } from '../../shared/config/server.ts';
 import { CliProblem, type Command, EXIT, parse } from './common.ts';
@@ -15,8 +16,8 @@ const JOURNAL_KEY = 'index-journal.log';
 export const index: Command = {
   help: `Usage: quire index [options]
 
-Parses every note of VAULT_DIR again, ignoring the cache, and writes DATA_DIR/index-cache.json,
-so the next start does not re-parse anything. Run it with the server stopped (a running server
+Parses every note of VAULT_DIR again, ignoring the cache, and writes DATA_DIR/index-snapshot.bin
+(the index cache; an older index-cache.json is removed), so the next start does not re-parse anything. Run it with the server stopped (a running server
 keeps its own index and saves it over this one). Progress goes to stderr: a bar on a terminal,
 a line a second otherwise.
 
@@ -55,6 +56,9 @@ Exit 0 when the cache is written, 1 on a bad configuration or a failure, 2 on a 
       putPieces: (key, pieces) => state.putPieces!(key, pieces),
       append: (key, value) => state.append!(key, value),
       remove: (key) => state.remove(key),
+      putBytes: (key, pieces) => state.putBytes!(key, pieces),
+      getRange: (key, offset, length) => state.getRange!(key, offset, length),
+      byteSize: (key) => (key === SNAPSHOT_KEY ? Promise.resolve(null) : state.byteSize!(key)),
     };
     const pool = analyzePool({ fallback: async (texts) => texts.map((t) => analyzeNote(t)) });
     const notes = createNoteService({
@@ -70,6 +74,7 @@ Exit 0 when the cache is written, 1 on a bad configuration or a failure, 2 on a 
       if (!values.quiet) bar.finish();
       // Nothing to save (an empty vault): no stale cache stays behind either.
       if (!(await notes.saveCache())) {
+        await state.remove(SNAPSHOT_KEY);
         await state.remove(CACHE_KEY);
         await state.remove(JOURNAL_KEY);
       }
@@ -79,7 +84,7 @@ Exit 0 when the cache is written, 1 on a bad configuration or a failure, 2 on a 
     const s = notes.status();
     const seconds = (performance.now() - started) / 1000;
     io.out(
-      `Indexed ${s.notes} notes in ${duration(seconds)} (${Math.round(s.notes / Math.max(seconds, 0.001))} notes/s); cache written to ${config.dataDir}/${CACHE_KEY}\n`,
+      `Indexed ${s.notes} notes in ${duration(seconds)} (${Math.round(s.notes / Math.max(seconds, 0.001))} notes/s); cache written to ${config.dataDir}/${SNAPSHOT_KEY}\n`,
     );
     return EXIT.ok;
   },

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
-import { createNoteIndex, parseIndexCache, snapshotParts } from '../../../core/notes/note-index.ts';
+import {
+  createNoteIndex,
+  type IndexEntry,
+  parseIndexCache,
+  snapshotParts,
+} from '../../../core/notes/note-index.ts';
 import { createNoteService } from '../../../core/notes/service.ts';
+import { canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from '../../../core/notes/snapshot-cache.ts';
+import type { StateStore } from '../../../core/ports.ts';
 
 const clock = { now: () => Date.parse('2025-01-01T00:00:00Z') };
 
@@ -15,7 +22,42 @@ function vault(n: number): Record<string, string> {
   return files;
 }
 
-describe('the index cache', () => {
+/** A memory store without byte ranges: the JSON layout, as on Workers KV. */
+function jsonOnlyStateStore(): StateStore {
+  const { putBytes: _a, getRange: _b, byteSize: _c, ...rest } = memoryStateStore();
+  return rest;
+}
+
+/** The snapshot as stored: the binary's bytes, or the JSON text. */
+async function snapshotOf(state: StateStore): Promise<string | null> {
+  if (canHoldBinary(state)) {
+    const size = await state.byteSize(SNAPSHOT_KEY);
+    return size === null ? null : Buffer.from((await state.getRange(SNAPSHOT_KEY, 0, size))!).toString('hex');
+  }
+  return state.get('index-cache.json');
+}
+
+/** The cache as the loader reads it (either layout), with `journal` in place of the stored one. */
+async function cacheOf(
+  state: StateStore,
+  journal?: string,
+): Promise<{ gen: number; entries: Map<string, IndexEntry>; journaled: number; search: unknown } | null> {
+  if (canHoldBinary(state)) {
+    const size = await state.byteSize(SNAPSHOT_KEY);
+    if (size === null) return null;
+    const view = journal === undefined ? state : { ...state, get: async () => journal };
+    return readBinaryCache(view as typeof state, size, 'index-journal.log');
+  }
+  return parseIndexCache(
+    await state.get('index-cache.json'),
+    journal ?? (await state.get('index-journal.log')),
+  );
+}
+
+describe.each([
+  ['binary (stores that read byte ranges)', memoryStateStore],
+  ['JSON (stores without byte ranges, as Workers KV)', jsonOnlyStateStore],
+])('the index cache, %s', (_name, memoryStateStore) => {
   it('is written in pieces and reloads to the same index without parsing a note', async () => {
     const store = memoryNoteStore({ files: vault(1500) });
     const state = memoryStateStore();
@@ -24,10 +66,12 @@ describe('the index cache', () => {
     expect(await s1.saveCache()).toBe(true);
     expect(await s1.saveCache()).toBe(false);
 
-    const text = (await state.get('index-cache.json'))!;
-    const parsed = parseIndexCache(text)!;
+    const parsed = (await cacheOf(state))!;
     expect(parsed.entries.size).toBe(1500);
-    const index = createNoteIndex(parsed.search);
+    const index = createNoteIndex(
+      (parsed as unknown as { search: Parameters<typeof createNoteIndex>[0] }).search,
+    );
+    await index.search.ready();
     expect([...snapshotParts(index.capture(1))].length).toBeGreaterThan(2);
     expect(index.search.query('w42', 5)[0]?.path).toBe('f0/note 42.md');
 
@@ -84,18 +128,18 @@ describe('the index cache', () => {
     const s1 = createNoteService({ store, state, clock });
     await s1.load();
     expect(await s1.saveCache()).toBe(true);
-    const snapshot = await state.get('index-cache.json');
-    const gen = parseIndexCache(snapshot)!.gen;
+    const snapshot = await snapshotOf(state);
+    const gen = (await cacheOf(state))!.gen;
     expect(await state.get('index-journal.log')).toBe(`{"v":5,"gen":${gen}}\n`);
     await s1.update('f0/note 7.md', { content: '# Seven\nquasar [[note 8]]' });
     await s1.create('new/fresh.md', 'nebula [[note 7]]');
     await s1.remove('f1/note 8.md');
     expect(await s1.saveCache()).toBe(true);
     // The snapshot did not change; three lines follow the journal's header.
-    expect(await state.get('index-cache.json')).toBe(snapshot);
+    expect(await snapshotOf(state)).toBe(snapshot);
     const journal = (await state.get('index-journal.log'))!;
     expect(journal.split('\n').filter(Boolean)).toHaveLength(4);
-    const parsed = parseIndexCache(snapshot, journal)!;
+    const parsed = (await cacheOf(state, journal))!;
     expect(parsed.entries.has('f1/note 8.md')).toBe(false);
     expect(parsed.entries.get('new/fresh.md')?.links[0]?.target).toBe('note 7');
 
@@ -160,10 +204,7 @@ describe('the index cache', () => {
     expect((await s2.search('quark')).map((h) => h.path)).toEqual(['f1/note 1.md']);
     expect(JSON.stringify(s2.list().items)).toBe(JSON.stringify(s1.list().items));
     // A journal of another generation is never applied.
-    const stale = parseIndexCache(
-      await state.get('index-cache.json'),
-      journal.replace(/"gen":\d+/, '"gen":7'),
-    )!;
+    const stale = (await cacheOf(state, journal.replace(/"gen":\d+/, '"gen":7')))!;
     expect(stale.journaled).toBe(0);
   });
 
@@ -183,6 +224,19 @@ describe('the index cache', () => {
         await gate;
         await inner.put(key, all.join(''));
       },
+      ...(inner.putBytes && {
+        async putBytes(key: string, pieces: AsyncIterable<Uint8Array>) {
+          const all: Uint8Array[] = [];
+          for await (const p of pieces) all.push(p.slice());
+          await gate;
+          await inner.putBytes!(
+            key,
+            (async function* () {
+              yield* all;
+            })(),
+          );
+        },
+      }),
     };
     const s1 = createNoteService({ store, state, clock });
     await s1.load();
@@ -195,9 +249,7 @@ describe('the index cache', () => {
     clearInterval(timer);
     expect(ticks).toBeGreaterThan(0);
     // The snapshot is the picture from before the write; the write is journaled by the next save.
-    expect(
-      parseIndexCache(await state.get('index-cache.json'))!.entries.get('f0/note 0.md')?.wordCount,
-    ).not.toBe(3);
+    expect((await cacheOf(state))!.entries.get('f0/note 0.md')?.wordCount).not.toBe(3);
     expect(await s1.saveCache()).toBe(true);
     const s2 = createNoteService({ store, state, clock });
     await s2.load();

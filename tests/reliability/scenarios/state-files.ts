@@ -11,12 +11,26 @@ import { AUTH_STATE_KEY } from '../../../core/auth/service.ts';
 import { parseAuthState } from '../../../core/auth/state.ts';
 import { CHANNELS_KEY, channelStore } from '../../../core/channels/store.ts';
 import { parseIndexCache } from '../../../core/notes/note-index.ts';
+import { type BinaryStateStore, readBinaryCache, SNAPSHOT_KEY } from '../../../core/notes/snapshot-cache.ts';
 import { STATE_KEY as PLUGINS_KEY, parseState as parsePluginState } from '../../../core/plugins/state.ts';
 
-/** One state file: its key and a parser that throws when the text is not a usable state. */
+/** One state file: its key and a parser that throws when the text (or bytes) is not a usable state. */
 export interface StateFileSpec {
   key: string;
-  parse(text: string): void | Promise<void>;
+  parse(text: string, bytes: Uint8Array): void | Promise<void>;
+}
+
+/** Reads `bytes` as the binary index snapshot the way the server does (throws when damaged), search lists too. */
+async function parseSnapshot(bytes: Uint8Array): Promise<void> {
+  const state = memoryStateStore();
+  await state.putBytes!(
+    SNAPSHOT_KEY,
+    (async function* () {
+      yield bytes;
+    })(),
+  );
+  const cache = await readBinaryCache(state as BinaryStateStore, bytes.length, 'index-journal.log');
+  await cache.search.terms();
 }
 
 /** Reads `text` as channels.json the way the server does at start (throws when damaged). */
@@ -35,6 +49,7 @@ export const STATE_FILES: StateFileSpec[] = [
       if (!parseIndexCache(text)) throw new Error('index-cache.json does not parse as an index cache');
     },
   },
+  { key: SNAPSHOT_KEY, parse: (_text, bytes) => parseSnapshot(bytes) },
   {
     // Appended to: a kill may tear its last line (the loader drops it), never its header.
     key: 'index-journal.log',
@@ -67,14 +82,15 @@ export async function checkStateFiles(
 ): Promise<string[]> {
   const problems: string[] = [];
   for (const spec of specs) {
-    const text = await readFile(join(dataDir, spec.key), 'utf8').catch(() => null);
-    if (text === null) {
+    const bytes = await readFile(join(dataDir, spec.key)).catch(() => null);
+    const text = bytes === null ? null : bytes.toString('utf8');
+    if (text === null || bytes === null) {
       if (seen.has(spec.key)) problems.push(`${spec.key} is missing`);
       continue;
     }
     seen.add(spec.key);
     try {
-      await spec.parse(text);
+      await spec.parse(text, new Uint8Array(bytes));
     } catch (err) {
       problems.push(`${spec.key} is damaged: ${err instanceof Error ? err.message : String(err)}`);
     }
