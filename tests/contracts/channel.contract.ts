@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect } from 'vitest';
 import type { LlmProvider } from '../../core/agent/provider.ts';
 import type { ChannelSender, SendTarget } from '../../core/channels/types.ts';
-import type { channelHarness } from '../channels/harness.ts';
-import { scriptedProvider } from '../channels/harness.ts';
+import type { channelHarness } from '../helpers/channels-harness.ts';
+import { scriptedProvider } from '../helpers/channels-harness.ts';
 import { type DeclaredSkip, withDeclaredSkips } from './skips.ts';
 
 type Harness = Awaited<ReturnType<typeof channelHarness>>;
@@ -17,7 +17,7 @@ export interface MadeChannel {
 }
 
 /**
- * One provider's channel over a whole app (tests/channels/harness.ts), talking to a real
+ * One provider's channel over a whole app (tests/helpers/channels-harness.ts), talking to a real
  * loopback server that plays the provider's API where it has one.
  */
 export interface ChannelFixture {

@@ -1,13 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'vitest';
 import { telegramSender, whatsappSender } from '../../adapters/channels/index.ts';
+import { BOT_TOKEN, channelHarness } from '../helpers/channels-harness.ts';
 import {
   startFakeTelegram,
   startFakeWhatsApp,
   telegramUpdate,
   whatsappNotification,
-} from '../channels/fake-providers.ts';
-import { BOT_TOKEN, channelHarness } from '../channels/harness.ts';
+} from '../helpers/fake-channel-providers.ts';
 import { CHANNEL_CASES as C, runChannelContract } from './channel.contract.ts';
 
 runChannelContract('telegram (Bot API on loopback)', {

@@ -2,12 +2,12 @@ import { afterEach, describe, expect } from 'vitest';
 import type { LlmProvider } from '../../core/agent/provider.ts';
 import { createAgent } from '../../core/index.ts';
 import type { Logger } from '../../core/ports.ts';
-import { capturingLogger, vaultNotes } from '../agent/fixtures.ts';
+import { capturingLogger, vaultNotes } from '../helpers/agent-fixtures.ts';
 import { type DeclaredSkip, withDeclaredSkips } from './skips.ts';
 
 /**
  * One provider under test. Remote providers talk to a real loopback server speaking their API,
- * which plays `rulesModel` (tests/agent/fake-llm.ts) unless told to fail.
+ * which plays `rulesModel` (tests/helpers/fake-llm.ts) unless told to fail.
  */
 export interface LlmProviderFixture {
   provider: LlmProvider;
@@ -52,7 +52,7 @@ export const LLM_CASES = {
 
 /**
  * The guarantees of the LlmProvider port (`core/agent/provider.ts`) as the agent relies on them,
- * run against every provider through `createAgent` over a small vault (tests/agent/fixtures.ts).
+ * run against every provider through `createAgent` over a small vault (tests/helpers/agent-fixtures.ts).
  */
 export function runLlmProviderContract(name: string, opts: LlmProviderContractOptions): void {
   const C = LLM_CASES;

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicProvider, openaiProvider } from '../../adapters/llm/index.ts';
 import { localProvider } from '../../core/index.ts';
-import { type Answer, anthropicAnswer, openaiAnswer, rulesModel, startFakeLlm } from '../agent/fake-llm.ts';
+import { type Answer, anthropicAnswer, openaiAnswer, rulesModel, startFakeLlm } from '../helpers/fake-llm.ts';
 import { LLM_CASES as C, type LlmProviderFixture, runLlmProviderContract } from './llm-provider.contract.ts';
 
 const KEY = 'sk-test-0123456789abcdef';

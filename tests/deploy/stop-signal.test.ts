@@ -1,7 +1,7 @@
 /**
  * The shipped ways of starting Quire deliver their stop signal to the server itself: no shell, npm
  * or other wrapper between the supervisor and the Node process that runs the server (a wrapper
- * that dies on SIGTERM leaves the server running with its port; tests/cli/signals.test.ts shows it).
+ * that dies on SIGTERM leaves the server running with its port; tests/deploy/node/cli/signals.test.ts shows it).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

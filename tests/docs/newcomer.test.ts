@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createQuireClient } from '../../sdk/index.ts';
-import { quire, quireDaemon } from '../cli/run.ts';
+import { quire, quireDaemon } from '../deploy/node/cli/run.ts';
 import { tempDir } from '../helpers/app.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];

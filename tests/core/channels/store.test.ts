@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
 import { ChannelStateError } from '../../../core/channels/store.ts';
-import { channelHarness } from '../../channels/harness.ts';
+import { channelHarness } from '../../helpers/channels-harness.ts';
 
 describe('channel state', () => {
   it('generates secrets and ids from the injected randomness', async () => {

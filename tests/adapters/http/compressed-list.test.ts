@@ -1,0 +1,58 @@
+import * as zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { createCompressedList } from '../../../adapters/http/compressed-list.ts';
+import type { NoteSummary } from '../../../core/notes/note-index.ts';
+
+const summary = (i: number, extra = ''): NoteSummary => ({
+  path: `folder ${i % 9}/note ${i}.md`,
+  title: `Note ${i}${extra}`,
+  tags: [`t${i % 5}`],
+  links: [
+    {
+      target: `note ${i + 1}`,
+      path: `folder ${(i + 1) % 9}/note ${i + 1}.md`,
+      kind: 'wikilink',
+      type: 'note',
+    },
+  ],
+  backlinks: [],
+  wordCount: i,
+  createdAt: '2025-01-01T00:00:00.000Z',
+  updatedAt: '2025-01-01T00:00:00.000Z',
+  checksum: 'x'.repeat(64),
+});
+
+describe('the compressed list', () => {
+  it('deflates on the thread pool at the fast level, then polishes to the same gzip answer as in place', async () => {
+    const items = Array.from({ length: 3000 }, (_, i) => summary(i));
+    const a = createCompressedList();
+    a.update(1, items);
+    const async = await a.gzipAsync(zlib);
+    expect(zlib.gunzipSync(async).toString()).toBe(Buffer.from(a.identity()).toString());
+    expect(a.chunkCount()).toBeGreaterThan(20);
+    expect(a.fastChunks()).toBe(a.chunkCount());
+    // Kept: the next answer is the same bytes without work.
+    expect(await a.gzipAsync(zlib)).toBe(async);
+    await a.polishNow();
+    expect(a.fastChunks()).toBe(0);
+    const polished = await a.gzipAsync(zlib);
+    const b = createCompressedList();
+    b.update(1, items);
+    expect(Buffer.from(polished).equals(Buffer.from(b.gzip(zlib)))).toBe(true);
+    expect(polished.length).toBeLessThan(async.length);
+  });
+
+  it('answers the version it started with when a write lands meanwhile, and then the new one', async () => {
+    const items = Array.from({ length: 2000 }, (_, i) => summary(i));
+    const list = createCompressedList();
+    list.update(1, items);
+    const before = Buffer.from(list.identity()).toString();
+    const pending = list.gzipAsync(zlib);
+    const changed = items.map((s, i) => (i === 700 ? summary(i, ' changed') : s));
+    list.update(2, changed);
+    expect(zlib.gunzipSync(await pending).toString()).toBe(before);
+    const after = await list.gzipAsync(zlib);
+    expect(zlib.gunzipSync(after).toString()).toBe(Buffer.from(list.identity()).toString());
+    expect(zlib.gunzipSync(after).toString()).toContain('Note 700 changed');
+  });
+});

@@ -1,0 +1,67 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { analyzePool } from '../../../adapters/node/analyze-pool.ts';
+import { fromWire, LINKS_PER_PIECE } from '../../../adapters/node/analyze-wire.ts';
+import { analyzeNote } from '../../../core/notes/markdown/analyzer.ts';
+
+/**
+ * The analyze pool on real worker threads: a note with many links comes back from the thread
+ * exactly as the in-process analysis gives it, although its links travel as JSON pieces read
+ * one per event-loop turn (issue 31, item 8).
+ */
+describe('analyze pool', () => {
+  let fellBack = 0;
+  const pool = analyzePool({
+    threads: 1,
+    fallback: async (texts) => {
+      fellBack += texts.length;
+      return texts.map((t) => analyzeNote(t));
+    },
+  });
+  afterAll(() => pool.close());
+
+  it('returns a large note with many links exactly as analyzed in place, without holding the loop', async () => {
+    const links = LINKS_PER_PIECE * 3 + 17;
+    const text = `---\ntitle: Hub\n---\n# Hub\n${Array.from({ length: links }, (_, i) =>
+      i % 3 ? `[[n${i % 50}]]` : `[[n${i % 7}#Part|alias ${i}]] and [md](folder/x${i % 5}.md)`,
+    ).join(' ')}`;
+    expect(text.length).toBeGreaterThan(128 * 1024);
+    const [viaThread] = await pool.analyze([text]);
+    expect(fellBack).toBe(0);
+    const inPlace = analyzeNote(text);
+    expect(inPlace.links.length).toBeGreaterThan(links);
+    expect(viaThread).toEqual(inPlace);
+  });
+
+  it('reads link pieces one per turn of the event loop', async () => {
+    const links = Array.from({ length: 3 * LINKS_PER_PIECE }, (_, i) => ({
+      target: `n${i}`,
+      kind: 'wikilink' as const,
+      start: i * 8,
+      end: i * 8 + 7,
+    }));
+    const a = analyzeNote('# x');
+    const pieces = [0, 1, 2].map((k) =>
+      JSON.stringify(links.slice(k * LINKS_PER_PIECE, (k + 1) * LINKS_PER_PIECE)),
+    );
+    let turns = 0;
+    let done = false;
+    const spin = () => {
+      turns++;
+      if (!done) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const back = await fromWire({ ...a, links: [], linkPieces: pieces });
+    done = true;
+    expect(back.links).toEqual(links);
+    expect(back).not.toHaveProperty('linkPieces');
+    // Other work ran between the pieces: at least one turn of the loop per piece.
+    expect(turns).toBeGreaterThanOrEqual(3);
+  });
+
+  it('leaves small batches to the fallback and keeps the order of a batch', async () => {
+    const texts = ['# A\n[[b]]', '# B\n#tag [[a|x]]'];
+    const out = await pool.analyze(texts);
+    expect(out).toEqual(texts.map((t) => analyzeNote(t)));
+    expect(fellBack).toBe(2);
+  });
+});

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decodeFrame,
+  decodeReset,
+  END,
+  encodeFrame,
+  encodeInline,
+  encodeReset,
+  FrameError,
+  FrameType,
+  frameJson,
+  INLINE,
+  inlineBody,
+  requestHead,
+} from '../../../relay/protocol/frames.ts';
+import { WIRE_LIMITS } from '../../../relay/protocol/limits.ts';
+import { statusOfCode } from '../../../relay/service/tunnel-hub.ts';
+
+describe('tunnel frames', () => {
+  it('round-trips a head frame and a data frame', () => {
+    const f = decodeFrame(encodeFrame(FrameType.REQ, 7, 0, { kind: 'http', path: '/x' }));
+    expect([f.type, f.stream, f.flags]).toEqual([FrameType.REQ, 7, 0]);
+    expect(frameJson(f)).toEqual({ kind: 'http', path: '/x' });
+    expect(inlineBody(f)).toBeNull();
+    const d = decodeFrame(encodeFrame(FrameType.DATA, 7, END, new Uint8Array([1, 2, 3])));
+    expect([...d.payload]).toEqual([1, 2, 3]);
+  });
+
+  it('carries a head and a body that fits one chunk in one INLINE frame', () => {
+    const body = Uint8Array.from({ length: 1000 }, (_, i) => i % 251);
+    const bytes = encodeInline(FrameType.RES, 9, { status: 200, headers: [['a', 'b']] }, body);
+    expect(bytes).not.toBeNull();
+    const f = decodeFrame(bytes as Uint8Array);
+    expect([f.type, f.stream, f.flags]).toEqual([FrameType.RES, 9, END | INLINE]);
+    expect(frameJson(f)).toEqual({ status: 200, headers: [['a', 'b']] });
+    expect(inlineBody(f)).toEqual(body);
+  });
+
+  it('leaves a body larger than one chunk to DATA frames', () => {
+    const big = new Uint8Array(WIRE_LIMITS.maxChunkBytes + 1);
+    expect(encodeInline(FrameType.REQ, 1, { kind: 'http' }, big)).toBeNull();
+    const exact = new Uint8Array(WIRE_LIMITS.maxChunkBytes);
+    expect(inlineBody(decodeFrame(encodeInline(FrameType.REQ, 1, {}, exact) as Uint8Array))?.byteLength).toBe(
+      WIRE_LIMITS.maxChunkBytes,
+    );
+  });
+
+  it('refuses INLINE on other frame types, without END, or with a head longer than the frame (for its stream)', () => {
+    const ok = encodeInline(FrameType.REQ, 5, { kind: 'http' }, new Uint8Array(4)) as Uint8Array;
+    const onData = ok.slice();
+    onData[0] = FrameType.DATA;
+    expect(() => decodeFrame(onData)).toThrow(FrameError);
+    const noEnd = ok.slice();
+    noEnd[5] = INLINE;
+    expect(() => decodeFrame(noEnd)).toThrow(FrameError);
+    const lying = ok.slice();
+    new DataView(lying.buffer).setUint32(6, 1_000_000);
+    const err = (() => {
+      try {
+        frameJson(decodeFrame(lying));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(FrameError);
+    expect((err as FrameError).stream).toBe(5);
+  });
+});
+
+describe('RESET frames carry the error code', () => {
+  const reset = (body: unknown) =>
+    decodeReset(decodeFrame(encodeFrame(FrameType.RESET, 3, END, body)), statusOfCode);
+
+  it('round-trips code, status and message', () => {
+    const f = decodeFrame(encodeReset(3, { code: 'PAYLOAD_TOO_LARGE', status: 413, message: 'too big' }));
+    expect([f.type, f.stream, f.flags]).toEqual([FrameType.RESET, 3, END]);
+    expect(decodeReset(f, statusOfCode)).toEqual({
+      code: 'PAYLOAD_TOO_LARGE',
+      status: 413,
+      message: 'too big',
+    });
+    // A code no status would guess travels as it is.
+    expect(reset({ code: 'REQUEST_TIMEOUT', status: 408, message: 'slow' }).code).toBe('REQUEST_TIMEOUT');
+    expect(reset({ code: 'NOT_READY', status: 503, message: 'busy' }).code).toBe('NOT_READY');
+  });
+
+  it("maps an older peer's RESET (status only) to the code its status meant", () => {
+    const legacy = (status: unknown) => reset({ status, message: 'm' });
+    expect(legacy(400)).toEqual({ code: 'VALIDATION_ERROR', status: 400, message: 'm' });
+    expect(legacy(413).code).toBe('PAYLOAD_TOO_LARGE');
+    expect(legacy(503).code).toBe('SERVER_OFFLINE');
+    expect(legacy(504).code).toBe('RELAY_TIMEOUT');
+    expect(legacy(500).code).toBe('INTERNAL_ERROR');
+    expect(legacy(418).code).toBe('INTERNAL_ERROR');
+    // No usable status: a 502.
+    expect(legacy(200)).toEqual({ code: 'INTERNAL_ERROR', status: 502, message: 'm' });
+    expect(legacy('x').status).toBe(502);
+  });
+
+  it('an unknown code or a code without status falls back safely', () => {
+    expect(reset({ code: 'NO_SUCH_CODE', status: 413, message: 'm' }).code).toBe('PAYLOAD_TOO_LARGE');
+    expect(reset({ code: '__proto__', status: 400, message: 'm' }).code).toBe('VALIDATION_ERROR');
+    expect(reset({ code: 'RELAY_TIMEOUT', message: 'm' })).toEqual({
+      code: 'RELAY_TIMEOUT',
+      status: 504,
+      message: 'm',
+    });
+    expect(reset(null)).toEqual({
+      code: 'INTERNAL_ERROR',
+      status: 502,
+      message: 'the server could not answer',
+    });
+    expect(() =>
+      decodeReset(decodeFrame(encodeFrame(FrameType.RESET, 3, END, new Uint8Array([0xff]))), statusOfCode),
+    ).toThrow(FrameError);
+  });
+});
+
+describe('the relayed request head', () => {
+  it('is built from a proxied request or a queued item alike', () => {
+    const http = {
+      kind: 'http' as const,
+      method: 'PUT',
+      path: '/a?b',
+      headers: [['x', 'y']] as [string, string][],
+    };
+    expect(requestHead(http)).toEqual({ ...http, ttlMs: 0 });
+    expect(requestHead({ ...http, body: 'AA==', requestId: 'r', deadline: 9 } as typeof http, 50)).toEqual({
+      ...http,
+      ttlMs: 50,
+    });
+    expect(requestHead({ kind: 'pair', code: 'c' })).toEqual({ kind: 'pair', code: 'c', ttlMs: 0 });
+  });
+});
