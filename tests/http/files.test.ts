@@ -264,7 +264,7 @@ describe('folder tree and attachment folder', () => {
     expect(await at('notes/day.md', 'x.png')).toEqual({ folder: '', path: 'x.png' });
     await setting('assets');
     expect(await at('notes/day.md', 'pic.png')).toEqual({ folder: 'assets', path: 'assets/pic 1.png' });
-    await setting('../core/files/');
+    await setting('./');
     expect(await at('notes/day.md', 'x.png')).toEqual({ folder: 'notes', path: 'notes/x.png' });
     await setting('./attachments');
     expect(await at('notes/day.md', 'x.png')).toEqual({
