@@ -223,8 +223,8 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       ).toBe(true);
       expect(files.filter((f) => f.startsWith('data/') && !f.startsWith('data/history/')).sort()).toEqual([
         'data/credentials.json',
-        'data/index-cache.json',
         'data/index-journal.log',
+        'data/index-snapshot.bin',
       ]);
       expect(await readFile(join(tmp.dir, 'sentinel.txt'), 'utf8')).toBe('SENTINEL-OUTSIDE-THE-VAULT');
       expect(await readFile(join(tmp.dir, 'box', 'beside.md'), 'utf8')).toBe('SENTINEL-BESIDE-THE-VAULT');
