@@ -1,5 +1,5 @@
 import type { NoteSummary } from '../../core/notes/note-index.ts';
-import { assembleGzip, crc32, type DeflatedPart } from './gzip-parts.ts';
+import { assembleGzip, crc32, type DeflatedPart, joinBytes } from './gzip-parts.ts';
 
 type Zlib = typeof import('node:zlib');
 
@@ -298,19 +298,11 @@ export function createCompressedList() {
     /** The uncompressed answer. */
     identity(): Uint8Array<ArrayBuffer> {
       if (!identity) {
-        const head = encoder.encode(HEAD);
-        const tail = encoder.encode(TAIL);
-        let size = head.length + tail.length;
-        for (const ch of chunks) size += ch.json.length;
-        const out = new Uint8Array(size);
-        out.set(head, 0);
-        let at = head.length;
-        for (const ch of chunks) {
-          out.set(ch.json, at);
-          at += ch.json.length;
-        }
-        out.set(tail, at);
-        identity = out;
+        identity = joinBytes(
+          encoder.encode(HEAD),
+          chunks.map((ch) => ch.json),
+          encoder.encode(TAIL),
+        );
       }
       return identity;
     },

@@ -86,26 +86,42 @@ export interface DeflatedPart {
   shift?: number;
 }
 
+/** `head`, then every piece of `middle`, then `tail`, in one new buffer. */
+export function joinBytes(
+  head: Uint8Array,
+  middle: readonly Uint8Array[],
+  tail: Uint8Array,
+): Uint8Array<ArrayBuffer> {
+  let size = head.length + tail.length;
+  for (const m of middle) size += m.length;
+  const out = new Uint8Array(size);
+  out.set(head, 0);
+  let at = head.length;
+  for (const m of middle) {
+    out.set(m, at);
+    at += m.length;
+  }
+  out.set(tail, at);
+  return out;
+}
+
 /** Joins the gzip header, the parts (the last one ended the deflate stream) and the trailer. */
 export function assembleGzip(parts: readonly DeflatedPart[]): Uint8Array<ArrayBuffer> {
   let crc = 0;
   let length = 0;
-  let size = GZIP_HEADER.length + 8;
   for (const p of parts) {
     if (p.length > 0) {
       p.shift ??= x2nModP(p.length, 3);
       crc = (multModP(p.shift, crc) ^ p.crc) >>> 0;
     }
     length += p.length;
-    size += p.deflated.length;
   }
-  const out = new Uint8Array(size);
-  out.set(GZIP_HEADER, 0);
-  let at = GZIP_HEADER.length;
-  for (const p of parts) {
-    out.set(p.deflated, at);
-    at += p.deflated.length;
-  }
+  const out = joinBytes(
+    GZIP_HEADER,
+    parts.map((p) => p.deflated),
+    new Uint8Array(8),
+  );
+  const at = out.length - 8;
   const view = new DataView(out.buffer);
   view.setUint32(at, crc, true);
   view.setUint32(at + 4, length % 0x1_0000_0000, true);

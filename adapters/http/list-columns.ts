@@ -1,4 +1,5 @@
 import type { NoteLink, NoteSummary } from '../../core/notes/note-index.ts';
+import { SUMMARY_FIELDS } from './list-query.ts';
 
 /**
  * The note list column by column (`GET /api/v1/notes?format=columns`, docs/api.md): the same
@@ -43,18 +44,8 @@ const stem = (path: string): string => {
 };
 const noExt = (path: string): string => (path.toLowerCase().endsWith('.md') ? path.slice(0, -3) : path);
 
-/** The per-note columns, in the order of `ListColumns`' fields after `kinds`. */
-const COLUMNS = [
-  'path',
-  'title',
-  'tags',
-  'links',
-  'backlinks',
-  'wordCount',
-  'createdAt',
-  'updatedAt',
-  'checksum',
-] as const;
+/** The per-note columns, in the order of `ListColumns`' fields after `kinds`: a summary's fields, in the list's order. */
+const COLUMNS = SUMMARY_FIELDS;
 type Column = (typeof COLUMNS)[number];
 
 /** An encoder of one note's row at a time; `kinds` fills as links are seen. */
