@@ -67,7 +67,9 @@ export function mountHot(
     });
   return async (c, next) => {
     const method = c.req.method;
-    if ((method !== 'GET' && method !== 'HEAD') || c.req.raw.body !== null) return next();
+    // A GET or HEAD Request never has a body (the fetch standard refuses one); `c.req.raw.body` is
+    // not read here: on @hono/node-server it would build the whole web Request for every request.
+    if (method !== 'GET' && method !== 'HEAD') return next();
     const url = c.req.url;
     const q = url.indexOf('?');
     const target = url.slice(url.indexOf('/', url.indexOf('//') + 2), q === -1 ? undefined : q);
