@@ -21,6 +21,7 @@ import { createRetrieval, type Retrieval } from './search/retrieval.ts';
 import { createSemanticIndex, type SemanticIndex } from './search/semantic/semantic-index.ts';
 import { createSecurityService, type SecurityDeps } from './security/service.ts';
 import { type SecurityConfig, securitySettings } from './security/settings.ts';
+import type { HttpTimeouts } from './security/types.ts';
 
 /** Everything `createCore` needs: a store and a clock; the rest has defaults. */
 export interface CoreDeps {
@@ -118,7 +119,7 @@ export interface ServerCoreDeps
   /** Permission bits of the state files, for the audit. */
   stateFileModes?: SecurityDeps['stateFileModes'];
   /** The runtime's socket time-outs, for the audit. */
-  timeouts?: { headersMs: number; requestMs: number; keepAliveMs: number };
+  timeouts?: HttpTimeouts;
   /** The relay clients are sent to, when known late (the embedded relay's address). */
   relayUrl?: () => string | null;
 }

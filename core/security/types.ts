@@ -23,6 +23,19 @@ export interface PluginFact {
   egress: boolean;
 }
 
+/**
+ * Socket time-outs against slow clients, in ms: what the server's and the relay's node:http
+ * servers enforce (`http-kit/node/http-timeouts.ts`), read from the variable table, and audited.
+ */
+export interface HttpTimeouts {
+  /** Longest a client may take to send the request headers. */
+  headersMs: number;
+  /** Longest a client may take to send the whole request, body included (not the answer). */
+  requestMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveMs: number;
+}
+
 /** An API key without its secret: when it was made and last used. */
 export interface KeyFact {
   id: string;
@@ -81,7 +94,7 @@ export interface SecuritySnapshot {
   channels: ChannelFact[];
   plugins: PluginFact[];
   /** Socket time-outs against slow clients, in ms (absent when the runtime sets none). */
-  timeouts?: { headersMs: number; requestMs: number; keepAliveMs: number };
+  timeouts?: HttpTimeouts;
 }
 
 /** One problem the audit found. */

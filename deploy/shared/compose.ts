@@ -17,6 +17,7 @@ import type { BatchAnalyzer } from '../../core/notes/service.ts';
 import type { PluginDefinition } from '../../core/plugins/types.ts';
 import type { Clock, FileStore, HistoryStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
 import type { SecurityDeps } from '../../core/security/service.ts';
+import type { HttpTimeouts } from '../../core/security/types.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { ServerConfig } from './config/index.ts';
 
@@ -37,7 +38,7 @@ export interface RuntimeParts {
   /** Permission bits of the state files, for the audit; absent where there are no files. */
   stateFileModes?: SecurityDeps['stateFileModes'];
   /** Socket time-outs the runtime enforces against slow clients (for the audit); absent: none. */
-  timeouts?: { headersMs: number; requestMs: number; keepAliveMs: number };
+  timeouts?: HttpTimeouts;
   /** False where the platform compresses answers itself (workerd); default true. */
   compress?: boolean;
 }

@@ -1,4 +1,4 @@
-import type { HttpTimeouts } from '../../http-kit/node/http-timeouts.ts';
+import type { HttpTimeouts } from '../../core/security/types.ts';
 import type { RelayLimits } from '../service/types.ts';
 
 /**

@@ -20,12 +20,8 @@ export type Env = Record<string, string | undefined>;
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** Socket time-outs against slow clients, in ms (the server's and the relay's). */
-export interface HttpTimeouts {
-  headersMs: number;
-  requestMs: number;
-  keepAliveMs: number;
-}
+/** Socket time-outs against slow clients, in ms (the server's and the relay's): defined once, in core. */
+export type { HttpTimeouts } from '../../../core/security/types.ts';
 
 /** How a variable is read and what it accepts (its entry in the table, docs aside). */
 export type VariableSpec =
