@@ -100,6 +100,9 @@ export function pageCursor(path: string): string {
 /** `If-Match` for a checksum (quoted as an ETag). */
 const ifMatch = (checksum?: string) => (checksum ? { 'if-match': `"${checksum}"` } : undefined);
 
+/** The body of a toggle: `{enabled}`, or none (the server flips the current state). */
+const toggleBody = (enabled?: boolean) => ({ body: enabled === undefined ? undefined : { enabled } });
+
 /** A client over `transport`, or over fetch with `{baseUrl, apiKey}`. */
 export function createQuireClient(transport: Transport | FetchTransportOptions) {
   const send: Transport = typeof transport === 'function' ? transport : fetchTransport(transport);
@@ -290,11 +293,7 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
       get: (id: string) => call<Out<typeof F.Channel>>('getChannel', { id }),
       /** Sets `enabled`, or flips the channel when it is left out. */
       toggle: (id: string, enabled?: boolean) =>
-        call<Out<typeof F.Channel>>(
-          'toggleChannel',
-          { id },
-          { body: enabled === undefined ? undefined : { enabled } },
-        ),
+        call<Out<typeof F.Channel>>('toggleChannel', { id }, toggleBody(enabled)),
       remove: (id: string) => call<Out<typeof R.Deleted>>('deleteChannel', { id }),
       messages: (id: string) => call<Out<typeof F.ConversationTurn>[]>('channelMessages', { id }),
       send: (id: string, body: In<typeof WebMessageBody>) =>
@@ -308,11 +307,7 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
         call<Out<typeof F.Plugin>>('installPlugin', {}, { body }),
       get: (id: string) => call<Out<typeof F.Plugin>>('getPlugin', { id }),
       toggle: (id: string, enabled?: boolean) =>
-        call<Out<typeof F.Plugin>>(
-          'togglePlugin',
-          { id },
-          { body: enabled === undefined ? undefined : { enabled } },
-        ),
+        call<Out<typeof F.Plugin>>('togglePlugin', { id }, toggleBody(enabled)),
       configure: (id: string, config: Record<string, unknown>) =>
         call<Out<typeof F.Plugin>>('configurePlugin', { id }, { body: config }),
       remove: (id: string) => call<Out<typeof F.RemovedPlugin>>('removePlugin', { id }),

@@ -13,6 +13,16 @@ function limited(res: RateLimiterRes, what: string): DomainError {
   );
 }
 
+/** Counts one call of `client` on `limiter`; throws RATE_LIMITED (naming `what`) over the limit. */
+async function consume(limiter: RateLimiterMemory, client: string, what: string): Promise<void> {
+  try {
+    await limiter.consume(client);
+  } catch (err) {
+    if (err instanceof RateLimiterRes) throw limited(err, what);
+    throw err;
+  }
+}
+
 /** Per-client limits on authentication (rate-limiter-flexible, in memory). */
 export function createRateLimiter(limits: RateLimits | false | undefined) {
   if (!limits) {
@@ -28,23 +38,9 @@ export function createRateLimiter(limits: RateLimits | false | undefined) {
   const webhook = new RateLimiterMemory({ points: limits.webhookPerMinute ?? 120, duration: 60 });
   return {
     /** Counts one call to an auth endpoint; throws RATE_LIMITED over the limit. */
-    async auth(client: string): Promise<void> {
-      try {
-        await auth.consume(client);
-      } catch (err) {
-        if (err instanceof RateLimiterRes) throw limited(err, 'authentication requests');
-        throw err;
-      }
-    },
+    auth: (client: string): Promise<void> => consume(auth, client, 'authentication requests'),
     /** Counts one call to a public channel webhook; throws RATE_LIMITED over the limit. */
-    async webhook(client: string): Promise<void> {
-      try {
-        await webhook.consume(client);
-      } catch (err) {
-        if (err instanceof RateLimiterRes) throw limited(err, 'webhook calls');
-        throw err;
-      }
-    },
+    webhook: (client: string): Promise<void> => consume(webhook, client, 'webhook calls'),
     /** Throws RATE_LIMITED while `client` has used up its failed attempts. */
     async beforeAuth(client: string): Promise<void> {
       const res = await failures.get(client);

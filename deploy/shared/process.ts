@@ -74,6 +74,22 @@ export async function untilStopped(host: Host, start: () => Promise<Service>): P
   );
 }
 
+type StopSignal = 'SIGINT' | 'SIGTERM';
+type SignalListener = (signal: StopSignal, fn: () => void) => void;
+
+/** Calls `fn` on SIGINT and SIGTERM through a runtime's pair of listener calls; returns the undo. */
+function onStopSignals(
+  add: SignalListener,
+  remove: SignalListener,
+  fn: (reason: string) => void,
+): () => void {
+  const listeners = (['SIGINT', 'SIGTERM'] as const).map((signal) => [signal, () => fn(signal)] as const);
+  for (const [signal, listener] of listeners) add(signal, listener);
+  return () => {
+    for (const [signal, listener] of listeners) remove(signal, listener);
+  };
+}
+
 /** The part of Node's `process` a host uses (Bun's is the same). */
 declare const process: {
   env: Record<string, string | undefined>;
@@ -92,10 +108,11 @@ declare const process: {
 export function nodeHost(env: Record<string, string | undefined> = process.env): Host {
   return {
     onStop(fn) {
-      const onInt = () => fn('SIGINT');
-      const onTerm = () => fn('SIGTERM');
-      process.on('SIGINT', onInt);
-      process.on('SIGTERM', onTerm);
+      const offSignals = onStopSignals(
+        (signal, listener) => process.on(signal, listener),
+        (signal, listener) => process.off(signal, listener),
+        fn,
+      );
       const parent = process.ppid;
       const orphanWatch =
         env.npm_lifecycle_event || env.npm_command
@@ -103,8 +120,7 @@ export function nodeHost(env: Record<string, string | undefined> = process.env):
           : undefined;
       unref(orphanWatch);
       return () => {
-        process.off('SIGINT', onInt);
-        process.off('SIGTERM', onTerm);
+        offSignals();
         clearInterval(orphanWatch);
       };
     },
@@ -125,14 +141,11 @@ declare const Deno: {
 export function denoHost(beforeExit: () => void = () => {}): Host {
   return {
     onStop(fn) {
-      const onInt = () => fn('SIGINT');
-      const onTerm = () => fn('SIGTERM');
-      Deno.addSignalListener('SIGINT', onInt);
-      Deno.addSignalListener('SIGTERM', onTerm);
-      return () => {
-        Deno.removeSignalListener('SIGINT', onInt);
-        Deno.removeSignalListener('SIGTERM', onTerm);
-      };
+      return onStopSignals(
+        (signal, listener) => Deno.addSignalListener(signal, listener),
+        (signal, listener) => Deno.removeSignalListener(signal, listener),
+        fn,
+      );
     },
     exit(code) {
       beforeExit();

@@ -1,6 +1,6 @@
 /** What every CLI command shares: exit codes, usage errors, option parsing, the server's address. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { isOperatorError } from '../../shared/process.ts';
+import { isOperatorError, nodeHost, type Service, untilStopped } from '../../shared/process.ts';
 
 /** Exit codes scripts can trust (docs/cli.md). */
 export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
@@ -12,7 +12,7 @@ export class UsageError extends Error {}
 export class CliProblem extends Error {}
 
 /** A failed start of `serve` or `relay`: the operator's problems as one line, anything else thrown. */
-export function startProblem(err: unknown): never {
+function startProblem(err: unknown): never {
   if (isOperatorError(err)) throw new CliProblem(err.message);
   if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
     throw new CliProblem(
@@ -52,6 +52,44 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ''));
   }
+}
+
+/** A flag of `quire serve` or `quire relay`: a string flag's variable, or a switch's variable and value. */
+export type FlagVariable = string | readonly [variable: string, value: string];
+
+/**
+ * `quire serve` and `quire relay`: each flag given sets its variable on a copy of the environment,
+ * then the service runs until a stop signal (`untilStopped`); a failed start is `startProblem`.
+ */
+export function serviceCommand(
+  help: string,
+  flags: Record<string, FlagVariable>,
+  start: (env: NodeJS.ProcessEnv) => Promise<Service>,
+): Command {
+  const options = Object.fromEntries(
+    Object.entries(flags).map(([flag, to]) => [
+      flag,
+      { type: typeof to === 'string' ? ('string' as const) : ('boolean' as const) },
+    ]),
+  );
+  return {
+    help,
+    async run(args, io) {
+      const { values } = parse(args, options);
+      if (values.help) {
+        io.out(`${help}\n`);
+        return EXIT.ok;
+      }
+      const env = { ...io.env };
+      for (const [flag, to] of Object.entries(flags)) {
+        const value = values[flag];
+        if (typeof to !== 'string') {
+          if (value === true) env[to[0]] = to[1];
+        } else if (typeof value === 'string') env[to] = value;
+      }
+      return untilStopped(nodeHost(io.env), () => start(env)).catch(startProblem);
+    },
+  };
 }
 
 /** The server's URL: `--url`, QUIRE_URL, or HOST:PORT from the environment (loopback for 0.0.0.0). */

@@ -1,10 +1,9 @@
-import { nodeHost, untilStopped } from '../../shared/process.ts';
 import { startRelayFromEnv } from '../../shared/relay.ts';
-import { type Command, EXIT, parse, startProblem } from './common.ts';
+import { serviceCommand } from './common.ts';
 
 /** `quire relay`: the relay service alone. */
-export const relay: Command = {
-  help: `Usage: quire relay [options]
+export const relay = serviceCommand(
+  `Usage: quire relay [options]
 
 Runs the relay, like npm run relay. Every option is also an environment variable
 (docs/configuration.md, docs/relay.md).
@@ -19,22 +18,11 @@ Options:
   -h, --help          This help
 
 Stops on Ctrl-C or SIGTERM. Exit 1 on a bad configuration.`,
-  async run(args, io) {
-    const { values } = parse(args, {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'public-url': { type: 'string' },
-      'redis-url': { type: 'string' },
-    });
-    if (values.help) {
-      io.out(`${this.help}\n`);
-      return EXIT.ok;
-    }
-    const env = { ...io.env };
-    if (values.port !== undefined) env.RELAY_PORT = values.port;
-    if (values.host !== undefined) env.RELAY_HOST = values.host;
-    if (values['public-url'] !== undefined) env.RELAY_PUBLIC_BASE_URL = values['public-url'];
-    if (values['redis-url'] !== undefined) env.REDIS_URL = values['redis-url'];
-    return untilStopped(nodeHost(io.env), () => startRelayFromEnv(env)).catch(startProblem);
+  {
+    port: 'RELAY_PORT',
+    host: 'RELAY_HOST',
+    'public-url': 'RELAY_PUBLIC_BASE_URL',
+    'redis-url': 'REDIS_URL',
   },
-};
+  startRelayFromEnv,
+);

@@ -1,10 +1,9 @@
-import { nodeHost, untilStopped } from '../../shared/process.ts';
 import { startServerFromEnv } from '../server.ts';
-import { type Command, EXIT, parse, startProblem } from './common.ts';
+import { serviceCommand } from './common.ts';
 
 /** `quire serve`: the note server, with the embedded relay unless told otherwise. */
-export const serve: Command = {
-  help: `Usage: quire serve [options]
+export const serve = serviceCommand(
+  `Usage: quire serve [options]
 
 Runs the note server, like npm start (without building the client: run npm run build:client
 once, or use npm start). Every option is also an environment variable (docs/configuration.md).
@@ -19,29 +18,13 @@ Options:
   -h, --help          This help
 
 Stops on Ctrl-C or SIGTERM after in-flight requests finish. Exit 1 on a bad configuration.`,
-  async run(args, io) {
-    const { values } = parse(args, {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'vault-dir': { type: 'string' },
-      'relay-url': { type: 'string' },
-      'no-relay': { type: 'boolean' },
-    });
-    if (values.help) {
-      io.out(`${this.help}\n`);
-      return EXIT.ok;
-    }
-    const env = { ...io.env };
-    const set = (name: string, v: string | undefined) => {
-      if (v !== undefined) env[name] = v;
-    };
-    set('PORT', values.port);
-    set('HOST', values.host);
-    set('DATA_DIR', values['data-dir']);
-    set('VAULT_DIR', values['vault-dir']);
-    set('RELAY_URL', values['relay-url']);
-    if (values['no-relay']) env.PAIRING_MODE = 'open-port';
-    return untilStopped(nodeHost(io.env), () => startServerFromEnv(env)).catch(startProblem);
+  {
+    port: 'PORT',
+    host: 'HOST',
+    'data-dir': 'DATA_DIR',
+    'vault-dir': 'VAULT_DIR',
+    'relay-url': 'RELAY_URL',
+    'no-relay': ['PAIRING_MODE', 'open-port'],
   },
-};
+  startServerFromEnv,
+);
