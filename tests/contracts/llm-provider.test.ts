@@ -1,45 +1,16 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { anthropicProvider, openaiProvider } from '../../adapters/llm/index.ts';
 import { localProvider } from '../../core/index.ts';
-import { type Answer, anthropicAnswer, openaiAnswer, rulesModel, startFakeLlm } from '../helpers/fake-llm.ts';
+import { type Answer, dialect as dialectOf, rulesModel, startFakeLlm } from '../helpers/fake-llm.ts';
+import { freePort } from '../helpers/ports.ts';
 import { LLM_CASES as C, type LlmProviderFixture, runLlmProviderContract } from './llm-provider.contract.ts';
 
 const KEY = 'sk-test-0123456789abcdef';
 
 /** A loopback base URL where nothing listens. */
-async function closedUrl(): Promise<string> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return `http://127.0.0.1:${port}/v1`;
-}
-
-const DIALECTS = {
-  openai: {
-    make: openaiProvider,
-    answer: openaiAnswer,
-    models: { object: 'list', data: [{ id: 'm1', object: 'model' }] },
-    error: (status: number, message: string): Answer => ({
-      status,
-      body: { error: { message, type: 'server_error' } },
-    }),
-  },
-  anthropic: {
-    make: anthropicProvider,
-    answer: anthropicAnswer,
-    models: { data: [{ id: 'm1', type: 'model' }], has_more: false },
-    error: (status: number, message: string): Answer => ({
-      status,
-      body: { type: 'error', error: { type: 'api_error', message } },
-    }),
-  },
-};
+const closedUrl = async () => `http://127.0.0.1:${await freePort()}/v1`;
 
 /** A remote provider against a loopback server speaking its API and playing `rulesModel`. */
 async function remote(dialect: 'openai' | 'anthropic'): Promise<LlmProviderFixture> {
-  const d = DIALECTS[dialect];
+  const d = dialectOf(dialect);
   const model = rulesModel(dialect);
   let mode: Answer | null = null;
   const fake = await startFakeLlm(dialect, (req) => {

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { anthropicProvider, openaiProvider } from '../../adapters/llm/index.ts';
 
 export interface Recorded {
   method: string;
@@ -217,3 +218,55 @@ export function rulesModel(dialect: 'openai' | 'anthropic') {
     return { calls: [{ name: 'search_notes', args: { query: words.at(-1) ?? text } }] };
   };
 }
+
+/** The tool calls a scripted model step makes. */
+export type Calls = { name: string; args: unknown }[];
+
+/**
+ * Both wire formats as the tests drive them: the provider, the answer builder, the model list, an
+ * API error, and readers of what a request sent (the tool results, each `{id, output, isError}` with
+ * `isError` where the API has one; the system prompt; the tool names).
+ */
+export const DIALECTS = [
+  {
+    name: 'openai' as const,
+    make: openaiProvider,
+    answer: openaiAnswer,
+    models: { object: 'list', data: [{ id: 'm1', object: 'model' }] },
+    error: (status: number, message: string): Answer => ({
+      status,
+      body: { error: { message, type: 'server_error' } },
+    }),
+    results: (req: Recorded) =>
+      req.body.messages
+        .filter((m: any) => m.role === 'tool')
+        .map((m: any) => ({ id: m.tool_call_id, output: JSON.parse(m.content), isError: undefined })),
+    system: (req: Recorded) => req.body.messages[0].content as string,
+    toolNames: (req: Recorded) => req.body.tools.map((t: any) => t.function.name) as string[],
+  },
+  {
+    name: 'anthropic' as const,
+    make: anthropicProvider,
+    answer: anthropicAnswer,
+    models: { data: [{ id: 'm1', type: 'model' }], has_more: false },
+    error: (status: number, message: string): Answer => ({
+      status,
+      body: { type: 'error', error: { type: 'api_error', message } },
+    }),
+    results: (req: Recorded) =>
+      req.body.messages.flatMap((m: any) =>
+        (Array.isArray(m.content) ? m.content : [])
+          .filter((p: any) => p.type === 'tool_result')
+          .map((p: any) => ({
+            id: p.tool_use_id,
+            output: JSON.parse(typeof p.content === 'string' ? p.content : p.content[0].text),
+            isError: p.is_error,
+          })),
+      ),
+    system: (req: Recorded) => req.body.system.map((s: any) => s.text).join('\n') as string,
+    toolNames: (req: Recorded) => req.body.tools.map((t: any) => t.name) as string[],
+  },
+];
+
+/** The dialect named `name`. */
+export const dialect = (name: 'openai' | 'anthropic') => DIALECTS.find((d) => d.name === name)!;

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
-import { anthropicProvider, openaiProvider } from '../../adapters/llm/index.ts';
 import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
@@ -9,44 +8,12 @@ import { createAgent } from '../../core/index.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { capturingLogger, VAULT, vaultNotes } from '../helpers/agent-fixtures.ts';
 import { requester } from '../helpers/app.ts';
-import {
-  type Answer,
-  anthropicAnswer,
-  openaiAnswer,
-  type Recorded,
-  startFakeLlm,
-} from '../helpers/fake-llm.ts';
+import { type Answer, type Calls, DIALECTS, type Recorded, startFakeLlm } from '../helpers/fake-llm.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
-
-type Calls = { name: string; args: unknown }[];
-const DIALECTS = [
-  {
-    name: 'openai' as const,
-    make: openaiProvider,
-    answer: openaiAnswer,
-    models: { object: 'list', data: [{ id: 'm1', object: 'model' }] },
-    results: (req: Recorded) =>
-      req.body.messages.filter((m: any) => m.role === 'tool').map((m: any) => JSON.parse(m.content)),
-    toolNames: (req: Recorded) => req.body.tools.map((t: any) => t.function.name) as string[],
-  },
-  {
-    name: 'anthropic' as const,
-    make: anthropicProvider,
-    answer: anthropicAnswer,
-    models: { data: [{ id: 'm1', type: 'model' }], has_more: false },
-    results: (req: Recorded) =>
-      req.body.messages.flatMap((m: any) =>
-        (Array.isArray(m.content) ? m.content : [])
-          .filter((p: any) => p.type === 'tool_result')
-          .map((p: any) => JSON.parse(typeof p.content === 'string' ? p.content : p.content[0].text)),
-      ),
-    toolNames: (req: Recorded) => req.body.tools.map((t: any) => t.name) as string[],
-  },
-];
 
 /** A note service with a history over memory stores, indexed. */
 async function historyNotes() {
@@ -116,7 +83,7 @@ describe.each(DIALECTS)('the agent keeps and restores history through $name tool
     const undo = await chat('undo that', [
       () => ({ calls: [{ name: 'list_versions', args: { path: 'inbox.md' } }] }),
       (req) => {
-        listed = d.results(req).at(-1);
+        listed = d.results(req).at(-1)?.output;
         const oldest = listed.versions.at(-1);
         return { calls: [{ name: 'restore_version', args: { path: 'inbox.md', id: oldest.id } }] };
       },
@@ -137,7 +104,7 @@ describe.each(DIALECTS)('the agent keeps and restores history through $name tool
     const back = await chat('bring back the compost note', [
       () => ({ calls: [{ name: 'list_trash', args: {} }] }),
       (req) => {
-        trash = d.results(req).at(-1);
+        trash = d.results(req).at(-1)?.output;
         return { calls: [{ name: 'restore_from_trash', args: { id: trash.items[0].id } }] };
       },
       () => ({ text: 'It is back.' }),
@@ -158,7 +125,7 @@ describe.each(DIALECTS)('the agent keeps and restores history through $name tool
     await chat('restore standup', [
       () => ({ calls: [{ name: 'restore_version', args: { path: 'work/standup.md', id: 'nope' } }] }),
       (req) => {
-        errorSeen = d.results(req).at(-1);
+        errorSeen = d.results(req).at(-1)?.output;
         const id = notes.history!.list('work/standup.md').at(-1)!.id;
         return { calls: [{ name: 'restore_version', args: { path: 'work/standup', id } }] };
       },

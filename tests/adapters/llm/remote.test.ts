@@ -1,65 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../../adapters/http/app.ts';
-import { anthropicProvider, openaiProvider } from '../../../adapters/llm/index.ts';
 import { createAgent } from '../../../core/index.ts';
 import { capturingLogger, vaultNotes } from '../../helpers/agent-fixtures.ts';
 import { requester } from '../../helpers/app.ts';
-import {
-  type Answer,
-  anthropicAnswer,
-  openaiAnswer,
-  type Recorded,
-  startFakeLlm,
-} from '../../helpers/fake-llm.ts';
+import { type Answer, type Calls, DIALECTS, type Recorded, startFakeLlm } from '../../helpers/fake-llm.ts';
 
 const KEY = 'sk-test-0123456789abcdef';
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
-
-type Calls = { name: string; args: unknown }[];
-const DIALECTS = [
-  {
-    name: 'openai' as const,
-    make: openaiProvider,
-    answer: openaiAnswer,
-    models: { object: 'list', data: [{ id: 'm1', object: 'model' }] },
-    error: (status: number, message: string): Answer => ({
-      status,
-      body: { error: { message, type: 'server_error' } },
-    }),
-    /** The tool results the model was sent in one request, by tool name. */
-    results: (req: Recorded) =>
-      req.body.messages
-        .filter((m: any) => m.role === 'tool')
-        .map((m: any) => ({ id: m.tool_call_id, output: JSON.parse(m.content), isError: undefined })),
-    system: (req: Recorded) => req.body.messages[0].content as string,
-    toolNames: (req: Recorded) => req.body.tools.map((t: any) => t.function.name),
-  },
-  {
-    name: 'anthropic' as const,
-    make: anthropicProvider,
-    answer: anthropicAnswer,
-    models: { data: [{ id: 'm1', type: 'model' }], has_more: false },
-    error: (status: number, message: string): Answer => ({
-      status,
-      body: { type: 'error', error: { type: 'api_error', message } },
-    }),
-    results: (req: Recorded) =>
-      req.body.messages.flatMap((m: any) =>
-        (Array.isArray(m.content) ? m.content : [])
-          .filter((p: any) => p.type === 'tool_result')
-          .map((p: any) => ({
-            id: p.tool_use_id,
-            output: JSON.parse(typeof p.content === 'string' ? p.content : p.content[0].text),
-            isError: p.is_error,
-          })),
-      ),
-    system: (req: Recorded) => req.body.system.map((s: any) => s.text).join('\n') as string,
-    toolNames: (req: Recorded) => req.body.tools.map((t: any) => t.name),
-  },
-];
 
 // What every provider does (errors, time-outs, reachability, the write policy) is in
 // tests/contracts/llm-provider.contract.ts; these cases check each API's wire format.
