@@ -2,7 +2,8 @@ import { afterEach, describe, expect } from 'vitest';
 import type { LlmProvider } from '../../core/agent/provider.ts';
 import { createAgent } from '../../core/index.ts';
 import type { Logger } from '../../core/ports.ts';
-import { capturingLogger, vaultNotes } from '../helpers/agent-fixtures.ts';
+import { vaultNotes } from '../helpers/agent-fixtures.ts';
+import { capturingLogger } from '../helpers/logger.ts';
 import { type DeclaredSkip, withDeclaredSkips } from './skips.ts';
 
 /**

@@ -1,12 +1,9 @@
 import { localProvider } from '../../core/index.ts';
 import { type Answer, dialect as dialectOf, rulesModel, startFakeLlm } from '../helpers/fake-llm.ts';
-import { freePort } from '../helpers/ports.ts';
+import { closedPortUrl } from '../helpers/ports.ts';
 import { LLM_CASES as C, type LlmProviderFixture, runLlmProviderContract } from './llm-provider.contract.ts';
 
 const KEY = 'sk-test-0123456789abcdef';
-
-/** A loopback base URL where nothing listens. */
-const closedUrl = async () => `http://127.0.0.1:${await freePort()}/v1`;
 
 /** A remote provider against a loopback server speaking its API and playing `rulesModel`. */
 async function remote(dialect: 'openai' | 'anthropic'): Promise<LlmProviderFixture> {
@@ -31,7 +28,7 @@ async function remote(dialect: 'openai' | 'anthropic'): Promise<LlmProviderFixtu
       calls: () => fake.calls().length,
     },
     unreachable: async () => {
-      const url = await closedUrl();
+      const url = `${await closedPortUrl()}/v1`;
       return { provider: d.make({ model: 'm1', baseURL: url, apiKey: KEY }), url };
     },
     cleanup: fake.close,

@@ -11,8 +11,8 @@ import {
   definePlugin,
   localProvider,
 } from '../../core/index.ts';
-import { capturingLogger } from '../helpers/agent-fixtures.ts';
 import { requester } from '../helpers/app.ts';
+import { capturingLogger } from '../helpers/logger.ts';
 import { until } from '../helpers/wait.ts';
 
 const stops: (() => Promise<void>)[] = [];

@@ -1,7 +1,6 @@
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { createNoteService } from '../../core/notes/service.ts';
-import type { Logger } from '../../core/ports.ts';
 
 /** A small vault the agent tests share. */
 export const VAULT: Record<string, string> = {
@@ -22,14 +21,4 @@ export async function vaultNotes(files: Record<string, string> = VAULT) {
   });
   await notes.load();
   return { notes, clock };
-}
-
-/** A logger that keeps every line it is given, for assertions. */
-export function capturingLogger() {
-  const lines: string[] = [];
-  const log = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
-    lines.push(`${level} ${msg} ${JSON.stringify(fields ?? {})}`);
-  };
-  const logger: Logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
-  return { logger, lines };
 }

@@ -1,21 +1,9 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Logger } from '../../core/ports.ts';
 import { startServer } from '../../deploy/node/server.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { tempDir } from './app.ts';
+import { capturingLogger } from './logger.ts';
 import { until } from './wait.ts';
-
-/** A logger that keeps every line as JSON text, to check that nothing secret was logged. */
-export function capturingLogger() {
-  const lines: string[] = [];
-  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
-    lines.push(JSON.stringify({ level, msg, ...fields }));
-  };
-  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  return { logger, lines };
-}
 
 /**
  * The real Node server (deploy/node) on 127.0.0.1 port 0 with its data in a temp dir; in relay
@@ -66,12 +54,3 @@ export async function liveServer(env: Record<string, string> = {}) {
 }
 
 export type LiveServer = Awaited<ReturnType<typeof liveServer>>;
-
-/** The address of a loopback port that nothing listens on (bound, then closed). */
-export async function closedPortUrl(): Promise<string> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return `http://127.0.0.1:${port}`;
-}

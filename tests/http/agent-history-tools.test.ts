@@ -6,9 +6,10 @@ import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { createHistory } from '../../core/history/history.ts';
 import { createAgent } from '../../core/index.ts';
 import { createNoteService } from '../../core/notes/service.ts';
-import { capturingLogger, VAULT, vaultNotes } from '../helpers/agent-fixtures.ts';
+import { VAULT, vaultNotes } from '../helpers/agent-fixtures.ts';
 import { requester } from '../helpers/app.ts';
 import { type Answer, type Calls, DIALECTS, type Recorded, startFakeLlm } from '../helpers/fake-llm.ts';
+import { capturingLogger } from '../helpers/logger.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../../adapters/http/app.ts';
 import { createAgent } from '../../../core/index.ts';
-import { capturingLogger, vaultNotes } from '../../helpers/agent-fixtures.ts';
+import { vaultNotes } from '../../helpers/agent-fixtures.ts';
 import { requester } from '../../helpers/app.ts';
 import { type Answer, type Calls, DIALECTS, type Recorded, startFakeLlm } from '../../helpers/fake-llm.ts';
+import { capturingLogger } from '../../helpers/logger.ts';
 
 const KEY = 'sk-test-0123456789abcdef';
 const cleanups: (() => Promise<void>)[] = [];

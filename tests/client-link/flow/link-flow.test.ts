@@ -9,7 +9,8 @@ import {
   STEPS,
 } from '../../../client-link/src/flow/link-flow.ts';
 import { profileStore } from '../../../client-link/src/flow/profiles.ts';
-import { closedPortUrl, type LiveServer, liveServer } from '../../helpers/live-server.ts';
+import { type LiveServer, liveServer } from '../../helpers/live-server.ts';
+import { closedPortUrl } from '../../helpers/ports.ts';
 import { memoryStorage } from '../storage.ts';
 
 let relayed: LiveServer;

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { type AgentTool, createAgent, type LlmProvider, type StepRequest } from '../../../core/index.ts';
-import { capturingLogger, vaultNotes } from '../../helpers/agent-fixtures.ts';
+import { vaultNotes } from '../../helpers/agent-fixtures.ts';
+import { capturingLogger } from '../../helpers/logger.ts';
 
 /** A scripted provider (a port fake: the model is outside the code under test). */
 function scripted(

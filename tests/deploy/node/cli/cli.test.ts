@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../../../deploy/node/cli/main.ts';
 import { tempDir } from '../../../helpers/app.ts';
-import { closedPortUrl } from '../../../helpers/live-server.ts';
+import { closedPortUrl } from '../../../helpers/ports.ts';
 import { quire, quireDaemon } from './run.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
