@@ -25,6 +25,20 @@ export async function makeApp(store: NoteStore, opts: { maxBodyBytes?: number } 
 export function requester(app: {
   request: (url: string, init: RequestInit) => Response | Promise<Response>;
 }) {
+  return requesterOver((path, init) => app.request(`http://127.0.0.1:3000${path}`, init));
+}
+
+/** The same over HTTP against a running server at `baseUrl`, `headers` (e.g. the key) on every request. */
+export function httpRequester(baseUrl: string, headers: Record<string, string> = {}) {
+  return requesterOver((path, init) =>
+    fetch(`${baseUrl}${path}`, {
+      ...init,
+      headers: { ...headers, ...(init.headers as Record<string, string>) },
+    }),
+  );
+}
+
+function requesterOver(request: (path: string, init: RequestInit) => Response | Promise<Response>) {
   return async (
     method: string,
     path: string,
@@ -36,7 +50,7 @@ export function requester(app: {
       body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
       headers['content-type'] = 'application/json';
     }
-    const res = await app.request(`http://127.0.0.1:3000${path}`, { method, headers, body });
+    const res = await request(path, { method, headers, body });
     const text = await res.text();
     let json: any = null;
     try {

@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { httpRequester } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 
 const BOT_TOKEN = '123456:ABCdefGhIJKlmNoPQRstuVWXyz0123456789';
@@ -31,14 +32,8 @@ async function capture() {
 async function start(env: Record<string, string> = {}) {
   const s: LiveServer = await liveServer({ PAIRING_MODE: 'open-port', ...env });
   cleanups.push(() => s.stop());
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${s.url}${path}`, {
-      method,
-      headers: { 'x-service-key': s.firstKey, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as any };
-  };
+  const send = httpRequester(s.url, { 'x-service-key': s.firstKey });
+  const call = (method: string, path: string, body?: unknown) => send(method, path, { body });
   return { ...s, call };
 }
 

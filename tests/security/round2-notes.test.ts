@@ -6,6 +6,7 @@
 import { lstat, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { httpRequester } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -16,20 +17,8 @@ afterEach(async () => {
 const start = async (env: Record<string, string> = {}) => {
   const s = await liveServer({ PAIRING_MODE: 'open-port', ...env });
   servers.push(s);
-  const key = { 'x-service-key': s.firstKey };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${s.url}${path}`, {
-      method,
-      headers: { ...key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let json: any = null;
-    try {
-      json = JSON.parse(text);
-    } catch {}
-    return { status: res.status, json, text };
-  };
+  const send = httpRequester(s.url, { 'x-service-key': s.firstKey });
+  const call = (method: string, path: string, body?: unknown) => send(method, path, { body });
   return { ...s, call };
 };
 const enc = encodeURIComponent;

@@ -8,6 +8,7 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../core/json-depth.ts';
+import { httpRequester } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 
 const servers: LiveServer[] = [];
@@ -17,24 +18,9 @@ afterEach(async () => {
 const start = async (env: Record<string, string> = {}) => {
   const s = await liveServer({ PAIRING_MODE: 'open-port', ...env });
   servers.push(s);
-  const key = { 'x-service-key': s.firstKey };
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${s.url}${path}`, {
-      method,
-      headers: {
-        ...key,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let json: any = null;
-    try {
-      json = JSON.parse(text);
-    } catch {}
-    return { status: res.status, json, text };
-  };
+  const send = httpRequester(s.url, { 'x-service-key': s.firstKey });
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    send(method, path, { body, headers });
   const mcp = (message: unknown) =>
     call('POST', '/mcp', message, { accept: 'application/json, text/event-stream' });
   const tool = (name: string, args: unknown, id = 1) =>
