@@ -15,6 +15,7 @@ import { inScope, type KeyScope } from '../../core/auth/scope.ts';
 import { scopedNotes } from '../../core/auth/scoped.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { ensureVault, readVaultFiles } from '../generate-vault.ts';
+import { vaultQueries } from './queries.ts';
 
 const notes = Number(process.env.SEARCH_SPEED_NOTES ?? 10_000);
 const pct = (xs: number[], p: number) =>
@@ -26,26 +27,7 @@ const service = createNoteService({ store: memoryNoteStore({ files }), clock: { 
 await service.load();
 
 // The same kinds of queries as speed.ts: words, questions, typos, prefixes.
-const texts = Object.values(files);
-let seed = 7;
-const rnd = (n: number) => {
-  seed = (seed * 1103515245 + 12345) % 2 ** 31;
-  return seed % n;
-};
-const queries: string[] = [];
-for (let i = 0; queries.length < 300; i++) {
-  const words = (texts[rnd(texts.length)]!.match(/[a-z]{4,}/g) ?? []) as string[];
-  if (words.length < 3) continue;
-  const w = () => words[rnd(words.length)]!;
-  const kind = i % 5;
-  if (kind === 0) queries.push(w());
-  else if (kind === 1) queries.push(`${w()} ${w()}`);
-  else if (kind === 2) queries.push(`how do I ${w()} the ${w()} for ${w()}`);
-  else if (kind === 3) {
-    const x = w();
-    queries.push(`${x.slice(0, 1)}${x[2]}${x[1]}${x.slice(3)} ${w()}`);
-  } else queries.push(`${w()} ${w().slice(0, 4)}`);
-}
+const queries = vaultQueries(Object.values(files));
 
 /** p50/p99 ms of one pass after a warm-up, and of the fastest of 3 passes per query. */
 async function time(fn: (q: string) => Promise<unknown>) {

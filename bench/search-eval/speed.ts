@@ -22,6 +22,7 @@ import { createSearchIndex } from '../../core/notes/search.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { noteTitle } from '../../core/notes/title.ts';
 import { ensureVault, readVaultFiles } from '../generate-vault.ts';
+import { vaultQueries } from './queries.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,25 +77,7 @@ const parsed = Object.entries(files).map(([path, raw]) => {
 });
 
 // Queries from the vault's own words: 1 to 3 words, a question, a typo, a prefix.
-let seed = 7;
-const rnd = (n: number) => {
-  seed = (seed * 1103515245 + 12345) % 2 ** 31;
-  return seed % n;
-};
-const queries: string[] = [];
-for (let i = 0; queries.length < 300; i++) {
-  const words = (parsed[rnd(parsed.length)]!.text.match(/[a-z]{4,}/g) ?? []) as string[];
-  if (words.length < 3) continue;
-  const w = () => words[rnd(words.length)]!;
-  const kind = i % 5;
-  if (kind === 0) queries.push(w());
-  else if (kind === 1) queries.push(`${w()} ${w()}`);
-  else if (kind === 2) queries.push(`how do I ${w()} the ${w()} for ${w()}`);
-  else if (kind === 3) {
-    const x = w();
-    queries.push(`${x.slice(0, 1)}${x[2]}${x[1]}${x.slice(3)} ${w()}`); // a swap: a typo
-  } else queries.push(`${w()} ${w().slice(0, 4)}`); // the last word being typed
-}
+const queries = vaultQueries(parsed.map((p) => p.text));
 
 function build<T extends { put(d: never): void }>(
   make: () => T,
