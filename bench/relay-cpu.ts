@@ -12,11 +12,11 @@
  * or `git archive <commit> | tar -x -C DIR` with node_modules linked): its relay and server run
  * from there. Linux only (/proc).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
+import { startChild } from './relay-throughput.ts';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
 const NOTE = '/api/v1/notes/bench%2Fnote.md';
@@ -28,39 +28,6 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(f[11]) + Number(f[12])) * TICK_MS;
 }
 
-async function child(root: string, entry: string, env: Record<string, string>, msg: string) {
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const line = await new Promise<Record<string, string>>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d;
-      for (const l of out.split('\n'))
-        if (l.startsWith('{') && JSON.parse(l).msg === msg) {
-          proc.stdout?.off('data', onData);
-          proc.stdout?.resume();
-          resolve(JSON.parse(l));
-        }
-    };
-    proc.stdout?.on('data', onData);
-    proc.stderr?.on('data', (d) => {
-      out += d;
-    });
-    proc.once('exit', () => reject(new Error(`${entry} exited: ${out}`)));
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (proc.exitCode !== null) return resolve();
-      proc.once('exit', () => resolve());
-      proc.kill('SIGTERM');
-      setTimeout(() => proc.kill('SIGKILL'), 5_000).unref();
-    });
-  return { line, stop, pid: proc.pid as number };
-}
-
 interface Round {
   rps: number;
   p50: number;
@@ -70,8 +37,7 @@ interface Round {
 
 async function round(root: string, redisUrl: string, seconds: number): Promise<Round> {
   const prefix = `bench:relaycpu:${crypto.randomUUID()}:`;
-  const relay = await child(
-    root,
+  const relay = await startChild(
     'deploy/relay/main.ts',
     {
       RELAY_HOST: '127.0.0.1',
@@ -81,12 +47,15 @@ async function round(root: string, redisUrl: string, seconds: number): Promise<R
       RELAY_QUEUE_KEY: 'bench-relay-queue-key-0123456789abcdef',
     },
     'relay listening',
-  );
-  const server = await child(
+    false,
     root,
+  );
+  const server = await startChild(
     'bench/relay-server-child.ts',
     { RELAY_URL: relay.line.url! },
     'bench server ready',
+    false,
+    root,
   );
   const url = `${relay.line.url}/r/${server.line.serverId}${NOTE}`;
   try {

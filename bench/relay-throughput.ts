@@ -21,14 +21,23 @@ export interface RelayBenchResult {
   non2xx: number;
 }
 
-/** Runs a .ts entry under tsx; resolves with the first JSON log line matching `msg` (and the pid). */
-export async function startChild(entry: string, env: Record<string, string>, msg: string, keepLevel = false) {
-  return child(entry, env, msg, keepLevel);
+/**
+ * Runs a .ts entry under tsx in `cwd` (this tree, or another checkout); resolves with the first
+ * JSON log line matching `msg` (and the pid).
+ */
+export async function startChild(
+  entry: string,
+  env: Record<string, string>,
+  msg: string,
+  keepLevel = false,
+  cwd = ROOT,
+) {
+  return child(entry, env, msg, keepLevel, cwd);
 }
 
-async function child(entry: string, env: Record<string, string>, msg: string, keepLevel = false) {
+async function child(entry: string, env: Record<string, string>, msg: string, keepLevel = false, cwd = ROOT) {
   const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...(keepLevel ? {} : { LOG_LEVEL: 'info' }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
