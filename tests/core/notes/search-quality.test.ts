@@ -4,32 +4,20 @@
  * service, with hit@5 and MRR@10 held above thresholds (the full evaluation over real vaults
  * is bench/search-eval, see docs/search.md).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
+import { readVault } from '../../../bench/search-eval/vault.ts';
 import { createNoteService } from '../../../core/notes/service.ts';
 
 const dir = fileURLToPath(new URL('../../fixtures/search-vault', import.meta.url));
 
-function readVault(): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name.endsWith('.md')) files[relative(dir, p)] = readFileSync(p, 'utf8');
-    }
-  };
-  walk(dir);
-  return files;
-}
-
 describe('search quality on the fixture vault', () => {
   it('finds the labelled note in the top 5 for >= 90% of questions, MRR@10 >= 0.8, typos included', async () => {
     const notes = createNoteService({
-      store: memoryNoteStore({ files: readVault() }),
+      store: memoryNoteStore({ files: readVault(dir) }),
       clock: { now: () => 0 },
     });
     await notes.load();
