@@ -1,10 +1,10 @@
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { nodePinnedFetch } from '../../adapters/node/pinned-fetch.ts';
 import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
 import { stateFileModes } from '../../adapters/node/state-file-modes.ts';
 import { lastForwarded } from '../../http-kit/frame.ts';
+import { socketAddressOf } from '../../http-kit/node/socket-address.ts';
 import { composeApp as composeShared, publicRelayUrl, type RuntimeParts, selfOrigins } from './compose.ts';
 import type { ServerConfig } from './config/index.ts';
 import { CLIENT_DIST_DIR } from './fs-server.ts';
@@ -17,11 +17,7 @@ function nodeSocketAddress(c: Context): string | undefined {
   if ((c.env as { relayed?: boolean } | undefined)?.relayed) {
     return lastForwarded(c.req.header('x-forwarded-for')) ?? 'relay';
   }
-  try {
-    return getConnInfo(c).remote.address;
-  } catch {
-    return undefined;
-  }
+  return socketAddressOf(c);
 }
 
 /** Node's parts of the HTTP app: sockets, the client UI, DNS, pinned fetch, state file modes. */

@@ -8,7 +8,6 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../core/ports.ts';
@@ -18,6 +17,7 @@ import type { HotRoute } from '../../http-kit/hot-route.ts';
 import { hotDispatcher } from '../../http-kit/node/dispatch.ts';
 import { httpDrain } from '../../http-kit/node/http-drain.ts';
 import { timeoutServerOptions } from '../../http-kit/node/http-timeouts.ts';
+import { socketAddressOf } from '../../http-kit/node/socket-address.ts';
 import { SECURE_HEADERS } from '../../http-kit/secure-headers.ts';
 import { createRelay, RELAY_LOG } from '../http/app.ts';
 import { aesSeal, plainSeal } from '../protocol/seal.ts';
@@ -59,13 +59,7 @@ export type StartRelayConfig = RelayConfig & {
 /** The client's address of a Hono request (http-kit/frame.ts `clientAddressOf`). */
 function clientAddress(trustProxy: boolean) {
   return (c: Context): string | undefined =>
-    clientAddressOf(trustProxy, c.req.header('x-forwarded-for'), () => {
-      try {
-        return getConnInfo(c).remote.address;
-      } catch {
-        return undefined;
-      }
-    });
+    clientAddressOf(trustProxy, c.req.header('x-forwarded-for'), () => socketAddressOf(c));
 }
 
 /**

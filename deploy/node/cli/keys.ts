@@ -9,22 +9,12 @@ import {
   KeyScopeSchema,
   READ_ONLY,
 } from '../../../core/auth/scope.ts';
-import { createAuthService } from '../../../core/auth/service.ts';
+import { createAuthService, type KeyInfo } from '../../../core/auth/service.ts';
 import { AuthStateError } from '../../../core/auth/state.ts';
 import { createQuireClient } from '../../../sdk/index.ts';
 import { ConfigError, loadConfig } from '../../shared/config/server.ts';
 import { CliProblem, type Command, EXIT, fetchWithin, parse, serverUrlFrom, UsageError } from './common.ts';
 import { unreachable } from './setup.ts';
-
-type KeyRow = {
-  id: string;
-  name: string;
-  kind: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  scope: KeyScope | null;
-};
 
 /** The scope the mint options ask for; undefined (full access) when none is given. */
 export function scopeFromOptions(o: {
@@ -101,7 +91,7 @@ async function offlineKeys(env: NodeJS.ProcessEnv, url: string) {
     throw err;
   }
   return {
-    list: async (): Promise<KeyRow[]> => service.listKeys(),
+    list: async (): Promise<KeyInfo[]> => service.listKeys(),
     mint: (name: string, scope?: KeyScope) => service.mintKey(name, scope),
     revoke: (id: string) => service.revokeKey(id),
   };

@@ -1,4 +1,5 @@
 import type { AuthMode } from '../../../core/auth/authenticator.ts';
+import type { JwtOptions } from '../../../core/auth/jwt.ts';
 import { remoteReachPaths } from '../../../core/security/exposure.ts';
 import { loadAgentConfig } from './agent.ts';
 import { loadEmbeddingsConfig } from './embeddings.ts';
@@ -15,14 +16,8 @@ export { ConfigError };
 export type ServerConfig = ReturnType<typeof loadConfig>;
 /** TELEGRAM_API_BASE_URL, WHATSAPP_API_BASE_URL: the channels' provider APIs. */
 export type ChannelsConfig = ServerConfig['channels'];
-/** SERVICE_AUTH_MODE=jwt's settings. */
-type JwtConfig = {
-  secret?: string;
-  jwksUrl?: string;
-  issuer?: string;
-  audience?: string;
-  ttlSeconds: number;
-};
+/** SERVICE_AUTH_MODE=jwt's settings: the JWT options of core/auth/jwt.ts, the clock aside. */
+type JwtConfig = Omit<JwtOptions, 'clock' | 'ttlSeconds'> & { ttlSeconds: number };
 
 /** The variables that ask for relay pairing. */
 const RELAY_PAIRING = ['PAIRING_MODE', 'RELAY_URL', 'RELAY_PUBLIC_BASE_URL', 'RELAY_HOST', 'RELAY_PORT'];
