@@ -5,22 +5,11 @@
  */
 import { lstat, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { httpRequester } from '../helpers/app.ts';
-import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { describe, expect, it } from 'vitest';
+import { openPortServers } from '../helpers/open-port-servers.ts';
 import { until } from '../helpers/wait.ts';
 
-const servers: LiveServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.stop();
-});
-const start = async (env: Record<string, string> = {}) => {
-  const s = await liveServer({ PAIRING_MODE: 'open-port', ...env });
-  servers.push(s);
-  const send = httpRequester(s.url, { 'x-service-key': s.firstKey });
-  const call = (method: string, path: string, body?: unknown) => send(method, path, { body });
-  return { ...s, call };
-};
+const start = openPortServers();
 const enc = encodeURIComponent;
 
 describe('finding 7: YAML alias expansion', () => {

@@ -6,26 +6,19 @@
  */
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../core/json-depth.ts';
-import { httpRequester } from '../helpers/app.ts';
-import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { openPortServers } from '../helpers/open-port-servers.ts';
 
-const servers: LiveServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.stop();
-});
+const startServer = openPortServers();
 const start = async (env: Record<string, string> = {}) => {
-  const s = await liveServer({ PAIRING_MODE: 'open-port', ...env });
-  servers.push(s);
-  const send = httpRequester(s.url, { 'x-service-key': s.firstKey });
-  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    send(method, path, { body, headers });
+  const s = await startServer(env);
+  const { call } = s;
   const mcp = (message: unknown) =>
     call('POST', '/mcp', message, { accept: 'application/json, text/event-stream' });
   const tool = (name: string, args: unknown, id = 1) =>
     mcp({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-  return { ...s, call, mcp, tool };
+  return { ...s, mcp, tool };
 };
 /** `{"a":{"a":…}}` nested `depth` objects deep. */
 const nested = (depth: number): unknown => {
