@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import type { ErrorCode } from '../../core/errors.ts';
 import { identitySigner, tunnelStatement } from '../../core/identity.ts';
 import { STATUS } from '../../http-kit/envelope.ts';
+import { answerHot } from '../../http-kit/hot-answer.ts';
 import { corkedSender } from '../node/ws-cork.ts';
 import {
   chunks,
@@ -28,12 +29,20 @@ import {
   relayConnector,
 } from './connector.ts';
 import { withFallback } from './fallback.ts';
+import { type TunnelHotFrame, tunnelHotRequest } from './tunnel-hot.ts';
 
-/** Options of `tunnelConnector`: the long-poll connector's, plus the heartbeat. */
+/** Options of `tunnelConnector`: the long-poll connector's, plus the heartbeat and the hot routes. */
 export interface TunnelConnectorOptions extends RelayConnectorOptions {
   /** Ping interval in ms (default 10 000); no frame or pong for 3 intervals cuts and reconnects. */
   heartbeatMs?: number;
+  /**
+   * The server's hot routes and frame (its Node dispatcher's): a relayed GET or HEAD is offered to
+   * them first, straight from the tunnel frame; when none answers, `handle` (the app) does.
+   */
+  hot?: TunnelHotFrame;
 }
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * Resolves when the WebSocket's socket has written out what was queued (or after 50 ms, or at
@@ -305,11 +314,38 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
           if (r?.apiKey) void syncPairCode();
           return;
         }
+        const method = String(head.method);
+        const frame = opts.hot;
+        if (frame && frame.routes.length > 0 && (method === 'GET' || method === 'HEAD')) {
+          // The server's hot routes first, straight from the frame (http-kit/hot-answer.ts: the
+          // same rules the Node dispatcher applies); none answers: the app, as below.
+          let done = (_: void | Promise<void>) => {};
+          const finished = new Promise<void>((resolve) => {
+            done = resolve;
+          });
+          const x = tunnelHotRequest(method, String(head.path), head.headers ?? [], s.ctl.signal, frame, {
+            open: () => socket.readyState === WebSocket.OPEN,
+            write: (status, headers, body) => {
+              handled += 1;
+              done(answer(stream, s, status, headers, body ?? EMPTY));
+            },
+            cut: () => done(),
+          });
+          if (x) {
+            answerHot(x, frame, () => done(runApp(stream, s, method)));
+            return finished;
+          }
+        }
+        return runApp(stream, s, method);
+      }
+
+      /** Runs a relayed request through the app (`handle`) and sends its answer. */
+      async function runApp(stream: number, s: Inbound, method: string) {
+        const { head } = s;
         let req: Request;
         try {
           const headers = new Headers();
           for (const [k, val] of head.headers ?? []) headers.append(k, val);
-          const method = String(head.method);
           const hasBody = method !== 'GET' && method !== 'HEAD' && s.size > 0;
           req = new Request(`${origin}${head.path}`, {
             method,
@@ -332,13 +368,24 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         const bytes = new Uint8Array(await res.arrayBuffer());
         if (s.ctl.signal.aborted) return;
         handled += 1;
+        return answer(stream, s, res.status, headerPairs(res.headers), bytes);
+      }
+
+      /** Sends one answer: inline when it fits one frame, else a head and DATA chunks, paced by the socket. */
+      async function answer(
+        stream: number,
+        s: Inbound,
+        status: number,
+        headers: [string, string][],
+        bytes: Uint8Array,
+      ) {
         if (bytes.byteLength > maxBodyBytes) {
           const message = `The server's answer is larger than the relay's limit of ${maxBodyBytes} bytes.`;
           reset(stream, 'PAYLOAD_TOO_LARGE', message);
           return;
         }
         const noBody = bytes.byteLength === 0;
-        const answerHead = { status: res.status, headers: headerPairs(res.headers) };
+        const answerHead = { status, headers };
         // An answer that fits in one frame goes with its head: one message.
         const whole = noBody ? null : encodeInline(FrameType.RES, stream, answerHead, bytes);
         if (whole) return sendBytes(whole);
