@@ -27,7 +27,8 @@ export function tunnelHotRequest(
   method: string,
   target: string,
   headers: readonly [string, string][],
-  signal: AbortSignal,
+  /** The request's abort signal, made when a route asks for it. */
+  signal: () => AbortSignal,
   frame: TunnelHotFrame,
   io: {
     open: () => boolean;
@@ -51,7 +52,7 @@ class TunnelHotRequest implements HotExchange {
     readonly path: string,
     readonly search: string,
     readonly headers: readonly [string, string][],
-    readonly gone: AbortSignal,
+    readonly gone: () => AbortSignal,
     readonly trustProxy: boolean,
     readonly io: {
       open: () => boolean;
@@ -66,7 +67,7 @@ class TunnelHotRequest implements HotExchange {
   }
 
   open(): boolean {
-    return !this.gone.aborted && this.io.open();
+    return this.io.open();
   }
 
   headersSent(): boolean {
@@ -107,6 +108,6 @@ class TunnelHotRequest implements HotExchange {
   }
 
   signal(): AbortSignal {
-    return this.gone;
+    return this.gone();
   }
 }
