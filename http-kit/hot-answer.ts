@@ -56,7 +56,12 @@ export interface HotExchange extends HotRequest {
  * (`send`), a throw is answered in the error envelope, and when every route returns null the
  * request goes to `next` (the app).
  */
-export function answerHot(x: HotExchange, frame: HotFrame, next: () => void, from = 0): void {
+export function answerHot<X extends HotExchange>(
+  x: X,
+  frame: HotFrame,
+  next: (x: X) => void,
+  from = 0,
+): void {
   const { routes } = frame;
   for (let i = from; i < routes.length; i++) {
     let a: ReturnType<HotRoute>;
@@ -77,7 +82,7 @@ export function answerHot(x: HotExchange, frame: HotFrame, next: () => void, fro
     answer(x, frame, a);
     return;
   }
-  next();
+  next(x);
 }
 
 function answer(x: HotExchange, frame: HotFrame, a: PlainAnswer): void {

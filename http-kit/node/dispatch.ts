@@ -25,6 +25,7 @@ export interface NodeFrame extends HotFrame {
  */
 export function hotDispatcher(next: Listener, frame: NodeFrame): Listener {
   const { routes } = frame;
+  const fallThrough = (x: NodeHotRequest) => next(x.req, x.res);
   return (req, res) => {
     const method = req.method;
     const url = req.url;
@@ -43,7 +44,7 @@ export function hotDispatcher(next: Listener, frame: NodeFrame): Listener {
     const target = plainTarget(url);
     if (target === null) return next(req, res);
     const hot = new NodeHotRequest(req, res, method, target.path, target.search, frame);
-    answerHot(hot, frame, () => next(req, res));
+    answerHot(hot, frame, fallThrough);
   };
 }
 
