@@ -1,30 +1,32 @@
 /**
- * Relay figures: requests/s and p50/p99 of GET /api/v1/notes/:path, direct and through the
- * relay (memory queue, and Redis when REDIS_URL answers), in one run, 32 connections. The
- * note server and the relay each run in their own process, as in production; the load comes
- * from this one. Standalone: `npx tsx bench/relay-throughput.ts [seconds]`, or `relayBench()`.
+ * Relay figures with wrk: requests/s, p50/p99 and CPU per request of GET /api/v1/notes/:path
+ * (a cached note, with a key) direct and through the relay (memory queue, and Redis when
+ * REDIS_URL answers). The real note server (`deploy/node/main.ts`, relay pairing: its hot
+ * dispatcher direct, its tunnel connector relayed) and the real relay (`deploy/relay/main.ts`)
+ * each run in their own process, both pinned to CPU 0; wrk runs on CPU 1 (bench/wrk.ts), 32
+ * connections, then 1 connection for the added p50. Direct, memory and Redis are measured in the
+ * same rounds, interleaved, and medians of the rounds kept; CPU per request of each process is
+ * user + system time from /proc over the measured seconds divided by the requests answered.
+ *
+ *   npx tsx bench/relay-throughput.ts [seconds=5] [rounds=3] [label=DIR ...]
+ *
+ * A DIR is another checkout of the repo with node_modules (e.g. /work/wt/base): its server and
+ * relay run from there, in the same rounds, so before/after is one command. `relayBench()` is
+ * this tree alone (bench/run.ts). Linux only (/proc, taskset).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
+import { canPin, pin, wrk } from './wrk.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NOTE = '/api/v1/notes/bench%2Fnote.md';
 
-/** One measured target. Latencies in ms. */
-export interface RelayBenchResult {
-  label: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-}
-
-/**
- * Runs a .ts entry under tsx in `cwd` (this tree, or another checkout); resolves with the first
- * JSON log line matching `msg` (and the pid).
- */
+/** Runs a .ts entry under tsx; resolves with the first JSON log line matching `msg` (and the pid). */
 export async function startChild(
   entry: string,
   env: Record<string, string>,
@@ -69,15 +71,134 @@ async function child(entry: string, env: Record<string, string>, msg: string, ke
   return { line, stop, pid: proc.pid as number };
 }
 
-async function measure(label: string, url: string, seconds: number): Promise<RelayBenchResult> {
-  await autocannon({ url, connections: 32, duration: 1 }); // warm-up
-  const r = await autocannon({ url, connections: 32, duration: seconds });
+/** One measured target. Latencies in ms; CPU in µs per request (relay 0 when direct). */
+export interface RelayBenchResult {
+  label: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  /** p50 with one connection. */
+  p50one?: number;
+  serverUs?: number;
+  relayUs?: number;
+}
+
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * TICK_MS;
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
+/** A child from `root` (`node --import tsx entry`), quiet (warn), ready once `ready()` is true. */
+async function spawnQuiet(
+  root: string,
+  entry: string,
+  env: Record<string, string>,
+  ready: () => Promise<boolean>,
+) {
+  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  proc.stderr?.on('data', (d) => {
+    err += d;
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (proc.exitCode !== null) return resolve();
+      proc.once('exit', () => resolve());
+      proc.kill('SIGTERM');
+      setTimeout(() => proc.kill('SIGKILL'), 5_000).unref();
+    });
+  const until = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${entry} exited: ${err}`);
+    if (await ready().catch(() => false)) break;
+    if (Date.now() > until) {
+      await stop();
+      throw new Error(`${entry} not ready: ${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { pid: proc.pid as number, stop };
+}
+
+/** A relay from `root` on a free port (rate limits out of the way: the load is one address). */
+async function startRelay(root: string, redisUrl: string, prefix: string) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const relay = await spawnQuiet(
+    root,
+    'deploy/relay/main.ts',
+    {
+      RELAY_HOST: '127.0.0.1',
+      RELAY_PORT: String(port),
+      RELAY_PUBLIC_BASE_URL: url,
+      REDIS_URL: redisUrl,
+      RELAY_REDIS_PREFIX: prefix,
+      RELAY_QUEUE_KEY: 'bench-relay-queue-key-0123456789abcdef',
+      RELAY_RATE_PER_CLIENT: '1000000000',
+      RELAY_RATE_PER_SERVER: '1000000000',
+      RELAY_MAX_OPEN_PER_CLIENT: '100000',
+    },
+    async () => (await fetch(`${url}/api/v1/health`)).ok,
+  );
+  return { ...relay, url };
+}
+
+/** The real note server from `root` over a one-note vault, paired with `relayUrl`; its key and id. */
+async function startServer(root: string, relayUrl: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'quire-relay-bench-'));
+  await mkdir(join(dir, 'vault', 'bench'), { recursive: true });
+  await writeFile(join(dir, 'vault', 'bench', 'note.md'), `# Bench\n\n${'Some words. '.repeat(200)}`);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let setup: { apiKey: string; serverId: string } | undefined;
+  const server = await spawnQuiet(
+    root,
+    'deploy/node/main.ts',
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: join(dir, 'data'),
+      VAULT_DIR: join(dir, 'vault'),
+      PAIRING_MODE: 'relay',
+      RELAY_URL: relayUrl,
+      RATE_LIMIT_FAILURES: '100000',
+      RATE_LIMIT_AUTH_PER_MINUTE: '100000',
+    },
+    async () => {
+      setup ??= ((await (await fetch(`${url}/api/v1/system/setup`)).json()) as { data: typeof setup }).data;
+      const info = await fetch(`${url}/api/v1/system/info`, { headers: { 'x-service-key': setup!.apiKey } });
+      const relay = ((await info.json()) as { data: { relay: { state: string } } }).data.relay;
+      return (
+        relay.state === 'online' &&
+        (await fetch(`${url}${NOTE}`, { headers: { 'x-service-key': setup!.apiKey } })).ok
+      );
+    },
+  );
   return {
-    label,
-    rps: Math.round(r.requests.average),
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    non2xx: r.non2xx,
+    ...server,
+    url,
+    key: setup!.apiKey,
+    serverId: setup!.serverId,
+    stop: async () => {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -94,49 +215,172 @@ async function redisAvailable(url: string): Promise<boolean> {
   }
 }
 
-/** Runs the targets, `seconds` each, and returns their figures (direct first). */
-export async function relayBench(seconds = 5): Promise<RelayBenchResult[]> {
-  const direct = await child('bench/relay-server-child.ts', {}, 'bench server ready');
-  const results = [await measure('direct', `${direct.line.url}${NOTE}`, seconds)];
-  await direct.stop();
+/** One target measured: 1 s warm-up, `seconds` at 32 connections (CPU sampled), then 1 connection. */
+async function measure(
+  label: string,
+  url: string,
+  key: string,
+  seconds: number,
+  pids: { server: number; relay?: number },
+  cpu: number | undefined,
+  tmp: string,
+): Promise<RelayBenchResult> {
+  const headers = { 'x-service-key': key };
+  await wrk({ label, url, connections: 32, seconds: 1, headers, cpu, tmp });
+  const s0 = await cpuMs(pids.server);
+  const r0 = pids.relay ? await cpuMs(pids.relay) : 0;
+  const r = await wrk({ label, url, connections: 32, seconds, headers, cpu, tmp });
+  const s1 = await cpuMs(pids.server);
+  const r1 = pids.relay ? await cpuMs(pids.relay) : 0;
+  const one = await wrk({
+    label,
+    url,
+    connections: 1,
+    seconds: Math.max(2, Math.round(seconds / 2)),
+    headers,
+    cpu,
+    tmp,
+  });
+  const n = Math.max(1, r.rps * seconds);
+  return {
+    label,
+    rps: Math.round(r.rps),
+    p50: r.p50,
+    p99: r.p99,
+    non2xx: r.non2xx + r.errors + one.non2xx + one.errors,
+    p50one: one.p50,
+    serverUs: Math.round(((s1 - s0) * 1000) / n),
+    relayUs: pids.relay ? Math.round(((r1 - r0) * 1000) / n) : 0,
+  };
+}
 
-  const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-  const backends: [string, string][] = [['relay (memory)', '']];
-  if (await redisAvailable(redisUrl)) backends.push(['relay (redis)', redisUrl]);
-  for (const [label, url] of backends) {
+/** One round of one tree: direct, then through the memory relay, then through Redis. */
+async function round(root: string, redisUrl: string | null, seconds: number, tmp: string) {
+  const pinned = await canPin();
+  const cpu = pinned ? 1 : undefined;
+  const out: RelayBenchResult[] = [];
+  const queues: [string, string][] = [['relay (memory)', '']];
+  if (redisUrl) queues.push(['relay (redis)', redisUrl]);
+  for (const [label, url] of queues) {
     const prefix = `bench:relay:${crypto.randomUUID()}:`;
-    const env = {
-      RELAY_HOST: '127.0.0.1',
-      RELAY_PORT: '0',
-      REDIS_URL: url,
-      RELAY_REDIS_PREFIX: prefix,
-      RELAY_QUEUE_KEY: 'bench-relay-queue-key-0123456789abcdef',
-    };
-    const relay = await child('deploy/relay/main.ts', env, 'relay listening');
-    const server = await child(
-      'bench/relay-server-child.ts',
-      { RELAY_URL: relay.line.url! },
-      'bench server ready',
-    );
-    results.push(await measure(label, `${relay.line.url}/r/${server.line.serverId}${NOTE}`, seconds));
-    await server.stop();
-    await relay.stop();
-    if (url) {
-      const c = new Redis(url);
-      const keys = await c.keys(`${prefix}*`);
-      if (keys.length) await c.del(...keys);
-      await c.quit();
+    const relay = await startRelay(root, url, prefix);
+    try {
+      const server = await startServer(root, relay.url);
+      try {
+        if (pinned) {
+          await pin(relay.pid, 0);
+          await pin(server.pid, 0);
+        }
+        if (out.length === 0)
+          out.push(
+            await measure(
+              'direct',
+              `${server.url}${NOTE}`,
+              server.key,
+              seconds,
+              { server: server.pid },
+              cpu,
+              tmp,
+            ),
+          );
+        const via = `${relay.url}/r/${server.serverId}${NOTE}`;
+        out.push(
+          await measure(label, via, server.key, seconds, { server: server.pid, relay: relay.pid }, cpu, tmp),
+        );
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await relay.stop();
+      if (url) {
+        const c = new Redis(url);
+        const keys = await c.keys(`${prefix}*`);
+        if (keys.length) await c.del(...keys);
+        await c.quit();
+      }
     }
   }
-  return results;
+  return out;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+/** Medians of each target over rounds (each field its own median). */
+function medians(rounds: RelayBenchResult[][]): RelayBenchResult[] {
+  return rounds[0]!.map((first, i) => {
+    const all = rounds.map((r) => r[i]!);
+    const m = (f: (r: RelayBenchResult) => number | undefined) => median(all.map((r) => f(r) ?? 0));
+    return {
+      label: first.label,
+      rps: m((r) => r.rps),
+      p50: m((r) => r.p50),
+      p99: m((r) => r.p99),
+      non2xx: all.reduce((n, r) => n + r.non2xx, 0),
+      p50one: m((r) => r.p50one),
+      serverUs: m((r) => r.serverUs),
+      relayUs: m((r) => r.relayUs),
+    };
+  });
+}
+
+/**
+ * Every tree's targets, `rounds` rounds of `seconds` each, trees interleaved within a round;
+ * returns each tree's medians (direct first) and every round's figures.
+ */
+export async function relayRounds(trees: { label: string; dir: string }[], seconds = 5, rounds = 3) {
+  const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const redis = (await redisAvailable(redisUrl)) ? redisUrl : null;
+  const tmp = await mkdtemp(join(tmpdir(), 'quire-relay-wrk-'));
+  const all = new Map<string, RelayBenchResult[][]>();
+  try {
+    for (let i = 0; i < rounds; i++)
+      for (const t of trees) {
+        const r = await round(t.dir, redis, seconds, tmp);
+        all.set(t.label, [...(all.get(t.label) ?? []), r]);
+        if (process.env.BENCH_VERBOSE) console.error(t.label, i, JSON.stringify(r));
+      }
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+  return trees.map((t) => ({ ...t, medians: medians(all.get(t.label)!), rounds: all.get(t.label)! }));
+}
+
+/** This tree alone: its targets' medians, direct first (bench/run.ts). */
+export async function relayBench(seconds = 5, rounds = 3): Promise<RelayBenchResult[]> {
+  return (await relayRounds([{ label: 'this tree', dir: ROOT }], seconds, rounds))[0]!.medians;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const results = await relayBench(Number(process.argv[2] ?? 5));
-  const base = results[0]!;
-  for (const r of results)
+  const [secondsArg, roundsArg, ...treeArgs] = process.argv.slice(2);
+  const trees = treeArgs.length
+    ? treeArgs.map((a) => {
+        const [label, dir] = a.includes('=') ? (a.split('=') as [string, string]) : [a, a];
+        return { label, dir };
+      })
+    : [{ label: 'this tree', dir: ROOT }];
+  const out = await relayRounds(trees, Number(secondsArg ?? 5), Number(roundsArg ?? 3));
+  console.log(
+    '| tree | target | req/s | of direct | p50 ms (32 c) | p99 ms | p50 ms (1 c) | added p50 (1 c) | server CPU µs/req | relay CPU µs/req | non-2xx |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const t of out) {
+    const direct = t.medians[0]!;
+    for (const r of t.medians)
+      console.log(
+        `| ${t.label} | ${r.label} | ${r.rps} | ${Math.round((r.rps / direct.rps) * 100)}% | ${r.p50} | ${r.p99} | ${r.p50one} | ${((r.p50one ?? 0) - (direct.p50one ?? 0)).toFixed(3)} | ${r.serverUs} | ${r.relayUs} | ${r.non2xx} |`,
+      );
+  }
+  // Per round, the shares in that round (the rounds' own same-run ratios).
+  console.log('\nshares per round (memory / redis of direct):');
+  for (const t of out)
     console.log(
-      `${r.label.padEnd(16)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ` +
-        `(${Math.round((r.rps / base.rps) * 100)}% of direct, +${(r.p50 - base.p50).toFixed(1)} ms p50, non-2xx ${r.non2xx})`,
+      `${t.label}: ${t.rounds
+        .map((r) =>
+          r
+            .slice(1)
+            .map((x) => `${Math.round((x.rps / r[0]!.rps) * 100)}%`)
+            .join(' / '),
+        )
+        .join('; ')}`,
     );
 }

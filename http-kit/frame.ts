@@ -129,6 +129,15 @@ export function clientAddressOf(
   return socket();
 }
 
+/**
+ * The socket address of a request the relay's tunnel delivered (it has no socket here): the
+ * client the relay put last in X-Forwarded-For, or `relay`. The app (deploy/shared/node-parts.ts)
+ * and the tunnel's hot answers (relay/connector/tunnel-hot.ts) both take it from here.
+ */
+export function relayedSocketAddress(forwardedFor: string | undefined): string {
+  return lastForwarded(forwardedFor) ?? 'relay';
+}
+
 /** The last hop of an X-Forwarded-For value (the one its nearest proxy wrote). */
 export function lastForwarded(forwardedFor: string | undefined): string | undefined {
   return forwardedFor?.split(',').at(-1)?.trim() || undefined;

@@ -86,20 +86,19 @@ export async function startServer(
         },
       );
   };
+  // The hot routes and the frame's rules, for the socket (the dispatcher) and the relay tunnel alike.
+  const frame = {
+    routes: opts.fastLanes === false ? [] : hotRoutesOf(app),
+    logger,
+    where: 'server',
+    base: serverHotBase(config.corsOrigins),
+    trustProxy: config.trustProxy,
+    stats: quire.lane.frameStats,
+    answered,
+  };
   const server = createServer(
     timeoutServerOptions(config.timeouts),
-    opts.fastLanes === false
-      ? toApp
-      : hotDispatcher(toApp, {
-          routes: hotRoutesOf(app),
-          logger,
-          where: 'server',
-          base: serverHotBase(config.corsOrigins),
-          trustProxy: config.trustProxy,
-          draining: () => draining(),
-          stats: quire.lane.frameStats,
-          answered,
-        }),
+    opts.fastLanes === false ? toApp : hotDispatcher(toApp, { ...frame, draining: () => draining() }),
   );
   const drain = httpDrain(server);
   draining = () => drain.draining;
@@ -114,7 +113,8 @@ export async function startServer(
   // Out now, not with the next batch of log lines: supervisors and scripts wait on this line.
   stdoutLines().flushSync();
 
-  const link = await linkRelay({ config, app, auth: quire.auth, setupConfig: quire.setupConfig, logger });
+  const { auth, setupConfig } = quire;
+  const link = await linkRelay({ config, app, auth, setupConfig, logger, hot: frame });
   if (link) relayStatus = link.status;
   const lifecycle = fs.lifecycle({ afterIndex: () => pool.close(), onStopStep: opts.onStopStep });
   lifecycle.addDoor(async (graceMs) => {
@@ -125,5 +125,7 @@ export async function startServer(
   lifecycle.addFinal(() => pool.close());
   const { ready, stop, shutdownGraceMs } = lifecycle;
   // app: the HTTP-answer contract suite asks it directly; fastLaneAnswers: the hot routes' count.
-  return { url, port, logger, ready, stop, shutdownGraceMs, app, fastLaneAnswers: () => answered.count };
+  // hotFrame: what the socket and the relay tunnel answer hot requests with (the contract suite).
+  const fastLaneAnswers = () => answered.count;
+  return { url, port, logger, ready, stop, shutdownGraceMs, app, hotFrame: frame, fastLaneAnswers };
 }

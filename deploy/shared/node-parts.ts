@@ -3,7 +3,7 @@ import { fsClientAssets } from '../../adapters/node/client-assets.ts';
 import { nodePinnedFetch } from '../../adapters/node/pinned-fetch.ts';
 import { nodeResolveHost } from '../../adapters/node/resolve-host.ts';
 import { stateFileModes } from '../../adapters/node/state-file-modes.ts';
-import { lastForwarded } from '../../http-kit/frame.ts';
+import { relayedSocketAddress } from '../../http-kit/frame.ts';
 import { socketAddressOf } from '../../http-kit/node/socket-address.ts';
 import { composeApp as composeShared, publicRelayUrl, type RuntimeParts, selfOrigins } from './compose.ts';
 import type { ServerConfig } from './config/index.ts';
@@ -15,7 +15,7 @@ export { CLIENT_DIST_DIR, publicRelayUrl, selfOrigins };
 function nodeSocketAddress(c: Context): string | undefined {
   // Requests from the relay connector have no socket; the relay put the client in X-Forwarded-For.
   if ((c.env as { relayed?: boolean } | undefined)?.relayed) {
-    return lastForwarded(c.req.header('x-forwarded-for')) ?? 'relay';
+    return relayedSocketAddress(c.req.header('x-forwarded-for'));
   }
   return socketAddressOf(c);
 }

@@ -3,6 +3,7 @@ import type { AuthService } from '../../core/auth/service.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import type { Logger } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
+import type { TunnelHotFrame } from '../../relay/connector/tunnel-hot.ts';
 import { loadRelayConfig, type ServerConfig } from './config/index.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
@@ -17,6 +18,8 @@ export async function linkRelay(opts: {
   auth: AuthService;
   setupConfig: SetupConfig;
   logger: Logger;
+  /** The server's hot routes and frame (its Node dispatcher's): relayed GETs and HEADs are offered to them first. */
+  hot?: TunnelHotFrame;
 }) {
   const { config, auth, logger } = opts;
   if (config.pairingMode !== 'relay') return null;
@@ -45,6 +48,7 @@ export async function linkRelay(opts: {
     serverId: auth.serverId,
     identity: auth.identity,
     handle: (req) => Promise.resolve(opts.app.fetch(req, { relayed: true })),
+    hot: opts.hot,
     redeemPairCode: async (code) => {
       const key = await auth.redeemPairCode(code);
       return key ? { apiKey: key.apiKey } : null;

@@ -1,7 +1,9 @@
 import WebSocket from 'ws';
 import type { ErrorCode } from '../../core/errors.ts';
 import { identitySigner, tunnelStatement } from '../../core/identity.ts';
+import { isLoopbackHost } from '../../core/net/hosts.ts';
 import { STATUS } from '../../http-kit/envelope.ts';
+import { answerHot } from '../../http-kit/hot-answer.ts';
 import { corkedSender } from '../node/ws-cork.ts';
 import {
   chunks,
@@ -28,12 +30,36 @@ import {
   relayConnector,
 } from './connector.ts';
 import { withFallback } from './fallback.ts';
+import { type TunnelHotFrame, tunnelHotRequest } from './tunnel-hot.ts';
 
-/** Options of `tunnelConnector`: the long-poll connector's, plus the heartbeat. */
+/** Options of `tunnelConnector`: the long-poll connector's, plus the heartbeat and the hot routes. */
 export interface TunnelConnectorOptions extends RelayConnectorOptions {
   /** Ping interval in ms (default 10 000); no frame or pong for 3 intervals cuts and reconnects. */
   heartbeatMs?: number;
+  /**
+   * The server's hot routes and frame (its Node dispatcher's): a relayed GET or HEAD is offered to
+   * them first, straight from the tunnel frame; when none answers, `handle` (the app) does.
+   */
+  hot?: TunnelHotFrame;
 }
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * True when masking our frames protects nothing: over TLS (`wss:`) no intermediary reads them,
+ * and a loopback relay (the embedded one) has none. Masking (RFC 6455 section 10.3) guards
+ * proxies between a browser and a server against bytes a page's script chose; it costs a copy
+ * and an XOR of every byte we send. A zero key keeps the frames valid (ws then skips the copy);
+ * a plain `ws:` URL to another host keeps random keys.
+ */
+export function maskNeedless(wsUrl: string): boolean {
+  const u = new URL(wsUrl);
+  return u.protocol === 'wss:' || isLoopbackHost(u.hostname);
+}
+
+const zeroMask = (mask: Uint8Array) => {
+  mask.fill(0);
+};
 
 /**
  * Resolves when the WebSocket's socket has written out what was queued (or after 50 ms, or at
@@ -60,8 +86,49 @@ interface Inbound {
   head: RequestHead;
   parts: Uint8Array[];
   size: number;
-  ctl: AbortController;
+  /** True once nobody waits for the answer (deadline, RESET, tunnel closed). */
+  gone: boolean;
+  /** Made only when something asks for the signal (the app's Request, a route): most hot answers never do. */
+  ctl?: AbortController;
   deadline?: ReturnType<typeof setTimeout>;
+}
+
+/** The request's abort signal, made on first use (already aborted when the request is gone). */
+function signalOf(s: Inbound): AbortSignal {
+  if (!s.ctl) {
+    s.ctl = new AbortController();
+    if (s.gone) s.ctl.abort();
+  }
+  return s.ctl.signal;
+}
+
+/** Nobody waits for this request any more: its signal aborts and its deadline timer goes. */
+function drop(s: Inbound): void {
+  s.gone = true;
+  clearTimeout(s.deadline);
+  s.ctl?.abort();
+}
+
+/**
+ * Settles once, with nothing or a promise: `wait()` is undefined when it settled at once, so a
+ * request answered synchronously (a hot route) costs no promise, timer or signal.
+ */
+class Once {
+  #done = false;
+  #value: void | Promise<void> = undefined;
+  #resolve: ((v: void | Promise<void>) => void) | undefined;
+  settle(v: void | Promise<void>): void {
+    if (this.#done) return;
+    this.#done = true;
+    if (this.#resolve) this.#resolve(v);
+    else this.#value = v;
+  }
+  wait(): void | Promise<void> {
+    if (this.#done) return this.#value;
+    return new Promise<void>((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
 }
 
 /**
@@ -89,6 +156,7 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
   const wsUrl = `${opts.relayUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/api/v1/relay/tunnel`;
   const signer = identitySigner(opts.identity);
   const heartbeatMs = opts.heartbeatMs ?? 10_000;
+  const unmasked = maskNeedless(wsUrl);
   let state: RelayConnectorStatus['state'] = 'stopped';
   let since = Date.now();
   let lastError: string | null = null;
@@ -122,6 +190,7 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
       const socket = new WebSocket(wsUrl, {
         perMessageDeflate: false,
         maxPayload: WIRE_LIMITS.maxFrameBytes,
+        ...(unmasked ? { generateMask: zeroMask } : {}),
       });
       ws = socket;
       const streams = new Map<number, Inbound>();
@@ -150,7 +219,7 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         clearInterval(beat);
         // Requests in flight keep running; their answers cannot be delivered on a new connection
         // (the relay already answered 504), and nothing is ever executed twice.
-        for (const s of streams.values()) s.ctl.abort();
+        for (const s of streams.values()) drop(s);
         streams.clear();
         if (ws === socket) ws = null;
         if (error) lastError = error;
@@ -189,7 +258,8 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
           logger.warn('relay tunnel frame does not decode; its request fails alone', { error: why });
           // The undecodable request fails alone with its own 400; everything else goes on.
           if (stream) {
-            streams.get(stream)?.ctl.abort();
+            const s = streams.get(stream);
+            if (s) drop(s);
             streams.delete(stream);
             reset(stream, 'VALIDATION_ERROR', 'The server could not decode the relayed request.');
           }
@@ -237,7 +307,7 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
               reset(frame.stream, 'SERVER_OFFLINE', 'The server is stopping.');
               return;
             }
-            const s: Inbound = { head, parts: [], size: 0, ctl: new AbortController() };
+            const s: Inbound = { head, parts: [], size: 0, gone: false };
             const inline = inlineBody(frame);
             if (inline?.byteLength) {
               if (inline.byteLength > maxBodyBytes)
@@ -246,13 +316,10 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
               s.parts.push(inline.slice());
             }
             const ttl = Math.max(1, Number(head.ttlMs) || 1);
-            const t = setTimeout(() => s.ctl.abort(), ttl);
-            // A request's deadline never keeps a stopped server's process alive.
-            (t as { unref?: () => void }).unref?.();
-            s.deadline = t;
-            s.ctl.signal.addEventListener('abort', () => clearTimeout(t), { once: true });
             streams.set(frame.stream, s);
-            if (frame.flags & END) start(frame.stream, s);
+            // A whole request arms its deadline only if it is not answered at once (start).
+            if (frame.flags & END) start(frame.stream, s, ttl);
+            else arm(s, ttl);
             return;
           }
           case FrameType.DATA: {
@@ -275,7 +342,8 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
           }
           case FrameType.RESET: {
             // The relay gave up on it (deadline, client gone): stop working on it.
-            streams.get(frame.stream)?.ctl.abort();
+            const s = streams.get(frame.stream);
+            if (s) drop(s);
             streams.delete(frame.stream);
             return;
           }
@@ -284,8 +352,31 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         }
       }
 
-      function start(stream: number, s: Inbound) {
-        const p = run(stream, s)
+      /** The request's deadline: past it, nobody waits for the answer (the relay answered 504). */
+      function arm(s: Inbound, ttl: number) {
+        if (s.deadline !== undefined || s.gone) return;
+        const t = setTimeout(() => drop(s), ttl);
+        // A request's deadline never keeps a stopped server's process alive.
+        (t as { unref?: () => void }).unref?.();
+        s.deadline = t;
+      }
+
+      /** Runs a whole request; one answered at once (a hot route) leaves nothing behind. */
+      function start(stream: number, s: Inbound, ttl?: number) {
+        let now: void | Promise<void>;
+        try {
+          now = run(stream, s);
+        } catch (err) {
+          logger.error('relayed request failed', { error: String(err) });
+          now = undefined;
+        }
+        if (now === undefined) {
+          clearTimeout(s.deadline);
+          if (streams.get(stream) === s) streams.delete(stream);
+          return;
+        }
+        if (ttl !== undefined) arm(s, ttl);
+        const p = now
           .catch((err) => logger.error('relayed request failed', { error: String(err) }))
           .finally(() => {
             // Done: its deadline timer goes now, not when it would have fired.
@@ -296,26 +387,58 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         inflight.add(p);
       }
 
-      async function run(stream: number, s: Inbound) {
+      function run(stream: number, s: Inbound): void | Promise<void> {
         const { head } = s;
-        if (head.kind === 'pair') {
-          const r = await opts.redeemPairCode(String(head.code ?? '')).catch(() => null);
-          handled += 1;
-          send(FrameType.RES, stream, END, { apiKey: r?.apiKey ?? null });
-          if (r?.apiKey) void syncPairCode();
-          return;
+        if (head.kind === 'pair') return runPair(stream, head);
+        const method = String(head.method);
+        const frame = opts.hot;
+        if (frame && frame.routes.length > 0 && (method === 'GET' || method === 'HEAD')) {
+          // The server's hot routes first, straight from the frame (http-kit/hot-answer.ts: the
+          // same rules the Node dispatcher applies); none answers: the app, as below.
+          const done = new Once();
+          const x = tunnelHotRequest(
+            method,
+            String(head.path),
+            head.headers ?? [],
+            () => signalOf(s),
+            frame,
+            {
+              open: () => !s.gone && socket.readyState === WebSocket.OPEN,
+              write: (status, headers, body) => {
+                handled += 1;
+                done.settle(answer(stream, s, status, headers, body ?? EMPTY));
+              },
+              cut: () => done.settle(),
+            },
+          );
+          if (x) {
+            answerHot(x, frame, () => done.settle(runApp(stream, s, method)));
+            return done.wait();
+          }
         }
+        return runApp(stream, s, method);
+      }
+
+      async function runPair(stream: number, head: RequestHead) {
+        const r = await opts.redeemPairCode(String(head.code ?? '')).catch(() => null);
+        handled += 1;
+        send(FrameType.RES, stream, END, { apiKey: r?.apiKey ?? null });
+        if (r?.apiKey) void syncPairCode();
+      }
+
+      /** Runs a relayed request through the app (`handle`) and sends its answer. */
+      async function runApp(stream: number, s: Inbound, method: string) {
+        const { head } = s;
         let req: Request;
         try {
           const headers = new Headers();
           for (const [k, val] of head.headers ?? []) headers.append(k, val);
-          const method = String(head.method);
           const hasBody = method !== 'GET' && method !== 'HEAD' && s.size > 0;
           req = new Request(`${origin}${head.path}`, {
             method,
             headers,
             body: hasBody ? (concat(s.parts, s.size) as Uint8Array<ArrayBuffer>) : null,
-            signal: s.ctl.signal,
+            signal: signalOf(s),
           });
         } catch {
           reset(stream, 'VALIDATION_ERROR', 'The relayed request is not a valid HTTP request.');
@@ -325,31 +448,49 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         try {
           res = await opts.handle(req);
         } catch {
-          if (s.ctl.signal.aborted) return;
+          if (s.gone) return;
           reset(stream, 'INTERNAL_ERROR', 'Something went wrong on the server.');
           return;
         }
         const bytes = new Uint8Array(await res.arrayBuffer());
-        if (s.ctl.signal.aborted) return;
+        if (s.gone) return;
         handled += 1;
+        return answer(stream, s, res.status, headerPairs(res.headers), bytes);
+      }
+
+      /**
+       * Sends one answer: inline when it fits one frame (at once: nothing returned), else a head
+       * and DATA chunks, paced by the socket (the promise of their sending).
+       */
+      function answer(
+        stream: number,
+        s: Inbound,
+        status: number,
+        headers: [string, string][],
+        bytes: Uint8Array,
+      ): void | Promise<void> {
         if (bytes.byteLength > maxBodyBytes) {
           const message = `The server's answer is larger than the relay's limit of ${maxBodyBytes} bytes.`;
           reset(stream, 'PAYLOAD_TOO_LARGE', message);
           return;
         }
         const noBody = bytes.byteLength === 0;
-        const answerHead = { status: res.status, headers: headerPairs(res.headers) };
+        const answerHead = { status, headers };
         // An answer that fits in one frame goes with its head: one message.
         const whole = noBody ? null : encodeInline(FrameType.RES, stream, answerHead, bytes);
         if (whole) return sendBytes(whole);
         send(FrameType.RES, stream, noBody ? END : 0, answerHead);
         if (noBody) return;
+        return sendChunks(stream, s, bytes);
+      }
+
+      async function sendChunks(stream: number, s: Inbound, bytes: Uint8Array) {
         const parts = chunks(bytes);
         for (let i = 0; i < parts.length; i++) {
           // Flow control: a large answer yields while the socket is backed up.
           while (socket.bufferedAmount > HIGH_WATER && socket.readyState === WebSocket.OPEN)
             await drained(socket);
-          if (s.ctl.signal.aborted && socket.readyState !== WebSocket.OPEN) return;
+          if (s.gone && socket.readyState !== WebSocket.OPEN) return;
           send(FrameType.DATA, stream, i === parts.length - 1 ? END : 0, parts[i]);
         }
       }

@@ -27,14 +27,24 @@ const RELAY_SET = new Set([
 
 /** The end-to-end headers of `pairs`: hop-by-hop ones and those named in `Connection` dropped. */
 export function endToEnd(pairs: Iterable<[string, string]>, extraDrop?: Set<string>): [string, string][] {
-  const list = [...pairs].map(([k, val]): [string, string] => [k.toLowerCase(), val]);
-  const named = new Set(
-    list
-      .filter(([k]) => k === 'connection')
-      .flatMap(([, val]) => val.split(','))
-      .map((s) => s.trim().toLowerCase()),
-  );
-  return list.filter(([k]) => !HOP_BY_HOP.has(k) && !named.has(k) && !extraDrop?.has(k));
+  // Two plain passes (a Connection header may name headers sent before it): this runs twice per
+  // relayed request on the relay, so no intermediate arrays or sets unless Connection is sent.
+  const list: [string, string][] = [];
+  let named: Set<string> | undefined;
+  for (const [k, val] of pairs) {
+    const name = k.toLowerCase();
+    if (name === 'connection') {
+      named ??= new Set();
+      for (const s of val.split(',')) named.add(s.trim().toLowerCase());
+    }
+    list.push([name, val]);
+  }
+  const out: [string, string][] = [];
+  for (const pair of list) {
+    const k = pair[0];
+    if (!HOP_BY_HOP.has(k) && !named?.has(k) && !extraDrop?.has(k)) out.push(pair);
+  }
+  return out;
 }
 
 /** Header pairs of a Headers object, each Set-Cookie on its own. */

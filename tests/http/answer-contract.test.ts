@@ -26,8 +26,10 @@ import { type Answer, type Ask, appAsk, comparable, rawAsk } from './answer-cont
  *
  * - `app.request` (the Hono app itself) against the note server's Node dispatcher on a real
  *   socket (http-kit/node/dispatch.ts, the hot routes of adapters/http/hot.ts, else the app);
- * - through a real tunnel, the relay's Node dispatcher (its hot route relay/http/routes/proxy.ts
- *   `proxyHot`) against the same relay's Hono route (a relay started with `fastLane: false`).
+ * - through a real tunnel: the relay's Node dispatcher (its hot route relay/http/routes/proxy.ts
+ *   `proxyHot`) with the server's end answering from the tunnel frame with the hot routes
+ *   (relay/connector/tunnel-hot.ts), against the relay's Hono route (a relay started with
+ *   `fastLane: false`) with a tunnel that hands every request to the app (`app.fetch`).
  *
  * Status, headers (all but the ones `NOT_COMPARED` and the per-request ids, answer-contract.ts)
  * and body bytes must be equal.
@@ -169,6 +171,9 @@ beforeAll(async () => {
       serverId: who.serverId,
       identity: who.identity,
       handle: (req) => Promise.resolve(server.app.fetch(req, { relayed: true })),
+      // The server's end of the tunnel as the server runs it (deploy/shared/relay-link.ts): its hot
+      // routes first, on one side only; the other side's tunnel hands every request to the app.
+      hot: fastLane ? server.hotFrame : undefined,
       redeemPairCode: pairing().redeemPairCode,
       logger: silentLogger,
       backoff: { minMs: 20, maxMs: 200 },
@@ -254,8 +259,12 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
     expect(lines[1]).toBe(lines[0]);
   });
 
-  it("the relay's dispatcher and its Hono route, through a real tunnel", async () => {
+  it("the relay's dispatcher and its Hono route, through a real tunnel with and without the hot routes", async () => {
+    // Warm: keys verified and notes cached, so the tunnel's hot routes answer what they can.
+    for (const t of ['/api/v1/notes/a.md', '/api/v1/notes/b.md'])
+      await rawAsk(relays.fast.base, withKey({ method: 'GET', target: t, headers: [], withKey: true }));
     const before = relays.fast.relay.laneTaken();
+    const hotBefore = server.fastLaneAnswers();
     const swap = (r: { relay: RunningRelay }): [string, string][] => [
       [r.relay.url, '<relay>'],
       [encodeURIComponent(r.relay.url), '<relay>'],
@@ -274,6 +283,56 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
     // Every GET and HEAD went through the hot route on one relay, none on the other.
     expect(relays.fast.relay.laneTaken() - before).toBeGreaterThan(50);
     expect(relays.full.relay.laneTaken()).toBe(0);
+    // The server's end answered from the tunnel frame (health, cached notes, their 304s and HEADs).
+    expect(server.fastLaneAnswers() - hotBefore).toBeGreaterThanOrEqual(6);
+  });
+
+  it('can fail: a tunnel whose frame drops a header or a byte is caught', async () => {
+    // (A dropped security header would not show: the relay's own frame fills those in.)
+    const broken = [
+      // The frame changes the request id the client sent.
+      { ...server.hotFrame, base: (id: string) => ({ ...SECURE_HEADERS, 'X-Request-Id': `${id}-x` }) },
+      // A hot route whose health body lost its last byte.
+      {
+        ...server.hotFrame,
+        routes: server.hotFrame.routes.map((route) => async (req: Parameters<typeof route>[0]) => {
+          const a = await route(req);
+          return a?.body ? { ...a, body: a.body.subarray(0, -1) } : a;
+        }),
+      },
+    ];
+    for (const hot of broken) {
+      const relay = await world.relay({
+        redisUrl: null,
+        fastLane: true,
+        limits: { proxyPerClient: 100_000 },
+      });
+      const who = await newIdentity();
+      const connector = tunnelConnector({
+        relayUrl: relay.url,
+        serverId: who.serverId,
+        identity: who.identity,
+        handle: (req) => Promise.resolve(server.app.fetch(req, { relayed: true })),
+        hot,
+        redeemPairCode: pairing().redeemPairCode,
+        logger: silentLogger,
+        backoff: { minMs: 20, maxMs: 200 },
+      });
+      connector.start();
+      try {
+        await until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
+        const ask: Ask = { method: 'GET', target: '/api/v1/health', headers: [['X-Request-Id', 'f-2']] };
+        const swap = (r: RunningRelay): [string, string][] => [[r.url, '<relay>']];
+        const got = await both(
+          () => rawAsk(`${relay.url}/r/${who.serverId}`, ask),
+          () => rawAsk(relays.full.base, ask),
+          [swap(relay), swap(relays.full.relay)],
+        );
+        expect(got.a).not.toEqual(got.b);
+      } finally {
+        await connector.stop(500);
+      }
+    }
   });
 
   it('can fail: a dispatcher that drops a header is caught', async () => {

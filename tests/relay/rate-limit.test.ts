@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../../core/errors.ts';
+import { credentialed } from '../../relay/http/routes/proxy.ts';
 import { proxyRates } from '../../relay/service/rate-limit.ts';
 
 const refusal = async (p: Promise<unknown>) => {
@@ -36,6 +37,14 @@ describe('the proxied routes rates (rate-limiter-flexible, in memory)', () => {
     other.settle('srv', 401);
     await other.admit('srv', 'a', true); // with a credential, the stranger budget is not consulted
     expect((await refusal(other.admit('srv', 'b', false))).message).toMatch(/without a key/);
+  });
+
+  it("counts the note server's own key header as a credential (strangers' 401s never block a keyed client)", () => {
+    const has = (names: string[]) => (n: string) => names.includes(n);
+    expect(credentialed(has(['x-service-key']))).toBe(true);
+    expect(credentialed(has(['authorization']))).toBe(true);
+    expect(credentialed(has(['x-api-key']))).toBe(true);
+    expect(credentialed(has(['cookie', 'x-request-id']))).toBe(false);
   });
 
   it('a window that ended starts afresh', async () => {

@@ -19,9 +19,12 @@ import type { RelayContext, RelayEnv } from '../../service/types.ts';
 
 const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{2,127}$/;
 
-/** True when a request carries a credential a server's door checks (its charge may then fall on the server budget). */
+/**
+ * True when a request carries a credential a server's door checks (its charge may then fall on
+ * the server budget): `Authorization`, the note server's own `X-Service-Key`, or `X-API-Key`.
+ */
 export function credentialed(has: (name: string) => boolean): boolean {
-  return has('authorization') || has('x-api-key');
+  return has('x-service-key') || has('authorization') || has('x-api-key');
 }
 
 /**
