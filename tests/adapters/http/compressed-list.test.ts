@@ -23,23 +23,19 @@ const summary = (i: number, extra = ''): NoteSummary => ({
 });
 
 describe('the compressed list', () => {
-  it('deflates on the thread pool at the fast level, then polishes to the same gzip answer as in place', async () => {
+  it('deflates a first build on the thread pool at the full level: the same gzip answer as in place, nothing left to polish', async () => {
     const items = Array.from({ length: 3000 }, (_, i) => summary(i));
     const a = createCompressedList();
     a.update(1, items);
     const async = await a.gzipAsync(zlib);
     expect(zlib.gunzipSync(async).toString()).toBe(Buffer.from(a.identity()).toString());
     expect(a.chunkCount()).toBeGreaterThan(20);
-    expect(a.fastChunks()).toBe(a.chunkCount());
+    expect(a.fastChunks()).toBe(0);
     // Kept: the next answer is the same bytes without work.
     expect(await a.gzipAsync(zlib)).toBe(async);
-    await a.polishNow();
-    expect(a.fastChunks()).toBe(0);
-    const polished = await a.gzipAsync(zlib);
     const b = createCompressedList();
     b.update(1, items);
-    expect(Buffer.from(polished).equals(Buffer.from(b.gzip(zlib)))).toBe(true);
-    expect(polished.length).toBeLessThan(async.length);
+    expect(Buffer.from(async).equals(Buffer.from(b.gzip(zlib)))).toBe(true);
   });
 
   it('answers the version it started with when a write lands meanwhile, and then the new one', async () => {
