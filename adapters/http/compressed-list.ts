@@ -76,6 +76,12 @@ const POLISH_AFTER_MS = 2000;
  * 100,000 notes); gzip answers meanwhile.
  */
 const BROTLI_QUIET_MS = 1000;
+/**
+ * Brotli's quality for the whole list (on the thread pool, once per quiet version). 10,000 notes:
+ * 5 12.8%, 6 12.0%, 7 11.3%, 8 10.7% of raw at about 1x / 1.1x / 1.4x / 2x the CPU of 5; a
+ * window of 2^24 instead of the default 2^22 gained nothing there (bench/results/2026-11-27-list.md).
+ */
+const BROTLI_QUALITY = 7;
 /** Up to this many chunks to deflate are done in place (a write's few); more go to the thread pool. */
 const IN_PLACE = 24;
 
@@ -139,9 +145,11 @@ export function createCompressedList(
   // A chunk's compressor is primed with the end of the chunk before it (the bytes that precede it
   // in the answer), so back-references reach across chunks as in one stream; a chunk is redone when
   // it changed or when those bytes did.
+  // memLevel 9 (a larger hash) for the full level; a write's redo at FAST_LEVEL uses 8: its
+  // setup per chunk costs less and the redo is polished anyway.
   const options = (z: Zlib, last: boolean, history: Uint8Array, level: number) => ({
     level,
-    memLevel: 9,
+    memLevel: level === FAST_LEVEL ? 8 : 9,
     finishFlush: last ? z.constants.Z_FINISH : z.constants.Z_SYNC_FLUSH,
     ...(history.length ? { dictionary: history } : {}),
   });
@@ -539,7 +547,11 @@ export function createCompressedList(
         const kept = identity;
         const whole = this.identity();
         identity = kept;
-        z.brotliCompress(whole, { params: { [z.constants.BROTLI_PARAM_QUALITY]: 5 } }, (err, out) => {
+        const params = {
+          [z.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+          [z.constants.BROTLI_PARAM_SIZE_HINT]: whole.length,
+        };
+        z.brotliCompress(whole, { params }, (err, out) => {
           if (brotliRunning === gen) brotliRunning = -1;
           if (!err && gen === generation) brotli = { generation: gen, body: new Uint8Array(out) };
         });
