@@ -161,7 +161,9 @@ export function notesRoutes(
       if (br) return sealedResponse(c, 200, br, { ...headers, 'Content-Encoding': 'br' });
     }
     if (z) return sealedResponse(c, 200, await list.gzipAsync(z), { ...headers, 'Content-Encoding': 'gzip' });
-    return sealedResponse(c, 200, list.identity(), headers);
+    // Inflated from the gzip answer when there is one (the list is kept deflated only).
+    const zl = c.get('compress') === false ? null : await loadZlib();
+    return sealedResponse(c, 200, zl ? await list.identityAsync(zl) : list.identity(), headers);
   });
 
   app.post('/', async (c) => {

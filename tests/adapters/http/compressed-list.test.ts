@@ -38,6 +38,24 @@ describe('the compressed list', () => {
     expect(Buffer.from(async).equals(Buffer.from(b.gzip(zlib)))).toBe(true);
   });
 
+  it('keeps no second copy of the list for the gzip answer; the plain answer is inflated from it', async () => {
+    const items = Array.from({ length: 2000 }, (_, i) => summary(i));
+    const list = createCompressedList();
+    list.update(1, items);
+    const gz = await list.gzipAsync(zlib);
+    expect(list.heldJsonBytes().identity).toBe(0);
+    const plain = await list.identityAsync(zlib);
+    expect(Buffer.from(plain).toString()).toBe(JSON.stringify({ success: true, data: items }));
+    expect(Buffer.from(zlib.gunzipSync(gz)).equals(Buffer.from(plain))).toBe(true);
+    list.update(
+      2,
+      items.map((s, i) => (i === 1000 ? summary(i, ' changed') : s)),
+    );
+    await list.gzipAsync(zlib);
+    expect(list.heldJsonBytes().identity).toBe(0);
+    expect(Buffer.from(await list.identityAsync(zlib)).toString()).toContain('Note 1000 changed');
+  });
+
   it('answers the version it started with when a write lands meanwhile, and then the new one', async () => {
     const items = Array.from({ length: 2000 }, (_, i) => summary(i));
     const list = createCompressedList();
