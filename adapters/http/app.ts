@@ -149,7 +149,10 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/trash', trashRoutes(deps.notes, deps.files));
   app.route(
     '/api/v1/notes',
-    notesRoutes(deps.notes, instance, deps.noteCacheBytes, noteCache, relatedHandler(retrieval)),
+    notesRoutes(deps.notes, instance, deps.noteCacheBytes, noteCache, relatedHandler(retrieval), {
+      store: deps.listStore,
+      onError: (err) => deps.logger.warn('list not kept', { error: String(err) }),
+    }),
   );
   app.route('/api/v1/notes', notePatchRoutes(deps.notes));
   if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files, deps.notes));

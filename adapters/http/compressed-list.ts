@@ -1,5 +1,6 @@
 import type { NoteSummary } from '../../core/notes/note-index.ts';
 import { assembleGzip, crc32, type DeflatedPart, joinBytes } from './gzip-parts.ts';
+import { type Crc32, chunkSha, type ListStore, type PersistedChunk } from './persisted-list.ts';
 
 type Zlib = typeof import('node:zlib');
 
@@ -58,11 +59,15 @@ const isBoundary = (path: string): boolean => {
   return (h >>> 0) % SPREAD === 0;
 };
 /**
- * Deflate level of the polish (and of a first build in place); the first build on the thread pool and
- * a chunk redone after a write use FAST_LEVEL.
+ * Deflate level of a first build (on the thread pool, or in place) and of the polish; a chunk redone
+ * after a write uses FAST_LEVEL until the polish. Measured on the 10,000-note vault (whole list,
+ * one stream): level 2 18.5%, 4 16.6%, 6 15.0%, 9 14.7% of raw at 1x / 2.1x / 3.3x / 6.2x the CPU
+ * of level 2 (bench/results/2026-11-27-list.md): 9 costs twice 6's CPU for 0.3 points.
  */
 const LEVEL = 6;
 const FAST_LEVEL = 2;
+/** The persisted list is written at most this often (and first as soon as a whole build is done). */
+const SAVE_EVERY_MS = 10_000;
 /** Quiet time after the last rebuild before chunks deflated at FAST_LEVEL are deflated again at LEVEL. */
 const POLISH_AFTER_MS = 2000;
 /**
@@ -71,6 +76,12 @@ const POLISH_AFTER_MS = 2000;
  * 100,000 notes); gzip answers meanwhile.
  */
 const BROTLI_QUIET_MS = 1000;
+/**
+ * Brotli's quality for the whole list (on the thread pool, once per quiet version). 10,000 notes:
+ * 5 12.8%, 6 12.0%, 7 11.3%, 8 10.7% of raw at about 1x / 1.1x / 1.4x / 2x the CPU of 5; a
+ * window of 2^24 instead of the default 2^22 gained nothing there (bench/results/2026-11-27-list.md).
+ */
+const BROTLI_QUALITY = 7;
 /** Up to this many chunks to deflate are done in place (a write's few); more go to the thread pool. */
 const IN_PLACE = 24;
 
@@ -87,13 +98,17 @@ interface Chunk {
   primed?: Uint8Array;
   /** The chunk before this one when `part` was made (when it still is, `primed` is still right). */
   after?: Chunk | null;
-  /** `part` was made at FAST_LEVEL (a start or a write's redo), to be polished at LEVEL when writes pause. */
+  /** `part` was made at FAST_LEVEL (a write's redo), to be polished at LEVEL when writes pause. */
   fast?: boolean;
+  /** The SHA-256 (first 16 bytes, hex) of `json`: the name of the chunk in the persisted list. */
+  sha?: Promise<string>;
 }
 
 /** Deflate's window: a chunk is compressed with this much of the previous chunk as history. */
 const WINDOW = 32 * 1024;
 const EMPTY: Uint8Array = new Uint8Array(0);
+/** The identity answer is dropped this long after its last use (a second copy of the list: 18 MB at 10,000 notes). */
+const IDENTITY_KEEP_MS = 10_000;
 const tailOf = (ch: Chunk | null): Uint8Array =>
   ch ? ch.json.subarray(Math.max(0, ch.json.length - WINDOW)) : EMPTY;
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
@@ -109,7 +124,14 @@ const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
  * keeps unchanged ones) is serialized and deflated again; the gzip answer is the chunks joined.
  * Built once per index generation and shared by every connection.
  */
-export function createCompressedList() {
+export function createCompressedList(
+  opts: {
+    /** Where the deflated chunks are kept across restarts (adapters/http/persisted-list.ts). */
+    store?: ListStore;
+    /** A failed save of the persisted list (the answers are not affected). */
+    onError?: (err: unknown) => void;
+  } = {},
+) {
   let generation = -1;
   let chunks: Chunk[] = [];
   let identity: Uint8Array<ArrayBuffer> | null = null;
@@ -120,19 +142,125 @@ export function createCompressedList() {
   let brotliTimer: ReturnType<typeof setTimeout> | null = null;
   let ends: { head: DeflatedPart; tail: DeflatedPart } | null = null;
   /** Work done since creation (for tests): chunks serialized and chunks deflated. */
-  const counts = { serialized: 0, summaries: 0, deflated: 0 };
+  const counts = { serialized: 0, summaries: 0, deflated: 0, restored: 0, saved: 0 };
 
   // A chunk's compressor is primed with the end of the chunk before it (the bytes that precede it
   // in the answer), so back-references reach across chunks as in one stream; a chunk is redone when
   // it changed or when those bytes did.
+  // memLevel 9 (a larger hash) for the full level; a write's redo at FAST_LEVEL uses 8: its
+  // setup per chunk costs less and the redo is polished anyway.
   const options = (z: Zlib, last: boolean, history: Uint8Array, level: number) => ({
     level,
-    memLevel: 9,
+    memLevel: level === FAST_LEVEL ? 8 : 9,
     finishFlush: last ? z.constants.Z_FINISH : z.constants.Z_SYNC_FLUSH,
     ...(history.length ? { dictionary: history } : {}),
   });
   const crcOf = (z: Zlib, bytes: Uint8Array) =>
     typeof z.crc32 === 'function' ? z.crc32(bytes) : crc32(bytes);
+  const crcFn = (z: Zlib): Crc32 =>
+    typeof z.crc32 === 'function' ? (b, v) => z.crc32(b, v ?? 0) : (b, v) => crc32(b, v ?? 0);
+  const shaOf = (ch: Chunk): Promise<string> => {
+    ch.sha ??= chunkSha(ch.json);
+    return ch.sha;
+  };
+
+  // The persisted list: read once, at the first build (a warm start), and written after a whole
+  // build or a polish (at most every SAVE_EVERY_MS). `partsVersion` counts changes of any part.
+  let restored = false;
+  let partsVersion = 0;
+  let savedVersion = -1;
+  let savedAt = Number.NEGATIVE_INFINITY;
+  let saveTimer: ReturnType<typeof setTimeout> | null = null;
+  let saving = false;
+
+  /**
+   * Takes the parts of the persisted list for the chunks whose bytes are exactly those of a
+   * persisted chunk (same SHA-256, CRC and length) that followed the same chunk as now (its
+   * compressor was primed with that chunk's end); every other chunk is deflated as usual.
+   */
+  const restore = async (z: Zlib): Promise<number> => {
+    restored = true;
+    const stored = await opts.store!.load(crcFn(z));
+    if (!stored?.length) return 0;
+    const mine = chunks;
+    const shas = await Promise.all(mine.map(shaOf));
+    if (chunks !== mine) return 0;
+    const at = new Map<string, number>();
+    for (const [i, s] of stored.entries()) at.set(s.sha, i);
+    let used = 0;
+    let before: Chunk | null = null;
+    mine.forEach((ch, k) => {
+      const i = at.get(shas[k]!);
+      const s = i === undefined ? undefined : stored[i]!;
+      const follows = i === 0 ? k === 0 : i !== undefined && k > 0 && stored[i - 1]!.sha === shas[k - 1];
+      if (
+        s &&
+        follows &&
+        !ch.part &&
+        s.items === ch.items.length &&
+        s.length === ch.json.length &&
+        s.crc === crcOf(z, ch.json)
+      ) {
+        ch.part = { deflated: s.deflated, crc: s.crc, length: s.length };
+        ch.primed = tailOf(before);
+        ch.after = before;
+        ch.fast = false;
+        used++;
+      }
+      before = ch;
+    });
+    if (used) partsVersion++;
+    // Every chunk as persisted: the file already holds this list.
+    if (used === mine.length) savedVersion = partsVersion;
+    counts.restored += used;
+    return used;
+  };
+
+  /** Writes the current parts when every chunk has one at LEVEL, primed with the chunk before it. */
+  const persist = async (z: Zlib): Promise<void> => {
+    const store = opts.store;
+    if (!store || saving || savedVersion === partsVersion) return;
+    const mine = chunks;
+    let before: Chunk | null = null;
+    for (const ch of mine) {
+      if (!ch.part || ch.fast || ch.after !== before) return;
+      before = ch;
+    }
+    const version = partsVersion;
+    const parts = mine.map((ch) => ch.part!);
+    saving = true;
+    savedAt = Date.now();
+    try {
+      const out = Promise.all(mine.map(shaOf)).then((shas) =>
+        mine.map(
+          (ch, k): PersistedChunk => ({
+            items: ch.items.length,
+            length: parts[k]!.length,
+            crc: parts[k]!.crc,
+            sha: shas[k]!,
+            deflated: parts[k]!.deflated,
+          }),
+        ),
+      );
+      await store.save(LEVEL, out, crcFn(z));
+      savedVersion = version;
+      counts.saved++;
+    } catch (err) {
+      opts.onError?.(err);
+    } finally {
+      saving = false;
+    }
+    if (savedVersion !== partsVersion) persistSoon(z);
+  };
+  const persistSoon = (z: Zlib): void => {
+    if (!opts.store || saveTimer) return;
+    const wait = Math.max(0, savedAt + SAVE_EVERY_MS - Date.now());
+    saveTimer = setTimeout(() => {
+      saveTimer = null;
+      void persist(z);
+    }, wait);
+    (saveTimer as { unref?: () => void }).unref?.();
+  };
   const deflate = (
     z: Zlib,
     bytes: Uint8Array,
@@ -179,7 +307,7 @@ export function createCompressedList() {
   let polishTimer: ReturnType<typeof setTimeout> | null = null;
   let polishWith: Zlib | null = null;
   /**
-   * Deflates the chunks made at FAST_LEVEL (a start's first build, a write's redo) again at LEVEL,
+   * Deflates the chunks made at FAST_LEVEL (a write's redo) again at LEVEL,
    * on the thread pool; a result is kept only when its chunk still has the same history (same
    * bytes once inflated, smaller).
    */
@@ -200,7 +328,11 @@ export function createCompressedList() {
         }
       }),
     );
-    if (any) gzip = null;
+    if (any) {
+      gzip = null;
+      partsVersion++;
+      persistSoon(z);
+    }
   };
 
   /** A new chunk from `items[start]` to the next boundary, as a fresh build cuts it. */
@@ -278,6 +410,20 @@ export function createCompressedList() {
     return out;
   };
 
+  let identityTimer: ReturnType<typeof setTimeout> | null = null;
+  const dropIdentity = () => {
+    if (identityTimer) clearTimeout(identityTimer);
+    identityTimer = null;
+  };
+  const keepIdentity = () => {
+    dropIdentity();
+    identityTimer = setTimeout(() => {
+      identityTimer = null;
+      identity = null;
+    }, IDENTITY_KEEP_MS);
+    (identityTimer as { unref?: () => void }).unref?.();
+  };
+
   const schedulePolish = (z: Zlib) => {
     polishWith = z;
     if (polishTimer) clearTimeout(polishTimer);
@@ -295,7 +441,7 @@ export function createCompressedList() {
       generation = gen;
     },
 
-    /** The uncompressed answer. */
+    /** The uncompressed answer (kept for IDENTITY_KEEP_MS after its last use). */
     identity(): Uint8Array<ArrayBuffer> {
       if (!identity) {
         identity = joinBytes(
@@ -304,7 +450,34 @@ export function createCompressedList() {
           encoder.encode(TAIL),
         );
       }
+      keepIdentity();
       return identity;
+    },
+
+    /**
+     * The uncompressed answer, inflated from the gzip answer on the thread pool when there is one
+     * (off the event loop; the copy is dropped IDENTITY_KEEP_MS after its last use).
+     */
+    async identityAsync(z: Zlib): Promise<Uint8Array<ArrayBuffer>> {
+      if (identity) return this.identity();
+      const mine = gzip;
+      if (!mine) return this.identity();
+      const out = await new Promise<Uint8Array>((resolve, reject) =>
+        z.gunzip(mine, (err, res) => (err ? reject(err) : resolve(res))),
+      );
+      const body = new Uint8Array(out.buffer, out.byteOffset, out.byteLength) as Uint8Array<ArrayBuffer>;
+      if (gzip === mine) {
+        identity = body;
+        keepIdentity();
+      }
+      return body;
+    },
+
+    /** Bytes of uncompressed JSON held now: chunks' JSON and the identity answer (for tests). */
+    heldJsonBytes(): { chunks: number; identity: number } {
+      let n = 0;
+      for (const ch of chunks) n += ch.json.length;
+      return { chunks: n, identity: identity?.length ?? 0 };
     },
 
     /** The gzip answer: only chunks not deflated yet are deflated. */
@@ -325,6 +498,7 @@ export function createCompressedList() {
           ch.after = null;
           ch.fast = !fresh;
         }
+        if (todo.length) partsVersion++;
         let before: Chunk | null = null;
         for (const ch of chunks) {
           ch.after = before;
@@ -332,21 +506,29 @@ export function createCompressedList() {
         }
         gzip = assembleGzip([ends.head, ...chunks.map((ch) => ch.part!), ends.tail]);
         if (!fresh && todo.length) schedulePolish(z);
+        else persistSoon(z);
       }
       return gzip;
     },
 
     /**
-     * The same gzip answer. After a start (every chunk to deflate) the chunks are deflated on the
-     * thread pool, in parallel (10,000 notes took 0.3 to 0.6 s of the event loop when deflated in
-     * place), at FAST_LEVEL (a quarter of LEVEL's CPU: the first list after a start comes sooner, about
-     * a fifth larger) and polished at LEVEL on the thread pool once no write came for 2 s; after a
-     * write the few chunks it changed are deflated in place at FAST_LEVEL (a thread-pool round trip
-     * costs more than that). A write meanwhile does not change this answer
+     * The same gzip answer. The first build takes what it can of the persisted list (a warm start:
+     * the chunks whose bytes did not change); after a start without one (every chunk to deflate) the
+     * chunks are deflated on the thread pool, in parallel (10,000 notes took 0.3 to 0.6 s of the
+     * event loop when deflated in place), at LEVEL (FAST_LEVEL here made the first answers about a
+     * fifth larger until the polish); after a write the few chunks it changed are deflated in
+     * place at FAST_LEVEL (a thread-pool round trip costs more than that) and polished at LEVEL on
+     * the thread pool once no write came for 2 s. A write meanwhile does not change this answer
      * (it is the version the caller's ETag names); it is kept only when it is still the current one.
      */
     async gzipAsync(z: Zlib): Promise<Uint8Array<ArrayBuffer>> {
       if (gzip) return gzip;
+      if (opts.store && !restored && chunks.every((ch) => !ch.part)) {
+        await restore(z);
+        if (gzip) return gzip;
+      }
+      const fresh = chunks.every((ch) => !ch.part);
+      const level = fresh ? LEVEL : FAST_LEVEL;
       const todo = stale();
       if (todo.length <= IN_PLACE && chunks.some((ch) => ch.part)) return this.gzip(z);
       ends ??= {
@@ -358,15 +540,16 @@ export function createCompressedList() {
       const parts = mine.map((ch) => {
         const history = redo.get(ch);
         if (history === undefined) return ch.part!;
-        return deflateAsync(z, ch.json, history, FAST_LEVEL).then((part) => {
+        return deflateAsync(z, ch.json, history, level).then((part) => {
           ch.part = part;
           ch.primed = history;
-          ch.fast = true;
+          ch.fast = level !== LEVEL;
           return part;
         });
       });
       const done = await Promise.all(parts);
-      if (redo.size) schedulePolish(z);
+      if (redo.size) partsVersion++;
+      if (redo.size && level !== LEVEL) schedulePolish(z);
       if (chunks === mine) {
         let before: Chunk | null = null;
         for (const ch of mine) {
@@ -375,7 +558,10 @@ export function createCompressedList() {
         }
       }
       const body = assembleGzip([ends.head, ...done, ends.tail]);
-      if (chunks === mine) gzip = body;
+      if (chunks === mine) {
+        gzip = body;
+        persistSoon(z);
+      }
       return body;
     },
 
@@ -404,7 +590,12 @@ export function createCompressedList() {
         const kept = identity;
         const whole = this.identity();
         identity = kept;
-        z.brotliCompress(whole, { params: { [z.constants.BROTLI_PARAM_QUALITY]: 5 } }, (err, out) => {
+        if (!kept) dropIdentity();
+        const params = {
+          [z.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+          [z.constants.BROTLI_PARAM_SIZE_HINT]: whole.length,
+        };
+        z.brotliCompress(whole, { params }, (err, out) => {
           if (brotliRunning === gen) brotliRunning = -1;
           if (!err && gen === generation) brotli = { generation: gen, body: new Uint8Array(out) };
         });
@@ -433,9 +624,20 @@ export function createCompressedList() {
       return chunks.map((ch) => ch.items.length);
     },
 
-    /** Chunks cut, summaries serialized and chunks deflated since creation (for tests). */
-    work(): { serialized: number; summaries: number; deflated: number } {
+    /**
+     * Chunks cut, summaries serialized, chunks deflated, chunks taken from the persisted list and
+     * saves of it since creation (for tests).
+     */
+    work(): { serialized: number; summaries: number; deflated: number; restored: number; saved: number } {
       return { ...counts };
+    },
+
+    /** Writes the persisted list now when it is behind (for tests; otherwise after a build or a polish). */
+    async persistNow(z: Zlib): Promise<void> {
+      if (saveTimer) clearTimeout(saveTimer);
+      saveTimer = null;
+      while (saving) await new Promise((r) => setTimeout(r, 5));
+      await persist(z);
     },
   };
 }

@@ -16,6 +16,7 @@ import type { SetupConfig } from '../../core/setup.ts';
 import type { ClientUiDeps } from './client-ui.ts';
 import type { FrameStats } from './frame.ts';
 import type { NoteCache } from './note-cache.ts';
+import type { ListStore } from './persisted-list.ts';
 
 /** Variables set on the Hono context by the app's middleware. */
 export type AppEnv = {
@@ -96,6 +97,11 @@ export interface AppDeps {
   noteCacheBytes?: number;
   /** The encoded-note cache itself, when a runtime's fast lane shares it; absent: one of noteCacheBytes. */
   noteCache?: NoteCache;
+  /**
+   * Where the gzip'd note list is kept across restarts (`list-gzip.bin` next to the index
+   * snapshot: `stateListStore(state)`, adapters/http/persisted-list.ts); absent: not kept.
+   */
+  listStore?: ListStore;
   /**
    * False where the platform compresses answers itself and would compress pre-compressed bytes
    * again (workerd: a `Content-Encoding` header makes the runtime encode the body). Default true.

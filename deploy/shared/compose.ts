@@ -5,6 +5,7 @@ import { createApp } from '../../adapters/http/app.ts';
 import type { ClientAssets } from '../../adapters/http/client-ui.ts';
 import type { FrameStats } from '../../adapters/http/frame.ts';
 import { createNoteCache } from '../../adapters/http/note-cache.ts';
+import { stateListStore } from '../../adapters/http/persisted-list.ts';
 import { createProvider } from '../../adapters/llm/create.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
@@ -141,6 +142,8 @@ export async function composeApp(
       : createOAuthService({ state: opts.state, clock, auth: core.auth, logger });
   await oauth?.init();
   const noteCache = createNoteCache(config.noteCacheBytes);
+  // The gzip'd list kept next to the index snapshot, so a warm start answers it at once (issue 33).
+  const listStore = stateListStore(opts.state);
   const frameStats: FrameStats = { requests: 0 };
   const app = createApp({
     notes: core.notes,
@@ -175,6 +178,7 @@ export async function composeApp(
     maxBodyBytes: config.maxBodyBytes,
     noteCacheBytes: config.noteCacheBytes,
     noteCache,
+    listStore,
     frameStats,
     compress: opts.compress,
     client: opts.clientAssets
@@ -194,5 +198,6 @@ export async function composeApp(
     feed: core.feed,
     semantic: core.semantic,
     lane: { authenticator, noteCache, frameStats },
+    listStore,
   };
 }

@@ -42,6 +42,8 @@ export interface LifecycleParts {
     plugins: { stop(): Promise<void> };
     /** Semantic search (EMBEDDINGS_*): started once the index is ready, stopped with the timers. */
     semantic?: { start(): Promise<void>; stop(): void };
+    /** The gzip'd list kept for the next start: its save in flight is finished with the cache's. */
+    listStore?: { settled(): Promise<void> };
   };
   /** Runs once the index is ready, before the cache is saved (Node: closes the analyzer threads). */
   afterIndex?: () => Promise<void>;
@@ -157,6 +159,7 @@ export function startLifecycle(parts: LifecycleParts): Lifecycle {
         await parts.app.plugins.stop();
         step('cache');
         await notes.saveCache();
+        await parts.app.listStore?.settled();
         step('after');
         for (const final of finals) await final();
         logger.info('stopped');

@@ -69,6 +69,8 @@ export function notesRoutes(
   shared?: NoteCache,
   /** `GET /:path/related` (routes/search.ts): registered before `/:path{.+}`, which would take it. */
   related?: Handler<AppEnv>,
+  /** The full list's persistence across restarts (adapters/http/persisted-list.ts). */
+  listOptions?: Parameters<typeof createCompressedList>[0],
 ) {
   const app = new Hono<AppEnv>();
   const notes = all;
@@ -76,7 +78,7 @@ export function notesRoutes(
   // `?format=columns`: encoded once per list version (a scoped key's view keeps its own array).
   const columnLists = new WeakMap<readonly NoteSummary[], Promise<EncodedAnswer>>();
   const serialized = new WeakMap<Note, string>();
-  const list = createCompressedList();
+  const list = createCompressedList(listOptions);
   // Answers of `?fields=`/`?limit=` for the current index version, by shape (at most 16 kept).
   // Shared by every key without folder limits (a key limited to folders gets its own page).
   const pages = { generation: -1, byShape: new Map<string, EncodedAnswer>() };
@@ -159,7 +161,9 @@ export function notesRoutes(
       if (br) return sealedResponse(c, 200, br, { ...headers, 'Content-Encoding': 'br' });
     }
     if (z) return sealedResponse(c, 200, await list.gzipAsync(z), { ...headers, 'Content-Encoding': 'gzip' });
-    return sealedResponse(c, 200, list.identity(), headers);
+    // Inflated from the gzip answer when there is one (the list is kept deflated only).
+    const zl = c.get('compress') === false ? null : await loadZlib();
+    return sealedResponse(c, 200, zl ? await list.identityAsync(zl) : list.identity(), headers);
   });
 
   app.post('/', async (c) => {
