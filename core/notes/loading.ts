@@ -18,6 +18,7 @@ import { snapshotBytes } from './snapshot.ts';
 import { type BinaryCache, canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from './snapshot-cache.ts';
 import { noteTitle } from './title.ts';
 import { listForLoad, listForReconcile } from './vault-listing.ts';
+import { canServeFirst, serveFromSnapshot } from './warm-start.ts';
 
 /**
  * The snapshot of the index as JSON (layout in note-index.ts): written on stores that cannot read
@@ -38,17 +39,24 @@ const LOAD_SLICE_MS = 8;
  * hashes of a batch run together (no per-note await chain); entries join the link graph in one
  * pass at the end. `onProgress` is called after each batch.
  */
-export function loadVault(
+export async function loadVault(
   ctx: NoteContext,
   onProgress?: (done: number, total: number) => void,
   opts: { watch?: boolean } = {},
 ): Promise<void> {
   const { store, state, logger, clock } = ctx;
-  return ctx.mutex.run(async () => {
+  // A snapshot that holds the vault's folders is served before the vault is walked; the walk and
+  // the check against it follow once the write lock is free (warm-start.ts).
+  let check: (() => Promise<unknown>) | undefined;
+  await ctx.mutex.run(async () => {
     await ctx.saving;
-    // One walk for notes, folders and the vault's other files where the store can (issue 33),
-    // beside the cache's read.
-    const [listing, cache] = await Promise.all([listForLoad(store, ctx.files, logger, opts), readCache(ctx)]);
+    const cache = await readCache(ctx);
+    if (canServeFirst(cache)) {
+      check = await serveFromSnapshot(ctx, cache, onProgress, opts);
+      return;
+    }
+    // One walk for notes, folders and the vault's other files where the store can (issue 33).
+    const listing = await listForLoad(store, ctx.files, logger, opts);
     const { notes: listed, folders, files: attachments } = listing;
     const files = listed.filter((f) => {
       try {
@@ -139,8 +147,15 @@ export function loadVault(
       ctx.dirty = true;
       ctx.snapshotNeeded = true;
     }
+    // A binary snapshot written without the vault's folders: replaced by one that has them, so
+    // the next start serves before walking the vault (warm-start.ts).
+    if (cache && 'notePaths' in cache && !cache.folders) {
+      ctx.dirty = true;
+      ctx.snapshotNeeded = true;
+    }
     ctx.status = { state: 'ready', done: files.length, total: files.length };
   });
+  if (check) await check();
 }
 
 type WarmCache = ReturnType<typeof parseIndexCache> | BinaryCache;

@@ -415,6 +415,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
         entries: c.entries,
         resolutions,
         files: graph.filesUnder(''),
+        folders: [...folders],
         search: c.search,
       };
     },

@@ -10,10 +10,12 @@ import type { DocTerms, LazySearch, LoadedTerms } from './search.ts';
 import {
   Checksum,
   entryAt,
+  FOLDERS_SECTION,
   type GraphTable,
   type NoteTable,
   rangeOf,
   readDocs,
+  readFolders,
   readGraph,
   readNotes,
   readSnapshotIndex,
@@ -43,6 +45,11 @@ export interface BinaryCache {
   /** The snapshot's notes (before the journal) and the vault's files when it was taken. */
   notePaths: ReadonlySet<string>;
   files: readonly string[];
+  /**
+   * The vault's folders when it was taken (empty ones included); null for a snapshot written
+   * without them (before 2026-11-27): such a snapshot is checked against the vault before use.
+   */
+  folders: readonly string[] | null;
   /** Where an entry's links pointed, for the entries as the snapshot holds them (by object). */
   resolved(entry: IndexEntry): (string | null)[] | null;
 }
@@ -62,7 +69,8 @@ export async function readBinaryCache(
 ): Promise<BinaryCache> {
   const read = (offset: number, length: number) => state.getRange(SNAPSHOT_KEY, offset, length);
   const index = await readSnapshotIndex(size, read);
-  const eager = [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS];
+  const eager: number[] = [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS];
+  if (index.sections.has(FOLDERS_SECTION)) eager.push(FOLDERS_SECTION);
   const range = rangeOf(index, eager);
   const [bytes, journal] = await Promise.all([
     read(range.offset, range.length),
@@ -75,6 +83,8 @@ export async function readBinaryCache(
   const graph: GraphTable = readGraph(sections.get(SECTION.GRAPH)!, notes.n);
   await yieldToEventLoop();
   const docs = readDocs(sections.get(SECTION.DOCS)!, notes);
+  const folderBytes = sections.get(FOLDERS_SECTION);
+  const folders = folderBytes ? readFolders(folderBytes) : null;
 
   // Entries parsed one by one, yielding to the event loop every few ms.
   const entries = new Map<string, IndexEntry>();
@@ -100,6 +110,7 @@ export async function readBinaryCache(
     journaled,
     notePaths: new Set(notes.paths),
     files: graph.files,
+    folders,
     resolved(entry) {
       const row = rowOf.get(entry);
       let rows: Uint32Array | null = null;

@@ -24,9 +24,14 @@
  *    the terms (a string list). Read on first search only.
  * 5. POSTINGS, every term's posting list as memory holds it (varints), one after another. Read with
  *    TERMS, on first search only.
+ * 6. FOLDERS (optional, `FOLDERS_SECTION`; written between DOCS and TERMS since 2026-11-27): the
+ *    vault's folders as the index knew them, empty ones included (a string list). A snapshot that
+ *    has it can be served before the vault is walked (loading.ts, warm-start.ts); one without it
+ *    (written before) is read as before: the vault is walked and checked first. Readers that do not
+ *    know it skip it (sections are found through the table), so the layout stays 1.
  *
- * The warm start reads the header, table, NOTES, GRAPH and DOCS (one range); TERMS and POSTINGS
- * when a search (or a save) first needs them. Any failed check means a cold index.
+ * The warm start reads the header, table, NOTES, GRAPH, DOCS and FOLDERS (one range); TERMS and
+ * POSTINGS when a search (or a save) first needs them. Any failed check means a cold index.
  */
 import type { IndexEntry } from './note-index.ts';
 
@@ -35,6 +40,8 @@ export const SNAPSHOT_MAGIC = 'QUIRESNP';
 export const SNAPSHOT_LAYOUT = 1;
 
 export const SECTION = { NOTES: 1, GRAPH: 2, DOCS: 3, TERMS: 4, POSTINGS: 5 } as const;
+/** The optional section of the vault's folders (not in `SECTION`: a snapshot may lack it). */
+export const FOLDERS_SECTION = 6;
 const HEADER = 24;
 const TRAILER = 16;
 const ROW = 24;
@@ -171,6 +178,8 @@ export interface SnapshotCapture {
   resolutions: (readonly (string | null)[] | null)[];
   /** The vault's other files known to the link graph. */
   files: string[];
+  /** The vault's folders as the index knows them (empty ones included); absent: no FOLDERS section. */
+  folders?: string[];
   search: {
     nextId: number;
     docs: [number, string, number, number][];
@@ -242,6 +251,8 @@ function* sectionPieces(c: SnapshotCapture, id: number): Generator<Uint8Array> {
     }
     yield w.take();
     yield* stringList(extra);
+  } else if (id === FOLDERS_SECTION) {
+    yield* stringList(c.folders ?? []);
   } else if (id === SECTION.TERMS) {
     const t = c.search.terms;
     w.u32(t.length);
@@ -295,7 +306,10 @@ export function* snapshotBytes(c: SnapshotCapture): Generator<Uint8Array> {
   yield header;
   let at = HEADER;
   const table = new Writer();
-  for (const id of [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS, SECTION.TERMS, SECTION.POSTINGS]) {
+  const ids: number[] = [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS];
+  if (c.folders) ids.push(FOLDERS_SECTION);
+  ids.push(SECTION.TERMS, SECTION.POSTINGS);
+  for (const id of ids) {
     const start = at;
     const sum = new Checksum();
     for (const piece of sectionPieces(c, id)) {
@@ -585,6 +599,14 @@ export function readDocs(
     docs[i] = [ids[i]!, path!, lens[i]!, tlens[i]!];
   }
   return { nextId, docs };
+}
+
+/** The vault's folders of a FOLDERS section. */
+export function readFolders(b: Uint8Array): string[] {
+  const r = new Reader(b);
+  const folders = r.strings();
+  if (r.at !== b.length) fail('a damaged folder list');
+  return folders;
 }
 
 /** The search terms, their lists' counts and last ids, and where each list sits in POSTINGS. */

@@ -1,0 +1,152 @@
+/**
+ * The trusted warm start (issue 33, core/notes/warm-start.ts): a binary snapshot that holds the
+ * vault's folders is served before the vault is walked; the walk and the check follow. A note
+ * changed while the server was down reads right at once, shows in the list as soon as the check
+ * reaches it, and a write made meanwhile is never undone.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
+import { sha256Hex } from '../../../core/crypto.ts';
+import type { NoteEvent } from '../../../core/notes/context.ts';
+import { createNoteService, type NoteService } from '../../../core/notes/service.ts';
+import { FOLDERS_SECTION, readSnapshotIndex } from '../../../core/notes/snapshot.ts';
+import { SNAPSHOT_KEY } from '../../../core/notes/snapshot-cache.ts';
+import type { NoteStore, StateStore } from '../../../core/ports.ts';
+import { until } from '../../helpers/wait.ts';
+import { clock, fixtureNotes, fixtureStores } from './snapshot-vault.ts';
+
+/** A note store whose listing is taken when asked but handed over only once `open()` is called. */
+function gated(store: NoteStore) {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => {
+    open = r;
+  });
+  let asked = 0;
+  const wrapped: NoteStore = {
+    ...store,
+    async list() {
+      asked++;
+      const listed = await store.list();
+      await gate;
+      return listed;
+    },
+  };
+  return { store: wrapped, open, asked: () => asked };
+}
+
+function picture(s: NoteService) {
+  return JSON.stringify({ items: s.list().items, tree: s.tree(''), tags: s.tags() });
+}
+
+async function withSnapshot(notes: Record<string, string>): Promise<StateStore> {
+  const state = memoryStateStore();
+  const first = createNoteService({ ...fixtureStores(notes), state, clock });
+  await first.load();
+  await first.saveCache();
+  return state;
+}
+
+const checksumIn = (s: NoteService, path: string) => s.list().items.find((i) => i.path === path)?.checksum;
+
+describe('the warm start from a snapshot with folders', () => {
+  it('serves before the vault is walked; notes changed while down read right at once and list right once checked', async () => {
+    const notes = fixtureNotes();
+    const state = await withSnapshot(notes);
+    const snapshotSum = await sha256Hex(notes['note 6.md']!);
+    // While the server was down: one note changed, one read at once, one removed, one added.
+    const down: Record<string, string> = {
+      ...notes,
+      'note 6.md': 'changed while down [[note 9]]',
+      'note 3.md': 'read first',
+    };
+    delete down['note 0.md'];
+    down['area 2/added.md'] = 'added while down [[note 6]]';
+    const stores = fixtureStores(down);
+    const g = gated(stores.store);
+    const s = createNoteService({ ...stores, store: g.store, state, clock });
+    const events: NoteEvent[] = [];
+    s.subscribe((e) => events.push(e));
+    const loading = s.load();
+    await until('the index to be ready', () => s.status().state === 'ready');
+    await until('the walk to start', () => g.asked() > 0);
+    // Served from the snapshot while the walk waits: the list is the snapshot's picture...
+    expect(checksumIn(s, 'note 6.md')).toBe(snapshotSum);
+    expect(checksumIn(s, 'area 2/added.md')).toBeUndefined();
+    // ...but a read always checks the file.
+    expect((await s.get('note 3.md')).content).toBe('read first');
+    await expect(s.get('note 0.md')).rejects.toMatchObject({ code: 'NOTE_NOT_FOUND' });
+    g.open();
+    await loading;
+    expect(checksumIn(s, 'note 6.md')).toBe(await sha256Hex('changed while down [[note 9]]'));
+    expect(checksumIn(s, 'area 2/added.md')).toBe(await sha256Hex('added while down [[note 6]]'));
+    const cold = createNoteService({ ...fixtureStores(down), clock });
+    await cold.load();
+    expect(picture(s)).toBe(picture(cold));
+    for (const q of ['changed while down', 'added', 'comet3']) {
+      const found = async (x: NoteService) => (await x.search(q, 100)).map((h) => h.path).sort();
+      expect(await found(s), q).toEqual(await found(cold));
+    }
+    // Each difference the check found is told as an outside change.
+    expect(events).toEqual(
+      expect.arrayContaining([
+        { type: 'updated', path: 'note 6.md', external: true },
+        { type: 'created', path: 'area 2/added.md', external: true },
+      ]),
+    );
+  });
+
+  it('never undoes a write made while the check runs', async () => {
+    const notes = fixtureNotes();
+    const state = await withSnapshot(notes);
+    const down = { ...notes, 'note 5.md': 'theirs, while down' };
+    const stores = fixtureStores(down);
+    const g = gated(stores.store);
+    const s = createNoteService({ ...stores, store: g.store, state, clock });
+    const loading = s.load();
+    // The walk has listed the vault (note 5 as changed while down) when the write comes in.
+    await until('the walk to list the vault', () => g.asked() > 0);
+    await until('the index to be ready', () => s.status().state === 'ready');
+    await s.update('note 5.md', { content: 'mine, written during the check' });
+    g.open();
+    await loading;
+    expect((await s.get('note 5.md')).content).toBe('mine, written during the check');
+    expect(checksumIn(s, 'note 5.md')).toBe(await sha256Hex('mine, written during the check'));
+  });
+
+  it('checks a snapshot written without folders before serving it, and replaces it by one with them', async () => {
+    const notes = fixtureNotes();
+    const state = await withSnapshot(notes);
+    // This code writes the section...
+    const size = (await state.byteSize!(SNAPSHOT_KEY))!;
+    const index = await readSnapshotIndex(size, (o, l) => state.getRange!(SNAPSHOT_KEY, o, l));
+    expect(index.sections.has(FOLDERS_SECTION)).toBe(true);
+    // ...the committed snapshot of layout 1 (written before it) has none.
+    const older = createNoteService({ ...fixtureStores(notes), clock, state: memoryStateStore() });
+    await older.load();
+    const v1 = new Uint8Array(
+      readFileSync(new URL('../../fixtures/index-cache/snapshot-v1.bin', import.meta.url)),
+    );
+    const old = memoryStateStore();
+    await old.putBytes!(
+      SNAPSHOT_KEY,
+      (async function* () {
+        yield v1;
+      })(),
+    );
+    const stores = fixtureStores();
+    const g = gated(stores.store);
+    const s = createNoteService({ ...stores, store: g.store, state: old, clock });
+    const loading = s.load();
+    await until('the walk to start', () => g.asked() > 0);
+    // Not served before the walk: the snapshot does not know the vault's empty folders.
+    expect(s.status().state).not.toBe('ready');
+    g.open();
+    await loading;
+    expect(picture(s)).toBe(picture(older));
+    await s.saveCache();
+    const now = (await old.byteSize!(SNAPSHOT_KEY))!;
+    const again = await readSnapshotIndex(now, (o, l) => old.getRange!(SNAPSHOT_KEY, o, l));
+    expect(again.sections.has(FOLDERS_SECTION)).toBe(true);
+  });
+});
