@@ -20,23 +20,27 @@ const NON_ASCII = /[^\x00-\x7f]/;
 export function countWords(text: string): number {
   if (NON_ASCII.test(text)) return text.match(WORD)?.length ?? 0;
   let n = 0;
-  let inRun = false;
-  let counted = false;
+  // 0: outside a run; 1: in a run without a letter or digit yet; 2: in a run already counted.
+  let state = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const alnum = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
-    if (alnum || c === 39 /* ' */ || c === 95 /* _ */ || c === 45 /* - */) {
-      if (!inRun) {
-        inRun = true;
-        counted = false;
-      }
-      if (alnum && !counted) {
-        counted = true;
+    const k = WORD_CHAR[text.charCodeAt(i)]!;
+    if (k === 2) {
+      if (state !== 2) {
         n++;
+        state = 2;
       }
-    } else inRun = false;
+    } else if (k === 1) {
+      if (state === 0) state = 1;
+    } else state = 0;
   }
   return n;
+}
+
+/** ASCII codes: 2 for a letter or digit, 1 for `'`, `_` and `-` (inside a word), 0 otherwise. */
+const WORD_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  WORD_CHAR[c] = /[A-Za-z0-9]/.test(ch) ? 2 : /['_-]/.test(ch) ? 1 : 0;
 }
 
 export const EXTERNAL = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
