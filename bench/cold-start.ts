@@ -15,6 +15,8 @@
  * - COLD_BASE: a checkout of the baseline (e.g. main) with dist/server built: variant `base`;
  * - COLD_FLAGS: `;`-separated node flag sets, each a variant of this checkout
  *   (e.g. `--max-semi-space-size=8;--max-semi-space-size=32`); `none` stands for no flag;
+ * - COLD_HEAD_DIR: where the head variants' dist/server is (default this checkout; e.g. a frozen copy);
+ * - COLD_HEAD=0: no variant of this checkout (only COLD_BASE: e.g. a frozen copy of an earlier build);
  * - COLD_HEAP=1: the heap-snapshot summary; COLD_OUT: also write the markdown there.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -40,9 +42,13 @@ interface Variant {
 }
 const variants: Variant[] = [];
 if (env.COLD_BASE) variants.push({ name: 'base', dir: env.COLD_BASE, flags: [] });
-for (const set of (env.COLD_FLAGS ?? 'none').split(';')) {
+for (const set of env.COLD_HEAD === '0' ? [] : (env.COLD_FLAGS ?? 'none').split(';')) {
   const flags = set === 'none' ? [] : set.split(' ').filter(Boolean);
-  variants.push({ name: flags.length ? `head ${flags.join(' ')}` : 'head', dir: repo, flags });
+  variants.push({
+    name: flags.length ? `head ${flags.join(' ')}` : 'head',
+    dir: env.COLD_HEAD_DIR ?? repo,
+    flags,
+  });
 }
 
 const freePort = () =>

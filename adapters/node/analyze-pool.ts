@@ -44,6 +44,8 @@ export function analyzePool(opts: {
   let workers: Worker[] | null = null;
   let idleTimer: ReturnType<typeof setTimeout> | null = null;
   let nextId = 0;
+  /** Set by `loadDone` while batches are in flight: stop once they are answered. */
+  let stopWhenIdle = false;
   const stopIdle = () => {
     const ws = workers ?? [];
     workers = null;
@@ -52,6 +54,7 @@ export function analyzePool(opts: {
   const pending = new Map<number, { resolve: (r: WireAnalysis[]) => void; reject: (e: unknown) => void }>();
 
   const start = (): Worker[] => {
+    stopWhenIdle = false;
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = null;
     workers ??= Array.from({ length: threads }, () => {
@@ -62,6 +65,11 @@ export function analyzePool(opts: {
         // An idle pool must not keep the process alive; a busy one must.
         if (pending.size === 0) {
           for (const x of workers ?? []) x.unref();
+          if (stopWhenIdle) {
+            stopWhenIdle = false;
+            stopIdle();
+            return;
+          }
           idleTimer = setTimeout(stopIdle, opts.idleMs ?? 2000);
           idleTimer.unref();
         }
@@ -104,8 +112,19 @@ export function analyzePool(opts: {
     return parts.flat();
   };
 
+  // A load is over: the threads stop as soon as they have nothing to do, not after `idleMs`.
+  analyze.loadDone = () => {
+    if (pending.size === 0) {
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = null;
+      stopIdle();
+    } else stopWhenIdle = true;
+  };
+
   return {
     analyze,
+    /** How many threads are up (0 when idle). */
+    running: () => workers?.length ?? 0,
     /** Stops the worker threads. */
     async close(): Promise<void> {
       if (idleTimer) clearTimeout(idleTimer);

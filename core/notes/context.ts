@@ -33,10 +33,17 @@ export type NoteEvent =
  * the parse) and then leave `text` empty: the load's main thread neither tokenizes the vault nor
  * receives its plain text back (issue 33).
  */
-export type BatchAnalyzer = (
+export type BatchAnalyzer = ((
   texts: string[],
   paths?: string[],
-) => Promise<(MarkdownAnalysis & { terms?: DocTerms })[]>;
+) => Promise<(MarkdownAnalysis & { terms?: DocTerms })[]>) & {
+  /**
+   * Called when a load has parsed the whole vault: an analyzer with threads may stop them now
+   * instead of after its idle time (their heaps are most of a cold start's memory beside the
+   * index; issue 33). The next batch starts them again.
+   */
+  loadDone?: () => void;
+};
 
 export interface NoteServiceDeps {
   store: NoteStore;

@@ -31,6 +31,8 @@ export { SNAPSHOT_KEY };
 export const JOURNAL_KEY = 'index-journal.log';
 /** Notes read, hashed and parsed together: enough to keep the disk busy, small enough to yield often. */
 const BATCH = 128;
+/** Batches read and sent to the analyzer ahead of the one being joined to the index. */
+const AHEAD = 2;
 /** Longest run of a warm start's own work between two yields to the event loop, in ms. */
 const LOAD_SLICE_MS = 8;
 
@@ -89,13 +91,14 @@ export async function loadVault(
     const filePaths = attachments ? attachments.map((f) => f.path) : [];
     if (attachments) index.files(filePaths, []);
     const loaded: IndexEntry[] = [];
-    let slice = performance.now();
-    for (let i = 0; i < files.length; i += BATCH) {
-      // A warm start parses few notes: the loop itself yields to the event loop every few ms.
-      if (performance.now() - slice > LOAD_SLICE_MS) {
-        await yieldToEventLoop();
-        slice = performance.now();
-      }
+    /**
+     * One batch: the notes the cache holds as they are, and the others read, hashed and parsed.
+     * Batches are prepared AHEAD of the one being joined to the index (issue 33): the main thread
+     * reads and hashes the next notes while the analyzer threads parse these, instead of each
+     * waiting for the other. Every batch is still joined in order, so the index is the same.
+     */
+    const prepare = async (i: number) => {
+      const kept: IndexEntry[] = [];
       const toParse: { info: FileInfo; firstSeen: number }[] = [];
       for (const info of files.slice(i, i + BATCH)) {
         const cached = cache?.entries.get(info.path);
@@ -105,24 +108,46 @@ export async function loadVault(
           cached.mtimeMs === info.mtimeMs &&
           index.search.has(info.path)
         ) {
-          loaded.push(cached);
+          kept.push(cached);
         } else {
           toParse.push({ info, firstSeen: cached?.firstSeen ?? Math.min(clock.now(), info.mtimeMs) });
         }
       }
+      if (!toParse.length) return { kept, toParse, texts: [], sums: [], analyses: [] };
+      const bytes = await Promise.all(
+        toParse.map(async (t) => (await store.read(t.info.path)) ?? new Uint8Array()),
+      );
+      const texts = bytes.map(decode);
+      const [sums, analyses] = await Promise.all([
+        Promise.all(bytes.map((b) => sha256Hex(b))),
+        // With the paths, a threaded analyzer gives the search terms too (issue 33).
+        ctx.analyzeBatch(
+          texts,
+          toParse.map((t) => t.info.path),
+        ),
+      ]);
+      return { kept, toParse, texts, sums, analyses };
+    };
+    const ahead: ReturnType<typeof prepare>[] = [];
+    const queue = (i: number) => {
+      if (i >= files.length) return;
+      const p = prepare(i);
+      // Awaited in its turn; until then a failure must not count as unhandled.
+      p.catch(() => {});
+      ahead.push(p);
+    };
+    for (let k = 0; k < AHEAD; k++) queue(k * BATCH);
+    let slice = performance.now();
+    for (let i = 0; i < files.length; i += BATCH) {
+      // A warm start parses few notes: the loop itself yields to the event loop every few ms.
+      if (performance.now() - slice > LOAD_SLICE_MS) {
+        await yieldToEventLoop();
+        slice = performance.now();
+      }
+      const { kept, toParse, texts, sums, analyses } = await ahead.shift()!;
+      queue(i + AHEAD * BATCH);
+      for (const entry of kept) loaded.push(entry);
       if (toParse.length) {
-        const bytes = await Promise.all(
-          toParse.map(async (t) => (await store.read(t.info.path)) ?? new Uint8Array()),
-        );
-        const texts = bytes.map(decode);
-        const [sums, analyses] = await Promise.all([
-          Promise.all(bytes.map((b) => sha256Hex(b))),
-          // With the paths, a threaded analyzer gives the search terms too (issue 33).
-          ctx.analyzeBatch(
-            texts,
-            toParse.map((t) => t.info.path),
-          ),
-        ]);
         for (const [j, t] of toParse.entries()) {
           const a = analyses[j]!;
           const entry = toEntry(t.info.path, t.info, sums[j]!, a, t.firstSeen);
@@ -139,6 +164,8 @@ export async function loadVault(
       ctx.status.done = Math.min(files.length, i + BATCH);
       onProgress?.(ctx.status.done, files.length);
     }
+    // The vault is parsed: an analyzer's threads are not needed for the rest (issue 33).
+    ctx.analyzeBatch.loadDone?.();
     // Joined to the index a few hundred notes a step, yielding every few ms (`sliced`).
     for await (const _ of sliced(index.putManySteps(loaded, resolvedFor(cache, files, filePaths, loaded))));
     if (cache && cache.entries.size !== files.length) ctx.dirty = true;

@@ -2,6 +2,7 @@
 
 import { parseDocument } from 'yaml';
 import { backtickFinder } from './code-span.ts';
+import { simpleFrontmatter } from './frontmatter-simple.ts';
 import type { LinkOccurrence, MarkdownAnalysis } from './types.ts';
 
 export const FRONTMATTER = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
@@ -9,6 +10,39 @@ export const WIKILINK = /(!?)\[\[([^[\]\n]+?)\]\]/g;
 export const INLINE_TAG = /(^|[\s([{,;])#([\p{L}\p{N}_\-/]+)/gu;
 export const WORD =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}'’_-]*[\p{L}\p{N}\p{M}])?/gu;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * How many WORD matches `text` holds. On ASCII text (most notes) a scan of character codes, without
+ * the array of every word (issue 33): there a match is a maximal run of letters, digits, `'`, `_`
+ * and `-` that holds a letter or digit (it starts at the run's first one and ends at its last).
+ */
+export function countWords(text: string): number {
+  if (NON_ASCII.test(text)) return text.match(WORD)?.length ?? 0;
+  let n = 0;
+  // 0: outside a run; 1: in a run without a letter or digit yet; 2: in a run already counted.
+  let state = 0;
+  for (let i = 0; i < text.length; i++) {
+    const k = WORD_CHAR[text.charCodeAt(i)]!;
+    if (k === 2) {
+      if (state !== 2) {
+        n++;
+        state = 2;
+      }
+    } else if (k === 1) {
+      if (state === 0) state = 1;
+    } else state = 0;
+  }
+  return n;
+}
+
+/** ASCII codes: 2 for a letter or digit, 1 for `'`, `_` and `-` (inside a word), 0 otherwise. */
+const WORD_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  WORD_CHAR[c] = /[A-Za-z0-9]/.test(ch) ? 2 : /['_-]/.test(ch) ? 1 : 0;
+}
+
 export const EXTERNAL = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
 
 export interface Wiki {
@@ -80,6 +114,9 @@ export function parseFrontmatter(yamlText: string, warnings: string[]): Record<s
     warnings.push(`Frontmatter larger than ${MAX_FRONTMATTER_CHARS / 1024} KiB was ignored.`);
     return {};
   }
+  // Plain `key: value` lines and word lists (most notes) without the YAML library (issue 33).
+  const simple = simpleFrontmatter(yamlText);
+  if (simple) return simple;
   try {
     const doc = parseDocument(yamlText, { uniqueKeys: false, logLevel: 'silent' });
     const problem = doc.errors[0];
@@ -178,7 +215,7 @@ export function analysisOf(read: {
     title: titleFrom(frontmatter, h1),
     tags: uniqueTags(tags),
     links,
-    wordCount: text.match(WORD)?.length ?? 0,
+    wordCount: countWords(text),
     created: validDate(frontmatter.created),
     warnings,
     text,

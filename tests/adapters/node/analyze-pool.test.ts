@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { analyzePool } from '../../../adapters/node/analyze-pool.ts';
 import { fromWire, LINKS_PER_PIECE } from '../../../adapters/node/analyze-wire.ts';
 import { analyzeNote } from '../../../core/notes/markdown/analyzer.ts';
+import { until } from '../../helpers/wait.ts';
 
 /**
  * The analyze pool on real worker threads: a note with many links comes back from the thread
@@ -63,5 +64,32 @@ describe('analyze pool', () => {
     const out = await pool.analyze(texts);
     expect(out).toEqual(texts.map((t) => analyzeNote(t)));
     expect(fellBack).toBe(2);
+  });
+});
+
+describe('analyze pool after a load (issue 33)', () => {
+  it('stops its threads when the load is done, not after the idle time, and starts them again', async () => {
+    const pool = analyzePool({
+      threads: 2,
+      idleMs: 60_000,
+      fallback: async (t) => t.map((x) => analyzeNote(x)),
+    });
+    try {
+      const texts = Array.from({ length: 16 }, (_, i) => `# N${i}\n[[n${i + 1}]] #tag`);
+      const paths = texts.map((_, i) => `n${i}.md`);
+      const first = await pool.analyze(texts, paths);
+      expect(first.map((a) => a.title)).toEqual(texts.map((_, i) => `N${i}`));
+      expect(pool.running()).toBe(2);
+      pool.analyze.loadDone?.();
+      expect(pool.running()).toBe(0);
+      // A load done while a batch is in flight: the threads stop once it is answered.
+      const again = pool.analyze(texts, paths);
+      pool.analyze.loadDone?.();
+      expect(pool.running()).toBe(2);
+      expect((await again).map((a) => a.title)).toEqual(first.map((a) => a.title));
+      await until('the threads to stop', () => pool.running() === 0);
+    } finally {
+      await pool.close();
+    }
   });
 });
