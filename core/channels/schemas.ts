@@ -1,6 +1,6 @@
 /** Request bodies of the channel routes (valibot; the HTTP adapter runs them and answers 400). */
 import * as v from 'valibot';
-import { MAX_MESSAGE_CHARS } from '../agent/schemas.ts';
+import { MESSAGE_FIELDS } from '../agent/schemas.ts';
 
 /** Message of an object schema: names a missing field instead of valibot's generic text. */
 const objectMessage =
@@ -133,14 +133,4 @@ export type CreateChannelInput = v.InferOutput<typeof CreateChannelBody>;
 export const ToggleChannelBody = v.object({ enabled }, objectMessage('body'));
 
 /** Body of `POST /api/v1/channels/:id/messages` (web channels). */
-export const WebMessageBody = v.object(
-  {
-    message: v.pipe(
-      v.string('message must be a string.'),
-      v.minLength(1, 'message must not be empty.'),
-      v.maxLength(MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters.`),
-    ),
-    notePath: v.optional(v.pipe(v.string('notePath must be a string.'), v.maxLength(1024))),
-  },
-  objectMessage('body'),
-);
+export const WebMessageBody = v.object(MESSAGE_FIELDS, objectMessage('body'));
