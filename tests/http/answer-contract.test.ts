@@ -17,6 +17,7 @@ import { capturingLogger, silentLogger } from '../helpers/logger.ts';
 import { until } from '../helpers/wait.ts';
 import { e2eWorld } from '../relay/e2e-harness.ts';
 import { newIdentity, pairing } from '../relay/fixtures.ts';
+import { framePeer } from '../relay/frame-peer.ts';
 import { type Answer, type Ask, appAsk, comparable, rawAsk } from './answer-contract.ts';
 
 /**
@@ -287,6 +288,20 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
     expect(server.fastLaneAnswers() - hotBefore).toBeGreaterThanOrEqual(6);
   });
 
+  it("the server's end of the tunnel answers from the frame as app.request does, header for header, byte for byte", async () => {
+    const good = await tunnelVsApp(server.hotFrame);
+    expect(good.mismatches).toEqual([]);
+    // The hot routes answered from the frame (health, cached notes, 304s, HEADs), the rest the app.
+    expect(good.hot).toBeGreaterThanOrEqual(6);
+    // Can fail: a frame that drops a security header (a relay's own frame would fill it back in).
+    const { 'X-Frame-Options': _dropped, ...fewer } = SECURE_HEADERS;
+    const broken = await tunnelVsApp({
+      ...server.hotFrame,
+      base: (id: string) => ({ ...fewer, 'X-Request-Id': id }),
+    });
+    expect(broken.mismatches.length).toBeGreaterThan(0);
+  });
+
   it('can fail: a tunnel whose frame drops a header or a byte is caught', async () => {
     // (A dropped security header would not show: the relay's own frame fills those in.)
     const broken = [
@@ -367,6 +382,68 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
     }
   });
 });
+
+/**
+ * Every GET and HEAD of the suite sent down a tunnel by a bare frame peer (tests/relay/frame-peer.ts,
+ * no relay to transform the answer) to a connector with the hot frame `hot`, each compared with
+ * `app.request` of the same request as the app sees a relayed one (`relayed: true`, the relay's
+ * forwarding headers). Returns the mismatches and how many the hot routes answered.
+ */
+async function tunnelVsApp(hot: typeof server.hotFrame) {
+  const peer = await framePeer();
+  const who = await newIdentity();
+  const connector = tunnelConnector({
+    relayUrl: peer.url,
+    serverId: who.serverId,
+    identity: who.identity,
+    handle: (req) => Promise.resolve(server.app.fetch(req, { relayed: true })),
+    hot,
+    redeemPairCode: pairing().redeemPairCode,
+    logger: silentLogger,
+    backoff: { minMs: 20, maxMs: 200 },
+  });
+  connector.start();
+  const mismatches: string[] = [];
+  const before = server.fastLaneAnswers();
+  try {
+    await until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
+    const forwarded: [string, string][] = [
+      ['x-forwarded-for', '203.0.113.9'],
+      ['x-forwarded-proto', 'https'],
+      ['x-forwarded-host', 'relay.example'],
+      ['x-forwarded-prefix', `/r/${who.serverId}`],
+    ];
+    for (const c of cases()) {
+      if (c.method !== 'GET' && c.method !== 'HEAD') continue;
+      const ask = withKey(c);
+      const headers = [...ask.headers.map(([k, v]): [string, string] => [k.toLowerCase(), v]), ...forwarded];
+      const t = await peer.ask(ask.method, ask.target, headers);
+      const res = await server.app.request(
+        `${peer.url}${ask.target}`,
+        { method: ask.method, headers },
+        { relayed: true },
+      );
+      const appHeaders: [string, string][] = [];
+      res.headers.forEach((v, k) => {
+        appHeaders.push([k, v]);
+      });
+      const viaTunnel = comparable({ status: t.status, headers: t.headers, body: Buffer.from(t.body) });
+      const viaApp = comparable({
+        status: res.status,
+        headers: appHeaders,
+        body: Buffer.from(await res.arrayBuffer()),
+      });
+      if (JSON.stringify(viaTunnel) !== JSON.stringify(viaApp))
+        mismatches.push(
+          `${ask.method} ${ask.target}: ${JSON.stringify(viaTunnel)} != ${JSON.stringify(viaApp)}`,
+        );
+    }
+  } finally {
+    await connector.stop(500);
+    await peer.close();
+  }
+  return { mismatches, hot: server.fastLaneAnswers() - before };
+}
 
 describe('the note read hot route', () => {
   it('feels a revoke at once, and serves a note changed on disk fresh', async () => {
