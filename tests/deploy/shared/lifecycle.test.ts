@@ -79,6 +79,7 @@ describe('the shared lifecycle (deploy/shared/lifecycle.ts)', () => {
         feed: { close: () => void order.push('feed closed') },
         channels: { close: async () => void order.push('channels closed') },
         plugins: { stop: async () => void order.push('plugins stopped') },
+        listStore: { settled: async () => void order.push('list save settled') },
       },
       afterIndex: async () => void order.push('after index'),
       onStopStep: (step) => void order.push(`step ${step}`),
@@ -110,6 +111,7 @@ describe('the shared lifecycle (deploy/shared/lifecycle.ts)', () => {
       'step plugins',
       'plugins stopped',
       'step cache',
+      'list save settled',
       'step after',
       'embedded relay stopped',
     ]);
