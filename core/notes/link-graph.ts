@@ -206,8 +206,23 @@ export function createLinkGraph() {
     }
   };
 
-  /** The distinct stem keys of a note's links (computed when needed, not kept per note). */
-  const keysOf = (links: readonly LinkRef[]): Set<string> => new Set(links.map((l) => linkKey(l.target)));
+  /**
+   * The distinct stem keys of a note's links (computed when needed, not kept per note); `memo`
+   * (a load's) keeps each target's key once: targets repeat across notes.
+   */
+  const keysOf = (links: readonly LinkRef[], memo?: Map<string, string>): Set<string> => {
+    if (!memo) return new Set(links.map((l) => linkKey(l.target)));
+    const out = new Set<string>();
+    for (const l of links) {
+      let k = memo.get(l.target);
+      if (k === undefined) {
+        k = linkKey(l.target);
+        memo.set(l.target, k);
+      }
+      out.add(k);
+    }
+    return out;
+  };
 
   const reresolve = (key: string, changed: Set<string>) => {
     const refs = refsByKey.get(key);
@@ -237,14 +252,15 @@ export function createLinkGraph() {
     links: readonly LinkRef[],
     changed: Set<string>,
     memo?: Map<string, string | null>,
-    given?: readonly (string | null)[] | null,
+    given?: (string | null)[] | null,
+    keyMemo?: Map<string, string>,
   ) => {
     const shared = distinctShared(links);
     const src: Source = {
       links: shared,
       paths:
         given && shared === links && given.length === links.length
-          ? [...given]
+          ? given
           : shared.map((l) => {
               // Only a markdown link's resolution depends on the note it is written in.
               if (!memo || l.kind === 'markdown') return resolve(path, l);
@@ -256,7 +272,7 @@ export function createLinkGraph() {
               return p;
             }),
     };
-    for (const k of keysOf(shared)) addTo(refsByKey, k, path);
+    for (const k of keysOf(shared, keyMemo)) addTo(refsByKey, k, path);
     sources.set(path, src);
     attach(path, src, changed);
   };
@@ -289,18 +305,19 @@ export function createLinkGraph() {
      */
     load(
       notes: readonly (readonly [string, readonly LinkRef[]])[],
-      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+      resolved?: (i: number) => (string | null)[] | null | undefined,
     ): void {
       for (const _ of this.loadSteps(notes, resolved));
     },
 
     /**
      * `load` a few hundred notes a step, so a caller can yield to the event loop between steps
-     * (nothing is read from the graph until the last step is taken).
+     * (nothing is read from the graph until the last step is taken). An array `resolved` gives is
+     * the graph's from then on (a new one per call: it is not copied).
      */
     *loadSteps(
       notes: readonly (readonly [string, readonly LinkRef[]])[],
-      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+      resolved?: (i: number) => (string | null)[] | null | undefined,
     ): Generator<void> {
       for (let i = 0; i < notes.length; i++) {
         const path = notes[i]![0];
@@ -310,10 +327,11 @@ export function createLinkGraph() {
       const ignored = new Set<string>();
       // Nothing changes while loading: each distinct wiki-link target resolves once.
       const memo = new Map<string, string | null>();
+      const keyMemo = new Map<string, string>();
       for (let i = 0; i < notes.length; i++) {
         const [path, links] = notes[i]!;
         // Resolutions known (a snapshot of these very notes and files) are taken as they are.
-        setLinks(path, links, ignored, memo, resolved?.(i));
+        setLinks(path, links, ignored, memo, resolved?.(i), keyMemo);
         ignored.clear();
         if ((i & 255) === 255) yield;
       }

@@ -232,7 +232,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
      */
     putMany(
       list: readonly IndexEntry[],
-      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+      resolved?: (i: number) => (string | null)[] | null | undefined,
     ): void {
       for (const _ of this.putManySteps(list, resolved));
     },
@@ -240,7 +240,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
     /** `putMany` a few hundred notes a step (the caller may yield to the event loop between steps). */
     *putManySteps(
       list: readonly IndexEntry[],
-      resolved?: (i: number) => readonly (string | null)[] | null | undefined,
+      resolved?: (i: number) => (string | null)[] | null | undefined,
     ): Generator<void> {
       for (let i = 0; i < list.length; i++) {
         const e = list[i]!;
