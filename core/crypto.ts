@@ -16,6 +16,27 @@ export async function sha256Hex(data: Uint8Array | string): Promise<string> {
   return toHex(new Uint8Array(digest));
 }
 
+/** The runtime's own synchronous hashing (node:crypto, reached without importing it), where it has it. */
+const syncCrypto = (
+  globalThis as {
+    process?: { getBuiltinModule?: (id: string) => unknown };
+  }
+).process?.getBuiltinModule?.('node:crypto') as
+  | { createHash?: (alg: string) => { update(b: Uint8Array): { digest(enc: 'hex'): string } } }
+  | undefined;
+/** Bytes hashed synchronously at most (a larger input goes to `crypto.subtle`, off the event loop). */
+const SYNC_HASH_MAX = 64 * 1024;
+
+/**
+ * SHA-256 of `bytes` as lowercase hex, computed at once where the runtime hashes synchronously and
+ * the input is small (about 5 µs for a 4 kB note, where a `crypto.subtle` digest costs a promise
+ * and a thread-pool trip: issue 33); null otherwise (use `sha256Hex`). The same digest either way.
+ */
+export function sha256HexNow(bytes: Uint8Array): string | null {
+  if (bytes.length > SYNC_HASH_MAX || typeof syncCrypto?.createHash !== 'function') return null;
+  return syncCrypto.createHash('sha256').update(bytes).digest('hex');
+}
+
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 /** The ASCII code of each base64 digit. */
 const DIGIT = Uint8Array.from(B64, (ch) => ch.charCodeAt(0));

@@ -65,6 +65,13 @@ export interface NoteStore {
    */
   readWithInfo?(path: string): Promise<{ info: FileInfo; bytes: Uint8Array } | null>;
   /**
+   * The bytes of several files (a load's batch), in order, `null` for each that is not there.
+   * Optional: without it the core calls `read` for each. The fs store reads small files
+   * synchronously in slices of a few ms (issue 33): a promise and four thread-pool trips per
+   * note cost several times the read itself.
+   */
+  readMany?(paths: string[]): Promise<(Uint8Array | null)[]>;
+  /**
    * Replaces the whole file atomically (readers see the old or the new bytes, never a mix),
    * creating parent folders. Returns the file's info after the write.
    */

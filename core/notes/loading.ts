@@ -1,5 +1,5 @@
 /** Index loading and refresh: the cold or warm start, the cache save, and outside changes. */
-import { sha256Hex } from '../crypto.ts';
+import { sha256Hex, sha256HexNow } from '../crypto.ts';
 import type { History } from '../history/history.ts';
 import { validateNotePath } from '../paths.ts';
 import type { FileInfo, StoreChange } from '../ports.ts';
@@ -114,17 +114,19 @@ export async function loadVault(
         }
       }
       if (!toParse.length) return { kept, toParse, texts: [], sums: [], analyses: [] };
-      const bytes = await Promise.all(
-        toParse.map(async (t) => (await store.read(t.info.path)) ?? new Uint8Array()),
-      );
+      const paths = toParse.map((t) => t.info.path);
+      // A store that reads many files at once does (the fs store: small files synchronously).
+      const read = store.readMany
+        ? await store.readMany(paths)
+        : await Promise.all(paths.map((p) => store.read(p)));
+      const bytes = read.map((b) => b ?? new Uint8Array());
       const texts = bytes.map(decode);
+      // With the paths, a threaded analyzer gives the search terms too (issue 33). Sent first: the
+      // hashes are made meanwhile (at once where the runtime can, else by crypto.subtle).
+      const analyzing = ctx.analyzeBatch(texts, paths);
       const [sums, analyses] = await Promise.all([
-        Promise.all(bytes.map((b) => sha256Hex(b))),
-        // With the paths, a threaded analyzer gives the search terms too (issue 33).
-        ctx.analyzeBatch(
-          texts,
-          toParse.map((t) => t.info.path),
-        ),
+        Promise.all(bytes.map((b) => sha256HexNow(b) ?? sha256Hex(b))),
+        analyzing,
       ]);
       return { kept, toParse, texts, sums, analyses };
     };

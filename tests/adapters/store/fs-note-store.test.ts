@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fsNoteStore } from '../../../adapters/store/fs-note-store.ts';
-import { TEMP_PREFIX } from '../../../adapters/store/fs-safe.ts';
+import { SYNC_READ_MAX, TEMP_PREFIX } from '../../../adapters/store/fs-safe.ts';
 import { DomainError } from '../../../core/errors.ts';
 import type { NoteStore, StoreChange } from '../../../core/ports.ts';
 import { until } from '../../helpers/wait.ts';
@@ -105,6 +105,64 @@ describe('fsNoteStore.readWithInfo (one path check and one open per note read)',
     expect(await store.readWithInfo!('loop.md')).toBeNull();
     execFileSync('mkfifo', [join(vault, 'pipe.md')]);
     expect(await store.readWithInfo!('pipe.md')).toBeNull();
+  });
+});
+
+describe('fsNoteStore.readMany (a load batch: small files read synchronously, issue 33)', () => {
+  it('gives what read gives for each path, in order: small, large, empty, symlinked, missing, not a file', async () => {
+    const vault = await tempDir('quire-fs-');
+    await mkdir(join(vault, 'sub'));
+    await writeFile(join(vault, 'sub', 'n.md'), 'héllo ✓');
+    await writeFile(join(vault, 'empty.md'), '');
+    // Over SYNC_READ_MAX: read the usual way.
+    await writeFile(join(vault, 'big.md'), 'x'.repeat(SYNC_READ_MAX + 10));
+    await symlink(join(vault, 'sub', 'n.md'), join(vault, 'alias.md'));
+    await symlink(join(vault, 'loop.md'), join(vault, 'loop.md'));
+    execFileSync('mkfifo', [join(vault, 'pipe.md')]);
+    const store = fsNoteStore({ dir: vault, watch: false });
+    const paths = [
+      'sub/n.md',
+      'empty.md',
+      'big.md',
+      'alias.md',
+      'missing.md',
+      'sub',
+      'sub/n.md/x.md',
+      'loop.md',
+      'pipe.md',
+    ];
+    const many = await store.readMany!(paths);
+    expect(many.map((b) => b?.length ?? null)).toEqual([
+      10,
+      0,
+      SYNC_READ_MAX + 10,
+      10,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
+    expect(many[0]).toEqual(enc('héllo ✓'));
+    expect(many[3]).toEqual(enc('héllo ✓'));
+    // What read answers, where read answers: it waits on a FIFO and throws ELOOP on a symlink loop
+    // (never listed by a walk); readMany, like readWithInfo, gives null for both.
+    for (const [i, p] of paths.entries())
+      if (p !== 'pipe.md' && p !== 'loop.md') expect(many[i], p).toEqual(await store.read(p));
+  });
+
+  it('refuses a symlink that leaves the vault, as read does, and reads nothing outside', async () => {
+    const vault = await tempDir('quire-fs-vault-');
+    const outside = await tempDir('quire-fs-outside-');
+    await writeFile(join(outside, 'secret.md'), 'TOP SECRET');
+    await symlink(join(outside, 'secret.md'), join(vault, 'leak.md'));
+    await symlink(outside, join(vault, 'ext'));
+    await writeFile(join(vault, 'inside.md'), 'inside');
+    const store = fsNoteStore({ dir: vault, watch: false });
+    await expectDomainError(store.readMany!(['inside.md', 'leak.md']), 'INVALID_PATH');
+    await expectDomainError(store.readMany!(['ext/secret.md']), 'INVALID_PATH');
+    await expectDomainError(store.read('leak.md'), 'INVALID_PATH');
+    expect(await store.readMany!(['inside.md'])).toEqual([enc('inside')]);
   });
 });
 

@@ -1,0 +1,20 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { sha256Hex, sha256HexNow } from '../../core/crypto.ts';
+
+describe('sha256HexNow (issue 33)', () => {
+  it('gives the digest sha256Hex gives, at once for small inputs, null for large ones', async () => {
+    const inputs = [
+      new Uint8Array(),
+      new TextEncoder().encode('héllo ✓\n'),
+      new Uint8Array(64 * 1024).fill(7),
+    ];
+    for (const b of inputs) {
+      const now = sha256HexNow(b);
+      expect(now).toBe(await sha256Hex(b));
+      expect(now).toBe(createHash('sha256').update(b).digest('hex'));
+    }
+    // Over 64 KiB: left to crypto.subtle (off the event loop).
+    expect(sha256HexNow(new Uint8Array(64 * 1024 + 1))).toBeNull();
+  });
+});
