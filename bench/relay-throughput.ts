@@ -4,9 +4,10 @@
  * REDIS_URL answers). The real note server (`deploy/node/main.ts`, relay pairing: its hot
  * dispatcher direct, its tunnel connector relayed) and the real relay (`deploy/relay/main.ts`)
  * each run in their own process, both pinned to CPU 0; wrk runs on CPU 1 (bench/wrk.ts), 32
- * connections after a 3 s warm-up (BENCH_RELAY_WARMUP), then 1 connection for the added p50. Direct, memory and Redis are measured in the
- * same rounds, interleaved, and medians of the rounds kept; CPU per request of each process is
- * user + system time from /proc over the measured seconds divided by the requests answered.
+ * connections after a 3 s warm-up (BENCH_RELAY_WARMUP), then 1 connection for the added p50.
+ * Direct, memory and Redis are measured in the same rounds, interleaved, and medians of the
+ * rounds kept; CPU per request of each process is user + system time (every thread) from /proc
+ * over the measured seconds divided by the requests answered.
  *
  *   npx tsx bench/relay-throughput.ts [seconds=5] [rounds=3] [label=DIR ...]
  *
