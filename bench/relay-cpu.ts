@@ -8,6 +8,10 @@
  *
  *   npx tsx bench/relay-cpu.ts [seconds=4] [rounds=3] [label=DIR ...]
  *
+ * The server is bench/relay-server-child.ts: the app with no keys, so its tunnel hands every
+ * request to the app (the fall-through path). bench/relay-throughput.ts measures the real server
+ * (hot routes straight from the tunnel frame included) and the same CPU figures, with wrk.
+ *
  * With no DIR, this tree alone. A DIR is another checkout of the repo (e.g. `git worktree add`
  * or `git archive <commit> | tar -x -C DIR` with node_modules linked): its relay and server run
  * from there. Linux only (/proc).

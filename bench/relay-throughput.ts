@@ -4,9 +4,10 @@
  * REDIS_URL answers). The real note server (`deploy/node/main.ts`, relay pairing: its hot
  * dispatcher direct, its tunnel connector relayed) and the real relay (`deploy/relay/main.ts`)
  * each run in their own process, both pinned to CPU 0; wrk runs on CPU 1 (bench/wrk.ts), 32
- * connections, then 1 connection for the added p50. Direct, memory and Redis are measured in the
- * same rounds, interleaved, and medians of the rounds kept; CPU per request of each process is
- * user + system time from /proc over the measured seconds divided by the requests answered.
+ * connections after a 3 s warm-up (BENCH_RELAY_WARMUP), then 1 connection for the added p50.
+ * Direct, memory and Redis are measured in the same rounds, interleaved, and medians of the
+ * rounds kept; CPU per request of each process is user + system time (every thread) from /proc
+ * over the measured seconds divided by the requests answered.
  *
  *   npx tsx bench/relay-throughput.ts [seconds=5] [rounds=3] [label=DIR ...]
  *
@@ -215,7 +216,10 @@ async function redisAvailable(url: string): Promise<boolean> {
   }
 }
 
-/** One target measured: 1 s warm-up, `seconds` at 32 connections (CPU sampled), then 1 connection. */
+/** Warm-up seconds before each measured target (BENCH_RELAY_WARMUP, default 3). */
+const WARMUP = Number(process.env.BENCH_RELAY_WARMUP ?? 3);
+
+/** One target measured: a warm-up, `seconds` at 32 connections (CPU sampled), then 1 connection. */
 async function measure(
   label: string,
   url: string,
@@ -226,7 +230,8 @@ async function measure(
   tmp: string,
 ): Promise<RelayBenchResult> {
   const headers = { 'x-service-key': key };
-  await wrk({ label, url, connections: 32, seconds: 1, headers, cpu, tmp });
+  // Long enough for the JIT to settle: compiling counts as CPU of the process (every thread).
+  await wrk({ label, url, connections: 32, seconds: WARMUP, headers, cpu, tmp });
   const s0 = await cpuMs(pids.server);
   const r0 = pids.relay ? await cpuMs(pids.relay) : 0;
   const r = await wrk({ label, url, connections: 32, seconds, headers, cpu, tmp });
