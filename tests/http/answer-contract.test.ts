@@ -387,7 +387,8 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
  * Every GET and HEAD of the suite sent down a tunnel by a bare frame peer (tests/relay/frame-peer.ts,
  * no relay to transform the answer) to a connector with the hot frame `hot`, each compared with
  * `app.request` of the same request as the app sees a relayed one (`relayed: true`, the relay's
- * forwarding headers). Returns the mismatches and how many the hot routes answered.
+ * forwarding headers): status, headers, bytes and the access-log line. Returns the mismatches and
+ * how many the hot routes answered.
  */
 async function tunnelVsApp(hot: typeof server.hotFrame) {
   const peer = await framePeer();
@@ -417,6 +418,7 @@ async function tunnelVsApp(hot: typeof server.hotFrame) {
       if (c.method !== 'GET' && c.method !== 'HEAD') continue;
       const ask = withKey(c);
       const headers = [...ask.headers.map(([k, v]): [string, string] => [k.toLowerCase(), v]), ...forwarded];
+      const mark = logs.length;
       const t = await peer.ask(ask.method, ask.target, headers);
       const res = await server.app.request(
         `${peer.url}${ask.target}`,
@@ -437,6 +439,15 @@ async function tunnelVsApp(hot: typeof server.hotFrame) {
         mismatches.push(
           `${ask.method} ${ask.target}: ${JSON.stringify(viaTunnel)} != ${JSON.stringify(viaApp)}`,
         );
+      // The same access-log line on both paths (its ms and a fresh request id aside).
+      const lines = logs
+        .slice(mark)
+        .filter((l) => l.includes('"msg":"request"'))
+        .map((l) =>
+          l.replace(/"ms":[\d.]+/, '"ms":0').replace(/"requestId":"[0-9a-f-]{36}"/, '"requestId":"<uuid>"'),
+        );
+      if (lines.length !== 2 || lines[0] !== lines[1])
+        mismatches.push(`log of ${ask.method} ${ask.target}: ${lines.join(' | ')}`);
     }
   } finally {
     await connector.stop(500);
