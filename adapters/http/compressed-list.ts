@@ -82,8 +82,6 @@ const BROTLI_QUIET_MS = 1000;
  * window of 2^24 instead of the default 2^22 gained nothing there (bench/results/2026-11-27-list.md).
  */
 const BROTLI_QUALITY = 7;
-/** Deflates on the thread pool at once, at most (libuv's pool has 4 threads by default). */
-const IN_FLIGHT = 4;
 /** Up to this many chunks to deflate are done in place (a write's few); more go to the thread pool. */
 const IN_PLACE = 24;
 
@@ -290,32 +288,20 @@ export function createCompressedList(
       length: bytes.length,
     };
   };
-  // At most IN_FLIGHT deflates on the thread pool at once: each zlib stream holds its window and
-  // hash (about 400 KB) from its creation, and a start used to create one per chunk at once.
-  let inFlight = 0;
-  const waiting: (() => void)[] = [];
   /** `deflate` on the thread pool: the event loop only computes the CRC. */
-  const deflateAsync = async (
+  const deflateAsync = (
     z: Zlib,
     bytes: Uint8Array,
     history: Uint8Array,
     level: number,
-  ): Promise<DeflatedPart> => {
-    while (inFlight >= IN_FLIGHT) await new Promise<void>((r) => waiting.push(r));
-    inFlight++;
-    try {
-      return await new Promise((resolve, reject) => {
-        counts.deflated++;
-        z.deflateRaw(bytes, options(z, false, history, level), (err, out) => {
-          if (err) reject(err);
-          else resolve({ deflated: out, crc: crcOf(z, bytes), length: bytes.length });
-        });
+  ): Promise<DeflatedPart> =>
+    new Promise((resolve, reject) => {
+      counts.deflated++;
+      z.deflateRaw(bytes, options(z, false, history, level), (err, out) => {
+        if (err) reject(err);
+        else resolve({ deflated: out, crc: crcOf(z, bytes), length: bytes.length });
       });
-    } finally {
-      inFlight--;
-      waiting.shift()?.();
-    }
-  };
+    });
 
   // Per summary object (the index makes a new one when a note, its links or its backlinks change):
   // the chunk whose bytes hold its JSON. A write serializes only the summaries it changed; the
