@@ -53,7 +53,7 @@ export async function loadVault(
   await ctx.mutex.run(async () => {
     await ctx.saving;
     const cache = await readCache(ctx);
-    if (canServeFirst(cache)) {
+    if (canServeFirst(cache, ctx.files?.vault)) {
       check = await serveFromSnapshot(ctx, cache, onProgress, opts);
       return;
     }
@@ -358,7 +358,9 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
   for await (const _ of sliced(index.search.sweep()));
   const gen = Math.max((cache?.gen ?? 0) + 1, ctx.clock.now());
   const binary = canHoldBinary(state);
-  const capture = binary ? index.captureSnapshot(gen) : index.capture(gen);
+  const capture = binary
+    ? { ...index.captureSnapshot(gen), vault: ctx.files?.vault ?? null }
+    : index.capture(gen);
   // Changes from here on are journaled under the new generation (by the next save).
   index.track(true);
   try {

@@ -20,11 +20,13 @@ import {
   readNotes,
   readSnapshotIndex,
   readTerms,
+  readVault,
   resolvedPath,
   rowsOf,
   SECTION,
   SnapshotError,
   type SnapshotIndex,
+  VAULT_SECTION,
 } from './snapshot.ts';
 
 /** The binary snapshot's key in the state store. */
@@ -50,6 +52,8 @@ export interface BinaryCache {
    * without them (before 2026-11-27): such a snapshot is checked against the vault before use.
    */
   folders: readonly string[] | null;
+  /** The name of the vault it was taken of (null: none); undefined for a snapshot without it. */
+  vault: string | null | undefined;
   /** Where an entry's links pointed, for the entries as the snapshot holds them (by object). */
   resolved(entry: IndexEntry): (string | null)[] | null;
 }
@@ -71,6 +75,7 @@ export async function readBinaryCache(
   const index = await readSnapshotIndex(size, read);
   const eager: number[] = [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS];
   if (index.sections.has(FOLDERS_SECTION)) eager.push(FOLDERS_SECTION);
+  if (index.sections.has(VAULT_SECTION)) eager.push(VAULT_SECTION);
   const range = rangeOf(index, eager);
   const [bytes, journal] = await Promise.all([
     read(range.offset, range.length),
@@ -85,6 +90,8 @@ export async function readBinaryCache(
   const docs = readDocs(sections.get(SECTION.DOCS)!, notes);
   const folderBytes = sections.get(FOLDERS_SECTION);
   const folders = folderBytes ? readFolders(folderBytes) : null;
+  const vaultBytes = sections.get(VAULT_SECTION);
+  const vault = vaultBytes ? readVault(vaultBytes) : undefined;
 
   // Entries parsed one by one, yielding to the event loop every few ms.
   const entries = new Map<string, IndexEntry>();
@@ -111,6 +118,7 @@ export async function readBinaryCache(
     notePaths: new Set(notes.paths),
     files: graph.files,
     folders,
+    vault,
     resolved(entry) {
       const row = rowOf.get(entry);
       let rows: Uint32Array | null = null;

@@ -29,8 +29,11 @@
  *    has it can be served before the vault is walked (loading.ts, warm-start.ts); one without it
  *    (written before) is read as before: the vault is walked and checked first. Readers that do not
  *    know it skip it (sections are found through the table), so the layout stays 1.
+ * 7. VAULT (optional, `VAULT_SECTION`, written with FOLDERS): the name of the vault it was taken of
+ *    (`FileStore.vault`, a string list of one, or none): a snapshot is served first only to the
+ *    same vault.
  *
- * The warm start reads the header, table, NOTES, GRAPH, DOCS and FOLDERS (one range); TERMS and
+ * The warm start reads the header, table, NOTES, GRAPH, DOCS, FOLDERS and VAULT (one range); TERMS and
  * POSTINGS when a search (or a save) first needs them. Any failed check means a cold index.
  */
 import type { IndexEntry } from './note-index.ts';
@@ -42,6 +45,8 @@ export const SNAPSHOT_LAYOUT = 1;
 export const SECTION = { NOTES: 1, GRAPH: 2, DOCS: 3, TERMS: 4, POSTINGS: 5 } as const;
 /** The optional section of the vault's folders (not in `SECTION`: a snapshot may lack it). */
 export const FOLDERS_SECTION = 6;
+/** The optional section naming the vault the snapshot was taken of (written with FOLDERS). */
+export const VAULT_SECTION = 7;
 const HEADER = 24;
 const TRAILER = 16;
 const ROW = 24;
@@ -180,6 +185,8 @@ export interface SnapshotCapture {
   files: string[];
   /** The vault's folders as the index knows them (empty ones included); absent: no FOLDERS section. */
   folders?: string[];
+  /** The vault's name (`FileStore.vault`; null: none), written with the folders. */
+  vault?: string | null;
   search: {
     nextId: number;
     docs: [number, string, number, number][];
@@ -253,6 +260,8 @@ function* sectionPieces(c: SnapshotCapture, id: number): Generator<Uint8Array> {
     yield* stringList(extra);
   } else if (id === FOLDERS_SECTION) {
     yield* stringList(c.folders ?? []);
+  } else if (id === VAULT_SECTION) {
+    yield* stringList(c.vault == null ? [] : [c.vault]);
   } else if (id === SECTION.TERMS) {
     const t = c.search.terms;
     w.u32(t.length);
@@ -307,7 +316,7 @@ export function* snapshotBytes(c: SnapshotCapture): Generator<Uint8Array> {
   let at = HEADER;
   const table = new Writer();
   const ids: number[] = [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS];
-  if (c.folders) ids.push(FOLDERS_SECTION);
+  if (c.folders) ids.push(FOLDERS_SECTION, VAULT_SECTION);
   ids.push(SECTION.TERMS, SECTION.POSTINGS);
   for (const id of ids) {
     const start = at;
@@ -607,6 +616,14 @@ export function readFolders(b: Uint8Array): string[] {
   const folders = r.strings();
   if (r.at !== b.length) fail('a damaged folder list');
   return folders;
+}
+
+/** The vault's name of a VAULT section (null: none). */
+export function readVault(b: Uint8Array): string | null {
+  const r = new Reader(b);
+  const names = r.strings();
+  if (r.at !== b.length || names.length > 1) fail('a damaged vault name');
+  return names[0] ?? null;
 }
 
 /** The search terms, their lists' counts and last ids, and where each list sits in POSTINGS. */

@@ -39,14 +39,19 @@ async function* sliced<T>(steps: Iterable<T>): AsyncGenerator<T> {
   }
 }
 
-/** A snapshot that can be served before the vault is walked: a binary one holding the folders. */
+/**
+ * A snapshot that can be served before the vault is walked: a binary one holding the folders,
+ * taken of this very vault (`FileStore.vault`; a data folder pointed at another vault is checked
+ * first, never shown).
+ */
 export type TrustedCache = BinaryCache & { folders: readonly string[] };
 
-export const canServeFirst = (cache: unknown): cache is TrustedCache =>
+export const canServeFirst = (cache: unknown, vault: string | undefined): cache is TrustedCache =>
   !!cache &&
   typeof cache === 'object' &&
   'notePaths' in cache &&
-  Array.isArray((cache as BinaryCache).folders);
+  Array.isArray((cache as BinaryCache).folders) &&
+  (cache as BinaryCache).vault === (vault ?? null);
 
 /**
  * Builds the index from the snapshot (and its journal) alone and marks it ready; to be called

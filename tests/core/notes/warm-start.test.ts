@@ -114,6 +114,32 @@ describe('the warm start from a snapshot with folders', () => {
     expect(checksumIn(s, 'note 5.md')).toBe(await sha256Hex('mine, written during the check'));
   });
 
+  it('serves a snapshot first only to the vault it was taken of', async () => {
+    const notes = fixtureNotes();
+    const named = (vault: string) => {
+      const stores = fixtureStores(notes);
+      return { ...stores, files: { ...stores.files, vault } };
+    };
+    const state = memoryStateStore();
+    const first = createNoteService({ ...named('/vaults/a'), state, clock });
+    await first.load();
+    await first.saveCache();
+    for (const [vault, servedFirst] of [
+      ['/vaults/b', false],
+      ['/vaults/a', true],
+    ] as const) {
+      const stores = named(vault);
+      const g = gated(stores.store);
+      const s = createNoteService({ ...stores, store: g.store, state, clock });
+      const loading = s.load();
+      await until('the walk to start', () => g.asked() > 0);
+      expect(s.status().state === 'ready', vault).toBe(servedFirst);
+      g.open();
+      await loading;
+      expect(s.list().items).toHaveLength(Object.keys(notes).length);
+    }
+  });
+
   it('checks a snapshot written without folders before serving it, and replaces it by one with them', async () => {
     const notes = fixtureNotes();
     const state = await withSnapshot(notes);
