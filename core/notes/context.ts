@@ -86,8 +86,26 @@ function retryAfterSeconds(status: IndexStatus, elapsedMs: number): number {
   return Math.min(30, Math.max(1, Math.ceil((status.total - status.done) / perMs / 1000)));
 }
 
-/** Parses on the caller's thread (no search terms: the load makes them from the plain text). */
-const inPlace: BatchAnalyzer = async (texts) => texts.map((t) => analyzeNote(t));
+/** Longest run of in-place parsing between two yields to the event loop, in ms. */
+const PARSE_SLICE_MS = 8;
+
+/**
+ * Parses on the caller's thread (no search terms: the load makes them from the plain text), a
+ * few ms at a time with a yield between: a load prepares batches ahead (issue 33), and a batch
+ * parsed whole in one turn would hold the event loop for the batch's time, two of them for twice.
+ */
+const inPlace: BatchAnalyzer = async (texts) => {
+  const out: MarkdownAnalysis[] = [];
+  let slice = performance.now();
+  for (const t of texts) {
+    out.push(analyzeNote(t));
+    if (performance.now() - slice > PARSE_SLICE_MS) {
+      await yieldToEventLoop();
+      slice = performance.now();
+    }
+  }
+  return out;
+};
 
 /** Builds the shared state of one note service. */
 export function createNoteContext(deps: NoteServiceDeps) {
