@@ -40,7 +40,7 @@ export async function startServer(
   opts: {
     logger?: Logger;
     onStopStep?: (step: StopStep) => void;
-    /** False: every request takes the app (the HTTP-answer contract suite compares both). */
+    /** False: every request takes the app, on the socket and through the relay tunnel (the contract suite compares). */
     fastLanes?: boolean;
   } = {},
 ) {
