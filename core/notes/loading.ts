@@ -176,9 +176,10 @@ export async function loadVault(
       ctx.dirty = true;
       ctx.snapshotNeeded = true;
     }
-    // A binary snapshot written without the vault's folders: replaced by one that has them, so
-    // the next start serves before walking the vault (warm-start.ts).
-    if (cache && 'notePaths' in cache && !cache.folders) {
+    // A binary snapshot written without the vault's folders and name (or of another vault):
+    // replaced by one that has them, so the next start serves before walking the vault
+    // (warm-start.ts).
+    if (cache && 'notePaths' in cache && !canServeFirst(cache, ctx.files?.vault)) {
       ctx.dirty = true;
       ctx.snapshotNeeded = true;
     }

@@ -83,6 +83,15 @@ export async function serveFromSnapshot(
   for await (const _ of sliced(index.putManySteps(loaded, resolved)));
   ctx.status = { state: 'ready', done: total, total };
   onProgress?.(total, total);
+  return checkLater(ctx, index, opts);
+}
+
+/**
+ * The check to run once the write lock is free, logged. A function of its own: a closure made in
+ * `serveFromSnapshot` would share its scope and keep the snapshot (its read buffer, tables and
+ * maps: tens of MB at 50,000 notes) alive until the check ends.
+ */
+function checkLater(ctx: NoteContext, index: NoteIndex, opts: { watch?: boolean }): () => Promise<number> {
   return async () => {
     const started = performance.now();
     const changes = await checkAgainstVault(ctx, index, opts);
