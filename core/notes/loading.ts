@@ -124,6 +124,8 @@ export async function loadVault(
       // With the paths, a threaded analyzer gives the search terms too (issue 33). Sent first: the
       // hashes are made meanwhile (at once where the runtime can, else by crypto.subtle).
       const analyzing = ctx.analyzeBatch(texts, paths);
+      // Awaited below; should the hashing throw first, its failure must not count as unhandled.
+      analyzing.catch(() => {});
       const [sums, analyses] = await Promise.all([
         Promise.all(bytes.map((b) => sha256HexNow(b) ?? sha256Hex(b))),
         analyzing,
