@@ -133,7 +133,7 @@ const { values, positionals } = parseArgs({
     data: { type: 'string' },
     seconds: { type: 'string', default: '4' },
     rounds: { type: 'string', default: '3' },
-    routes: { type: 'string', default: 'health,note,origin,304,rr' },
+    routes: { type: 'string', default: 'health,note,origin,304,rr' } /* also: gzlist */,
     /** NAME=VALUE for every server, e.g. NOTE_CACHE_BYTES=1048576 for a round robin of misses. */
     env: { type: 'string', multiple: true, default: [] },
     /** Extra node flags, e.g. --cpu-prof --cpu-prof-dir=DIR. */
@@ -188,6 +188,7 @@ try {
     origin: (s) => [s.url + one, seconds, { 'x-service-key': s.key, origin: 'http://localhost:5173' }],
     304: (s, i) => [s.url + one, seconds, { 'x-service-key': s.key, 'if-none-match': etags[i]! }],
     rr: (s) => [`${s.url}/`, seconds, { 'x-service-key': s.key }, 32, script],
+    gzlist: (s) => [`${s.url}/api/v1/notes`, seconds, { 'x-service-key': s.key, 'accept-encoding': 'gzip' }],
   };
   const { stdout: load0 } = await run('cat', ['/proc/loadavg']);
   process.stdout.write(`load average at start: ${load0}`);

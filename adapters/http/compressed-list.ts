@@ -141,6 +141,8 @@ export function createCompressedList(
   let changedAt = 0;
   let brotliTimer: ReturnType<typeof setTimeout> | null = null;
   let ends: { head: DeflatedPart; tail: DeflatedPart } | null = null;
+  /** The gzip build in flight (`gzipAsync`), for the chunks it was started on. */
+  let building: { chunks: Chunk[]; body: Promise<Uint8Array<ArrayBuffer>> } | null = null;
   /** Work done since creation (for tests): chunks serialized and chunks deflated. */
   const counts = { serialized: 0, summaries: 0, deflated: 0, restored: 0, saved: 0 };
 
@@ -533,49 +535,63 @@ export function createCompressedList(
      * place at FAST_LEVEL (a thread-pool round trip costs more than that) and polished at LEVEL on
      * the thread pool once no write came for 2 s. A write meanwhile does not change this answer
      * (it is the version the caller's ETag names); it is kept only when it is still the current one.
+     * Requests that come while a build of the same version runs share that build: each used to
+     * deflate the whole list again (N times the CPU; 32 connections on one core got no answer for
+     * seconds after a start).
      */
-    async gzipAsync(z: Zlib): Promise<Uint8Array<ArrayBuffer>> {
-      if (gzip) return gzip;
-      if (opts.store && !restored && chunks.every((ch) => !ch.part)) {
-        await restore(z);
+    gzipAsync(z: Zlib): Promise<Uint8Array<ArrayBuffer>> {
+      if (gzip) return Promise.resolve(gzip);
+      if (building?.chunks === chunks) return building.body;
+      const run = async (): Promise<Uint8Array<ArrayBuffer>> => {
         if (gzip) return gzip;
-      }
-      const fresh = chunks.every((ch) => !ch.part);
-      const level = fresh ? LEVEL : FAST_LEVEL;
-      const todo = stale();
-      if (todo.length <= IN_PLACE && chunks.some((ch) => ch.part)) return this.gzip(z);
-      ends ??= {
-        head: deflate(z, encoder.encode(HEAD), false),
-        tail: deflate(z, encoder.encode(TAIL), true),
-      };
-      const mine = chunks;
-      const redo = new Map(todo.map((t) => [t.ch, t.history]));
-      const parts = mine.map((ch) => {
-        const history = redo.get(ch);
-        if (history === undefined) return ch.part!;
-        return deflateAsync(z, ch.json, history, level).then((part) => {
-          ch.part = part;
-          ch.primed = history;
-          ch.fast = level !== LEVEL;
-          return part;
-        });
-      });
-      const done = await Promise.all(parts);
-      if (redo.size) partsVersion++;
-      if (redo.size && level !== LEVEL) schedulePolish(z);
-      if (chunks === mine) {
-        let before: Chunk | null = null;
-        for (const ch of mine) {
-          ch.after = before;
-          before = ch;
+        if (opts.store && !restored && chunks.every((ch) => !ch.part)) {
+          await restore(z);
+          if (gzip) return gzip;
         }
-      }
-      const body = assembleGzip([ends.head, ...done, ends.tail]);
-      if (chunks === mine) {
-        gzip = body;
-        persistSoon(z);
-      }
-      return body;
+        const fresh = chunks.every((ch) => !ch.part);
+        const level = fresh ? LEVEL : FAST_LEVEL;
+        const todo = stale();
+        if (todo.length <= IN_PLACE && chunks.some((ch) => ch.part)) return this.gzip(z);
+        ends ??= {
+          head: deflate(z, encoder.encode(HEAD), false),
+          tail: deflate(z, encoder.encode(TAIL), true),
+        };
+        const mine = chunks;
+        const redo = new Map(todo.map((t) => [t.ch, t.history]));
+        const parts = mine.map((ch) => {
+          const history = redo.get(ch);
+          if (history === undefined) return ch.part!;
+          return deflateAsync(z, ch.json, history, level).then((part) => {
+            ch.part = part;
+            ch.primed = history;
+            ch.fast = level !== LEVEL;
+            return part;
+          });
+        });
+        const done = await Promise.all(parts);
+        if (redo.size) partsVersion++;
+        if (redo.size && level !== LEVEL) schedulePolish(z);
+        if (chunks === mine) {
+          let before: Chunk | null = null;
+          for (const ch of mine) {
+            ch.after = before;
+            before = ch;
+          }
+        }
+        const body = assembleGzip([ends.head, ...done, ends.tail]);
+        if (chunks === mine) {
+          gzip = body;
+          persistSoon(z);
+        }
+        return body;
+      };
+      const mine = { chunks, body: run() };
+      building = mine;
+      const clear = () => {
+        if (building === mine) building = null;
+      };
+      mine.body.then(clear, clear);
+      return mine.body;
     },
 
     /**

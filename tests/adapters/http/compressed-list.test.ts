@@ -38,6 +38,18 @@ describe('the compressed list', () => {
     expect(Buffer.from(async).equals(Buffer.from(b.gzip(zlib)))).toBe(true);
   });
 
+  it('deflates once for requests that come while a build runs: they share its answer', async () => {
+    const items = Array.from({ length: 3000 }, (_, i) => summary(i));
+    const list = createCompressedList();
+    list.update(1, items);
+    const chunks = list.chunkCount();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => list.gzipAsync(zlib)));
+    for (const a of answers) expect(a).toBe(answers[0]);
+    // Each chunk, and the head and the tail, deflated once: not once for each of the 8 requests.
+    expect(list.work().deflated).toBeLessThanOrEqual(chunks + 2);
+    expect(zlib.gunzipSync(answers[0]!).toString()).toBe(Buffer.from(list.identity()).toString());
+  });
+
   it('keeps no second copy of the list for the gzip answer; the plain answer is inflated from it', async () => {
     const items = Array.from({ length: 2000 }, (_, i) => summary(i));
     const list = createCompressedList();
