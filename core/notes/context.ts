@@ -12,6 +12,7 @@ import type { MarkdownAnalysis } from './markdown/types.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
 import type { DocTerms } from './search.ts';
+import { yieldToEventLoop } from './slices.ts';
 
 /** A whole note as `GET /notes/:path` returns it. */
 export interface Note extends NoteSummary {
@@ -69,7 +70,6 @@ export interface NoteServiceDeps {
 const decoder = new TextDecoder();
 /** Notes at least this long are parsed through the batch analyzer (a thread, where the runtime has one). */
 const LARGE_NOTE_CHARS = 128 * 1024;
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** UTF-8 bytes to text, without a leading byte-order mark. */
 export const decode = (bytes: Uint8Array): string => {

@@ -14,6 +14,7 @@ import {
   toEntry,
 } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
+import { sliced, yieldToEventLoop } from './slices.ts';
 import { snapshotBytes } from './snapshot.ts';
 import { type BinaryCache, canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from './snapshot-cache.ts';
 import { noteTitle } from './title.ts';
@@ -266,23 +267,6 @@ export async function searchReady(ctx: NoteContext): Promise<void> {
   }
 }
 const rebuilding = new WeakMap<NoteContext, Promise<void>>();
-
-/** Longest run of serialization between two yields to the event loop, in ms. */
-const SAVE_SLICE_MS = 8;
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
-/** Steps through `steps`, yielding to the event loop whenever a slice ran for SAVE_SLICE_MS. */
-async function* sliced<T>(steps: Iterable<T>): AsyncGenerator<T> {
-  let slice = performance.now();
-  for (const step of steps) {
-    yield step;
-    if (performance.now() - slice > SAVE_SLICE_MS) {
-      await yieldToEventLoop();
-      slice = performance.now();
-    }
-  }
-}
 
 /**
  * Writes the index cache when anything changed since the last save, never under the write lock

@@ -7,6 +7,7 @@
 import type { StateStore } from '../ports.ts';
 import { applyJournal, type IndexEntry } from './note-index.ts';
 import type { DocTerms, LazySearch, LoadedTerms } from './search.ts';
+import { yieldToEventLoop } from './slices.ts';
 import {
   Checksum,
   entryAt,
@@ -60,7 +61,6 @@ export interface BinaryCache {
 
 /** Longest run of decoding between two yields to the event loop, in ms. */
 const SLICE_MS = 8;
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
  * Reads the snapshot of `size` bytes and the journal. Throws (a `SnapshotError`, or whatever a

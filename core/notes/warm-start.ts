@@ -17,27 +17,12 @@ import type { FileInfo } from '../ports.ts';
 import { decode, type NoteContext } from './context.ts';
 import { createNoteIndex, type IndexEntry, type NoteIndex, toEntry } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
+import { sliced } from './slices.ts';
 import type { BinaryCache } from './snapshot-cache.ts';
 import { listForLoad } from './vault-listing.ts';
 
 /** Notes read, hashed and parsed together by the check, each batch under the write lock. */
 const BATCH = 128;
-/** Longest run of the start's own work between two yields to the event loop, in ms. */
-const SLICE_MS = 8;
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
-/** Steps through `steps`, yielding to the event loop whenever a slice ran for SLICE_MS. */
-async function* sliced<T>(steps: Iterable<T>): AsyncGenerator<T> {
-  let slice = performance.now();
-  for (const step of steps) {
-    yield step;
-    if (performance.now() - slice > SLICE_MS) {
-      await yieldToEventLoop();
-      slice = performance.now();
-    }
-  }
-}
 
 /**
  * A snapshot that can be served before the vault is walked: a binary one holding the folders,

@@ -12,11 +12,11 @@ import { checkIfMatch } from './if-match.ts';
 import { rewriteLinksYielding } from './link-rewrite.ts';
 import { splitFrontmatter } from './markdown/remark.ts';
 import { applySectionPatch, type PatchOperation } from './section-patch.ts';
+import { yieldToEventLoop } from './slices.ts';
 
 const encoder = new TextEncoder();
 
 /** Lets timers and requests run between long steps (a macrotask, not a microtask). */
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** Composes the file text from a body, optional frontmatter, and the block to keep. */
 function compose(content: string, frontmatter: unknown, keepBlock: string): string {
