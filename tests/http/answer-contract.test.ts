@@ -167,19 +167,9 @@ beforeAll(async () => {
   const who = await newIdentity();
   for (const fastLane of [true, false]) {
     const relay = await world.relay({ redisUrl: null, fastLane, limits: { proxyPerClient: 100_000 } });
-    const connector = tunnelConnector({
-      relayUrl: relay.url,
-      serverId: who.serverId,
-      identity: who.identity,
-      handle: (req) => Promise.resolve(server.app.fetch(req, { relayed: true })),
-      // The server's end of the tunnel as the server runs it (deploy/shared/relay-link.ts): its hot
-      // routes first, on one side only; the other side's tunnel hands every request to the app.
-      hot: fastLane ? server.hotFrame : undefined,
-      redeemPairCode: pairing().redeemPairCode,
-      logger: silentLogger,
-      backoff: { minMs: 20, maxMs: 200 },
-    });
-    connector.start();
+    // The server's end of the tunnel as the server runs it (deploy/shared/relay-link.ts): its hot
+    // routes first, on one side only; the other side's tunnel hands every request to the app.
+    const connector = startTunnel(relay.url, who, fastLane ? server.hotFrame : undefined);
     stops.push(() => connector.stop(500));
     await until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
     relays[fastLane ? 'fast' : 'full'] = { base: `${relay.url}/r/${who.serverId}`, relay };
@@ -323,17 +313,7 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
         limits: { proxyPerClient: 100_000 },
       });
       const who = await newIdentity();
-      const connector = tunnelConnector({
-        relayUrl: relay.url,
-        serverId: who.serverId,
-        identity: who.identity,
-        handle: (req) => Promise.resolve(server.app.fetch(req, { relayed: true })),
-        hot,
-        redeemPairCode: pairing().redeemPairCode,
-        logger: silentLogger,
-        backoff: { minMs: 20, maxMs: 200 },
-      });
-      connector.start();
+      const connector = startTunnel(relay.url, who, hot);
       try {
         await until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
         const ask: Ask = { method: 'GET', target: '/api/v1/health', headers: [['X-Request-Id', 'f-2']] };
@@ -383,6 +363,26 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
   });
 });
 
+/** The server's tunnel to `relayUrl` (a relay or a bare frame peer), started; `hot`: its hot routes. */
+function startTunnel(
+  relayUrl: string,
+  who: Awaited<ReturnType<typeof newIdentity>>,
+  hot: typeof server.hotFrame | undefined,
+) {
+  const connector = tunnelConnector({
+    relayUrl,
+    serverId: who.serverId,
+    identity: who.identity,
+    handle: (req) => Promise.resolve(server.app.fetch(req, { relayed: true })),
+    hot,
+    redeemPairCode: pairing().redeemPairCode,
+    logger: silentLogger,
+    backoff: { minMs: 20, maxMs: 200 },
+  });
+  connector.start();
+  return connector;
+}
+
 /**
  * Every GET and HEAD of the suite sent down a tunnel by a bare frame peer (tests/relay/frame-peer.ts,
  * no relay to transform the answer) to a connector with the hot frame `hot`, each compared with
@@ -393,17 +393,7 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
 async function tunnelVsApp(hot: typeof server.hotFrame) {
   const peer = await framePeer();
   const who = await newIdentity();
-  const connector = tunnelConnector({
-    relayUrl: peer.url,
-    serverId: who.serverId,
-    identity: who.identity,
-    handle: (req) => Promise.resolve(server.app.fetch(req, { relayed: true })),
-    hot,
-    redeemPairCode: pairing().redeemPairCode,
-    logger: silentLogger,
-    backoff: { minMs: 20, maxMs: 200 },
-  });
-  connector.start();
+  const connector = startTunnel(peer.url, who, hot);
   const mismatches: string[] = [];
   const before = server.fastLaneAnswers();
   try {
