@@ -1,6 +1,13 @@
 import type { NoteSummary } from '../../core/notes/note-index.ts';
+import { sliced } from '../../core/notes/slices.ts';
 import { assembleGzip, crc32, type DeflatedPart, joinBytes } from './gzip-parts.ts';
-import { type Crc32, chunkSha, type ListStore, type PersistedChunk } from './persisted-list.ts';
+import {
+  type Crc32,
+  chunkSha,
+  type ListStore,
+  type PersistedChunk,
+  type PersistedList,
+} from './persisted-list.ts';
 
 type Zlib = typeof import('node:zlib');
 
@@ -84,6 +91,12 @@ const BROTLI_QUIET_MS = 1000;
 const BROTLI_QUALITY = 7;
 /** Up to this many chunks to deflate are done in place (a write's few); more go to the thread pool. */
 const IN_PLACE = 24;
+/**
+ * After a warm start answered its first list from the persisted one (no summary built), the
+ * summaries and chunks a write's re-encode needs are made this long after, in slices (off the
+ * first answers' path; the first list after a write then costs what it costs later on).
+ */
+const MATERIALIZE_AFTER_MS = 2000;
 
 interface Chunk {
   items: readonly NoteSummary[];
@@ -130,6 +143,16 @@ export function createCompressedList(
     store?: ListStore;
     /** A failed save of the persisted list (the answers are not affected). */
     onError?: (err: unknown) => void;
+    /**
+     * The list key (core/notes/list-key.ts) of the index while it is at `generation`, or null: a
+     * persisted list with the same key is answered whole, without building a summary.
+     */
+    key?: (generation: number) => Promise<string | null>;
+    /**
+     * Builds the summaries of `generation` in slices, ahead of their use; false when the index is
+     * no longer at it.
+     */
+    prepare?: (generation: number) => Promise<boolean>;
   } = {},
 ) {
   let generation = -1;
@@ -141,10 +164,15 @@ export function createCompressedList(
   let changedAt = 0;
   let brotliTimer: ReturnType<typeof setTimeout> | null = null;
   let ends: { head: DeflatedPart; tail: DeflatedPart } | null = null;
-  /** The gzip build in flight (`gzipAsync`), for the chunks it was started on. */
-  let building: { chunks: Chunk[]; body: Promise<Uint8Array<ArrayBuffer>> } | null = null;
+  /** The gzip build in flight (`gzipAsync`), for the chunks and generation it was started on. */
+  let building: { chunks: Chunk[]; generation: number; body: Promise<Uint8Array<ArrayBuffer>> } | null = null;
+  /**
+   * The items of `generation` not cut into chunks yet: a warm start's first list defers them, in
+   * case the persisted list answers it whole.
+   */
+  let pending: (() => readonly NoteSummary[]) | null = null;
   /** Work done since creation (for tests): chunks serialized and chunks deflated. */
-  const counts = { serialized: 0, summaries: 0, deflated: 0, restored: 0, saved: 0 };
+  const counts = { serialized: 0, summaries: 0, deflated: 0, restored: 0, saved: 0, whole: 0 };
 
   // A chunk's compressor is primed with the end of the chunk before it (the bytes that precede it
   // in the answer), so back-references reach across chunks as in one stream; a chunk is redone when
@@ -182,6 +210,12 @@ export function createCompressedList(
   // The persisted list: read once, at the first build (a warm start), and written after a whole
   // build or a polish (at most every SAVE_EVERY_MS). `partsVersion` counts changes of any part.
   let restored = false;
+  /** The persisted list as read (kept until its chunks were matched: `restore`). */
+  let kept: Promise<PersistedList | null> | null = null;
+  const loadKept = (z: Zlib): Promise<PersistedList | null> => {
+    kept ??= opts.store ? opts.store.load(crcFn(z)) : Promise.resolve(null);
+    return kept;
+  };
   let partsVersion = 0;
   let savedVersion = -1;
   let savedAt = Number.NEGATIVE_INFINITY;
@@ -195,7 +229,8 @@ export function createCompressedList(
    */
   const restore = async (z: Zlib): Promise<number> => {
     restored = true;
-    const stored = await opts.store!.load(crcFn(z));
+    const stored = (await loadKept(z))?.chunks;
+    kept = Promise.resolve(null);
     if (!stored?.length) return 0;
     const mine = chunks;
     const shas = await shaAll(mine);
@@ -234,8 +269,9 @@ export function createCompressedList(
   /** Writes the current parts when every chunk has one at LEVEL, primed with the chunk before it. */
   const persist = async (z: Zlib): Promise<void> => {
     const store = opts.store;
-    if (!store || saving || savedVersion === partsVersion) return;
+    if (!store || saving || pending || savedVersion === partsVersion) return;
     const mine = chunks;
+    const gen = generation;
     let before: Chunk | null = null;
     for (const ch of mine) {
       if (!ch.part || ch.fast || ch.after !== before) return;
@@ -246,16 +282,20 @@ export function createCompressedList(
     saving = true;
     savedAt = Date.now();
     try {
-      const out = shaAll(mine).then((shas) =>
-        mine.map(
-          (ch, k): PersistedChunk => ({
-            items: ch.items.length,
-            length: parts[k]!.length,
-            crc: parts[k]!.crc,
-            sha: shas[k]!,
-            deflated: parts[k]!.deflated,
-          }),
-        ),
+      // The key of the index these chunks were made from: null when it moved on since.
+      const out = shaAll(mine).then(
+        async (shas): Promise<PersistedList> => ({
+          chunks: mine.map(
+            (ch, k): PersistedChunk => ({
+              items: ch.items.length,
+              length: parts[k]!.length,
+              crc: parts[k]!.crc,
+              sha: shas[k]!,
+              deflated: parts[k]!.deflated,
+            }),
+          ),
+          key: (await opts.key?.(gen)) ?? null,
+        }),
       );
       await store.save(LEVEL, out, crcFn(z));
       savedVersion = version;
@@ -388,10 +428,9 @@ export function createCompressedList(
    * place (the index hands out the same object until the note, its links or backlinks change);
    * only the rest is cut and serialized anew, with the same cuts a fresh build makes (tested).
    */
-  const rebuild = (items: readonly NoteSummary[]) => {
+  function* nextChunks(items: readonly NoteSummary[]): Generator<Chunk> {
     const byFirst = new Map<NoteSummary, Chunk>();
     for (const ch of chunks) byFirst.set(ch.items[0]!, ch);
-    const next: Chunk[] = [];
     let at = 0;
     while (at < items.length) {
       const old = byFirst.get(items[at]!);
@@ -402,12 +441,45 @@ export function createCompressedList(
         (old.closed || at + old.items.length === items.length);
       for (let k = 0; keep && k < old!.items.length; k++) keep = old!.items[k] === items[at + k];
       const ch = keep ? old! : cut(items, at);
-      next.push(ch);
+      yield ch;
       at += ch.items.length;
     }
-    chunks = next;
+  }
+  const rebuild = (items: readonly NoteSummary[]) => {
+    chunks = [...nextChunks(items)];
     identity = null;
     gzip = null;
+  };
+  /** Cuts the deferred items now (a caller that needs the chunks). */
+  const ensure = () => {
+    if (!pending) return;
+    const items = pending;
+    pending = null;
+    rebuild(items());
+  };
+
+  let materializeTimer: ReturnType<typeof setTimeout> | null = null;
+  /**
+   * After a warm start's whole answer: builds the summaries and chunks of the same generation in
+   * slices and takes their parts from the persisted list (by their bytes), so that a write's
+   * re-encode finds them. Gives up when the list moved on meanwhile (the next answer builds).
+   */
+  const materialize = async (z: Zlib): Promise<void> => {
+    materializeTimer = null;
+    const gen = generation;
+    const items = pending;
+    if (!items) return;
+    if (opts.prepare && !(await opts.prepare(gen))) return;
+    if (pending !== items || generation !== gen) return;
+    const next: Chunk[] = [];
+    for await (const ch of sliced(nextChunks(items()))) {
+      next.push(ch);
+      if (pending !== items || generation !== gen) return;
+    }
+    pending = null;
+    chunks = next;
+    identity = null;
+    await restore(z);
   };
 
   /** The chunks whose part is missing or was primed with bytes no longer before them. */
@@ -423,6 +495,35 @@ export function createCompressedList(
       before = ch;
     }
     return out;
+  };
+
+  /**
+   * The whole gzip answer from the persisted list, when it was made from an index with this very
+   * list key (no summary built, nothing serialized or deflated); null otherwise. The chunks are
+   * made MATERIALIZE_AFTER_MS later.
+   */
+  const wholeFromStore = async (z: Zlib): Promise<Uint8Array<ArrayBuffer> | null> => {
+    if (!opts.key) return null;
+    const gen = generation;
+    const items = pending;
+    const stored = await loadKept(z);
+    if (!stored?.key || !stored.chunks.length) return null;
+    const key = await opts.key(gen);
+    if (key !== stored.key || pending !== items || generation !== gen || gzip) return gzip;
+    ends ??= {
+      head: deflate(z, encoder.encode(HEAD), false),
+      tail: deflate(z, encoder.encode(TAIL), true),
+    };
+    gzip = assembleGzip([ends.head, ...stored.chunks, ends.tail]);
+    counts.whole++;
+    if (!materializeTimer) {
+      materializeTimer = setTimeout(
+        () => void materialize(z).catch((err) => opts.onError?.(err)),
+        MATERIALIZE_AFTER_MS,
+      );
+      (materializeTimer as { unref?: () => void }).unref?.();
+    }
+    return gzip;
   };
 
   let identityTimer: ReturnType<typeof setTimeout> | null = null;
@@ -448,17 +549,30 @@ export function createCompressedList(
 
   return {
     /** Brings the chunks up to `gen` (a no-op when they are there already). */
-    update(gen: number, items: readonly NoteSummary[]): void {
+    /**
+     * Brings the chunks up to `gen` (a no-op when they are there already). `items` as a function
+     * is called at once, except for the first build with a persisted list: then it waits for the
+     * first answer, which the persisted list may give whole (its key matches: no summary built).
+     */
+    update(gen: number, items: readonly NoteSummary[] | (() => readonly NoteSummary[])): void {
       if (gen === generation) return;
       // The first version is compressed at once; later ones after BROTLI_QUIET_MS without writes.
       if (generation !== -1) changedAt = Date.now();
-      rebuild(items);
       generation = gen;
+      if (typeof items === 'function' && opts.store && !restored && !chunks.length) {
+        pending = items;
+        identity = null;
+        gzip = null;
+        return;
+      }
+      pending = null;
+      rebuild(typeof items === 'function' ? items() : items);
     },
 
     /** The uncompressed answer (kept for IDENTITY_KEEP_MS after its last use). */
     identity(): Uint8Array<ArrayBuffer> {
       if (!identity) {
+        ensure();
         identity = joinBytes(
           encoder.encode(HEAD),
           chunks.map((ch) => ch.json),
@@ -498,6 +612,7 @@ export function createCompressedList(
     /** The gzip answer: only chunks not deflated yet are deflated. */
     gzip(z: Zlib): Uint8Array<ArrayBuffer> {
       if (!gzip) {
+        ensure();
         ends ??= {
           head: deflate(z, encoder.encode(HEAD), false),
           tail: deflate(z, encoder.encode(TAIL), true),
@@ -541,9 +656,14 @@ export function createCompressedList(
      */
     gzipAsync(z: Zlib): Promise<Uint8Array<ArrayBuffer>> {
       if (gzip) return Promise.resolve(gzip);
-      if (building?.chunks === chunks) return building.body;
+      if (building?.chunks === chunks && building.generation === generation) return building.body;
       const run = async (): Promise<Uint8Array<ArrayBuffer>> => {
         if (gzip) return gzip;
+        if (pending) {
+          const whole = await wholeFromStore(z);
+          if (whole) return whole;
+        }
+        ensure();
         if (opts.store && !restored && chunks.every((ch) => !ch.part)) {
           await restore(z);
           if (gzip) return gzip;
@@ -585,7 +705,7 @@ export function createCompressedList(
         }
         return body;
       };
-      const mine = { chunks, body: run() };
+      const mine = { chunks, generation, body: run() };
       building = mine;
       const clear = () => {
         if (building === mine) building = null;
@@ -600,6 +720,8 @@ export function createCompressedList(
      */
     brotli(z: Zlib): Uint8Array<ArrayBuffer> | null {
       if (brotli?.generation === generation) return brotli.body;
+      // A warm start's whole answer from the persisted gzip list: brotli once the chunks are made.
+      if (pending) return null;
       const wait = changedAt + BROTLI_QUIET_MS - Date.now();
       if (wait > 0) {
         if (!brotliTimer) {
@@ -657,8 +779,21 @@ export function createCompressedList(
      * Chunks cut, summaries serialized, chunks deflated, chunks taken from the persisted list and
      * saves of it since creation (for tests).
      */
-    work(): { serialized: number; summaries: number; deflated: number; restored: number; saved: number } {
+    work(): {
+      serialized: number;
+      summaries: number;
+      deflated: number;
+      restored: number;
+      saved: number;
+      whole: number;
+    } {
       return { ...counts };
+    },
+
+    /** Makes the chunks after a whole answer from the persisted list now (for tests; otherwise later). */
+    materializeNow(z: Zlib): Promise<void> {
+      if (materializeTimer) clearTimeout(materializeTimer);
+      return materialize(z);
     },
 
     /** Writes the persisted list now when it is behind (for tests; otherwise after a build or a polish). */

@@ -3,14 +3,19 @@
  * its first `GET /notes` from the deflated chunks of the last run instead of deflating 18 MB
  * (10,000 notes) again.
  *
- * Nothing here is trusted: every chunk is named by the SHA-256 of its JSON bytes, and a chunk is
- * used only when the list serialized from the index loaded now has a chunk with exactly those
- * bytes, after exactly the chunk it followed when it was deflated (its compressor was primed with
- * that chunk's end). A note changed while the server was down changes its chunk's bytes, so that
- * chunk (and the one after it) is deflated again; a damaged or truncated file fails its CRC and is
+ * The whole list is answered as kept only when it was made from an index with exactly the
+ * summary inputs of the index loaded now: the file carries the list key (core/notes/list-key.ts,
+ * a SHA-256 of every note's path, checksum, mtime and first-seen time and the vault's other files)
+ * of the index it was encoded from, and the server compares it with the key of its own index
+ * before building a single summary. Otherwise a chunk is used only when the list serialized from
+ * the index loaded now has a chunk with exactly its bytes (named by their SHA-256), after exactly
+ * the chunk it followed when it was deflated (its compressor was primed with that chunk's end). A
+ * note changed while the server was down changes the key and its chunk's bytes, so that chunk
+ * (and the one after it) is deflated again; a damaged or truncated file fails its CRC and is
  * ignored whole. Layout (little endian):
  *
- * - `QLST`, version (1), chunk count n, deflate level;
+ * - `QLST`, version (2), chunk count n, deflate level, the list key (32 bytes; zeros: none);
+ *   version 1 (no key) is still read;
  * - n entries of 32 bytes: notes in the chunk, JSON length, CRC-32 of the JSON, deflated length,
  *   the first 16 bytes of the JSON's SHA-256;
  * - the deflated chunks, in order;
@@ -22,8 +27,11 @@ import { crc32 } from './gzip-parts.ts';
 /** The state store key of the persisted list (a file next to `index-snapshot.bin`). */
 export const LIST_KEY = 'list-gzip.bin';
 const MAGIC = 0x5453_4c51; // 'QLST' little endian
-const VERSION = 1;
-const HEADER = 16;
+const VERSION = 2;
+const KEY_BYTES = 32;
+/** Header bytes of version 1 and 2. */
+const HEADER_V1 = 16;
+const HEADER = HEADER_V1 + KEY_BYTES;
 const ENTRY = 32;
 /** A file larger than this is not read (no vault's list comes near it). */
 const MAX_BYTES = 1 << 30;
@@ -38,14 +46,20 @@ export interface PersistedChunk {
   deflated: Uint8Array;
 }
 
+/** A persisted list: its chunks, and the list key of the index it was made from (null: not known). */
+export interface PersistedList {
+  chunks: PersistedChunk[];
+  key: string | null;
+}
+
 /** Where the list is kept; absent where the state store has no binary values. */
 export interface ListStore {
-  load(crc?: Crc32): Promise<PersistedChunk[] | null>;
+  load(crc?: Crc32): Promise<PersistedList | null>;
   /**
-   * Writes the chunks once they are known (null: nothing to write). Called at once when a save
+   * Writes the list once it is known (null: nothing to write). Called at once when a save
    * begins, so that `settled` covers it from the start.
    */
-  save(level: number, chunks: Promise<readonly PersistedChunk[] | null>, crc?: Crc32): Promise<void>;
+  save(level: number, list: Promise<PersistedList | null>, crc?: Crc32): Promise<void>;
   /** Resolves once no save is in flight (a stop waits for it: the next start needs the file). */
   settled(): Promise<void>;
 }
@@ -81,18 +95,23 @@ const shaHex = (b: Uint8Array): string => {
   return s;
 };
 
+const keyBytes = (hex: string): Uint8Array => {
+  const out = new Uint8Array(KEY_BYTES);
+  if (/^[0-9a-f]{64}$/.test(hex))
+    for (let i = 0; i < KEY_BYTES; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+};
+
 /** The record's bytes, as pieces (header and entries, then each deflated chunk, then the CRC). */
-export function encodePersistedList(
-  level: number,
-  chunks: readonly PersistedChunk[],
-  crcOf: Crc32 = crc32,
-): Uint8Array[] {
+export function encodePersistedList(level: number, list: PersistedList, crcOf: Crc32 = crc32): Uint8Array[] {
+  const { chunks } = list;
   const head = new Uint8Array(HEADER + ENTRY * chunks.length);
   const view = new DataView(head.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, VERSION, true);
   view.setUint32(8, chunks.length, true);
   view.setUint32(12, level, true);
+  if (list.key) head.set(keyBytes(list.key), HEADER_V1);
   chunks.forEach((ch, i) => {
     const at = HEADER + ENTRY * i;
     view.setUint32(at, ch.items, true);
@@ -108,20 +127,25 @@ export function encodePersistedList(
   return [head, ...chunks.map((ch) => ch.deflated), trailer];
 }
 
-/** The chunks of a record, or null when it is not one (wrong magic or version, truncated, damaged). */
-export function decodePersistedList(bytes: Uint8Array, crcOf: Crc32 = crc32): PersistedChunk[] | null {
-  if (bytes.length < HEADER + 4) return null;
+/**
+ * The chunks and key of a record (version 1 or 2), or null when it is not one (wrong magic or
+ * version, truncated, damaged).
+ */
+export function decodePersistedList(bytes: Uint8Array, crcOf: Crc32 = crc32): PersistedList | null {
+  if (bytes.length < HEADER_V1 + 4) return null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION) return null;
+  const version = view.getUint32(4, true);
+  if (view.getUint32(0, true) !== MAGIC || (version !== 1 && version !== VERSION)) return null;
+  const header = version === 1 ? HEADER_V1 : HEADER;
   const n = view.getUint32(8, true);
-  const body = HEADER + ENTRY * n;
+  const body = header + ENTRY * n;
   if (body + 4 > bytes.length) return null;
   const end = bytes.length - 4;
   if (crcOf(bytes.subarray(0, end)) >>> 0 !== view.getUint32(end, true)) return null;
   const out: PersistedChunk[] = [];
   let at = body;
   for (let i = 0; i < n; i++) {
-    const e = HEADER + ENTRY * i;
+    const e = header + ENTRY * i;
     const size = view.getUint32(e + 12, true);
     if (at + size > end) return null;
     out.push({
@@ -133,7 +157,9 @@ export function decodePersistedList(bytes: Uint8Array, crcOf: Crc32 = crc32): Pe
     });
     at += size;
   }
-  return at === end ? out : null;
+  if (at !== end) return null;
+  const key = version === 1 ? null : bytes.subarray(HEADER_V1, HEADER);
+  return { chunks: out, key: key?.some((b) => b !== 0) ? shaHex(key) : null };
 }
 
 /** The list kept in `state` under LIST_KEY; undefined when the store cannot hold binary values. */
@@ -152,9 +178,9 @@ export function stateListStore(state: StateStore | undefined): ListStore | undef
         return null;
       }
     },
-    save(level, chunks, crc) {
+    save(level, list, crc) {
       const done = (async () => {
-        const all = await chunks;
+        const all = await list;
         if (!all) return;
         const pieces = encodePersistedList(level, all, crc);
         await putBytes.call(

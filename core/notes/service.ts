@@ -2,12 +2,14 @@ import { DomainError } from '../errors.ts';
 import { validateNotePath } from '../paths.ts';
 import type { StoreChange } from '../ports.ts';
 import { createNoteContext, decode, type Note, type NoteEvent, type NoteServiceDeps } from './context.ts';
+import { listKey } from './list-key.ts';
 import { applyExternalChanges, loadVault, reconcile, saveCache, searchReady } from './loading.ts';
 import { withoutHidden } from './markdown/parts.ts';
 import type { NoteSummary } from './note-index.ts';
 import { runSearch } from './search/run.ts';
 import { aliasesOf } from './search/text.ts';
 import type { SearchHit, Visibility } from './search.ts';
+import { sliced } from './slices.ts';
 import { countTags, type TagCount } from './tags.ts';
 import { type FolderNode, folderTree } from './tree.ts';
 import { createWrites } from './writes.ts';
@@ -26,6 +28,7 @@ export function createNoteService(deps: NoteServiceDeps) {
   const ctx = createNoteContext(deps);
   const { store, mutex } = ctx;
   let list: { generation: number; items: NoteSummary[] } | null = null;
+  let keyMemo: { index: unknown; generation: number; key: Promise<string | null> } | null = null;
   let tagCounts: { generation: number; items: TagCount[] } | null = null;
   let aliasMap: { generation: number; map: Map<string, string[]> } | null = null;
   const notFound = (path: string) => new DomainError('NOTE_NOT_FOUND', `No note at "${path}".`);
@@ -109,14 +112,54 @@ export function createNoteService(deps: NoteServiceDeps) {
     /** Writes the index cache when anything changed since the last save. */
     saveCache: (): Promise<boolean> => saveCache(ctx),
 
-    /** Every note's summary, sorted by path. Same array object until something changes. */
+    /**
+     * Every note's summary, sorted by path. Same array object until something changes. The items
+     * are built on their first use (read them in the turn you got them): a caller after the
+     * generation alone (a warm start's first list, answered from the persisted one) builds none.
+     */
     list(): { generation: number; items: NoteSummary[] } {
       ctx.requireReady();
       const index = ctx.index;
       if (list?.generation !== index.generation) {
-        list = { generation: index.generation, items: index.sortedPaths().map((p) => index.summary(p)!) };
+        let items: NoteSummary[] | null = null;
+        list = {
+          generation: index.generation,
+          get items() {
+            items ??= index.sortedPaths().map((p) => index.summary(p)!);
+            return items;
+          },
+        };
       }
       return list;
+    },
+
+    /**
+     * Builds every summary of `generation` a slice at a time (the list's items are then cheap to
+     * take); false when the index is not at it (or moved on meanwhile).
+     */
+    async prepareList(generation: number): Promise<boolean> {
+      const index = ctx.index;
+      if (ctx.status.state !== 'ready' || index.generation !== generation) return false;
+      for await (const p of sliced(index.sortedPaths())) {
+        if (ctx.index !== index || index.generation !== generation) return false;
+        index.summary(p);
+      }
+      return ctx.index === index && index.generation === generation;
+    },
+
+    /**
+     * The digest of everything the list's summaries are made of (core/notes/list-key.ts) while the
+     * index is at `generation`; null when it is not (or moved on meanwhile).
+     */
+    async listKey(generation: number): Promise<string | null> {
+      const index = ctx.index;
+      if (ctx.status.state !== 'ready' || index.generation !== generation) return null;
+      if (keyMemo?.index === index && keyMemo.generation === generation) return keyMemo.key;
+      const pending = listKey(index);
+      keyMemo = { index, generation, key: pending };
+      const key = await pending;
+      if (key === null && keyMemo?.key === pending) keyMemo = null;
+      return ctx.index === index ? key : null;
     },
 
     /**

@@ -78,7 +78,11 @@ export function notesRoutes(
   // `?format=columns`: encoded once per list version (a scoped key's view keeps its own array).
   const columnLists = new WeakMap<readonly NoteSummary[], Promise<EncodedAnswer>>();
   const serialized = new WeakMap<Note, string>();
-  const list = createCompressedList(listOptions);
+  const list = createCompressedList({
+    ...listOptions,
+    key: (generation) => notes.listKey(generation),
+    prepare: (generation) => notes.prepareList(generation),
+  });
   // Answers of `?fields=`/`?limit=` for the current index version, by shape (at most 16 kept).
   // Shared by every key without folder limits (a key limited to folders gets its own page).
   const pages = { generation: -1, byShape: new Map<string, EncodedAnswer>() };
@@ -152,7 +156,8 @@ export function notesRoutes(
     const vary = { Vary: 'Accept-Encoding' };
     if (noneMatch(c.req.header('if-none-match'), etag))
       return sealedResponse(c, 304, null, { ETag: etag, ...vary });
-    list.update(current.generation, current.items);
+    // The items are built only when the persisted list cannot answer whole (a warm start's first list).
+    list.update(current.generation, () => current.items);
     const headers = { 'Content-Type': JSON_TYPE, ETag: etag, 'Cache-Control': 'no-cache', ...vary };
     const enc = answerEncoding(c);
     const z = enc === 'identity' ? null : await loadZlib();

@@ -45,13 +45,32 @@ const sorted = (xs: NoteSummary[]) =>
 const copies = (xs: readonly NoteSummary[]) => xs.map((s) => structuredClone(s));
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
-async function firstRun(items: NoteSummary[], state: StateStore) {
+async function firstRun(items: NoteSummary[], state: StateStore, key?: string) {
   const store = stateListStore(state)!;
-  const list = createCompressedList({ store });
+  const list = createCompressedList({ store, ...(key ? { key: async () => key } : {}) });
   list.update(1, items);
   const body = await list.gzipAsync(zlib);
   await until('the list saved', () => list.work().saved > 0);
   return { list, body, store };
+}
+
+const KEY_A = 'a'.repeat(64);
+const KEY_B = 'b'.repeat(64);
+const fileOf = async (state: StateStore): Promise<Uint8Array> =>
+  (await state.getRange!(LIST_KEY, 0, (await state.byteSize!(LIST_KEY))!))!;
+/**
+ * The same list as version 1 wrote it: no key in the header (16 bytes, not 48), version 1, and the
+ * CRC-32 of everything before it recomputed.
+ */
+function toVersion1(v2: Uint8Array): Uint8Array {
+  const body = new Uint8Array(v2.length - 4 - 32);
+  body.set(v2.subarray(0, 16));
+  body.set(v2.subarray(48, v2.length - 4), 16);
+  new DataView(body.buffer).setUint32(4, 1, true);
+  const out = new Uint8Array(body.length + 4);
+  out.set(body);
+  new DataView(out.buffer).setUint32(body.length, zlib.crc32(body), true);
+  return out;
 }
 
 describe('the persisted list', () => {
@@ -98,6 +117,93 @@ describe('the persisted list', () => {
     const fresh = createCompressedList();
     fresh.update(2, changed);
     expect(Buffer.from(await warm.gzipAsync(zlib)).equals(Buffer.from(fresh.gzip(zlib)))).toBe(true);
+  });
+
+  it('answers a warm start whole when the list key matches: no summary built, nothing serialized', async () => {
+    const items = sorted(Array.from({ length: 3000 }, (_, i) => summary(i)));
+    const state = memoryStateStore();
+    const { body } = await firstRun(items, state, KEY_A);
+    expect(decodePersistedList(await fileOf(state))?.key).toBe(KEY_A);
+
+    const warm = createCompressedList({
+      store: stateListStore(state),
+      key: async (g) => (g === 7 ? KEY_A : null),
+    });
+    let built = 0;
+    // The index hands out the same summary objects until a note changes.
+    const held = copies(items);
+    warm.update(7, () => {
+      built++;
+      return held;
+    });
+    const again = await warm.gzipAsync(zlib);
+    expect(Buffer.from(again).equals(Buffer.from(body))).toBe(true);
+    expect(built).toBe(0);
+    expect(warm.work()).toMatchObject({ whole: 1, serialized: 0, summaries: 0, deflated: 2 });
+    expect(text(await warm.identityAsync(zlib))).toBe(JSON.stringify({ success: true, data: items }));
+    // Brotli waits for the chunks (gzip answers meanwhile).
+    expect(warm.brotli(zlib)).toBeNull();
+
+    // Later the chunks are made and take their parts from the file: nothing deflated.
+    await warm.materializeNow(zlib);
+    expect(built).toBe(1);
+    expect(warm.chunkCount()).toBeGreaterThan(50);
+    expect(warm.work().restored).toBe(warm.chunkCount());
+    expect(warm.work().deflated).toBe(2);
+    expect(Buffer.from(await warm.gzipAsync(zlib)).equals(Buffer.from(body))).toBe(true);
+
+    // A write then re-encodes only its chunk (and the next): the same bytes as a fresh build.
+    const changed = held.map((x) => (x.path === items[1500]!.path ? summary(1500, ' changed') : x));
+    warm.update(8, changed);
+    const gz = await warm.gzipAsync(zlib);
+    expect(warm.work().deflated).toBeLessThanOrEqual(4);
+    expect(text(zlib.gunzipSync(gz))).toBe(JSON.stringify({ success: true, data: changed }));
+    await warm.polishNow();
+    const fresh = createCompressedList();
+    fresh.update(8, changed);
+    expect(Buffer.from(await warm.gzipAsync(zlib)).equals(Buffer.from(fresh.gzip(zlib)))).toBe(true);
+  });
+
+  it('builds from the items when the key differs (or a write came first), taking the kept chunks by their bytes', async () => {
+    const items = sorted(Array.from({ length: 3000 }, (_, i) => summary(i)));
+    const state = memoryStateStore();
+    await firstRun(items, state, KEY_A);
+    const changed = copies(items).map((x) => (x.path === items[700]!.path ? summary(700, ' changed') : x));
+    const warm = createCompressedList({ store: stateListStore(state), key: async () => KEY_B });
+    let built = 0;
+    warm.update(3, () => {
+      built++;
+      return changed;
+    });
+    const gz = await warm.gzipAsync(zlib);
+    expect(built).toBe(1);
+    expect(warm.work().whole).toBe(0);
+    expect(text(zlib.gunzipSync(gz))).toBe(JSON.stringify({ success: true, data: changed }));
+    expect(warm.work().restored).toBeGreaterThan(warm.chunkCount() - 8);
+    expect(warm.work().restored).toBeLessThan(warm.chunkCount());
+  });
+
+  it('reads a file of the version before the key (1): its chunks are taken by their bytes', async () => {
+    const items = sorted(Array.from({ length: 2000 }, (_, i) => summary(i)));
+    const state = memoryStateStore();
+    const { body } = await firstRun(items, state, KEY_A);
+    const v1 = toVersion1(await fileOf(state));
+    expect(decodePersistedList(v1)).toMatchObject({ key: null });
+    const old = memoryStateStore();
+    await old.putBytes!(
+      LIST_KEY,
+      (async function* () {
+        yield v1;
+      })(),
+    );
+    const warm = createCompressedList({ store: stateListStore(old), key: async () => KEY_A });
+    warm.update(1, () => copies(items));
+    const gz = await warm.gzipAsync(zlib);
+    expect(warm.work().whole).toBe(0);
+    expect(warm.work().restored).toBe(warm.chunkCount());
+    expect(Buffer.from(gz).equals(Buffer.from(body))).toBe(true);
+    // The next save writes version 2, with the key.
+    await warm.persistNow(zlib);
   });
 
   it('ignores a damaged or truncated file and builds the list again', async () => {
@@ -173,7 +279,7 @@ describe('GET /api/v1/notes across a restart', () => {
       const res = await app.request('http://127.0.0.1:3000/api/v1/notes', { headers });
       return new Uint8Array(await res.arrayBuffer());
     };
-    return { notes, get };
+    return { notes, get, app };
   }
 
   it('serves the persisted list after a restart, and the changed list when the vault changed while down', async () => {
@@ -185,6 +291,18 @@ describe('GET /api/v1/notes across a restart', () => {
     const second = await start(vault(1200), state);
     const gz2 = await second.get({ 'accept-encoding': 'gzip' });
     expect(Buffer.from(gz2).equals(Buffer.from(gz1))).toBe(true);
+    // Answered whole from the file (the same list key): not one summary was built for it.
+    expect(second.notes.memory().summaries).toBe(0);
+    // A write before the chunks were made: the next list is the new one, in full.
+    const put = await second.app.request('http://127.0.0.1:3000/api/v1/notes/f1%2Fnote-0005.md', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: '# Rewritten after the restart\n' }),
+    });
+    expect(put.status).toBe(200);
+    const after = text(zlib.gunzipSync(await second.get({ 'accept-encoding': 'gzip' })));
+    expect(after).toContain('Rewritten after the restart');
+    expect(after).toBe(JSON.stringify({ success: true, data: second.notes.list().items }));
 
     const third = await start(vault(1200, ' edited while down'), state);
     const gz3 = await third.get({ 'accept-encoding': 'gzip' });

@@ -1,0 +1,38 @@
+/**
+ * The key of the note list (issue 33): a digest of everything the index's note summaries are made
+ * of, so that a list encoded by one run can be answered by the next without building a summary.
+ *
+ * A summary (`NoteIndex.summary`) is a function of the note's entry, the link graph and the
+ * titles of the notes that link to it. An entry's title, tags, links, word count and `created`
+ * come from the note's bytes (named by its checksum) through the analysis of CACHE_VERSION; its
+ * `updatedAt` is the mtime and `createdAt` falls back to the first-seen time; links resolve
+ * against the set of note paths (and their aliases, from the bytes again) and the vault's other
+ * files. So the sorted (path, checksum, mtime, first seen) of every note and the sorted paths of
+ * the other files, with CACHE_VERSION and SUMMARY_FORM, fix every byte of the list. SUMMARY_FORM
+ * is raised whenever the summary's fields or their derivation change in code.
+ */
+import { sha256Hex } from '../crypto.ts';
+import { CACHE_VERSION, type NoteIndex } from './note-index.ts';
+import { sliced } from './slices.ts';
+
+/** Raised when `NoteSummary`'s shape or how it is derived from an entry changes. */
+export const SUMMARY_FORM = 1;
+
+/**
+ * The list key of `index` as it is now, or null when the index changed while the key was being
+ * computed (the work yields to the event loop: 100,000 notes hash about 12 MB of text).
+ */
+export async function listKey(index: NoteIndex): Promise<string | null> {
+  const generation = index.generation;
+  const parts: string[] = [`quire-list ${CACHE_VERSION} ${SUMMARY_FORM}\n`];
+  for await (const path of sliced(index.sortedPaths())) {
+    const e = index.entries.get(path);
+    if (!e || index.generation !== generation) return null;
+    parts.push(`${path}\t${e.checksum}\t${e.mtimeMs}\t${e.firstSeen}\n`);
+  }
+  parts.push('files\n');
+  for (const f of index.graph.filesUnder('').sort()) parts.push(`${f}\n`);
+  if (index.generation !== generation) return null;
+  const key = await sha256Hex(parts.join(''));
+  return index.generation === generation ? key : null;
+}
