@@ -227,7 +227,7 @@ export function createCompressedList(
    * persisted chunk (same SHA-256, CRC and length) that followed the same chunk as now (its
    * compressor was primed with that chunk's end); every other chunk is deflated as usual.
    */
-  const restore = async (z: Zlib): Promise<number> => {
+  const restore = async (z: Zlib, sameKey = false): Promise<number> => {
     restored = true;
     const stored = (await loadKept(z))?.chunks;
     kept = Promise.resolve(null);
@@ -260,8 +260,9 @@ export function createCompressedList(
       before = ch;
     });
     if (used) partsVersion++;
-    // Every chunk as persisted: the file already holds this list.
-    if (used === mine.length) savedVersion = partsVersion;
+    // Every chunk as persisted: the file already holds this list (and, when it was answered whole,
+    // this list's key; otherwise it is written again with the key, so the next start answers whole).
+    if (used === mine.length && (sameKey || !opts.key)) savedVersion = partsVersion;
     counts.restored += used;
     return used;
   };
@@ -479,7 +480,7 @@ export function createCompressedList(
     pending = null;
     chunks = next;
     identity = null;
-    await restore(z);
+    await restore(z, true);
   };
 
   /** The chunks whose part is missing or was primed with bytes no longer before them. */
