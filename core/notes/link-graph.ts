@@ -117,8 +117,13 @@ export function createLinkGraph() {
   /** Paths by file-name stem. */
   const byStem = new Map<string, Bag>();
   const byLowerPath = new Map<string, string>();
-  /** Notes with a link of each stem key, once per note. */
-  const refsByKey = new Map<string, Bag>();
+  /**
+   * Notes with a link of each stem key, once per note. Only a change of the set of paths reads it
+   * (links naming a new or removed file re-resolve), so a bulk load leaves it to be built after
+   * (`refsPending`): by `refsSteps` in slices once the index serves, or at once by the first change.
+   */
+  let refsByKey = new Map<string, Bag>();
+  let refsPending = false;
   /** Linking notes per target, once per link that resolves there (a multiset). */
   const backlinks = new Map<string, Bag>();
   const EMPTY: Source = { links: [], paths: [] };
@@ -272,9 +277,27 @@ export function createLinkGraph() {
               return p;
             }),
     };
-    for (const k of keysOf(shared, keyMemo)) addTo(refsByKey, k, path);
+    if (!refsPending) for (const k of keysOf(shared, keyMemo)) addTo(refsByKey, k, path);
     sources.set(path, src);
     attach(path, src, changed);
+  };
+
+  /** The stem keys of every note's links, in steps (a few hundred notes each). */
+  function* refsOf(into: Map<string, Bag>): Generator<void> {
+    const keyMemo = new Map<string, string>();
+    let i = 0;
+    for (const [path, src] of sources) {
+      if (src.links.length) for (const k of keysOf(src.links, keyMemo)) addTo(into, k, path);
+      if ((++i & 511) === 0) yield;
+    }
+  }
+  /** Builds what a bulk load left to build, at once: before anything reads or changes it. */
+  const ensureRefs = () => {
+    if (!refsPending) return;
+    const built = new Map<string, Bag>();
+    for (const _ of refsOf(built));
+    refsByKey = built;
+    refsPending = false;
   };
 
   return {
@@ -286,6 +309,7 @@ export function createLinkGraph() {
      * backlinks changed (including `path`).
      */
     set(path: string, links: readonly LinkRef[]): Set<string> {
+      ensureRefs();
       const changed = new Set<string>([path]);
       const old = sources.get(path);
       if (old) {
@@ -319,6 +343,8 @@ export function createLinkGraph() {
       notes: readonly (readonly [string, readonly LinkRef[]])[],
       resolved?: (i: number) => (string | null)[] | null | undefined,
     ): Generator<void> {
+      // Built after the load (`refsSteps`, or the first change), for every note at once.
+      refsPending = true;
       for (let i = 0; i < notes.length; i++) {
         const path = notes[i]![0];
         if (!sources.has(path)) addPath(path);
@@ -337,8 +363,24 @@ export function createLinkGraph() {
       }
     },
 
+    /**
+     * Builds what a bulk load left to build (the notes naming each stem key), a few hundred notes
+     * a step; a change meanwhile builds it at once and ends this.
+     */
+    *refsSteps(): Generator<void> {
+      if (!refsPending) return;
+      const built = new Map<string, Bag>();
+      for (const _ of refsOf(built)) {
+        yield;
+        if (!refsPending) return;
+      }
+      refsByKey = built;
+      refsPending = false;
+    },
+
     /** Removes a note; links to it re-resolve (to another note of that name, or to null). */
     remove(path: string): Set<string> {
+      ensureRefs();
       const changed = new Set<string>();
       const src = sources.get(path);
       if (!src) return changed;
@@ -362,6 +404,7 @@ export function createLinkGraph() {
      * Returns every note whose links or backlinks changed.
      */
     addFiles(paths: readonly string[]): Set<string> {
+      ensureRefs();
       const changed = new Set<string>();
       const keys = new Set<string>();
       for (const path of paths) {
@@ -377,6 +420,7 @@ export function createLinkGraph() {
 
     /** Forgets files; links to them re-resolve (to another file of that name, or to null). */
     removeFiles(paths: readonly string[]): Set<string> {
+      ensureRefs();
       const changed = new Set<string>();
       const keys = new Set<string>();
       for (const path of paths) {

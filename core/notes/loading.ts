@@ -188,6 +188,9 @@ export async function loadVault(
     }
     ctx.status = { state: 'ready', done: files.length, total: files.length };
   });
+  // What the bulk load left for later (the link graph's notes by link key: link-graph.ts), in
+  // slices while the index serves; a write meanwhile builds it at once.
+  for await (const _ of sliced(ctx.index.graph.refsSteps()));
   if (check) await check();
 }
 

@@ -163,4 +163,57 @@ describe('link graph', () => {
     for (let i = 1; i < 300; i += 2) g.remove(`s${i}.md`);
     expect(g.backlinksOf('deep/hub.md')).toEqual([]);
   });
+
+  it('a bulk load (notes by link key built later, in steps or by the first change) re-resolves as a graph built note by note', () => {
+    // 1,200 notes with shared names in folders, links by name, path and relative markdown links.
+    const notes: [string, LinkRef[]][] = [];
+    for (let i = 0; i < 1200; i++) {
+      const path = `${['a', 'b/c', 'd'][i % 3]}/n${i % 400}.md`;
+      notes.push([
+        path,
+        [wiki(`n${(i * 7) % 450}`), wiki(`b/c/n${(i * 3) % 400}`), md(`../x${i % 5}.png`), wiki('pic.png')],
+      ]);
+    }
+    type Graph = ReturnType<typeof createLinkGraph>;
+    // Each kind of change comes first once (the one that must build what the load left), then the rest.
+    const ops: ((g: Graph) => unknown)[] = [
+      (g) => g.set('zz/n80.md', []),
+      (g) => g.set('a/n0.md', [wiki('n6')]),
+      (g) => g.remove('b/c/n1.md'),
+      (g) => g.addFiles(['a/pic.png', 'x1.png']),
+      (g) => g.removeFiles(['d/x2.png']),
+      (g) => g.set('b/c/n2.md', [wiki('n80'), wiki('pic')]),
+      (g) => g.remove('a/n3.md'),
+    ];
+    const picture = (g: Graph) =>
+      notes.map(([p]) => [p, g.linksOf(p).map((l) => l.path), g.backlinksOf(p).sort()]);
+    const byOneNote = (order: number[]) => {
+      const g = createLinkGraph();
+      g.addFiles(['d/x2.png']);
+      for (const [p] of notes) g.set(p, []);
+      for (const [p, links] of notes) g.set(p, links);
+      for (const k of order) ops[k]!(g);
+      return picture(g);
+    };
+    const bulk = (order: number[], steps: 'none' | 'all' | 'one') => {
+      const g = createLinkGraph();
+      g.addFiles(['d/x2.png']);
+      g.load(notes);
+      const it = g.refsSteps();
+      let n = 0;
+      if (steps === 'all') for (const _ of it) n++;
+      if (steps === 'one') it.next();
+      for (const k of order) ops[k]!(g);
+      // A change halfway through the steps built it at once and ended them.
+      if (steps === 'one') expect([...it]).toEqual([]);
+      if (steps === 'all') expect(n).toBeGreaterThan(1);
+      return picture(g);
+    };
+    for (let first = 0; first < ops.length; first++) {
+      const order = [first, ...ops.keys()].filter((k, i) => i === 0 || k !== first);
+      const expected = byOneNote(order);
+      for (const steps of ['none', 'all', 'one'] as const)
+        expect(bulk(order, steps), `${first} ${steps}`).toEqual(expected);
+    }
+  });
 });
