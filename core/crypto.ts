@@ -24,6 +24,19 @@ const syncCrypto = (
 ).process?.getBuiltinModule?.('node:crypto') as
   | { createHash?: (alg: string) => { update(b: Uint8Array): { digest(enc: 'hex'): string } } }
   | undefined;
+/**
+ * A SHA-256 fed piece by piece: the runtime's own incremental hash where it has one (no copy of
+ * the whole input is ever made), else the pieces joined once for `crypto.subtle`.
+ */
+export function sha256Pieces(): { update(text: string): void; digest(): Promise<string> } {
+  const h = syncCrypto?.createHash?.('sha256') as
+    | { update(b: Uint8Array | string): unknown; digest(enc: 'hex'): string }
+    | undefined;
+  if (h) return { update: (text) => void h.update(text), digest: async () => h.digest('hex') };
+  const pieces: string[] = [];
+  return { update: (text) => void pieces.push(text), digest: () => sha256Hex(pieces.join('')) };
+}
+
 /** Bytes hashed synchronously at most (a larger input goes to `crypto.subtle`, off the event loop). */
 const SYNC_HASH_MAX = 64 * 1024;
 

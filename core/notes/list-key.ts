@@ -11,7 +11,7 @@
  * the other files, with CACHE_VERSION and SUMMARY_FORM, fix every byte of the list. SUMMARY_FORM
  * is raised whenever the summary's fields or their derivation change in code.
  */
-import { sha256Hex } from '../crypto.ts';
+import { sha256Pieces } from '../crypto.ts';
 import { CACHE_VERSION, type NoteIndex } from './note-index.ts';
 import { sliced } from './slices.ts';
 
@@ -24,15 +24,24 @@ export const SUMMARY_FORM = 1;
  */
 export async function listKey(index: NoteIndex): Promise<string | null> {
   const generation = index.generation;
-  const parts: string[] = [`quire-list ${CACHE_VERSION} ${SUMMARY_FORM}\n`];
+  const hash = sha256Pieces();
+  hash.update(`quire-list ${CACHE_VERSION} ${SUMMARY_FORM}\n`);
+  // A piece of about a thousand notes at a time: one hash call each, no vault-sized string.
+  let piece = '';
+  let n = 0;
   for await (const path of sliced(index.sortedPaths())) {
     const e = index.entries.get(path);
     if (!e || index.generation !== generation) return null;
-    parts.push(`${path}\t${e.checksum}\t${e.mtimeMs}\t${e.firstSeen}\n`);
+    piece += `${path}\t${e.checksum}\t${e.mtimeMs}\t${e.firstSeen}\n`;
+    if (++n % 1024 === 0) {
+      hash.update(piece);
+      piece = '';
+    }
   }
-  parts.push('files\n');
-  for (const f of index.graph.filesUnder('').sort()) parts.push(`${f}\n`);
+  piece += 'files\n';
+  for (const f of index.graph.filesUnder('').sort()) piece += `${f}\n`;
+  hash.update(piece);
   if (index.generation !== generation) return null;
-  const key = await sha256Hex(parts.join(''));
+  const key = await hash.digest();
   return index.generation === generation ? key : null;
 }

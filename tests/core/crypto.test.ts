@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex, sha256HexNow } from '../../core/crypto.ts';
+import { sha256Hex, sha256HexNow, sha256Pieces } from '../../core/crypto.ts';
 
 describe('sha256HexNow (issue 33)', () => {
   it('gives the digest sha256Hex gives, at once for small inputs, null for large ones', async () => {
@@ -16,5 +16,20 @@ describe('sha256HexNow (issue 33)', () => {
     }
     // Over 64 KiB: left to crypto.subtle (off the event loop).
     expect(sha256HexNow(new Uint8Array(64 * 1024 + 1))).toBeNull();
+  });
+});
+
+describe('sha256Pieces (issue 33)', () => {
+  it('gives the digest of the pieces joined, whatever the cut', async () => {
+    const text = `${'path/é note.md\tabc\t1\t2\n'.repeat(3000)}files\n✓`;
+    for (const cuts of [[], [1], [7, 500, 60_000], [text.length - 1]]) {
+      const h = sha256Pieces();
+      let at = 0;
+      for (const c of [...cuts, text.length]) {
+        h.update(text.slice(at, c));
+        at = c;
+      }
+      expect(await h.digest()).toBe(await sha256Hex(text));
+    }
   });
 });
