@@ -174,6 +174,8 @@ describe('link graph', () => {
         [wiki(`n${(i * 7) % 450}`), wiki(`b/c/n${(i * 3) % 400}`), md(`../x${i % 5}.png`), wiki('pic.png')],
       ]);
     }
+    // And one note of many links (another way of gathering its keys), some named twice.
+    notes.push(['hub/many.md', Array.from({ length: 40 }, (_, k) => wiki(`n${(k * 11) % 30}`))]);
     type Graph = ReturnType<typeof createLinkGraph>;
     // Each kind of change comes first once (the one that must build what the load left), then the rest.
     const ops: ((g: Graph) => unknown)[] = [
