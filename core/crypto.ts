@@ -26,15 +26,30 @@ const syncCrypto = (
   | undefined;
 /**
  * A SHA-256 fed piece by piece: the runtime's own incremental hash where it has one (no copy of
- * the whole input is ever made), else the pieces joined once for `crypto.subtle`.
+ * the whole input is ever made; a piece may be reused once `update` returns), else the pieces
+ * copied and joined once for `crypto.subtle`.
  */
-export function sha256Pieces(): { update(text: string): void; digest(): Promise<string> } {
+export function sha256Pieces(): { update(piece: string | Uint8Array): void; digest(): Promise<string> } {
   const h = syncCrypto?.createHash?.('sha256') as
     | { update(b: Uint8Array | string): unknown; digest(enc: 'hex'): string }
     | undefined;
-  if (h) return { update: (text) => void h.update(text), digest: async () => h.digest('hex') };
-  const pieces: string[] = [];
-  return { update: (text) => void pieces.push(text), digest: () => sha256Hex(pieces.join('')) };
+  if (h) return { update: (piece) => void h.update(piece), digest: async () => h.digest('hex') };
+  const pieces: Uint8Array[] = [];
+  const encoder = new TextEncoder();
+  return {
+    update: (piece) => void pieces.push(typeof piece === 'string' ? encoder.encode(piece) : piece.slice()),
+    digest: () => {
+      let size = 0;
+      for (const p of pieces) size += p.length;
+      const all = new Uint8Array(size);
+      let at = 0;
+      for (const p of pieces) {
+        all.set(p, at);
+        at += p.length;
+      }
+      return sha256Hex(all);
+    },
+  };
 }
 
 /** Bytes hashed synchronously at most (a larger input goes to `crypto.subtle`, off the event loop). */

@@ -17,6 +17,10 @@ import { sliced } from './slices.ts';
 
 /** Raised when `NoteSummary`'s shape or how it is derived from an entry changes. */
 export const SUMMARY_FORM = 1;
+/** The layout of the hashed bytes (2: binary records). */
+const KEY_FORM = 2;
+const PIECE = 1 << 20;
+const encoder = new TextEncoder();
 
 /**
  * The list key of `index` as it is now, or null when the index changed while the key was being
@@ -25,22 +29,32 @@ export const SUMMARY_FORM = 1;
 export async function listKey(index: NoteIndex): Promise<string | null> {
   const generation = index.generation;
   const hash = sha256Pieces();
-  hash.update(`quire-list ${CACHE_VERSION} ${SUMMARY_FORM}\n`);
-  // A piece of about a thousand notes at a time: one hash call each, no vault-sized string.
-  let piece = '';
-  let n = 0;
+  hash.update(`quire-list ${CACHE_VERSION} ${SUMMARY_FORM} ${KEY_FORM}\n`);
+  // Each note as bytes in one reused buffer (no string per note): the path's length and UTF-8,
+  // the checksum's 64 hex digits, mtime and first-seen time as float64; hashed a buffer at a time.
+  const buf = new Uint8Array(PIECE);
+  const view = new DataView(buf.buffer);
+  let at = 0;
   for await (const path of sliced(index.sortedPaths())) {
     const e = index.entries.get(path);
     if (!e || index.generation !== generation) return null;
-    piece += `${path}\t${e.checksum}\t${e.mtimeMs}\t${e.firstSeen}\n`;
-    if (++n % 1024 === 0) {
-      hash.update(piece);
-      piece = '';
+    if (at + 4 + path.length * 3 + e.checksum.length * 3 + 16 > PIECE) {
+      hash.update(buf.subarray(0, at));
+      at = 0;
     }
+    const p = encoder.encodeInto(path, buf.subarray(at + 4)).written;
+    view.setUint32(at, p, true);
+    at += 4 + p;
+    at += encoder.encodeInto(e.checksum, buf.subarray(at)).written;
+    view.setFloat64(at, e.mtimeMs, true);
+    view.setFloat64(at + 8, e.firstSeen, true);
+    at += 16;
   }
-  piece += 'files\n';
-  for (const f of index.graph.filesUnder('').sort()) piece += `${f}\n`;
-  hash.update(piece);
+  hash.update(buf.subarray(0, at));
+  // The vault's other files, sorted, one per line.
+  let files = 'files\n';
+  for (const f of index.graph.filesUnder('').sort()) files += `${f}\n`;
+  hash.update(files);
   if (index.generation !== generation) return null;
   const key = await hash.digest();
   return index.generation === generation ? key : null;

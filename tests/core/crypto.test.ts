@@ -31,5 +31,16 @@ describe('sha256Pieces (issue 33)', () => {
       }
       expect(await h.digest()).toBe(await sha256Hex(text));
     }
+    // Bytes and text mixed, a buffer reused once `update` returned.
+    const bytes = new TextEncoder().encode(text);
+    const h = sha256Pieces();
+    const buf = new Uint8Array(4096);
+    for (let at = 0; at < bytes.length; at += 4096) {
+      const n = Math.min(4096, bytes.length - at);
+      buf.set(bytes.subarray(at, at + n));
+      h.update(buf.subarray(0, n));
+    }
+    h.update('tail');
+    expect(await h.digest()).toBe(await sha256Hex(`${text}tail`));
   });
 });
