@@ -44,6 +44,11 @@ export interface CoreDeps {
   agentLimits?: { maxSteps?: number; timeoutMs?: number };
   /** Parses many notes at once (a runtime may spread this over threads). */
   analyze?: BatchAnalyzer;
+  /**
+   * True while the host answers requests: background work after a start (the warm start's check
+   * of the vault) waits for a quiet moment, a second at most.
+   */
+  busy?: () => boolean;
   /** Where versions and the trash are kept (issue 30); without it deletes are for good. */
   history?: HistoryStore;
   /** Largest attachment whose versions are kept (default 10 MiB). */
@@ -145,6 +150,7 @@ export function createCore(deps: CoreDeps | ServerCoreDeps): Core | ServerCore {
     logger: deps.logger,
     analyze: deps.analyze,
     files: deps.files,
+    busy: deps.busy,
   });
   const semantic = deps.embeddings
     ? createSemanticIndex({ notes, embeddings: deps.embeddings, state: deps.state, logger: deps.logger })
@@ -208,6 +214,7 @@ function createServerCore(deps: ServerCoreDeps) {
     logger,
     analyze: deps.analyze,
     files: deps.files,
+    busy: deps.busy,
   });
   const auth = createAuthService({ state, clock, logger, pairCodeTtlMs: settings.pairCodeTtlSeconds * 1000 });
   const egress = createEgress({

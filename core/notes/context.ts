@@ -65,6 +65,14 @@ export interface NoteServiceDeps {
   files?: Pick<FileStore, 'list' | 'stat'> & Partial<Pick<FileStore, 'read' | 'vault'>>;
   /** Where every change keeps the version before it, and deleted notes go (issue 30). */
   history?: History;
+  /**
+   * True while the host is answering requests: a warm start's check of the vault (and what a load
+   * leaves for later) waits for a moment without one, `busyWaitMs` at most, so the first answers
+   * after a start come first (core/notes/warm-start.ts).
+   */
+  busy?: () => boolean;
+  /** The longest such wait, in ms (default 1,000). */
+  busyWaitMs?: number;
 }
 
 const decoder = new TextDecoder();
@@ -130,6 +138,8 @@ export function createNoteContext(deps: NoteServiceDeps) {
     state: deps.state,
     files: deps.files,
     history: deps.history,
+    busy: deps.busy,
+    busyWaitMs: deps.busyWaitMs ?? 1000,
     /** Who the write being started is for (set around the call by `withActor`, read at its entry). */
     actor: 'api',
     analyzeBatch: deps.analyze ?? inPlace,

@@ -78,6 +78,7 @@ export async function serveFromSnapshot(
  */
 function checkLater(ctx: NoteContext, index: NoteIndex, opts: { watch?: boolean }): () => Promise<number> {
   return async () => {
+    await quietMoment(ctx);
     const started = performance.now();
     const changes = await checkAgainstVault(ctx, index, opts);
     ctx.logger?.info('vault checked against the index snapshot', {
@@ -86,6 +87,17 @@ function checkLater(ctx: NoteContext, index: NoteIndex, opts: { watch?: boolean 
     });
     return changes;
   };
+}
+
+/**
+ * Resolves once the host answers no request (`busy`), or after `busyWaitMs`: background work
+ * starts when the first answers after a start are out (checked every 10 ms).
+ */
+async function quietMoment(ctx: NoteContext): Promise<void> {
+  const { busy, busyWaitMs } = ctx;
+  if (!busy) return;
+  const until = performance.now() + busyWaitMs;
+  while (busy() && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
 }
 
 /**

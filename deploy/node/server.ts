@@ -48,10 +48,13 @@ export async function startServer(
   if (config.startNotice) logger.info(config.startNotice, {});
   const pool = analyzePool({ fallback: async (texts) => texts.map((t) => analyzeNote(t)) });
   let relayStatus: () => unknown = () => ({ state: 'disabled' });
+  // Requests in flight on the socket (set once it listens): background work after a start waits.
+  let busy = () => false;
   const fs = await composeFsServer(config, {
     ...nodeParts(config),
     logger,
     analyze: pool.analyze,
+    busy: () => busy(),
     relayStatus: () => relayStatus(),
   });
   const { quire } = fs;
@@ -102,6 +105,7 @@ export async function startServer(
   );
   const drain = httpDrain(server);
   draining = () => drain.draining;
+  busy = () => drain.inFlight > 0;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -58,6 +58,8 @@ export async function composeApp(
     logger: Logger;
     version: string;
     analyze?: BatchAnalyzer;
+    /** True while the runtime answers requests (core `busy`). */
+    busy?: () => boolean;
     relayStatus?: () => unknown;
     /** Tools plugins contribute to the agent. */
     agentTools?: ToolSource;
@@ -90,6 +92,7 @@ export async function composeApp(
     clock,
     logger,
     analyze: opts.analyze,
+    busy: opts.busy,
     settings: config,
     version: opts.version,
     providerFor: (fetch: typeof globalThis.fetch) => createProvider({ ...config.agent, fetch }),

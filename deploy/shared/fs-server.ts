@@ -22,7 +22,12 @@ export const CLIENT_DIST_DIR = fileURLToPath(new URL('../../client-link/dist', i
  */
 export async function composeFsServer(
   config: ServerConfig,
-  parts: RuntimeParts & { logger: Logger; analyze?: BatchAnalyzer; relayStatus?: () => unknown },
+  parts: RuntimeParts & {
+    logger: Logger;
+    analyze?: BatchAnalyzer;
+    busy?: () => boolean;
+    relayStatus?: () => unknown;
+  },
 ) {
   const { logger } = parts;
   // The state store first: it creates DATA_DIR 0700, before the vault inside it is made.

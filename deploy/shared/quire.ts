@@ -44,6 +44,8 @@ export interface QuireAdapters extends RuntimeParts {
   clock?: Clock;
   /** Parses many notes at once (Node spreads this over threads). */
   analyze?: BatchAnalyzer;
+  /** True while the runtime answers requests: background work after a start waits (core `busy`). */
+  busy?: () => boolean;
   /** The HTTP client of the agent, channels and plugins (tests inject one; default: global fetch). */
   fetch?: typeof globalThis.fetch;
   relayStatus?: () => unknown;

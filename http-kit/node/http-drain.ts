@@ -39,6 +39,10 @@ export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
     if (draining) res.shouldKeepAlive = false;
   });
   return {
+    /** Requests answered now (their response not closed yet). */
+    get inFlight() {
+      return open.size;
+    },
     /** True once `close` was called: refuse new requests (they did not start before it). */
     get draining() {
       return draining;

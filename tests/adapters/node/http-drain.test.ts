@@ -2,6 +2,7 @@ import http from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpDrain } from '../../../http-kit/node/http-drain.ts';
+import { until } from '../../helpers/wait.ts';
 import { httpClient } from '../../reliability/scenarios/http.ts';
 
 const servers: http.Server[] = [];
@@ -43,6 +44,20 @@ describe('httpDrain (graceful close of a node:http server)', () => {
     expect(refused).toMatchObject({ status: 0, error: 'ECONNREFUSED', sent: false });
     expect(await inFlight).toMatchObject({ status: 200 });
     expect(await closing).toEqual({ cut: false });
+    client.close();
+  });
+
+  it('counts the requests in flight (what background work after a start waits for)', async () => {
+    const { server, drain, url } = await slowServer();
+    const client = httpClient({ keepAlive: true });
+    let seen = 0;
+    server.on('request', () => seen++);
+    expect(drain.inFlight).toBe(0);
+    const answers = [client.request('GET', `${url}/?ms=150`), client.request('GET', `${url}/?ms=150`)];
+    while (seen < 2) await new Promise((r) => setTimeout(r, 5));
+    expect(drain.inFlight).toBe(2);
+    await Promise.all(answers);
+    await until('no request in flight', () => drain.inFlight === 0);
     client.close();
   });
 

@@ -96,6 +96,45 @@ describe('the warm start from a snapshot with folders', () => {
     );
   });
 
+  it('starts the check when the host answers no request (busy), or once the wait runs out', async () => {
+    const notes = fixtureNotes();
+    const state = await withSnapshot(notes);
+    const down = { ...notes, 'note 6.md': 'changed while down' };
+    // Busy until told otherwise, with a wait far longer than the test: the check waits for quiet.
+    let busy = true;
+    const stores = fixtureStores(down);
+    const g = gated(stores.store);
+    g.open();
+    const s = createNoteService({
+      ...stores,
+      store: g.store,
+      state,
+      clock,
+      busy: () => busy,
+      busyWaitMs: 600_000,
+    });
+    const loading = s.load();
+    await until('the index to be ready', () => s.status().state === 'ready');
+    // Ready and answering, the walk not started: the host is busy.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 15));
+    expect(g.asked()).toBe(0);
+    busy = false;
+    await loading;
+    expect(g.asked()).toBeGreaterThan(0);
+    expect(checksumIn(s, 'note 6.md')).toBe(await sha256Hex('changed while down'));
+
+    // Busy all along: the check starts once the wait ran out.
+    const always = createNoteService({
+      ...fixtureStores(down),
+      state,
+      clock,
+      busy: () => true,
+      busyWaitMs: 30,
+    });
+    await always.load();
+    expect(checksumIn(always, 'note 6.md')).toBe(await sha256Hex('changed while down'));
+  });
+
   it('never undoes a write made while the check runs', async () => {
     const notes = fixtureNotes();
     const state = await withSnapshot(notes);
