@@ -6,7 +6,8 @@
  * Per round and repo: a cold start (fresh DATA_DIR) and a warm start (same DATA_DIR), each: wait for
  * the index (health index.state ready), then the server's CPU (all threads, eld-probe) and wall of
  * the first GET /notes gzip, its size, RSS after it; on the warm server also 8 writes, each followed
- * 300 ms later by a gzip list (CPU).
+ * 300 ms later by a gzip list (CPU). SETTLE_MS (default 0) waits that long after the first warm list
+ * before the writes (the start's background work: the check of the vault, the deferred chunks).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -138,6 +139,9 @@ for (let round = 0; round < rounds; round++) {
     push(repo, 'warm first list wall ms', warm.firstWallMs);
     push(repo, 'warm first list share %', (100 * warm.firstBytes) / rawBytes);
     push(repo, 'warm RSS MB', warm.rssMB);
+    // SETTLE_MS: let the start's background work (the vault check, what a whole answer deferred) end first.
+    await sleep(Number(process.env.SETTLE_MS ?? 0));
+    push(repo, 'warm RSS MB after the settle', rss(warm.proc.pid!));
     for (let k = 0; k < 8; k++) {
       const path = paths[((round * 8 + k) * 7919 + i) % paths.length]!;
       const np = `/api/v1/notes/${path.split('/').map(encodeURIComponent).join('/')}`;
