@@ -105,6 +105,15 @@ class NodeHotRequest implements HotExchange {
     );
   }
 
+  whenGone(cb: () => void): () => void {
+    const { res } = this;
+    const onClose = () => {
+      if (!res.writableFinished) cb();
+    };
+    res.on('close', onClose);
+    return () => res.off('close', onClose);
+  }
+
   signal(): AbortSignal {
     if (!this.#gone) {
       const gone = new AbortController();
