@@ -4,7 +4,7 @@
  * all kept running; then `rounds` rounds, each tree in turn: wrk 32 connections for `seconds`
  * (after a warm-up on the first round) through the relay, relay and server CPU from /proc.
  *
- *   npx tsx bench/relay-probe.ts [seconds=4] [rounds=5] [label=DIR ...]
+ *   npx tsx bench/relay-probe.ts [seconds=4] [rounds=5] [label=DIR ...]   (label@redis: on Redis)
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,7 +38,16 @@ const running: {
 }[] = [];
 try {
   for (const t of trees) {
-    const relay = await startRelay(t.dir, '', 'probe:');
+    // A label ending in `@redis` runs its relay on Redis (REDIS_URL or the local one).
+    const redis = t.label.includes('@redis') ? process.env.REDIS_URL || 'redis://127.0.0.1:6379' : '';
+    // `@semiN`: the relay's young generation at N MiB per semi-space (node --max-semi-space-size).
+    const semi = /@semi(\d+)/.exec(t.label)?.[1];
+    const relay = await startRelay(
+      t.dir,
+      redis,
+      `probe:${crypto.randomUUID()}:`,
+      semi ? [`--max-semi-space-size=${semi}`] : [],
+    );
     const server = await startServer(t.dir, relay.url);
     if (pinned) {
       await pin(relay.pid, 0);
@@ -73,6 +82,12 @@ try {
       );
     }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  // Same-round ratios to the first tree (the machine's drift cancels within a round).
+  const first = [...rows.values()][0]!;
+  for (const [label, rs] of rows)
+    console.log(
+      `${label}: relay CPU per request, median of the rounds' ratios to ${running[0]!.label}: ${med(rs.map((r, i) => (r[1]! + r[2]!) / (first[i]![1]! + first[i]![2]!))).toFixed(3)}`,
+    );
   console.log('| tree | req/s | relay µs/req (user + sys) | relay user | relay sys | server µs/req |');
   console.log('|---|---|---|---|---|---|');
   for (const [label, rs] of rows) {

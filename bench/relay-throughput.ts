@@ -145,7 +145,7 @@ async function spawnQuiet(
 const PROF_DIR = process.env.BENCH_RELAY_CPU_PROF;
 
 /** A relay from `root` on a free port (rate limits out of the way: the load is one address). */
-export async function startRelay(root: string, redisUrl: string, prefix: string) {
+export async function startRelay(root: string, redisUrl: string, prefix: string, nodeArgs: string[] = []) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const relay = await spawnQuiet(
@@ -163,7 +163,7 @@ export async function startRelay(root: string, redisUrl: string, prefix: string)
       RELAY_MAX_OPEN_PER_CLIENT: '100000',
     },
     async () => (await fetch(`${url}/api/v1/health`)).ok,
-    PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : [],
+    [...nodeArgs, ...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : [])],
   );
   return { ...relay, url };
 }
