@@ -141,6 +141,7 @@ async function spawnQuiet(
 /**
  * BENCH_RELAY_CPU_PROF=DIR: each relay runs with `node --cpu-prof` and leaves its profile in DIR
  * when it stops (open it in Chrome's DevTools or read it with bench/cpu-profile.ts).
+ * BENCH_RELAY_NODE_ARGS: more node flags for each relay (e.g. `--heap-prof --heap-prof-dir=DIR`).
  */
 const PROF_DIR = process.env.BENCH_RELAY_CPU_PROF;
 
@@ -163,7 +164,11 @@ export async function startRelay(root: string, redisUrl: string, prefix: string,
       RELAY_MAX_OPEN_PER_CLIENT: '100000',
     },
     async () => (await fetch(`${url}/api/v1/health`)).ok,
-    [...nodeArgs, ...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : [])],
+    [
+      ...nodeArgs,
+      ...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []),
+      ...(process.env.BENCH_RELAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
   );
   return { ...relay, url };
 }

@@ -49,8 +49,16 @@ export function hotDispatcher(next: Listener, frame: NodeFrame): Listener {
 }
 
 /** A HotRequest over node:http's request, every part read only when a route asks. */
+const EXCHANGE = Symbol('hot exchange');
+type GoneAware = ServerResponse & { [EXCHANGE]?: NodeHotRequest };
+
+function onResponseClose(this: ServerResponse) {
+  (this as GoneAware)[EXCHANGE]?.gone();
+}
+
 class NodeHotRequest implements HotExchange {
   #gone: AbortController | undefined;
+  #onGone: (() => void) | undefined;
   #id: string | undefined;
   readonly started = performance.now();
   constructor(
@@ -106,12 +114,33 @@ class NodeHotRequest implements HotExchange {
   }
 
   whenGone(cb: () => void): () => void {
-    const { res } = this;
-    const onClose = () => {
-      if (!res.writableFinished) cb();
-    };
-    res.on('close', onClose);
-    return () => res.off('close', onClose);
+    // One listener function for every response, its callback kept on the exchange: no closure
+    // is made per request (a second listener gets its own).
+    if (this.#onGone) {
+      const { res } = this;
+      const also = () => {
+        if (!res.writableFinished) cb();
+      };
+      res.on('close', also);
+      return () => res.off('close', also);
+    }
+    this.#onGone = cb;
+    (this.res as GoneAware)[EXCHANGE] = this;
+    this.res.on('close', onResponseClose);
+    return this.#unlisten;
+  }
+
+  /** Stops telling the first `whenGone` callback (made once per exchange, only when asked). */
+  #unlisten = (): void => {
+    this.#onGone = undefined;
+    this.res.off('close', onResponseClose);
+  };
+
+  /** The response closed: its client left unless the answer was all written. */
+  gone(): void {
+    const cb = this.#onGone;
+    this.#onGone = undefined;
+    if (cb && !this.res.writableFinished) cb();
   }
 
   signal(): AbortSignal {
