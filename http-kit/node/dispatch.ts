@@ -127,14 +127,16 @@ class NodeHotRequest implements HotExchange {
     this.#onGone = cb;
     (this.res as GoneAware)[EXCHANGE] = this;
     this.res.on('close', onResponseClose);
-    return this.#unlisten;
+    // An unnamed arrow, made only when asked (a class field would be made, and under tsx named,
+    // for every request).
+    return () => this.#stopGone();
   }
 
-  /** Stops telling the first `whenGone` callback (made once per exchange, only when asked). */
-  #unlisten = (): void => {
+  /** Stops telling the first `whenGone` callback. */
+  #stopGone(): void {
     this.#onGone = undefined;
     this.res.off('close', onResponseClose);
-  };
+  }
 
   /** The response closed: its client left unless the answer was all written. */
   gone(): void {
