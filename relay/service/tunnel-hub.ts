@@ -284,7 +284,9 @@ export function createTunnelHub(deps: TunnelHubDeps) {
       reset(stream) {
         // The server is told to drop it; an answer arriving later is ignored.
         if (open)
-          socket.send(encodeReset(stream, { code: 'RELAY_TIMEOUT', status: 504, message: 'deadline passed' }));
+          socket.send(
+            encodeReset(stream, { code: 'RELAY_TIMEOUT', status: 504, message: 'deadline passed' }),
+          );
       },
     };
 
