@@ -107,8 +107,9 @@ async function spawnQuiet(
   entry: string,
   env: Record<string, string>,
   ready: () => Promise<boolean>,
+  nodeArgs: string[] = [],
 ) {
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const proc: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -137,8 +138,15 @@ async function spawnQuiet(
   return { pid: proc.pid as number, stop };
 }
 
+/**
+ * BENCH_RELAY_CPU_PROF=DIR: each relay runs with `node --cpu-prof` and leaves its profile in DIR
+ * when it stops (open it in Chrome's DevTools or read it with bench/cpu-profile.ts).
+ * BENCH_RELAY_NODE_ARGS: more node flags for each relay (e.g. `--heap-prof --heap-prof-dir=DIR`).
+ */
+const PROF_DIR = process.env.BENCH_RELAY_CPU_PROF;
+
 /** A relay from `root` on a free port (rate limits out of the way: the load is one address). */
-async function startRelay(root: string, redisUrl: string, prefix: string) {
+export async function startRelay(root: string, redisUrl: string, prefix: string, nodeArgs: string[] = []) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const relay = await spawnQuiet(
@@ -156,12 +164,17 @@ async function startRelay(root: string, redisUrl: string, prefix: string) {
       RELAY_MAX_OPEN_PER_CLIENT: '100000',
     },
     async () => (await fetch(`${url}/api/v1/health`)).ok,
+    [
+      ...nodeArgs,
+      ...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []),
+      ...(process.env.BENCH_RELAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
   );
   return { ...relay, url };
 }
 
 /** The real note server from `root` over a one-note vault, paired with `relayUrl`; its key and id. */
-async function startServer(root: string, relayUrl: string) {
+export async function startServer(root: string, relayUrl: string) {
   const dir = await mkdtemp(join(tmpdir(), 'quire-relay-bench-'));
   await mkdir(join(dir, 'vault', 'bench'), { recursive: true });
   await writeFile(join(dir, 'vault', 'bench', 'note.md'), `# Bench\n\n${'Some words. '.repeat(200)}`);

@@ -143,6 +143,11 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /**
+   * False when a line at `level` would be dropped, so a caller may skip building it (a per-request
+   * access line, say); a logger without it is taken to write every line.
+   */
+  enabled?(level: 'debug' | 'info' | 'warn' | 'error'): boolean;
 }
 
 /** Who a request is, once authenticated. */

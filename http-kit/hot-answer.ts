@@ -23,8 +23,11 @@ export interface HotFrame {
   logger: Logger;
   /** Named in the 500 answer: "Something went wrong in the <where>". */
   where: string;
-  /** The headers every answer carries unless it sets them (the app's frame computes the same). */
-  base: (id: string, req: HotRequest) => BaseHeaders;
+  /**
+   * The headers every answer carries unless it sets them (the app's frame computes the same); it
+   * asks `x.requestId()` only when they name the id (the relay's do not: no id is made for them).
+   */
+  base: (x: HotExchange) => BaseHeaders;
   log?: LogRule;
   stats?: FrameStats;
   /** Counts the answers hot routes gave here (tests, benchmarks). */
@@ -100,12 +103,13 @@ function send(x: HotExchange, frame: HotFrame, a: PlainAnswer, extra?: [string, 
     x.cut();
     return;
   }
-  const id = x.requestId();
-  const lines = answerHeaderLines(extra ? [...a.headers, ...extra] : a.headers, frame.base(id, x));
+  const lines = answerHeaderLines(extra ? [...a.headers, ...extra] : a.headers, frame.base(x));
   x.write(a.status, lines, noBody(x.method, a.status) ? null : a.body);
   if (frame.stats) frame.stats.requests++;
   if (frame.answered) frame.answered.count++;
-  logRequest(frame.logger, frame.log, id, x.method, loggedPath(x.path), a.status, x.started);
+  // The line is at info (or debug when quiet): when the logger drops info, nothing of it is made.
+  if (frame.logger.enabled?.('info') !== false)
+    logRequest(frame.logger, frame.log, x.requestId(), x.method, loggedPath(x.path), a.status, x.started);
 }
 
 /** The frame's error answer (with the request id) for anything a route threw. */

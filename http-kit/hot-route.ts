@@ -19,6 +19,18 @@ export interface HotRequest {
   address(): string | undefined;
   /** Aborts when the client goes away before its answer is written. */
   signal(): AbortSignal;
+  /**
+   * Runs `cb` once when the client goes away before its answer is written, from this call on
+   * (as a listener added to `signal()` would); returns the function that stops listening. For a
+   * route that only needs to be told: on node:http it costs no AbortController.
+   */
+  whenGone(cb: () => void): () => void;
+}
+
+/** `whenGone` over an AbortSignal: `cb` once on its abort; returns the function that stops listening. */
+export function whenAborted(signal: AbortSignal, cb: () => void): () => void {
+  signal.addEventListener('abort', cb, { once: true });
+  return () => signal.removeEventListener('abort', cb);
 }
 
 /**
@@ -81,6 +93,7 @@ export function mountHot(
       headerPairs: () => [...c.req.raw.headers],
       address: () => opts.address(c),
       signal: () => c.req.raw.signal,
+      whenGone: (cb) => whenAborted(c.req.raw.signal, cb),
     };
     for (const route of routes) {
       const a = await route(req);

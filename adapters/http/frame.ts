@@ -9,7 +9,7 @@ import {
   serverBaseHeaders,
   withBase,
 } from '../../http-kit/frame.ts';
-import type { HotRequest } from '../../http-kit/hot-route.ts';
+import type { HotExchange } from '../../http-kit/hot-answer.ts';
 import { requestIdOf } from '../../http-kit/request-id.ts';
 import { isPreflight, preflightAnswer } from './preflight.ts';
 
@@ -28,10 +28,10 @@ export function serverBase(corsOrigins: readonly string[] | undefined) {
     serverBaseHeaders(id, corsOrigins?.length && corsPath(path) ? origin() : undefined, corsOrigins);
 }
 
-/** `serverBase` for the Node dispatcher's HotRequest. */
+/** `serverBase` for a hot answer (the Node dispatcher's, the tunnel's). */
 export function serverHotBase(corsOrigins: readonly string[] | undefined) {
   const base = serverBase(corsOrigins);
-  return (id: string, req: HotRequest) => base(id, req.path, () => req.header('origin'));
+  return (x: HotExchange) => base(x.requestId(), x.path, () => x.header('origin'));
 }
 
 /**

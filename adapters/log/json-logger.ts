@@ -45,5 +45,6 @@ export function jsonLogger(level: LogLevel, write: LineWriter, now: () => number
     info: (m, f) => log('info', m, f),
     warn: (m, f) => log('warn', m, f),
     error: (m, f) => log('error', m, f),
+    enabled: (lvl) => ORDER[lvl] >= min,
   };
 }

@@ -66,7 +66,7 @@ export function pluginData(state: StateStore, id: string): PluginData {
 /** A logger whose lines carry `plugin: id`. */
 export function pluginLogger(logger: Logger, id: string): Logger {
   const wrap =
-    (level: keyof Logger) =>
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
     (msg: string, fields?: Record<string, unknown>): void =>
       logger[level](msg, { plugin: id, ...fields });
   return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };

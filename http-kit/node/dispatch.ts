@@ -49,8 +49,16 @@ export function hotDispatcher(next: Listener, frame: NodeFrame): Listener {
 }
 
 /** A HotRequest over node:http's request, every part read only when a route asks. */
+const EXCHANGE = Symbol('hot exchange');
+type GoneAware = ServerResponse & { [EXCHANGE]?: NodeHotRequest };
+
+function onResponseClose(this: ServerResponse) {
+  (this as GoneAware)[EXCHANGE]?.gone();
+}
+
 class NodeHotRequest implements HotExchange {
   #gone: AbortController | undefined;
+  #onGone: (() => void) | undefined;
   #id: string | undefined;
   readonly started = performance.now();
   constructor(
@@ -103,6 +111,38 @@ class NodeHotRequest implements HotExchange {
       this.header('x-forwarded-for'),
       () => this.req.socket.remoteAddress,
     );
+  }
+
+  whenGone(cb: () => void): () => void {
+    // One listener function for every response, its callback kept on the exchange: no closure
+    // is made per request (a second listener gets its own).
+    if (this.#onGone) {
+      const { res } = this;
+      const also = () => {
+        if (!res.writableFinished) cb();
+      };
+      res.on('close', also);
+      return () => res.off('close', also);
+    }
+    this.#onGone = cb;
+    (this.res as GoneAware)[EXCHANGE] = this;
+    this.res.on('close', onResponseClose);
+    // An unnamed arrow, made only when asked (a class field would be made, and under tsx named,
+    // for every request).
+    return () => this.#stopGone();
+  }
+
+  /** Stops telling the first `whenGone` callback. */
+  #stopGone(): void {
+    this.#onGone = undefined;
+    this.res.off('close', onResponseClose);
+  }
+
+  /** The response closed: its client left unless the answer was all written. */
+  gone(): void {
+    const cb = this.#onGone;
+    this.#onGone = undefined;
+    if (cb && !this.res.writableFinished) cb();
   }
 
   signal(): AbortSignal {

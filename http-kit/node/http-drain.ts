@@ -16,7 +16,8 @@ export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
   let draining = false;
   let closing: Promise<{ cut: boolean }> | undefined;
   const sockets = new Map<Socket, { busy: number; served: number; since: number }>();
-  const open = new Set<ServerResponse>();
+  /** Responses not closed yet, each with its socket's record. */
+  const open = new Map<ServerResponse, { busy: number; served: number; since: number } | undefined>();
   let onEmpty = () => {};
   server.on('connection', (socket: Socket) => {
     sockets.set(socket, { busy: 0, served: 0, since: Date.now() });
@@ -25,17 +26,21 @@ export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
       if (sockets.size === 0) onEmpty();
     });
   });
+  // One listener function for every response (no closure made per request): `close` comes once.
+  // (`res.socket` is gone by then: the socket's record is kept beside the response.)
+  function onResponseClose(this: ServerResponse) {
+    const s = open.get(this);
+    open.delete(this);
+    if (s) {
+      s.busy -= 1;
+      s.served += 1;
+    }
+  }
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const s = sockets.get(req.socket);
     if (s) s.busy += 1;
-    open.add(res);
-    res.once('close', () => {
-      open.delete(res);
-      if (s) {
-        s.busy -= 1;
-        s.served += 1;
-      }
-    });
+    open.set(res, s);
+    res.on('close', onResponseClose);
     if (draining) res.shouldKeepAlive = false;
   });
   return {
@@ -51,7 +56,7 @@ export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
     close(graceMs: number): Promise<{ cut: boolean }> {
       closing ??= new Promise((resolve) => {
         draining = true;
-        for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
+        for (const res of open.keys()) if (!res.headersSent) res.shouldKeepAlive = false;
         const until = Date.now() + graceMs;
         let listening = true;
         // One turn later: a client in this process sees the closes before the caller goes on.

@@ -1,6 +1,7 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { clientAddressOf, relayedSocketAddress } from '../../http-kit/frame.ts';
 import { foldedPairs, type HotExchange, type HotFrame, plainTarget } from '../../http-kit/hot-answer.ts';
+import { whenAborted } from '../../http-kit/hot-route.ts';
 import { requestIdOf } from '../../http-kit/request-id.ts';
 
 /**
@@ -109,5 +110,9 @@ class TunnelHotRequest implements HotExchange {
 
   signal(): AbortSignal {
     return this.gone();
+  }
+
+  whenGone(cb: () => void): () => void {
+    return whenAborted(this.gone(), cb);
   }
 }

@@ -44,9 +44,8 @@ export function attachTunnels(
         addressOf(req),
       );
       ws.on('message', (data, isBinary) => {
-        if (!isBinary) return conn.onMessage(new Uint8Array(0));
-        const buf = data as Buffer;
-        conn.onMessage(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
+        // A Buffer is a Uint8Array: handed over as it is (no view made per message).
+        conn.onMessage(isBinary ? (data as Buffer) : new Uint8Array(0));
       });
       ws.on('close', (code) => conn.onClose(code));
       ws.on('error', () => ws.terminate());

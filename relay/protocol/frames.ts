@@ -67,14 +67,62 @@ export class FrameError extends Error {
 const enc = new TextEncoder();
 const dec = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Small frames are cut from shared chunks, as node's Buffer.allocUnsafe cuts from its pool: a head
+ * of a few hundred bytes then costs no ArrayBuffer of its own (two per frame before: the encoded
+ * JSON and the frame), and its JSON is encoded once, straight into place. A frame is a view that
+ * keeps its chunk alive until it is dropped (sent), so only frames up to `POOLED_MAX` are cut.
+ */
+const POOL_BYTES = 64 * 1024;
+const POOLED_MAX = 8 * 1024;
+let pool = new Uint8Array(POOL_BYTES);
+let poolAt = 0;
+
+/** A view of `max` bytes at the pool's free end (or null when that is more than `POOLED_MAX`); `commit` takes what was used. */
+function poolRoom(max: number): Uint8Array | null {
+  if (max > POOLED_MAX) return null;
+  if (poolAt + max > POOL_BYTES) {
+    pool = new Uint8Array(POOL_BYTES);
+    poolAt = 0;
+  }
+  return pool.subarray(poolAt, poolAt + max);
+}
+
+/** Takes the first `used` bytes of the last `poolRoom` view as a frame (kept 8-aligned). */
+function commit(room: Uint8Array, used: number): Uint8Array {
+  poolAt += (used + 7) & ~7;
+  return room.subarray(0, used);
+}
+
+/** Writes the 6-byte frame header at the start of `out`. */
+function putHeader(out: Uint8Array, type: FrameType, stream: number, flags: number): void {
+  out[0] = type;
+  out[1] = stream >>> 24;
+  out[2] = (stream >>> 16) & 0xff;
+  out[3] = (stream >>> 8) & 0xff;
+  out[4] = stream & 0xff;
+  out[5] = flags;
+}
+
 /** Encodes a frame; `body` is JSON-encoded unless it is already bytes. */
 export function encodeFrame(type: FrameType, stream: number, flags: number, body: unknown): Uint8Array {
-  const payload = body instanceof Uint8Array ? body : enc.encode(JSON.stringify(body ?? null));
+  if (!(body instanceof Uint8Array)) {
+    const json = JSON.stringify(body ?? null);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    const room = poolRoom(HEADER + json.length * 3);
+    if (room) {
+      const { written } = enc.encodeInto(json, room.subarray(HEADER));
+      putHeader(room, type, stream >>> 0, flags);
+      return commit(room, HEADER + written);
+    }
+    return withHeader(type, stream, flags, enc.encode(json));
+  }
+  return withHeader(type, stream, flags, body);
+}
+
+function withHeader(type: FrameType, stream: number, flags: number, payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(HEADER + payload.byteLength);
-  const view = new DataView(out.buffer);
-  out[0] = type;
-  view.setUint32(1, stream >>> 0);
-  out[5] = flags;
+  putHeader(out, type, stream >>> 0, flags);
   out.set(payload, HEADER);
   return out;
 }
@@ -106,18 +154,33 @@ export function encodeInline(
   body: Uint8Array,
 ): Uint8Array | null {
   if (body.byteLength > WIRE_LIMITS.maxChunkBytes) return null;
-  const json = enc.encode(JSON.stringify(head));
+  const text = JSON.stringify(head);
+  const room = poolRoom(HEADER + 4 + text.length * 3 + body.byteLength);
+  if (room) {
+    const { written } = enc.encodeInto(text, room.subarray(HEADER + 4));
+    const size = HEADER + 4 + written + body.byteLength;
+    if (size > WIRE_LIMITS.maxFrameBytes) return null;
+    putHeader(room, type, stream >>> 0, END | INLINE);
+    putUint32(room, HEADER, written);
+    room.set(body, HEADER + 4 + written);
+    return commit(room, size);
+  }
+  const json = enc.encode(text);
   const size = HEADER + 4 + json.byteLength + body.byteLength;
   if (size > WIRE_LIMITS.maxFrameBytes) return null;
   const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  out[0] = type;
-  view.setUint32(1, stream >>> 0);
-  out[5] = END | INLINE;
-  view.setUint32(HEADER, json.byteLength);
+  putHeader(out, type, stream >>> 0, END | INLINE);
+  putUint32(out, HEADER, json.byteLength);
   out.set(json, HEADER + 4);
   out.set(body, HEADER + 4 + json.byteLength);
   return out;
+}
+
+function putUint32(out: Uint8Array, at: number, n: number): void {
+  out[at] = n >>> 24;
+  out[at + 1] = (n >>> 16) & 0xff;
+  out[at + 2] = (n >>> 8) & 0xff;
+  out[at + 3] = n & 0xff;
 }
 
 /** The JSON part of a frame's payload (the head of an INLINE frame); throws FrameError for its stream. */

@@ -20,59 +20,78 @@ export interface DoorLease {
  * fails, so what the relay or a server end holds for unanswered bodies stays bounded.
  */
 export function doorBudget(limits: RelayLimits) {
-  const perAddress = new Map<string, { open: number; bytes: number }>();
-  let total = 0;
-
+  const budget: Budget = { perAddress: new Map(), total: 0, limits };
   return {
     /** Opens a request for `address`: 429 when it already has `maxOpenPerClient` open. */
     open(address: string | undefined): DoorLease {
       const key = address ?? 'unknown';
-      let slot = perAddress.get(key);
+      let slot = budget.perAddress.get(key);
       if (!slot) {
         slot = { open: 0, bytes: 0 };
-        perAddress.set(key, slot);
+        budget.perAddress.set(key, slot);
       }
       if (slot.open >= limits.maxOpenPerClient)
         throw retryLater('RATE_LIMITED', 'Too many requests open from this address; retry shortly.', 1);
       slot.open += 1;
-      const mine = slot;
-      let bytes = 0;
-      let released = false;
-      return {
-        reserve(n) {
-          if (released || n <= 0) return;
-          if (mine.bytes + n > limits.maxInflightBytesPerClient)
-            throw retryLater(
-              'RATE_LIMITED',
-              'Too many request-body bytes in flight from this address; retry shortly.',
-              1,
-            );
-          if (total + n > limits.maxInflightBytes)
-            throw retryLater(
-              'NOT_READY',
-              'The relay has too many request bodies in flight; retry shortly.',
-              1,
-            );
-          mine.bytes += n;
-          total += n;
-          bytes += n;
-        },
-        held: () => bytes,
-        release() {
-          if (released) return;
-          released = true;
-          mine.bytes -= bytes;
-          total -= bytes;
-          mine.open -= 1;
-          if (mine.open === 0 && perAddress.get(key) === mine) perAddress.delete(key);
-        },
-      };
+      return new Lease(budget, key, slot);
     },
     /** Body bytes in flight on this instance. */
-    inflight: () => total,
+    inflight: () => budget.total,
     /** Addresses with a request open (the map never holds more). */
-    addresses: () => perAddress.size,
+    addresses: () => budget.perAddress.size,
   };
+}
+
+interface Slot {
+  open: number;
+  bytes: number;
+}
+
+interface Budget {
+  perAddress: Map<string, Slot>;
+  total: number;
+  limits: RelayLimits;
+}
+
+/** One request's hold on the budgets (a class: a proxied request makes no closures for it). */
+class Lease implements DoorLease {
+  #bytes = 0;
+  #released = false;
+  constructor(
+    readonly budget: Budget,
+    readonly key: string,
+    readonly slot: Slot,
+  ) {}
+
+  reserve(n: number): void {
+    if (this.#released || n <= 0) return;
+    const { budget, slot } = this;
+    if (slot.bytes + n > budget.limits.maxInflightBytesPerClient)
+      throw retryLater(
+        'RATE_LIMITED',
+        'Too many request-body bytes in flight from this address; retry shortly.',
+        1,
+      );
+    if (budget.total + n > budget.limits.maxInflightBytes)
+      throw retryLater('NOT_READY', 'The relay has too many request bodies in flight; retry shortly.', 1);
+    slot.bytes += n;
+    budget.total += n;
+    this.#bytes += n;
+  }
+
+  held(): number {
+    return this.#bytes;
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    const { budget, slot } = this;
+    slot.bytes -= this.#bytes;
+    budget.total -= this.#bytes;
+    slot.open -= 1;
+    if (slot.open === 0 && budget.perAddress.get(this.key) === slot) budget.perAddress.delete(this.key);
+  }
 }
 
 /** The 408 a body that did not arrive within `ms` gets. */

@@ -6,7 +6,7 @@ import { toBase64 } from '../protocol/http-codec.ts';
 import type { HttpAnswer, RelayAnswer } from '../protocol/messages.ts';
 import { readBody } from './body-stream.ts';
 import { retryLater } from './errors.ts';
-import type { Tunnel } from './tunnel-hub.ts';
+import type { ClientGone, Tunnel } from './tunnel-hub.ts';
 import type { RelayContext } from './types.ts';
 
 /** The item fields the relay fills in; `forward` adds requestId and deadline. */
@@ -33,10 +33,13 @@ const jsonError = (requestId: string, status: number, code: ErrorCode, message: 
   bytes: new TextEncoder().encode(JSON.stringify(errorBody(code, message))),
 });
 
-/** Through this instance's tunnel to the server: raw bytes both ways, no queue. */
+/**
+ * Through this instance's tunnel to the server: raw bytes both ways, no queue. Null when the
+ * client went away (`gone`: its AbortSignal, or a hot request's `whenGone`).
+ */
 export async function viaTunnel(
   ctx: RelayContext,
-  signal: AbortSignal,
+  gone: ClientGone,
   tunnel: Tunnel,
   draft: ItemDraft,
 ): Promise<{ requestId: string; answer: ForwardAnswer } | null> {
@@ -48,10 +51,11 @@ export async function viaTunnel(
     requestHead(draft),
     draft.kind === 'http' ? draft.bytes : null,
     deadline,
-    signal,
+    gone,
   );
+  if (a?.kind === 'gone') return null;
   if (!a) {
-    if (signal.aborted) return null;
+    if (typeof gone !== 'function' && gone.aborted) return null;
     throw new DomainError(
       'RELAY_TIMEOUT',
       `The server did not answer within ${ctx.limits.answerTimeoutMs} ms (or its connection dropped); the request may have run.`,

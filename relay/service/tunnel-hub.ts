@@ -51,7 +51,9 @@ export interface TunnelSocket {
 export type TunnelAnswer =
   | { kind: 'http'; status: number; headers: [string, string][]; bytes: Uint8Array | null }
   | { kind: 'pair'; apiKey: string | null }
-  | { kind: 'reset'; code: ErrorCode; status: number; message: string };
+  | { kind: 'reset'; code: ErrorCode; status: number; message: string }
+  /** The client went away before the answer came (the request's stream was reset). */
+  | { kind: 'gone' };
 
 /** The HTTP status of a known error code (the kit's one table); undefined for any other string. */
 export const statusOfCode = (code: string): number | undefined =>
@@ -60,15 +62,34 @@ export const statusOfCode = (code: string): number | undefined =>
 /** One server's connected tunnel. */
 export interface Tunnel {
   serverId: string;
-  /** Sends one request and waits for its answer until `deadline` (epoch ms) or `signal`. */
+  /**
+   * Sends one request and waits for its answer until `deadline` (epoch ms): null when none came
+   * (time-out, tunnel closed), `{kind: 'gone'}` when its client left first (`gone`).
+   */
   forward(
     head: RequestHead,
     /** Whole bytes, or chunks as they arrive (sent with flow control; an error thrown fails the call). */
     body: Uint8Array | AsyncIterable<Uint8Array> | null,
     deadline: number,
-    signal?: AbortSignal,
+    gone?: ClientGone,
   ): Promise<TunnelAnswer | null>;
 }
+
+/**
+ * How a request's client leaving is told: its AbortSignal, or a `whenGone` subscription
+ * (http-kit/hot-route.ts `HotRequest.whenGone`: on node:http no AbortController is made).
+ */
+export type ClientGone = AbortSignal | ((cb: () => void) => () => void);
+
+/** Subscribes `cb` to the client's leaving; returns the function that stops listening. */
+function whenGone(gone: ClientGone, cb: () => void): () => void {
+  if (typeof gone === 'function') return gone(cb);
+  gone.addEventListener('abort', cb, { once: true });
+  return () => gone.removeEventListener('abort', cb);
+}
+
+/** `forward`'s answer when the client went away first (its caller answers nobody). */
+const GONE: TunnelAnswer = { kind: 'gone' };
 
 interface Pending {
   resolve(a: TunnelAnswer | null): void;
@@ -76,6 +97,54 @@ interface Pending {
   parts: Uint8Array[];
   size: number;
 }
+
+/** What a waiting stream needs of its connection. */
+interface WaitingStreams {
+  drop(w: Waiting): void;
+  reset(stream: number): void;
+}
+
+/**
+ * One request on a tunnel waiting for its answer: settled once, by its answer, its deadline, its
+ * client leaving or the tunnel closing. A class, so a relayed request makes no closures but the
+ * one its client's leaving calls.
+ */
+class Waiting implements Pending {
+  head?: AnswerHead;
+  parts: Uint8Array[] = [];
+  size = 0;
+  settled = false;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  unlisten: (() => void) | undefined;
+  constructor(
+    readonly stream: number,
+    readonly streams: WaitingStreams,
+    readonly answer: (a: TunnelAnswer | null) => void,
+  ) {}
+
+  /** Ends the wait: its timer, its listener, its place in the table (the promise is left to the caller). */
+  finish(): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.unlisten?.();
+    this.streams.drop(this);
+  }
+
+  resolve(a: TunnelAnswer | null): void {
+    if (this.settled) return;
+    this.finish();
+    this.answer(a);
+  }
+
+  /** Its deadline passed (null) or its client left (GONE): the server is told to drop it. */
+  giveUp(left: boolean): void {
+    if (this.settled) return;
+    this.streams.reset(this.stream);
+    this.resolve(left ? GONE : null);
+  }
+}
+
+const giveUpAtDeadline = (w: Waiting) => w.giveUp(false);
 
 export interface TunnelHubDeps {
   queue: RelayQueue;
@@ -156,46 +225,25 @@ export function createTunnelHub(deps: TunnelHubDeps) {
         return serverId ?? '';
       },
       closeNow,
-      forward(head, body, deadline, signal) {
+      forward(head, body, deadline, gone) {
         return new Promise<TunnelAnswer | null>((resolve, reject) => {
           if (!open) return resolve(null);
           const stream = nextStream;
           nextStream = nextStream >= 0xfffffff0 ? 1 : nextStream + 1;
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          let settled = false;
-          const finish = () => {
-            settled = true;
-            clearTimeout(timer);
-            signal?.removeEventListener('abort', giveUp);
-            if (pending.get(stream) === p) pending.delete(stream);
-          };
-          const done = (a: TunnelAnswer | null) => {
-            if (settled) return;
-            finish();
-            resolve(a);
-          };
-          const giveUp = () => {
-            // The server is told to drop it; an answer arriving later is ignored.
-            if (open)
-              socket.send(
-                encodeReset(stream, { code: 'RELAY_TIMEOUT', status: 504, message: 'deadline passed' }),
-              );
-            done(null);
-          };
-          const p: Pending = { resolve: done, parts: [], size: 0 };
-          pending.set(stream, p);
-          timer = setTimeout(giveUp, Math.max(1, deadline - clock.now()));
-          signal?.addEventListener('abort', giveUp, { once: true });
+          const w = new Waiting(stream, streams, resolve);
+          pending.set(stream, w);
+          w.timer = setTimeout(giveUpAtDeadline, Math.max(1, deadline - clock.now()), w);
+          if (gone) w.unlisten = whenGone(gone, () => w.giveUp(true));
           const reqHead = { ...head, ttlMs: Math.max(1, deadline - clock.now()) };
           if (body && !(body instanceof Uint8Array)) {
             // A streamed body: the head now, DATA frames as the client's bytes arrive.
             send(FrameType.REQ, stream, 0, reqHead);
-            void streamBody(stream, body, () => settled).then(
+            void streamBody(stream, body, () => w.settled).then(
               () => undefined,
               (err: unknown) => {
-                if (settled) return;
+                if (w.settled) return;
                 // The client went away mid-body: nobody to answer (as when it leaves while waiting).
-                if (signal?.aborted) return giveUp();
+                if (gone && typeof gone !== 'function' && gone.aborted) return w.giveUp(true);
                 // The body failed (too slow, too large, client gone): the server drops the stream.
                 if (open)
                   socket.send(
@@ -205,7 +253,7 @@ export function createTunnelHub(deps: TunnelHubDeps) {
                       message: 'the request body did not arrive',
                     }),
                   );
-                finish();
+                w.finish();
                 reject(err);
               },
             );
@@ -225,6 +273,20 @@ export function createTunnelHub(deps: TunnelHubDeps) {
               send(FrameType.DATA, stream, i === parts.length - 1 ? END : 0, parts[i]);
           }
         });
+      },
+    };
+
+    /** What a waiting stream needs of its connection: leaving the table, telling the server to drop it. */
+    const streams: WaitingStreams = {
+      drop(w) {
+        if (pending.get(w.stream) === w) pending.delete(w.stream);
+      },
+      reset(stream) {
+        // The server is told to drop it; an answer arriving later is ignored.
+        if (open)
+          socket.send(
+            encodeReset(stream, { code: 'RELAY_TIMEOUT', status: 504, message: 'deadline passed' }),
+          );
       },
     };
 
@@ -332,7 +394,7 @@ export function createTunnelHub(deps: TunnelHubDeps) {
           ? fromBase64(item.body)
           : null;
       const a = await tunnel.forward(head, body, item.deadline);
-      if (!a) return; // its waiter answers 504 at the deadline
+      if (!a || a.kind === 'gone') return; // its waiter answers 504 at the deadline
       const answer =
         a.kind === 'pair'
           ? { kind: 'pair', requestId, apiKey: a.apiKey }

@@ -8,6 +8,7 @@ import { hotRoutesOf } from '../../adapters/http/hot.ts';
 import { OPERATIONS } from '../../adapters/http/openapi/operations.ts';
 import { type RunningServer, startServer } from '../../deploy/node/server.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
+import type { HotExchange } from '../../http-kit/hot-answer.ts';
 import { hotDispatcher } from '../../http-kit/node/dispatch.ts';
 import { SECURE_HEADERS } from '../../http-kit/secure-headers.ts';
 import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
@@ -287,7 +288,7 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
     const { 'X-Frame-Options': _dropped, ...fewer } = SECURE_HEADERS;
     const broken = await tunnelVsApp({
       ...server.hotFrame,
-      base: (id: string) => ({ ...fewer, 'X-Request-Id': id }),
+      base: (x) => ({ ...fewer, 'X-Request-Id': x.requestId() }),
     });
     expect(broken.mismatches.length).toBeGreaterThan(0);
   });
@@ -296,7 +297,10 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
     // (A dropped security header would not show: the relay's own frame fills those in.)
     const broken = [
       // The frame changes the request id the client sent.
-      { ...server.hotFrame, base: (id: string) => ({ ...SECURE_HEADERS, 'X-Request-Id': `${id}-x` }) },
+      {
+        ...server.hotFrame,
+        base: (x: HotExchange) => ({ ...SECURE_HEADERS, 'X-Request-Id': `${x.requestId()}-x` }),
+      },
       // A hot route whose health body lost its last byte.
       {
         ...server.hotFrame,
@@ -340,7 +344,7 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
           routes: hotRoutesOf(server.app),
           logger: silentLogger,
           where: 'server',
-          base: (id) => ({ ...fewer, 'X-Request-Id': id }),
+          base: (x) => ({ ...fewer, 'X-Request-Id': x.requestId() }),
           trustProxy: false,
           draining: () => false,
         },

@@ -28,7 +28,12 @@ afterEach(async () => {
  * A hand-made server end of a tunnel to `relayUrl`: it proves a fresh key, then hands each
  * request frame to `onRequest` with the socket to answer on. Resolves once the relay said READY.
  */
-async function handMadeServer(relayUrl: string, onRequest: (ws: WebSocket, f: Frame) => void) {
+async function handMadeServer(
+  relayUrl: string,
+  onRequest: (ws: WebSocket, f: Frame) => void,
+  /** Every other frame after READY (RESET, DATA). */
+  onFrame: (f: Frame) => void = () => {},
+) {
   const who = await newIdentity();
   const signer = identitySigner(who.identity);
   const ws = new WebSocket(`${relayUrl.replace('http', 'ws')}/api/v1/relay/tunnel`);
@@ -44,6 +49,7 @@ async function handMadeServer(relayUrl: string, onRequest: (ws: WebSocket, f: Fr
       );
     } else if (f.type === FrameType.READY) ready = true;
     else if (f.type === FrameType.REQ) onRequest(ws, f);
+    else onFrame(f);
   });
   await until('the tunnel to be ready', () => ready);
   return who;
@@ -71,6 +77,40 @@ describe('tunnel faults (real sockets, Redis)', () => {
         expect((await call(`${base}/fine`, { method })).status).toBe(200);
       }
       if (fastLane) expect(relay.laneTaken()).toBe(2);
+    }
+  });
+
+  it('a client that leaves before its answer: its stream is reset at the server end and its place at the door given back (lane and route)', async () => {
+    world = e2eWorld();
+    for (const fastLane of [true, false]) {
+      // One request open per address: a place not given back would refuse the next one with 429.
+      const relay = await world.relay({ redisUrl: null, fastLane, limits: { maxOpenPerClient: 1 } });
+      const asked: number[] = [];
+      const resets: { stream: number; code: string }[] = [];
+      const who = await handMadeServer(
+        relay.url,
+        (ws, f) => {
+          asked.push(f.stream);
+          // `/slow` is never answered; anything else at once.
+          if (!frameJson<{ path: string }>(f).path.endsWith('/slow'))
+            ws.send(encodeFrame(FrameType.RES, f.stream, END, { status: 200, headers: [] }));
+        },
+        (f) => {
+          if (f.type === FrameType.RESET)
+            resets.push({ stream: f.stream, code: frameJson<{ code: string }>(f).code });
+        },
+      );
+      const base = `${relay.url}/r/${who.serverId}`;
+      const leaving = new AbortController();
+      const slow = fetch(`${base}/slow`, { signal: leaving.signal }).catch(() => null);
+      await until('the slow request to reach the server end', () => asked.length === 1);
+      leaving.abort();
+      expect(await slow).toBeNull();
+      await until('its stream to be reset', () => resets.length === 1);
+      expect([fastLane, resets[0]]).toEqual([fastLane, { stream: asked[0], code: 'RELAY_TIMEOUT' }]);
+      expect((await call(`${base}/fine`)).status).toBe(200);
+      // The lane wrote the second answer only: nobody was left to write the first to.
+      if (fastLane) expect(relay.laneTaken()).toBe(1);
     }
   });
 

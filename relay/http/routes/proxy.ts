@@ -170,7 +170,7 @@ export function proxyHot(ctx: RelayContext, door: ProxyDoor): HotRoute {
     );
     try {
       const draft = { kind: 'http' as const, method: req.method, path, headers, bytes: null };
-      const done = await viaTunnel(ctx, req.signal(), tunnel, draft);
+      const done = await viaTunnel(ctx, (cb) => req.whenGone(cb), tunnel, draft);
       if (!done) return { status: 499, headers: [], body: null }; // the client went away
       const a = done.answer as HttpAnswer & { bytes?: Uint8Array | null };
       door.settle(serverId, a.status);

@@ -19,7 +19,7 @@ function harness(routes: HotRoute[], trustProxy = false) {
     routes,
     logger,
     where: 'server',
-    base: (id) => ({ 'X-Frame-Options': 'DENY', 'X-Request-Id': id }),
+    base: (x) => ({ 'X-Frame-Options': 'DENY', 'X-Request-Id': x.requestId() }),
     trustProxy,
     answered: { count: 0 },
   };

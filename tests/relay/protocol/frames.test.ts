@@ -26,6 +26,25 @@ describe('tunnel frames', () => {
     expect([...d.payload]).toEqual([1, 2, 3]);
   });
 
+  it('frames encoded one after another (small ones share pooled chunks) each keep their own bytes', () => {
+    // Enough frames to cross several chunks; heads with multi-byte text; inline bodies; one large head.
+    const sent: { bytes: Uint8Array; head: unknown; body?: number[] }[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const head = { kind: 'http', path: `/n/${i}`, note: 'é€😀'.repeat(i % 7), stream: i };
+      if (i % 3 === 0) {
+        const body = Array.from({ length: i % 500 }, (_, j) => (i + j) % 256);
+        sent.push({ bytes: encodeInline(FrameType.RES, i + 1, head, Uint8Array.from(body))!, head, body });
+      } else sent.push({ bytes: encodeFrame(FrameType.REQ, i + 1, END, head), head });
+    }
+    const big = { kind: 'http', path: `/${'x'.repeat(20_000)}` };
+    sent.push({ bytes: encodeFrame(FrameType.REQ, 0xfffffff0, 0, big), head: big });
+    sent.forEach(({ bytes, head, body }, i) => {
+      const f = decodeFrame(bytes);
+      expect([f.stream, frameJson(f)]).toEqual([i === 3000 ? 0xfffffff0 : i + 1, head]);
+      if (body) expect([...(inlineBody(f) ?? [])]).toEqual(body);
+    });
+  });
+
   it('carries a head and a body that fits one chunk in one INLINE frame', () => {
     const body = Uint8Array.from({ length: 1000 }, (_, i) => i % 251);
     const bytes = encodeInline(FrameType.RES, 9, { status: 200, headers: [['a', 'b']] }, body);
