@@ -17,7 +17,12 @@ import { describe, type Workspace } from './workspace-context.ts';
  * edit (CodeMirror, saved with If-Match), move and delete.
  */
 export function noteView(ws: Workspace, note: Note): HTMLElement {
-  const root = h('article', { 'data-testid': 'note', 'data-path': note.path });
+  // `data-checksum`: the version shown, so the change feed can tell this workspace's own save from a change elsewhere.
+  const root = h('article', {
+    'data-testid': 'note',
+    'data-path': note.path,
+    'data-checksum': note.checksum,
+  });
   const body = h('div', { class: 'markdown', 'data-testid': 'note-body' });
   // micromark output: raw HTML in the note is escaped, unsafe URLs are dropped; remote images wait;
   // vault embeds are then fetched with the key (obsidian-render.ts).

@@ -58,8 +58,18 @@ export type OpenNoteChange =
   | { kind: 'deleted' }
   | { kind: 'moved'; to: string };
 
-/** Folds the events about `open` into one change (the last one wins; a move follows the note). */
-export function changeFor(open: string | null, events: readonly LiveEvent[], reset: boolean): OpenNoteChange {
+/**
+ * Folds the events about `open` into one change (the last one wins; a move follows the note). An
+ * update to `shown`, the version the workspace shows (its own save, come back through the feed),
+ * is no change: reshowing it would close an editor opened meanwhile, and the notice would say the
+ * note changed elsewhere when it did not.
+ */
+export function changeFor(
+  open: string | null,
+  events: readonly LiveEvent[],
+  reset: boolean,
+  shown?: string | null,
+): OpenNoteChange {
   if (open === null) return { kind: 'none' };
   let path = open;
   let change: OpenNoteChange = reset ? { kind: 'changed' } : { kind: 'none' };
@@ -68,6 +78,7 @@ export function changeFor(open: string | null, events: readonly LiveEvent[], res
       path = e.data.path;
       change = { kind: 'moved', to: path };
     } else if (e.data.path === path) {
+      if (e.type === 'note.updated' && shown && e.data.checksum === shown && path === open) continue;
       if (e.type === 'note.deleted') change = { kind: 'deleted' };
       else if (change.kind !== 'moved') change = { kind: 'changed' };
     }
@@ -96,7 +107,8 @@ export function followWorkspace(ws: Workspace, mainPanel: HTMLElement, reshow: (
     const batch = pending!;
     pending = null;
     await ws.refresh();
-    const change = changeFor(openPath(), batch.events, batch.reset);
+    const shown = mainPanel.querySelector('article[data-testid="note"]')?.getAttribute('data-checksum');
+    const change = changeFor(openPath(), batch.events, batch.reset, shown);
     if (change.kind === 'none') return;
     const editor = mainPanel.querySelector('form.editor');
     if (editor) {

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { type LiveEvent, parseFrames } from '../../../client-link/src/flow/live-feed.ts';
 import { changeFor } from '../../../client-link/src/ui/workspace-live.ts';
 
-const ev = (id: number, type: string, path: string, from?: string): LiveEvent => ({
+const ev = (id: number, type: string, path: string, from?: string, checksum?: string): LiveEvent => ({
   id,
   type,
-  data: { path, external: false, ...(from ? { from } : {}) },
+  data: { path, external: false, ...(from ? { from } : {}), ...(checksum ? { checksum } : {}) },
 });
 
 describe('parseFrames (the workspace reads the event stream with fetch)', () => {
@@ -35,5 +35,21 @@ describe('changeFor (what the feed means for the open note)', () => {
     ).toEqual({ kind: 'moved', to: 'x/a.md' });
     expect(changeFor('a.md', [], true)).toEqual({ kind: 'changed' });
     expect(changeFor(null, [ev(1, 'note.updated', 'a.md')], true)).toEqual({ kind: 'none' });
+  });
+
+  it("takes an update to the version shown (the workspace's own save, back through the feed) for no change", () => {
+    const own = ev(1, 'note.updated', 'a.md', undefined, 'c1');
+    expect(changeFor('a.md', [own], false, 'c1')).toEqual({ kind: 'none' });
+    // Another version, or no version known: a change.
+    expect(changeFor('a.md', [own], false, 'c0')).toEqual({ kind: 'changed' });
+    expect(changeFor('a.md', [own], false, null)).toEqual({ kind: 'changed' });
+    // The own save, then a change elsewhere: a change; missed events: a change all the same.
+    expect(changeFor('a.md', [own, ev(2, 'note.updated', 'a.md', undefined, 'c2')], false, 'c1')).toEqual({
+      kind: 'changed',
+    });
+    expect(changeFor('a.md', [own], true, 'c1')).toEqual({ kind: 'changed' });
+    expect(changeFor('a.md', [ev(3, 'note.deleted', 'a.md', undefined, 'c1')], false, 'c1')).toEqual({
+      kind: 'deleted',
+    });
   });
 });
