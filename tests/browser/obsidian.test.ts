@@ -159,8 +159,18 @@ describe('the workspace renders an Obsidian vault (Chromium)', () => {
     for (const line of rec.console) expect(line).not.toContain(server.firstKey);
 
     // A slow read of an earlier note (a live-feed reload, say) that answers after the user went to
-    // another note is dropped: it never replaces the note now open. Hold the read of Home.md until
-    // the daily note is shown, then let it answer.
+    // another note is dropped: it never replaces the note now open. From the daily note, open
+    // Home.md and hold its read until the daily note is shown again, then let it answer. (The
+    // workspace's own saves no longer reload the open note through the feed: the read is asked
+    // for by a hash change, not by the tick above.)
+    // (The tick's own reopen of Home.md first: a navigation meanwhile would race it.)
+    await page
+      .locator('article[data-path="Home.md"] [data-rendered="true"] input[data-task="2"]:checked')
+      .waitFor();
+    await page.evaluate(() => {
+      location.hash = '#note=Daily%2F2024-01-15.md';
+    });
+    await page.locator('article[data-path="Daily/2024-01-15.md"] [data-rendered="true"]').waitFor();
     let release!: () => void;
     const held = new Promise<void>((r) => {
       release = r;
