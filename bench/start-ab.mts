@@ -1,6 +1,6 @@
 /**
  * Issue 33: spawn of the bundled server (`dist/server/main.js`, built in each tree first) to its
- * first full gzip `GET /api/v1/notes`, cold or warm, for two or more trees alternately in the same
+ * first full gzip `GET /api/v1/notes` (its last byte received, not inflated), cold or warm, for two or more trees alternately in the same
  * run, with the RSS right after that list. Warm runs use a data folder made by one cold start of
  * the same tree, and one unmeasured warm start first. An empty vault's spawn to health is measured
  * too, as the machine's speed of the day.
@@ -11,6 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -43,6 +44,23 @@ const rssMB = (pid: number) => {
   return m ? Math.round(Number(m[1]) / 1024) : Number.NaN;
 };
 
+/**
+ * One GET with `Accept-Encoding: gzip`, its body taken as sent (not inflated: the figure is the
+ * server's, not the client's inflate): status, when the headers came and when the body ended.
+ */
+function get(port: number, path: string): Promise<{ status: number; headersAt: number }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { 'accept-encoding': 'gzip' } }, (res) => {
+      const headersAt = performance.now();
+      res.on('data', () => {});
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headersAt }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 async function start(tree: string, vaultDir: string, data: string) {
   const port = await freePort();
   const t0 = performance.now();
@@ -69,11 +87,15 @@ async function start(tree: string, vaultDir: string, data: string) {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${stderr}`);
       try {
-        const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-          headers: { 'accept-encoding': 'gzip' },
-        });
-        await res.arrayBuffer();
-        if (res.status === 200) return performance.now() - t0;
+        const res = await get(port, path);
+        const headersAt = res.headersAt - t0;
+        if (res.status === 200) {
+          if (process.env.BENCH_VERBOSE)
+            process.stderr.write(
+              `${path}: headers ${headersAt.toFixed(0)} body ${(performance.now() - t0).toFixed(0)} ms\n`,
+            );
+          return performance.now() - t0;
+        }
       } catch {}
       await sleep(path.endsWith('health') ? 2 : 5);
     }
@@ -121,8 +143,14 @@ const med = (a: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const first = trees[0]!.name;
-console.log(`\n${phase}, ${notes} notes, ${rounds} rounds, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-console.log('| tree | empty vault, spawn to health | spawn to health | spawn to first list | of ' + first + ' | RSS MB |');
+console.log(
+  `\n${phase}, ${notes} notes, ${rounds} rounds, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+);
+console.log(
+  '| tree | empty vault, spawn to health | spawn to health | spawn to first list | of ' +
+    first +
+    ' | RSS MB |',
+);
 console.log('|---|---|---|---|---|---|');
 for (const t of trees) {
   const r = rows[t.name]!;

@@ -172,7 +172,7 @@ export function createCompressedList(
    */
   let pending: (() => readonly NoteSummary[]) | null = null;
   /** Work done since creation (for tests): chunks serialized and chunks deflated. */
-  const counts = { serialized: 0, summaries: 0, deflated: 0, restored: 0, saved: 0, whole: 0 };
+  const counts = { serialized: 0, summaries: 0, deflated: 0, restored: 0, saved: 0, whole: 0, early: 0 };
 
   // A chunk's compressor is primed with the end of the chunk before it (the bytes that precede it
   // in the answer), so back-references reach across chunks as in one stream; a chunk is redone when
@@ -503,6 +503,18 @@ export function createCompressedList(
    * list key (no summary built, nothing serialized or deflated); null otherwise. The chunks are
    * made MATERIALIZE_AFTER_MS later.
    */
+  /** The persisted list's whole gzip answer (assembled once, shared by the early answers and the first). */
+  let whole: { key: string; body: Uint8Array<ArrayBuffer> } | null = null;
+  const wholeOf = (z: Zlib, stored: PersistedList & { key: string }): Uint8Array<ArrayBuffer> => {
+    if (whole?.key !== stored.key) {
+      ends ??= {
+        head: deflate(z, encoder.encode(HEAD), false),
+        tail: deflate(z, encoder.encode(TAIL), true),
+      };
+      whole = { key: stored.key, body: assembleGzip([ends.head, ...stored.chunks, ends.tail]) };
+    }
+    return whole.body;
+  };
   const wholeFromStore = async (z: Zlib): Promise<Uint8Array<ArrayBuffer> | null> => {
     if (!opts.key) return null;
     const gen = generation;
@@ -511,11 +523,8 @@ export function createCompressedList(
     if (!stored?.key || !stored.chunks.length) return null;
     const key = await opts.key(gen);
     if (key !== stored.key || pending !== items || generation !== gen || gzip) return gzip;
-    ends ??= {
-      head: deflate(z, encoder.encode(HEAD), false),
-      tail: deflate(z, encoder.encode(TAIL), true),
-    };
-    gzip = assembleGzip([ends.head, ...stored.chunks, ends.tail]);
+    gzip = wholeOf(z, { ...stored, key: stored.key });
+    whole = null;
     counts.whole++;
     if (!materializeTimer) {
       materializeTimer = setTimeout(
@@ -549,7 +558,19 @@ export function createCompressedList(
   };
 
   return {
-    /** Brings the chunks up to `gen` (a no-op when they are there already). */
+    /**
+     * The whole gzip answer of the list whose key is `key`, from the persisted list, before the
+     * index is ready (a start after a clean stop: core/notes/stop-mark.ts); null when the persisted
+     * list is not that one. Nothing is built or kept but the answer, until the first list.
+     */
+    async early(z: Zlib, key: string): Promise<Uint8Array<ArrayBuffer> | null> {
+      if (!opts.store || restored || chunks.length || generation !== -1) return null;
+      const stored = await loadKept(z);
+      if (stored?.key !== key || !stored.chunks.length || restored || generation !== -1) return null;
+      counts.early++;
+      return wholeOf(z, { ...stored, key });
+    },
+
     /**
      * Brings the chunks up to `gen` (a no-op when they are there already). `items` as a function
      * is called at once, except for the first build with a persisted list: then it waits for the

@@ -1,5 +1,7 @@
 import type { StateStore } from '../../core/ports.ts';
 
+const encoder = new TextEncoder();
+
 /** State in memory, for tests and embedding. */
 export function memoryStateStore(): StateStore {
   const m = new Map<string, string>();
@@ -10,9 +12,11 @@ export function memoryStateStore(): StateStore {
     },
     async put(key, value) {
       m.set(key, value);
+      bins.delete(key);
     },
     async append(key, value) {
       m.set(key, (m.get(key) ?? '') + value);
+      bins.delete(key);
     },
     async remove(key) {
       m.delete(key);
@@ -32,13 +36,17 @@ export function memoryStateStore(): StateStore {
         at += p.length;
       }
       bins.set(key, all);
+      m.delete(key);
     },
+    // A text value has bytes too (its UTF-8), as a file does.
     async getRange(key, offset, length) {
-      const b = bins.get(key);
+      const t = m.get(key);
+      const b = bins.get(key) ?? (t === undefined ? undefined : encoder.encode(t));
       return b ? b.slice(offset, offset + length) : null;
     },
     async byteSize(key) {
-      return bins.get(key)?.length ?? null;
+      const t = m.get(key);
+      return bins.get(key)?.length ?? (t === undefined ? null : encoder.encode(t).length);
     },
   };
 }

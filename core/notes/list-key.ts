@@ -20,16 +20,18 @@ export const SUMMARY_FORM = 1;
 /** The layout of the hashed bytes (2: binary records). */
 const KEY_FORM = 2;
 const PIECE = 1 << 20;
+/** Everything in code a list key depends on: a key made under another form is not this one's. */
+export const LIST_KEY_FORM = `${CACHE_VERSION} ${SUMMARY_FORM} ${KEY_FORM}`;
 const encoder = new TextEncoder();
 
 /**
  * The list key of `index` as it is now, or null when the index changed while the key was being
- * computed (the work yields to the event loop: 100,000 notes hash about 12 MB of text).
+ * computed (the work yields to the event loop: 100,000 notes hash about 12 MB of binary records).
  */
 export async function listKey(index: NoteIndex): Promise<string | null> {
   const generation = index.generation;
   const hash = sha256Pieces();
-  hash.update(`quire-list ${CACHE_VERSION} ${SUMMARY_FORM} ${KEY_FORM}\n`);
+  hash.update(`quire-list ${LIST_KEY_FORM}\n`);
   // Each note as bytes in one reused buffer (no string per note): the path's length and UTF-8,
   // the checksum's 64 hex digits, mtime and first-seen time as float64; hashed a buffer at a time.
   const buf = new Uint8Array(PIECE);

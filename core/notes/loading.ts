@@ -17,6 +17,7 @@ import { searchDocOf } from './search/fields.ts';
 import { sliced, yieldToEventLoop } from './slices.ts';
 import { snapshotBytes } from './snapshot.ts';
 import { type BinaryCache, canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from './snapshot-cache.ts';
+import { readStopMark } from './stop-mark.ts';
 import { noteTitle } from './title.ts';
 import { listForLoad, listForReconcile } from './vault-listing.ts';
 import { canServeFirst, serveFromSnapshot } from './warm-start.ts';
@@ -53,11 +54,19 @@ export async function loadVault(
   let check: (() => Promise<unknown>) | undefined;
   await ctx.mutex.run(async () => {
     await ctx.saving;
+    // A clean stop's mark names the list key of the index the snapshot holds: the first full list
+    // can be answered while it is built (stop-mark.ts).
+    const marked = await readStopMark(ctx, JOURNAL_KEY);
+    ctx.early = marked ? { key: marked, index: null, generation: -1 } : null;
     const cache = await readCache(ctx);
     if (canServeFirst(cache, ctx.files?.vault)) {
       check = await serveFromSnapshot(ctx, cache, onProgress, opts);
+      ctx.filesSaved = ctx.index.filesVersion;
+      if (ctx.early) ctx.early = { key: ctx.early.key, index: ctx.index, generation: ctx.index.generation };
       return;
     }
+    ctx.early = null;
+    ctx.filesSaved = -1;
     // One walk for notes, folders and the vault's other files where the store can (issue 33).
     const listing = await listForLoad(store, ctx.files, logger, opts);
     const { notes: listed, folders, files: attachments } = listing;
@@ -209,7 +218,7 @@ async function readCache(ctx: NoteContext): Promise<WarmCache> {
     const size = await state.byteSize(SNAPSHOT_KEY);
     if (size !== null) {
       try {
-        return await readBinaryCache(state, size, JOURNAL_KEY);
+        return await readBinaryCache(state, size, JOURNAL_KEY, ctx.pause);
       } catch (err) {
         logger?.warn('ignoring a damaged index snapshot: the vault is indexed again', {
           error: err instanceof Error ? err.message : String(err),
@@ -352,6 +361,7 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
   const capture = binary
     ? { ...index.captureSnapshot(gen), vault: ctx.files?.vault ?? null }
     : index.capture(gen);
+  const filesAt = index.filesVersion;
   // Changes from here on are journaled under the new generation (by the next save).
   index.track(true);
   try {
@@ -375,6 +385,7 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
     if (ctx.index === index) {
       ctx.cache = { gen, journaled: 0 };
       ctx.snapshotNeeded = false;
+      if (binary) ctx.filesSaved = filesAt;
     }
   } catch (err) {
     ctx.dirty = true;

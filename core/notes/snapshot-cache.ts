@@ -70,6 +70,8 @@ export async function readBinaryCache(
   state: BinaryStateStore,
   size: number,
   journalKey: string,
+  /** How to yield to the event loop between slices of the work. */
+  pause: () => Promise<void> = yieldToEventLoop,
 ): Promise<BinaryCache> {
   const read = (offset: number, length: number) => state.getRange(SNAPSHOT_KEY, offset, length);
   const index = await readSnapshotIndex(size, read);
@@ -82,11 +84,11 @@ export async function readBinaryCache(
     state.append ? state.get(journalKey) : null,
   ]);
   if (!bytes || bytes.length !== range.length) throw new SnapshotError('index snapshot: cut short');
-  const sections = await checkedSections(index, eager, bytes, range.offset);
+  const sections = await checkedSections(index, eager, bytes, range.offset, pause);
   const notes: NoteTable = readNotes(sections.get(SECTION.NOTES)!);
-  await yieldToEventLoop();
+  await pause();
   const graph: GraphTable = readGraph(sections.get(SECTION.GRAPH)!, notes.n);
-  await yieldToEventLoop();
+  await pause();
   const docs = readDocs(sections.get(SECTION.DOCS)!, notes);
   const folderBytes = sections.get(FOLDERS_SECTION);
   const folders = folderBytes ? readFolders(folderBytes) : null;
@@ -102,7 +104,7 @@ export async function readBinaryCache(
     entries.set(e.path, e);
     rowOf.set(e, i);
     if ((i & 63) === 0 && performance.now() - slice > SLICE_MS) {
-      await yieldToEventLoop();
+      await pause();
       slice = performance.now();
     }
   }
@@ -144,6 +146,7 @@ async function checkedSections(
   ids: number[],
   bytes: Uint8Array,
   from: number,
+  pause: () => Promise<void> = yieldToEventLoop,
 ): Promise<Map<number, Uint8Array>> {
   const out = new Map<number, Uint8Array>();
   for (const id of ids) {
@@ -154,7 +157,7 @@ async function checkedSections(
     const sum = new Checksum();
     for (let at = 0; at < b.length; at += CHECK_STEP) {
       sum.update(b.subarray(at, at + CHECK_STEP));
-      if (at + CHECK_STEP < b.length) await yieldToEventLoop();
+      if (at + CHECK_STEP < b.length) await pause();
     }
     if (sum.digest() !== s.crc) throw new SnapshotError(`index snapshot: section ${id} damaged`);
     out.set(id, b);

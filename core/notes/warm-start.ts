@@ -65,7 +65,7 @@ export async function serveFromSnapshot(
   let same = cache.entries.size === cache.notePaths.size;
   if (same) for (const p of cache.entries.keys()) if (!cache.notePaths.has(p)) same = false;
   const resolved = same ? (i: number) => cache.resolved(loaded[i]!) : undefined;
-  for await (const _ of sliced(index.putManySteps(loaded, resolved)));
+  for await (const _ of sliced(index.putManySteps(loaded, resolved), 8, ctx.pause));
   ctx.status = { state: 'ready', done: total, total };
   onProgress?.(total, total);
   return checkLater(ctx, index, opts);

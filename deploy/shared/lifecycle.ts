@@ -158,8 +158,10 @@ export function startLifecycle(parts: LifecycleParts): Lifecycle {
         step('plugins');
         await parts.app.plugins.stop();
         step('cache');
-        await notes.saveCache();
         await parts.app.listStore?.settled();
+        // Saved and marked: the next start answers its first list before its index is built
+        // (core/notes/stop-mark.ts); where no mark can be written, saved as before.
+        if (!(await notes.markStop())) await notes.saveCache();
         step('after');
         for (const final of finals) await final();
         logger.info('stopped');

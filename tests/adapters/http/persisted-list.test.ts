@@ -17,7 +17,7 @@ import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
 import type { NoteSummary } from '../../../core/notes/note-index.ts';
 import { createNoteService } from '../../../core/notes/service.ts';
-import type { StateStore } from '../../../core/ports.ts';
+import type { NoteStore, StateStore } from '../../../core/ports.ts';
 import { silentLogger } from '../../helpers/logger.ts';
 import { until } from '../../helpers/wait.ts';
 
@@ -316,5 +316,141 @@ describe('GET /api/v1/notes across a restart', () => {
     expect(text(zlib.gunzipSync(gz3))).toBe(text(plain));
     expect(text(plain)).toContain('Title 321 edited while down');
     expect(text(plain)).toBe(JSON.stringify({ success: true, data: third.notes.list().items }));
+  });
+});
+
+describe('GET /api/v1/notes before the index is ready, after a clean stop (core/notes/stop-mark.ts)', () => {
+  const clock = { now: () => 1_764_000_000_000 };
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 900; i++) {
+    files[`f${i % 4}/note-${String(i).padStart(4, '0')}.md`] =
+      `# Title ${i}\n\nBody ${i} links [[note-${String((i * 7 + 1) % 900).padStart(4, '0')}]] #t${i % 5}.\n`;
+  }
+
+  /** A state store whose snapshot body is read only once `open` is called: the index stays unbuilt. */
+  function gated(state: StateStore) {
+    let open!: () => void;
+    const opened = new Promise<void>((r) => {
+      open = r;
+    });
+    const gate = { store: state, open, asked: false };
+    gate.store = {
+      ...state,
+      getRange: async (key, offset, length) => {
+        if (key === 'index-snapshot.bin' && offset > 0) {
+          gate.asked = true;
+          await opened;
+        }
+        return state.getRange!(key, offset, length);
+      },
+    };
+    return gate;
+  }
+
+  function serve(state: StateStore, listState: StateStore, store: NoteStore) {
+    const notes = createNoteService({
+      store,
+      clock,
+      state,
+      logger: silentLogger,
+    });
+    const app = createApp({
+      notes,
+      version: '0.0.0-test',
+      clock,
+      logger: silentLogger,
+      listStore: stateListStore(listState),
+    });
+    const get = (path = '/api/v1/notes', headers: Record<string, string> = { 'accept-encoding': 'gzip' }) =>
+      app.request(`http://127.0.0.1:3000${path}`, { headers });
+    return { notes, get };
+  }
+
+  /** A first run: its gzip list answered and kept, then a clean stop's save and mark. */
+  async function firstRun(state: StateStore, store = memoryNoteStore({ files, clock })) {
+    const run = serve(state, state, store);
+    await run.notes.load();
+    const gz = new Uint8Array(await (await run.get()).arrayBuffer());
+    await until('the list kept', async () => ((await state.byteSize!(LIST_KEY)) ?? 0) > 0);
+    expect(await run.notes.markStop()).toBe(true);
+    return { run, gz, store };
+  }
+
+  it('answers the kept list, gzip, while the index is built; only that shape; then the same list with an ETag', async () => {
+    const state = memoryStateStore();
+    const { gz, store } = await firstRun(state);
+
+    const gate = gated(state);
+    const second = serve(gate.store, state, store);
+    const loading = second.notes.load();
+    await until('the mark read', () => second.notes.earlyListKey() !== null);
+    const early = await second.get();
+    expect(early.status).toBe(200);
+    expect(early.headers.get('content-encoding')).toBe('gzip');
+    expect(early.headers.get('etag')).toBeNull();
+    const earlyBytes = new Uint8Array(await early.arrayBuffer());
+    expect(early.headers.get('content-length')).toBe(String(earlyBytes.length));
+    expect(Buffer.from(earlyBytes).equals(Buffer.from(gz))).toBe(true);
+    // Any other shape or encoding waits for the index, as before.
+    expect(second.notes.status().state).not.toBe('ready');
+    for (const res of [
+      await second.get('/api/v1/notes', {}),
+      await second.get('/api/v1/notes?fields=path'),
+      await second.get('/api/v1/notes?format=columns'),
+      await second.get('/api/v1/tags'),
+    ]) {
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NOT_READY');
+    }
+
+    gate.open();
+    await loading;
+    const ready = await second.get();
+    expect(ready.status).toBe(200);
+    expect(ready.headers.get('etag')).toMatch(/^"l-/);
+    const readyBytes = new Uint8Array(await ready.arrayBuffer());
+    expect(text(zlib.gunzipSync(readyBytes))).toBe(text(zlib.gunzipSync(earlyBytes)));
+    expect(text(zlib.gunzipSync(readyBytes))).toBe(
+      JSON.stringify({ success: true, data: second.notes.list().items }),
+    );
+  });
+
+  it('waits for the index when anything was saved after the mark, or the kept list is another one', async () => {
+    const state = memoryStateStore();
+    const { run, store } = await firstRun(state);
+    // A write saved after the mark (a run that then crashed): the mark no longer holds.
+    await run.notes.update('f1/note-0001.md', { content: '# Changed after the mark\n' });
+    expect(await run.notes.saveCache()).toBe(true);
+    let gate = gated(state);
+    let second = serve(gate.store, state, store);
+    let loading = second.notes.load();
+    // The load is held at the snapshot's body: the mark was read and not taken by then.
+    await until('the snapshot asked for', () => gate.asked);
+    expect(second.notes.earlyListKey()).toBeNull();
+    expect((await second.get()).status).toBe(503);
+    gate.open();
+    await loading;
+    expect(text(zlib.gunzipSync(new Uint8Array(await (await second.get()).arrayBuffer())))).toContain(
+      'Changed after the mark',
+    );
+
+    // Marked again, but the kept list is of another index (its key differs): not answered early.
+    expect(await second.notes.markStop()).toBe(true);
+    const other = memoryStateStore();
+    await firstRun(other);
+    await state.putBytes!(
+      LIST_KEY,
+      (async function* () {
+        yield await fileOf(other);
+      })(),
+    );
+    gate = gated(state);
+    second = serve(gate.store, state, store);
+    loading = second.notes.load();
+    await until('the mark read', () => second.notes.earlyListKey() !== null);
+    expect((await second.get()).status).toBe(503);
+    gate.open();
+    await loading;
+    expect((await second.get()).status).toBe(200);
   });
 });
