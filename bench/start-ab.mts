@@ -103,18 +103,37 @@ async function start(tree: string, vaultDir: string, data: string) {
   const health = await until('/api/v1/health');
   const list = await until('/api/v1/notes');
   const rss = rssMB(proc.pid!);
+  // Then the index ready (the first list may come before it: core/notes/stop-mark.ts).
+  let ready = list;
+  for (;;) {
+    const h = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json());
+    if ((h as { data?: { index?: { state?: string } } }).data?.index?.state === 'ready') break;
+    await sleep(5);
+    ready = performance.now() - t0;
+  }
+  const readyRss = rssMB(proc.pid!);
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
   await exited;
-  return { health, list, rss };
+  return { health, list, rss, ready, readyRss };
 }
 
 const empty = join(work, 'empty-vault');
 rmSync(work, { recursive: true, force: true });
 mkdirSync(empty, { recursive: true });
-const rows: Record<string, { health: number[]; list: number[]; rss: number[]; emptyHealth: number[] }> = {};
+const rows: Record<
+  string,
+  {
+    health: number[];
+    list: number[];
+    rss: number[];
+    emptyHealth: number[];
+    ready: number[];
+    readyRss: number[];
+  }
+> = {};
 for (const t of trees) {
-  rows[t.name] = { health: [], list: [], rss: [], emptyHealth: [] };
+  rows[t.name] = { health: [], list: [], rss: [], emptyHealth: [], ready: [], readyRss: [] };
   if (phase === 'warm') {
     const data = join(work, `data-${t.name}`);
     await start(t.dir, vault, data); // cold: makes the index cache
@@ -132,6 +151,8 @@ for (let r = 0; r < rounds; r++) {
     rows[t.name]!.health.push(s.health);
     rows[t.name]!.list.push(s.list);
     rows[t.name]!.rss.push(s.rss);
+    rows[t.name]!.ready.push(s.ready);
+    rows[t.name]!.readyRss.push(s.readyRss);
     process.stderr.write(
       `round ${r + 1} ${t.name}: health ${s.health.toFixed(0)} list ${s.list.toFixed(0)} ms, RSS ${s.rss} MB\n`,
     );
@@ -147,16 +168,14 @@ console.log(
   `\n${phase}, ${notes} notes, ${rounds} rounds, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
 );
 console.log(
-  '| tree | empty vault, spawn to health | spawn to health | spawn to first list | of ' +
-    first +
-    ' | RSS MB |',
+  `| tree | empty vault, spawn to health | spawn to health | spawn to first list | of ${first} | RSS after it, MB | spawn to index ready | RSS then, MB |`,
 );
-console.log('|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const t of trees) {
   const r = rows[t.name]!;
   const f = (a: number[]) => `${med(a).toFixed(0)} (${a.map((x) => x.toFixed(0)).join(', ')})`;
   console.log(
-    `| ${t.name} | ${f(r.emptyHealth)} | ${f(r.health)} | ${f(r.list)} | ${(med(r.list) / med(rows[first]!.list)).toFixed(2)}x | ${f(r.rss)} |`,
+    `| ${t.name} | ${f(r.emptyHealth)} | ${f(r.health)} | ${f(r.list)} | ${(med(r.list) / med(rows[first]!.list)).toFixed(2)}x | ${f(r.rss)} | ${f(r.ready)} | ${f(r.readyRss)} |`,
   );
 }
 rmSync(work, { recursive: true, force: true });

@@ -144,7 +144,8 @@ export function notesRoutes(
       if (body) {
         // Written as the client takes it; the load pauses until the last piece is taken.
         const { stream, taken } = piecewise(body);
-        notes.holdLoad(taken);
+        // A HEAD takes no piece: nothing to wait for.
+        if (c.req.method === 'GET') notes.holdLoad(taken);
         return sealedResponse(c, 200, stream, {
           'Content-Type': JSON_TYPE,
           'Content-Length': String(body.length),

@@ -176,6 +176,45 @@ describe('the stop mark', () => {
     expect(last.early.every((k) => k === good.key)).toBe(true);
   });
 
+  it('holds the load while an early answer is written, and goes on when it never is (capped)', async () => {
+    const s = stores(30);
+    const first = await start(s);
+    expect(await first.notes.markStop()).toBe(true);
+    let notes: ReturnType<typeof createNoteService> | null = null;
+    let release!: () => void;
+    const written = new Promise<void>((r) => {
+      release = r;
+    });
+    const phases: string[] = [];
+    // When the load first reads the snapshot's body, an early answer is "being written".
+    const watched = observing(s.state, () => {
+      if (!phases.length) {
+        notes?.holdLoad(written);
+        phases.push('held');
+      }
+    });
+    notes = createNoteService({ store: s.store, files: s.files, clock, state: watched.state });
+    const loading = notes.load().then(() => phases.push('ready'));
+    // Held: the load waits at its next pause while the answer is not out.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(phases).toEqual(['held']);
+    release();
+    await loading;
+    expect(phases).toEqual(['held', 'ready']);
+
+    // An answer never written (a client that stopped reading) holds it for a second at most.
+    phases.length = 0;
+    const again = observing(s.state, () => {
+      if (!phases.length) {
+        notes?.holdLoad(new Promise(() => {}));
+        phases.push('held');
+      }
+    });
+    notes = createNoteService({ store: s.store, files: s.files, clock, state: again.state });
+    await notes.load();
+    expect(notes.status().state).toBe('ready');
+  });
+
   it('writes no mark where the store cannot read by range, or before the index is ready', async () => {
     const plain: StateStore = memoryStateStore();
     const { getRange: _r, byteSize: _b, putBytes: _p, ...textOnly } = plain;
