@@ -450,6 +450,8 @@ export function createCompressedList(
     chunks = [...nextChunks(items)];
     identity = null;
     gzip = null;
+    // An early answer's bytes not taken as the first list (the index changed before it).
+    whole = null;
   };
   /** Cuts the deferred items now (a caller that needs the chunks). */
   const ensure = () => {
@@ -498,11 +500,6 @@ export function createCompressedList(
     return out;
   };
 
-  /**
-   * The whole gzip answer from the persisted list, when it was made from an index with this very
-   * list key (no summary built, nothing serialized or deflated); null otherwise. The chunks are
-   * made MATERIALIZE_AFTER_MS later.
-   */
   /** The persisted list's whole gzip answer (assembled once, shared by the early answers and the first). */
   let whole: { key: string; body: Uint8Array<ArrayBuffer> } | null = null;
   const wholeOf = (z: Zlib, stored: PersistedList & { key: string }): Uint8Array<ArrayBuffer> => {
@@ -515,6 +512,11 @@ export function createCompressedList(
     }
     return whole.body;
   };
+  /**
+   * The whole gzip answer from the persisted list, when it was made from an index with this very
+   * list key (no summary built, nothing serialized or deflated); null otherwise. The chunks are
+   * made MATERIALIZE_AFTER_MS later.
+   */
   const wholeFromStore = async (z: Zlib): Promise<Uint8Array<ArrayBuffer> | null> => {
     if (!opts.key) return null;
     const gen = generation;

@@ -115,10 +115,10 @@ const inPlace: BatchAnalyzer = async (texts) => {
   return out;
 };
 
-/** Builds the shared state of one note service. */
 /** Longest a start's load waits for an early answer to be written (`pause`). */
 const HOLD_MAX_MS = 1000;
 
+/** Builds the shared state of one note service. */
 export function createNoteContext(deps: NoteServiceDeps) {
   const { store, clock, logger } = deps;
   const noteCache = new Map<string, { note: Note; bytes: number }>();

@@ -20,7 +20,7 @@ import { type BinaryCache, canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from '
 import { readStopMark } from './stop-mark.ts';
 import { noteTitle } from './title.ts';
 import { listForLoad, listForReconcile } from './vault-listing.ts';
-import { canServeFirst, serveFromSnapshot } from './warm-start.ts';
+import { canServeFirst, quietMoment, serveFromSnapshot } from './warm-start.ts';
 
 /**
  * The snapshot of the index as JSON (layout in note-index.ts): written on stores that cannot read
@@ -200,7 +200,10 @@ export async function loadVault(
   // What the bulk load left for later (the link graph's notes by link key: link-graph.ts), in
   // slices while the index serves, after the warm start's check of the vault (the first answers
   // come first: at 100,000 notes it is about half a second of CPU); a write meanwhile builds it at once.
+  // After a cold load too, the first answers (the first list: every summary built and cut) come
+  // first: the map is built once no request is in flight, a second after ready at the latest.
   if (check) await check();
+  else await quietMoment(ctx);
   for await (const _ of sliced(ctx.index.graph.refsSteps()));
 }
 

@@ -93,7 +93,7 @@ function checkLater(ctx: NoteContext, index: NoteIndex, opts: { watch?: boolean 
  * Resolves once the host answers no request (`busy`), or after `busyWaitMs`: background work
  * starts when the first answers after a start are out (checked every 10 ms).
  */
-async function quietMoment(ctx: NoteContext): Promise<void> {
+export async function quietMoment(ctx: NoteContext): Promise<void> {
   const { busy, busyWaitMs } = ctx;
   if (!busy) return;
   const until = performance.now() + busyWaitMs;
