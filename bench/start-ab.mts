@@ -39,6 +39,11 @@ const freePort = () =>
     });
   });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** User + system CPU of the whole process (every thread) so far, in ms. */
+const cpuMs = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+};
 const rssMB = (pid: number) => {
   const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round(Number(m[1]) / 1024) : Number.NaN;
@@ -97,12 +102,14 @@ async function start(tree: string, vaultDir: string, data: string) {
           return performance.now() - t0;
         }
       } catch {}
-      await sleep(path.endsWith('health') ? 2 : 5);
+      // As bench/index-scale.ts polls (each 503 costs the server a little CPU).
+      await sleep(path.endsWith('health') ? 2 : 10);
     }
   };
   const health = await until('/api/v1/health');
   const list = await until('/api/v1/notes');
   const rss = rssMB(proc.pid!);
+  const cpu = cpuMs(proc.pid!);
   // Then the index ready (the first list may come before it: core/notes/stop-mark.ts).
   let ready = list;
   for (;;) {
@@ -115,7 +122,7 @@ async function start(tree: string, vaultDir: string, data: string) {
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
   await exited;
-  return { health, list, rss, ready, readyRss };
+  return { health, list, rss, ready, readyRss, cpu };
 }
 
 const empty = join(work, 'empty-vault');
@@ -130,10 +137,11 @@ const rows: Record<
     emptyHealth: number[];
     ready: number[];
     readyRss: number[];
+    cpu: number[];
   }
 > = {};
 for (const t of trees) {
-  rows[t.name] = { health: [], list: [], rss: [], emptyHealth: [], ready: [], readyRss: [] };
+  rows[t.name] = { health: [], list: [], rss: [], emptyHealth: [], ready: [], readyRss: [], cpu: [] };
   if (phase === 'warm') {
     const data = join(work, `data-${t.name}`);
     await start(t.dir, vault, data); // cold: makes the index cache
@@ -153,6 +161,7 @@ for (let r = 0; r < rounds; r++) {
     rows[t.name]!.rss.push(s.rss);
     rows[t.name]!.ready.push(s.ready);
     rows[t.name]!.readyRss.push(s.readyRss);
+    rows[t.name]!.cpu.push(s.cpu);
     process.stderr.write(
       `round ${r + 1} ${t.name}: health ${s.health.toFixed(0)} list ${s.list.toFixed(0)} ms, RSS ${s.rss} MB\n`,
     );
@@ -168,14 +177,14 @@ console.log(
   `\n${phase}, ${notes} notes, ${rounds} rounds, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
 );
 console.log(
-  `| tree | empty vault, spawn to health | spawn to health | spawn to first list | of ${first} | RSS after it, MB | spawn to index ready | RSS then, MB |`,
+  `| tree | empty vault, spawn to health | spawn to health | spawn to first list | of ${first} | RSS after it, MB | spawn to index ready | RSS then, MB | CPU to the first list, ms |`,
 );
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const t of trees) {
   const r = rows[t.name]!;
   const f = (a: number[]) => `${med(a).toFixed(0)} (${a.map((x) => x.toFixed(0)).join(', ')})`;
   console.log(
-    `| ${t.name} | ${f(r.emptyHealth)} | ${f(r.health)} | ${f(r.list)} | ${(med(r.list) / med(rows[first]!.list)).toFixed(2)}x | ${f(r.rss)} | ${f(r.ready)} | ${f(r.readyRss)} |`,
+    `| ${t.name} | ${f(r.emptyHealth)} | ${f(r.health)} | ${f(r.list)} | ${(med(r.list) / med(rows[first]!.list)).toFixed(2)}x | ${f(r.rss)} | ${f(r.ready)} | ${f(r.readyRss)} | ${f(r.cpu)} |`,
   );
 }
 rmSync(work, { recursive: true, force: true });
