@@ -5,7 +5,7 @@
  * the same tree, and one unmeasured warm start first. An empty vault's spawn to health is measured
  * too, as the machine's speed of the day.
  *
- * Usage: npx tsx bench/start-ab.mts <warm|cold> <notes> <rounds> name=treeDir [name=treeDir ...]
+ * Usage: npx tsx bench/start-ab.mts <warm|cold> <notes> <rounds> name=treeDir[@--flag,--flag] ...
  * BENCH_NODE_ARGS adds Node flags to every start (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Vaults come from `/work/bench-vaults` (or BENCH_VAULTS), made by bench/generate-vault.ts.
  */
@@ -22,9 +22,12 @@ if ((phase !== 'warm' && phase !== 'cold') || !notesArg || !roundsArg || treeArg
   process.stderr.write('usage: tsx bench/start-ab.mts <warm|cold> <notes> <rounds> name=dir ...\n');
   process.exit(2);
 }
+// `name=dir` or `name=dir@--flag,--flag`: Node flags for that tree's starts only.
 const trees = treeArgs.map((a) => {
-  const [name, dir] = a.split('=');
-  return { name: name!, dir: resolve(dir!) };
+  const at = a.indexOf('=');
+  const [dir, flags] = a.slice(at + 1).split('@');
+  const name = a.slice(0, at);
+  return { name, dir: resolve(dir!), flags: flags ? flags.split(',') : [] };
 });
 const notes = Number(notesArg);
 const rounds = Number(roundsArg);
@@ -66,11 +69,11 @@ function get(port: number, path: string): Promise<{ status: number; headersAt: n
   });
 }
 
-async function start(tree: string, vaultDir: string, data: string) {
+async function start(tree: string, vaultDir: string, data: string, flags: string[] = []) {
   const port = await freePort();
   const t0 = performance.now();
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const proc = spawn(process.execPath, [...nodeArgs, join(tree, 'dist/server/main.js')], {
+  const proc = spawn(process.execPath, [...nodeArgs, ...flags, join(tree, 'dist/server/main.js')], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -144,17 +147,17 @@ for (const t of trees) {
   rows[t.name] = { health: [], list: [], rss: [], emptyHealth: [], ready: [], readyRss: [], cpu: [] };
   if (phase === 'warm') {
     const data = join(work, `data-${t.name}`);
-    await start(t.dir, vault, data); // cold: makes the index cache
+    await start(t.dir, vault, data, t.flags); // cold: makes the index cache
     await sleep(3000); // let it save
-    await start(t.dir, vault, data); // one unmeasured warm start
+    await start(t.dir, vault, data, t.flags); // one unmeasured warm start
   }
 }
 for (let r = 0; r < rounds; r++) {
   for (const t of trees) {
     const emptyData = join(work, `empty-data-${t.name}-${r}`);
-    rows[t.name]!.emptyHealth.push((await start(t.dir, empty, emptyData)).health);
+    rows[t.name]!.emptyHealth.push((await start(t.dir, empty, emptyData, t.flags)).health);
     const data = join(work, phase === 'warm' ? `data-${t.name}` : `cold-${t.name}-${r}`);
-    const s = await start(t.dir, vault, data);
+    const s = await start(t.dir, vault, data, t.flags);
     if (phase === 'cold') rmSync(data, { recursive: true, force: true });
     rows[t.name]!.health.push(s.health);
     rows[t.name]!.list.push(s.list);

@@ -461,6 +461,30 @@ export function createCompressedList(
     rebuild(items());
   };
 
+  /**
+   * Cuts the deferred items in slices (the summaries first, through `prepare`, then the chunks),
+   * yielding to the event loop between them: the first list of a start serializes the whole vault
+   * (about 1 s of one block at 10,000 notes on a loaded machine when done at once). Gives up when
+   * the list moved on meanwhile (`ensure` then cuts what is current).
+   */
+  const cutPending = async (): Promise<void> => {
+    const gen = generation;
+    const items = pending;
+    if (!items) return;
+    if (opts.prepare && !(await opts.prepare(gen))) return;
+    if (pending !== items || generation !== gen) return;
+    const next: Chunk[] = [];
+    for await (const ch of sliced(nextChunks(items()))) {
+      next.push(ch);
+      if (pending !== items || generation !== gen) return;
+    }
+    pending = null;
+    chunks = next;
+    identity = null;
+    gzip = null;
+    whole = null;
+  };
+
   let materializeTimer: ReturnType<typeof setTimeout> | null = null;
   /**
    * After a warm start's whole answer: builds the summaries and chunks of the same generation in
@@ -681,13 +705,17 @@ export function createCompressedList(
     gzipAsync(z: Zlib): Promise<Uint8Array<ArrayBuffer>> {
       if (gzip) return Promise.resolve(gzip);
       if (building?.chunks === chunks && building.generation === generation) return building.body;
+      const build = { chunks, generation, body: Promise.resolve(new Uint8Array()) };
       const run = async (): Promise<Uint8Array<ArrayBuffer>> => {
         if (gzip) return gzip;
         if (pending) {
           const whole = await wholeFromStore(z);
           if (whole) return whole;
+          await cutPending();
         }
         ensure();
+        // The chunks this build cut are the ones it builds: a request meanwhile shares it.
+        if (build.generation === generation) build.chunks = chunks;
         if (opts.store && !restored && chunks.every((ch) => !ch.part)) {
           await restore(z);
           if (gzip) return gzip;
@@ -729,13 +757,13 @@ export function createCompressedList(
         }
         return body;
       };
-      const mine = { chunks, generation, body: run() };
-      building = mine;
+      build.body = run();
+      building = build;
       const clear = () => {
-        if (building === mine) building = null;
+        if (building === build) building = null;
       };
-      mine.body.then(clear, clear);
-      return mine.body;
+      build.body.then(clear, clear);
+      return build.body;
     },
 
     /**

@@ -1,7 +1,10 @@
 import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createCompressedList } from '../../../adapters/http/compressed-list.ts';
+import { stateListStore } from '../../../adapters/http/persisted-list.ts';
+import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
 import type { NoteSummary } from '../../../core/notes/note-index.ts';
+import { until } from '../../helpers/wait.ts';
 
 const summary = (i: number, extra = ''): NoteSummary => ({
   path: `folder ${i % 9}/note ${i}.md`,
@@ -48,6 +51,26 @@ describe('the compressed list', () => {
     // Each chunk, and the head and the tail, deflated once: not once for each of the 8 requests.
     expect(list.work().deflated).toBeLessThanOrEqual(chunks + 2);
     expect(zlib.gunzipSync(answers[0]!).toString()).toBe(Buffer.from(list.identity()).toString());
+  });
+
+  it('cuts a deferred first list in slices, and a request that comes once it is cut shares the build', async () => {
+    const items = Array.from({ length: 6000 }, (_, i) => summary(i));
+    const list = createCompressedList({ store: stateListStore(memoryStateStore()) });
+    let built = 0;
+    list.update(1, () => {
+      built++;
+      return items;
+    });
+    // Nothing is cut in the turn the first request comes in: the cut yields to the event loop.
+    const first = list.gzipAsync(zlib);
+    expect(list.chunkCount()).toBe(0);
+    await until('the list cut', () => list.chunkCount() > 0);
+    const chunks = list.chunkCount();
+    const [a, b] = await Promise.all([first, list.gzipAsync(zlib)]);
+    expect(b).toBe(a);
+    expect(built).toBe(1);
+    expect(list.work().deflated).toBeLessThanOrEqual(chunks + 2);
+    expect(zlib.gunzipSync(a).toString()).toBe(JSON.stringify({ success: true, data: items }));
   });
 
   it('keeps no second copy of the list for the gzip answer; the plain answer is inflated from it', async () => {
