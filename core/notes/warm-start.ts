@@ -89,15 +89,27 @@ function checkLater(ctx: NoteContext, index: NoteIndex, opts: { watch?: boolean 
   };
 }
 
+/** How long the host must have answered no request before background work starts, in ms. */
+const QUIET_MS = 50;
+
 /**
- * Resolves once the host answers no request (`busy`), or after `busyWaitMs`: background work
- * starts when the first answers after a start are out (checked every 10 ms).
+ * Resolves once the host answered no request (`busy`) for QUIET_MS, or after `busyWaitMs`:
+ * background work starts when the first answers after a start are out (checked every 10 ms). A
+ * single idle moment was not enough: a client that polls until the index is ready asks for its
+ * first list a few ms after it, and found the check (its walk and stats) started already.
  */
 export async function quietMoment(ctx: NoteContext): Promise<void> {
   const { busy, busyWaitMs } = ctx;
   if (!busy) return;
   const until = performance.now() + busyWaitMs;
-  while (busy() && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
+  let quietSince = Number.POSITIVE_INFINITY;
+  while (performance.now() < until) {
+    const now = performance.now();
+    if (busy()) quietSince = Number.POSITIVE_INFINITY;
+    else if (quietSince === Number.POSITIVE_INFINITY) quietSince = now;
+    if (now - quietSince >= QUIET_MS) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 /**

@@ -135,6 +135,32 @@ describe('the warm start from a snapshot with folders', () => {
     expect(checksumIn(always, 'note 6.md')).toBe(await sha256Hex('changed while down'));
   });
 
+  it('waits for a quiet spell, not one idle moment between two requests', async () => {
+    const notes = fixtureNotes();
+    const state = await withSnapshot(notes);
+    const stores = fixtureStores({ ...notes, 'note 6.md': 'changed while down' });
+    const g = gated(stores.store);
+    g.open();
+    // Idle at the first look only (a client between two polls), then busy until told otherwise.
+    let calls = 0;
+    let busy = true;
+    const s = createNoteService({
+      ...stores,
+      store: g.store,
+      state,
+      clock,
+      busy: () => (calls++ === 0 ? false : busy),
+      busyWaitMs: 600_000,
+    });
+    const loading = s.load();
+    await until('the host asked about several times', () => calls > 8 || undefined);
+    expect(s.status().state).toBe('ready');
+    expect(g.asked()).toBe(0);
+    busy = false;
+    await loading;
+    expect(g.asked()).toBeGreaterThan(0);
+  });
+
   it('never undoes a write made while the check runs', async () => {
     const notes = fixtureNotes();
     const state = await withSnapshot(notes);
