@@ -6,6 +6,8 @@
  * too, as the machine's speed of the day.
  *
  * Usage: npx tsx bench/start-ab.mts <warm|cold> <notes> <rounds> name=treeDir[@--flag,--flag] ...
+ * (a name may point at an entry instead: `rel=DIR/dist/release/quire-server/bin/quire.js`, the
+ * release `npm start` runs, started with `serve`)
  * BENCH_NODE_ARGS adds Node flags to every start (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Vaults come from `/work/bench-vaults` (or BENCH_VAULTS), made by bench/generate-vault.ts.
  */
@@ -73,7 +75,11 @@ async function start(tree: string, vaultDir: string, data: string, flags: string
   const port = await freePort();
   const t0 = performance.now();
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const proc = spawn(process.execPath, [...nodeArgs, ...flags, join(tree, 'dist/server/main.js')], {
+  // A tree's bundled server, or an entry named directly: the release's CLI (`quire.js`) runs `serve`.
+  const entry = tree.endsWith('.js')
+    ? [tree, ...(tree.endsWith('quire.js') ? ['serve'] : [])]
+    : [join(tree, 'dist/server/main.js')];
+  const proc = spawn(process.execPath, [...nodeArgs, ...flags, ...entry], {
     env: {
       ...process.env,
       PORT: String(port),
