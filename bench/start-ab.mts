@@ -121,8 +121,14 @@ const med = (a: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const first = trees[0]!.name;
-console.log(`\n${phase}, ${notes} notes, ${rounds} rounds, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-console.log('| tree | empty vault, spawn to health | spawn to health | spawn to first list | of ' + first + ' | RSS MB |');
+console.log(
+  `\n${phase}, ${notes} notes, ${rounds} rounds, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+);
+console.log(
+  '| tree | empty vault, spawn to health | spawn to health | spawn to first list | of ' +
+    first +
+    ' | RSS MB |',
+);
 console.log('|---|---|---|---|---|---|');
 for (const t of trees) {
   const r = rows[t.name]!;
