@@ -11,12 +11,15 @@ import {
   decodeFrame,
   END,
   encodeFrame,
+  encodeHead,
   encodeInline,
   encodeReset,
   type Frame,
   FrameError,
   FrameType,
+  frameHead,
   frameJson,
+  HEADS_LINES,
   inlineBody,
   type RequestHead,
 } from '../protocol/frames.ts';
@@ -195,6 +198,8 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
       ws = socket;
       const streams = new Map<number, Inbound>();
       let ready = false;
+      /** The relay said (HELLO `heads`) it reads line heads: answers go to it as lines. */
+      let lines = false;
       let lastSeen = Date.now();
       let ended = false;
       const out = corkedSender(socket);
@@ -269,7 +274,8 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
       function onFrame(frame: Frame) {
         switch (frame.type) {
           case FrameType.HELLO: {
-            const { challenge } = frameJson<{ challenge: string }>(frame);
+            const { challenge, heads } = frameJson<{ challenge: string; heads?: unknown }>(frame);
+            lines = Array.isArray(heads) && heads.includes(HEADS_LINES);
             void (async () => {
               const signature = await signer.sign(
                 tunnelStatement(opts.serverId, signer.publicKey, String(challenge)),
@@ -283,6 +289,8 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
                 publicKey: signer.publicKey,
                 signature,
                 pairCodeHash,
+                // This server reads line heads (frames.ts LINES): a relay that does too sends them.
+                heads: [HEADS_LINES],
               });
             })();
             return;
@@ -298,7 +306,7 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
           }
           case FrameType.REQ: {
             if (!ready) throw new FrameError('request before READY', frame.stream);
-            const head = frameJson<RequestHead>(frame);
+            const head = frameHead<RequestHead>(frame);
             if (head.kind !== 'http' && head.kind !== 'pair')
               throw new FrameError('unknown request kind', frame.stream);
             if (!running) {
@@ -477,9 +485,9 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         const noBody = bytes.byteLength === 0;
         const answerHead = { status, headers };
         // An answer that fits in one frame goes with its head: one message.
-        const whole = noBody ? null : encodeInline(FrameType.RES, stream, answerHead, bytes);
+        const whole = noBody ? null : encodeInline(FrameType.RES, stream, answerHead, bytes, lines);
         if (whole) return sendBytes(whole);
-        send(FrameType.RES, stream, noBody ? END : 0, answerHead);
+        sendBytes(encodeHead(FrameType.RES, stream, noBody ? END : 0, answerHead, lines));
         if (noBody) return;
         return sendChunks(stream, s, bytes);
       }
