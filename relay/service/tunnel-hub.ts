@@ -240,7 +240,9 @@ export function createTunnelHub(deps: TunnelHubDeps) {
           pending.set(stream, w);
           w.timer = setTimeout(giveUpAtDeadline, Math.max(1, deadline - clock.now()), w);
           if (gone) w.unlisten = whenGone(gone, () => w.giveUp(true));
-          const reqHead = { ...head, ttlMs: Math.max(1, deadline - clock.now()) };
+          // The head is the caller's own (frames.ts requestHead): its time left is set in place.
+          const reqHead = head;
+          reqHead.ttlMs = Math.max(1, deadline - clock.now());
           if (body && !(body instanceof Uint8Array)) {
             // A streamed body: the head now, DATA frames as the client's bytes arrive.
             if (open) socket.send(encodeHead(FrameType.REQ, stream, 0, reqHead, lines));
@@ -434,7 +436,9 @@ export function createTunnelHub(deps: TunnelHubDeps) {
           if (inline.byteLength > limits.maxBodyBytes)
             throw new FrameError('answer larger than the relay allows', frame.stream);
           p.size = inline.byteLength;
-          p.parts.push(inline.slice());
+          // A whole answer is settled now and written before the socket reads again: its body is
+          // used where it lies (a view into the message ws hands over, never reused by it).
+          p.parts.push(inline);
         }
       } else {
         if (!p.head) throw new FrameError('body before answer head', frame.stream);
