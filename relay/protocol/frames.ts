@@ -223,6 +223,7 @@ const oneLine = (s: unknown): s is string => typeof s === 'string' && s.indexOf(
  * when it is neither (a pairing head, a pairing answer) or a part holds a `\n` (then it goes as JSON).
  */
 export function headLines(type: FrameType, head: unknown): string | null {
+  if (typeof head !== 'object' || head === null) return null;
   const h = head as RequestHead & AnswerHead;
   let text: string;
   if (type === FrameType.REQ) {

@@ -205,6 +205,8 @@ describe('line heads (flag LINES)', () => {
       { type: FrameType.REQ, head: { ...req, ttlMs: Number.NaN } },
       { type: FrameType.RES, head: { apiKey: 'k' } },
       { type: FrameType.RES, head: { status: 200, headers: [['x-a\n', 'b']] } },
+      { type: FrameType.RES, head: null },
+      { type: FrameType.PAIR, head: { pairCodeHash: null } },
     ];
     for (const { type, head } of odd) {
       expect(headLines(type, head)).toBeNull();
