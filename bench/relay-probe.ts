@@ -42,12 +42,13 @@ try {
     const redis = t.label.includes('@redis') ? process.env.REDIS_URL || 'redis://127.0.0.1:6379' : '';
     // `@semiN`: the relay's young generation at N MiB per semi-space (node --max-semi-space-size).
     const semi = /@semi(\d+)/.exec(t.label)?.[1];
-    const relay = await startRelay(
-      t.dir,
-      redis,
-      `probe:${crypto.randomUUID()}:`,
-      semi ? [`--max-semi-space-size=${semi}`] : [],
-    );
+    // `@gc1`: the relay's garbage collector on its main thread alone (node --single-threaded-gc):
+    // pinned to one CPU, V8's helper threads only take turns with it.
+    const nodeArgs = [
+      ...(semi ? [`--max-semi-space-size=${semi}`] : []),
+      ...(t.label.includes('@gc1') ? ['--single-threaded-gc'] : []),
+    ];
+    const relay = await startRelay(t.dir, redis, `probe:${crypto.randomUUID()}:`, nodeArgs);
     const server = await startServer(t.dir, relay.url);
     if (pinned) {
       await pin(relay.pid, 0);

@@ -142,8 +142,10 @@ async function spawnQuiet(
  * BENCH_RELAY_CPU_PROF=DIR: each relay runs with `node --cpu-prof` and leaves its profile in DIR
  * when it stops (open it in Chrome's DevTools or read it with bench/cpu-profile.ts).
  * BENCH_RELAY_NODE_ARGS: more node flags for each relay (e.g. `--heap-prof --heap-prof-dir=DIR`).
+ * BENCH_SERVER_CPU_PROF=DIR: the same for each note server (the tunnel's server end).
  */
 const PROF_DIR = process.env.BENCH_RELAY_CPU_PROF;
+const SERVER_PROF_DIR = process.env.BENCH_SERVER_CPU_PROF;
 
 /** A relay from `root` on a free port (rate limits out of the way: the load is one address). */
 export async function startRelay(root: string, redisUrl: string, prefix: string, nodeArgs: string[] = []) {
@@ -203,6 +205,7 @@ export async function startServer(root: string, relayUrl: string) {
         (await fetch(`${url}${NOTE}`, { headers: { 'x-service-key': setup!.apiKey } })).ok
       );
     },
+    SERVER_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${SERVER_PROF_DIR}`] : [],
   );
   return {
     ...server,

@@ -11,12 +11,15 @@ import {
   decodeFrame,
   END,
   encodeFrame,
+  encodeHead,
   encodeInline,
   encodeReset,
   type Frame,
   FrameError,
   FrameType,
+  frameHead,
   frameJson,
+  HEADS_LINES,
   inlineBody,
   type RequestHead,
 } from '../protocol/frames.ts';
@@ -30,7 +33,12 @@ import {
   relayConnector,
 } from './connector.ts';
 import { withFallback } from './fallback.ts';
-import { type TunnelHotFrame, tunnelHotRequest } from './tunnel-hot.ts';
+import {
+  type TunnelHotExchange,
+  type TunnelHotFrame,
+  type TunnelHotIo,
+  tunnelHotRequest,
+} from './tunnel-hot.ts';
 
 /** Options of `tunnelConnector`: the long-poll connector's, plus the heartbeat and the hot routes. */
 export interface TunnelConnectorOptions extends RelayConnectorOptions {
@@ -131,6 +139,46 @@ class Once {
   }
 }
 
+/** What a hot stream needs of its connection (one per connection). */
+interface HotStreams {
+  /** The tunnel can still carry an answer. */
+  open(): boolean;
+  /** Sends a hot route's answer (what it returns: undefined when sent at once). */
+  answer(h: HotStream, status: number, headers: [string, string][], body: Uint8Array): void | Promise<void>;
+  /** No hot route answered: the app runs it (its promise). */
+  toApp(h: HotStream): Promise<void>;
+}
+
+/**
+ * One relayed GET or HEAD offered to the server's hot routes: the io its answer leaves by
+ * (tunnel-hot.ts `TunnelHotIo`), settled once. A class, so such a request makes no closures.
+ */
+class HotStream extends Once implements TunnelHotIo {
+  constructor(
+    readonly conn: HotStreams,
+    readonly stream: number,
+    readonly s: Inbound,
+    readonly method: string,
+  ) {
+    super();
+  }
+  open(): boolean {
+    return !this.s.gone && this.conn.open();
+  }
+  write(status: number, headers: [string, string][], body: Uint8Array | null): void {
+    this.settle(this.conn.answer(this, status, headers, body ?? EMPTY));
+  }
+  cut(): void {
+    this.settle();
+  }
+  signal(): AbortSignal {
+    return signalOf(this.s);
+  }
+}
+
+/** No hot route answered: the app (one function for every request). */
+const hotToApp = (x: TunnelHotExchange<HotStream>) => x.io.settle(x.io.conn.toApp(x.io));
+
 /**
  * The server's relay connector: the tunnel, or the long-poll protocol when the relay has no
  * tunnel endpoint (a relay older than the tunnel; see fallback.ts).
@@ -195,6 +243,8 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
       ws = socket;
       const streams = new Map<number, Inbound>();
       let ready = false;
+      /** The relay said (HELLO `heads`) it reads line heads: answers go to it as lines. */
+      let lines = false;
       let lastSeen = Date.now();
       let ended = false;
       const out = corkedSender(socket);
@@ -269,7 +319,8 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
       function onFrame(frame: Frame) {
         switch (frame.type) {
           case FrameType.HELLO: {
-            const { challenge } = frameJson<{ challenge: string }>(frame);
+            const { challenge, heads } = frameJson<{ challenge: string; heads?: unknown }>(frame);
+            lines = Array.isArray(heads) && heads.includes(HEADS_LINES);
             void (async () => {
               const signature = await signer.sign(
                 tunnelStatement(opts.serverId, signer.publicKey, String(challenge)),
@@ -283,6 +334,8 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
                 publicKey: signer.publicKey,
                 signature,
                 pairCodeHash,
+                // This server reads line heads (frames.ts LINES): a relay that does too sends them.
+                heads: [HEADS_LINES],
               });
             })();
             return;
@@ -298,7 +351,7 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
           }
           case FrameType.REQ: {
             if (!ready) throw new FrameError('request before READY', frame.stream);
-            const head = frameJson<RequestHead>(frame);
+            const head = frameHead<RequestHead>(frame);
             if (head.kind !== 'http' && head.kind !== 'pair')
               throw new FrameError('unknown request kind', frame.stream);
             if (!running) {
@@ -387,6 +440,16 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         inflight.add(p);
       }
 
+      /** What this connection's hot streams need of it (made once per connection). */
+      const hotStreams: HotStreams = {
+        open: () => socket.readyState === WebSocket.OPEN,
+        answer: (h, status, headers, body) => {
+          handled += 1;
+          return answer(h.stream, h.s, status, headers, body);
+        },
+        toApp: (h) => runApp(h.stream, h.s, h.method),
+      };
+
       function run(stream: number, s: Inbound): void | Promise<void> {
         const { head } = s;
         if (head.kind === 'pair') return runPair(stream, head);
@@ -395,25 +458,11 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         if (frame && frame.routes.length > 0 && (method === 'GET' || method === 'HEAD')) {
           // The server's hot routes first, straight from the frame (http-kit/hot-answer.ts: the
           // same rules the Node dispatcher applies); none answers: the app, as below.
-          const done = new Once();
-          const x = tunnelHotRequest(
-            method,
-            String(head.path),
-            head.headers ?? [],
-            () => signalOf(s),
-            frame,
-            {
-              open: () => !s.gone && socket.readyState === WebSocket.OPEN,
-              write: (status, headers, body) => {
-                handled += 1;
-                done.settle(answer(stream, s, status, headers, body ?? EMPTY));
-              },
-              cut: () => done.settle(),
-            },
-          );
+          const io = new HotStream(hotStreams, stream, s, method);
+          const x = tunnelHotRequest(method, String(head.path), head.headers ?? [], frame, io);
           if (x) {
-            answerHot(x, frame, () => done.settle(runApp(stream, s, method)));
-            return done.wait();
+            answerHot(x, frame, hotToApp);
+            return io.wait();
           }
         }
         return runApp(stream, s, method);
@@ -477,9 +526,9 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         const noBody = bytes.byteLength === 0;
         const answerHead = { status, headers };
         // An answer that fits in one frame goes with its head: one message.
-        const whole = noBody ? null : encodeInline(FrameType.RES, stream, answerHead, bytes);
+        const whole = noBody ? null : encodeInline(FrameType.RES, stream, answerHead, bytes, lines);
         if (whole) return sendBytes(whole);
-        send(FrameType.RES, stream, noBody ? END : 0, answerHead);
+        sendBytes(encodeHead(FrameType.RES, stream, noBody ? END : 0, answerHead, lines));
         if (noBody) return;
         return sendChunks(stream, s, bytes);
       }

@@ -24,27 +24,40 @@ const BAD_VALUE = /[\0\r\n]|^[\t ]|[\t ]$/;
  * (any other method, a target or header the URL parser or Headers would change or refuse): the
  * app answers it, exactly as before.
  */
-export function tunnelHotRequest(
+export function tunnelHotRequest<Io extends TunnelHotIo>(
   method: string,
   target: string,
   headers: readonly [string, string][],
-  /** The request's abort signal, made when a route asks for it. */
-  signal: () => AbortSignal,
   frame: TunnelHotFrame,
-  io: {
-    open: () => boolean;
-    write: (status: number, headers: [string, string][], body: Uint8Array | null) => void;
-    cut: () => void;
-  },
-): HotExchange | null {
+  io: Io,
+): TunnelHotExchange<Io> | null {
   if (method !== 'GET' && method !== 'HEAD') return null;
   const t = plainTarget(target);
   if (t === null) return null;
   for (const [k, v] of headers) if (!LOWER_TOKEN.test(k) || BAD_VALUE.test(v)) return null;
-  return new TunnelHotRequest(method, t.path, t.search, headers, signal, frame.trustProxy, io);
+  return new TunnelHotRequest(method, t.path, t.search, headers, frame.trustProxy, io);
 }
 
-class TunnelHotRequest implements HotExchange {
+/**
+ * How a hot request's answer leaves, and its abort signal: one object per request (the connector's
+ * is a class, so a relayed request makes no closures for it: under tsx each named one is also a
+ * `__name` call).
+ */
+export interface TunnelHotIo {
+  /** False when nobody waits for the answer any more. */
+  open(): boolean;
+  write(status: number, headers: [string, string][], body: Uint8Array | null): void;
+  cut(): void;
+  /** The request's abort signal, made when a route asks for it. */
+  signal(): AbortSignal;
+}
+
+/** A tunnel hot request, with the io it was made with. */
+export interface TunnelHotExchange<Io extends TunnelHotIo = TunnelHotIo> extends HotExchange {
+  readonly io: Io;
+}
+
+class TunnelHotRequest<Io extends TunnelHotIo> implements TunnelHotExchange<Io> {
   readonly started = performance.now();
   #id: string | undefined;
   #sent = false;
@@ -53,13 +66,8 @@ class TunnelHotRequest implements HotExchange {
     readonly path: string,
     readonly search: string,
     readonly headers: readonly [string, string][],
-    readonly gone: () => AbortSignal,
     readonly trustProxy: boolean,
-    readonly io: {
-      open: () => boolean;
-      write: (status: number, headers: [string, string][], body: Uint8Array | null) => void;
-      cut: () => void;
-    },
+    readonly io: Io,
   ) {}
 
   requestId(): string {
@@ -109,10 +117,10 @@ class TunnelHotRequest implements HotExchange {
   }
 
   signal(): AbortSignal {
-    return this.gone();
+    return this.io.signal();
   }
 
   whenGone(cb: () => void): () => void {
-    return whenAborted(this.gone(), cb);
+    return whenAborted(this.io.signal(), cb);
   }
 }

@@ -19,12 +19,15 @@ import {
   decodeReset,
   END,
   encodeFrame,
+  encodeHead,
   encodeInline,
   encodeReset,
   type Frame,
   FrameError,
   FrameType,
+  frameHead,
   frameJson,
+  HEADS_LINES,
   inlineBody,
   type RequestHead,
   requestHead,
@@ -172,6 +175,8 @@ export function createTunnelHub(deps: TunnelHubDeps) {
     let serverId: string | null = null;
     let open = true;
     let nextStream = 1;
+    /** The server said (AUTH `heads`) it reads line heads: requests go to it as lines. */
+    let lines = false;
     const pending = new Map<number, Pending>();
     const stop = new AbortController();
     let presence: ReturnType<typeof setInterval> | undefined;
@@ -183,7 +188,8 @@ export function createTunnelHub(deps: TunnelHubDeps) {
     const send = (type: FrameType, stream: number, flags: number, body: unknown) => {
       if (open) socket.send(encodeFrame(type, stream, flags, body));
     };
-    send(FrameType.HELLO, 0, 0, { challenge, version: 1 });
+    // `heads`: this relay reads line heads (frames.ts LINES); a server that does too says so in AUTH.
+    send(FrameType.HELLO, 0, 0, { challenge, version: 1, heads: [HEADS_LINES] });
 
     function closeNow(code: number, reason: string) {
       if (!open) return;
@@ -234,10 +240,12 @@ export function createTunnelHub(deps: TunnelHubDeps) {
           pending.set(stream, w);
           w.timer = setTimeout(giveUpAtDeadline, Math.max(1, deadline - clock.now()), w);
           if (gone) w.unlisten = whenGone(gone, () => w.giveUp(true));
-          const reqHead = { ...head, ttlMs: Math.max(1, deadline - clock.now()) };
+          // The head is the caller's own (frames.ts requestHead): its time left is set in place.
+          const reqHead = head;
+          reqHead.ttlMs = Math.max(1, deadline - clock.now());
           if (body && !(body instanceof Uint8Array)) {
             // A streamed body: the head now, DATA frames as the client's bytes arrive.
-            send(FrameType.REQ, stream, 0, reqHead);
+            if (open) socket.send(encodeHead(FrameType.REQ, stream, 0, reqHead, lines));
             void streamBody(stream, body, () => w.settled).then(
               () => undefined,
               (err: unknown) => {
@@ -261,12 +269,14 @@ export function createTunnelHub(deps: TunnelHubDeps) {
           }
           const hasBody = !!body && body.byteLength > 0;
           // A body that fits in one frame goes with its head: one message.
-          const whole = hasBody ? encodeInline(FrameType.REQ, stream, reqHead, body as Uint8Array) : null;
+          const whole = hasBody
+            ? encodeInline(FrameType.REQ, stream, reqHead, body as Uint8Array, lines)
+            : null;
           if (whole) {
             if (open) socket.send(whole);
             return;
           }
-          send(FrameType.REQ, stream, hasBody ? 0 : END, reqHead);
+          if (open) socket.send(encodeHead(FrameType.REQ, stream, hasBody ? 0 : END, reqHead, lines));
           if (hasBody) {
             const parts = chunks(body as Uint8Array);
             for (let i = 0; i < parts.length; i++)
@@ -318,6 +328,7 @@ export function createTunnelHub(deps: TunnelHubDeps) {
         publicKey?: unknown;
         signature?: unknown;
         pairCodeHash?: unknown;
+        heads?: unknown;
       }>(frame);
       const { serverId: id, publicKey, signature } = auth;
       if (typeof id !== 'string' || typeof publicKey !== 'string' || typeof signature !== 'string')
@@ -332,6 +343,7 @@ export function createTunnelHub(deps: TunnelHubDeps) {
       if (!open) return;
       clearTimeout(authTimer);
       serverId = id;
+      lines = Array.isArray(auth.heads) && auth.heads.includes(HEADS_LINES);
       // A newer tunnel of the same server replaces an older one on this instance.
       tunnels.get(id)?.closeNow(4009, 'replaced by a newer tunnel');
       tunnels.set(id, tunnel);
@@ -418,13 +430,15 @@ export function createTunnelHub(deps: TunnelHubDeps) {
       }
       if (frame.type === FrameType.RES) {
         if (p.head) throw new FrameError('second answer head', frame.stream);
-        p.head = frameJson<AnswerHead>(frame);
+        p.head = frameHead<AnswerHead>(frame);
         const inline = inlineBody(frame);
         if (inline?.byteLength) {
           if (inline.byteLength > limits.maxBodyBytes)
             throw new FrameError('answer larger than the relay allows', frame.stream);
           p.size = inline.byteLength;
-          p.parts.push(inline.slice());
+          // A whole answer is settled now and written before the socket reads again: its body is
+          // used where it lies (a view into the message ws hands over, never reused by it).
+          p.parts.push(inline);
         }
       } else {
         if (!p.head) throw new FrameError('body before answer head', frame.stream);

@@ -2,7 +2,9 @@
  * The relay's end of one tunnel, by hand: a WebSocket server that greets a connector (HELLO,
  * READY; the proof of key is not checked), sends it REQ frames and hands back each answer as the
  * connector wrote it (status, header pairs, body bytes), before any relay transforms it. For
- * tests that compare the server's end of the tunnel with the app itself.
+ * tests that compare the server's end of the tunnel with the app itself. `lines`: it offers line
+ * heads in HELLO (a relay of today) and sends requests as lines when the connector reads them;
+ * without, it is a relay from before line heads (JSON heads only).
  */
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -13,8 +15,11 @@ import {
   decodeReset,
   END,
   encodeFrame,
+  encodeHead,
   FrameType,
+  frameHead,
   frameJson,
+  HEADS_LINES,
   inlineBody,
 } from '../../relay/protocol/frames.ts';
 
@@ -22,28 +27,42 @@ export interface PeerAnswer {
   status: number;
   headers: [string, string][];
   body: Uint8Array;
+  /** The answer head's frame flags (LINES when it came as lines). */
+  flags: number;
 }
 
-export async function framePeer() {
+export async function framePeer(opts: { lines?: boolean } = {}) {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', path: '/api/v1/relay/tunnel' });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(wss.address() as AddressInfo).port}`;
   const pending = new Map<
     number,
-    { head?: AnswerHead; parts: Uint8Array[]; resolve: (a: PeerAnswer) => void; reject: (e: Error) => void }
+    {
+      head?: AnswerHead;
+      flags?: number;
+      parts: Uint8Array[];
+      resolve: (a: PeerAnswer) => void;
+      reject: (e: Error) => void;
+    }
   >();
   let next = 1;
+  /** The connector said in AUTH that it reads line heads. */
+  let peerLines = false;
   let ready: (send: (bytes: Uint8Array) => void) => void = () => {};
   const online = new Promise<(bytes: Uint8Array) => void>((resolve) => {
     ready = resolve;
   });
   wss.on('connection', (ws) => {
     const send = (bytes: Uint8Array) => ws.send(bytes, { binary: true });
-    send(encodeFrame(FrameType.HELLO, 0, 0, { challenge: 'c' }));
+    send(
+      encodeFrame(FrameType.HELLO, 0, 0, { challenge: 'c', ...(opts.lines ? { heads: [HEADS_LINES] } : {}) }),
+    );
     ws.on('message', (data) => {
       const buf = data as Buffer;
       const frame = decodeFrame(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
       if (frame.type === FrameType.AUTH) {
+        const { heads } = frameJson<{ heads?: unknown }>(frame);
+        peerLines = !!opts.lines && Array.isArray(heads) && heads.includes(HEADS_LINES);
         send(encodeFrame(FrameType.READY, 0, 0, { publicUrl: `${url}/r/x`, now: Date.now(), limits: {} }));
         ready(send);
         return;
@@ -56,7 +75,9 @@ export async function framePeer() {
         return;
       }
       if (frame.type === FrameType.RES) {
-        p.head = frameJson<AnswerHead>(frame);
+        // A relay from before line heads reads JSON only: it would fail on anything else.
+        p.head = opts.lines ? frameHead<AnswerHead>(frame) : frameJson<AnswerHead>(frame);
+        p.flags = frame.flags;
         const inline = inlineBody(frame);
         if (inline) p.parts.push(inline.slice());
       } else if (frame.type === FrameType.DATA) p.parts.push(frame.payload.slice());
@@ -66,6 +87,7 @@ export async function framePeer() {
           status: p.head?.status ?? 0,
           headers: p.head?.headers ?? [],
           body: p.parts.length ? concat(p.parts) : new Uint8Array(0),
+          flags: p.flags ?? 0,
         });
       }
     });
@@ -79,7 +101,15 @@ export async function framePeer() {
       const answer = new Promise<PeerAnswer>((resolve, reject) =>
         pending.set(stream, { parts: [], resolve, reject }),
       );
-      send(encodeFrame(FrameType.REQ, stream, END, { kind: 'http', method, path, headers, ttlMs: 10_000 }));
+      send(
+        encodeHead(
+          FrameType.REQ,
+          stream,
+          END,
+          { kind: 'http', method, path, headers, ttlMs: 10_000 },
+          peerLines,
+        ),
+      );
       return answer;
     },
     close: () => new Promise<void>((resolve) => wss.close(() => resolve())),

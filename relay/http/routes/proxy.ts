@@ -46,9 +46,10 @@ export function proxyDoor(ctx: RelayContext) {
      * Admits one request: counts it against its address's rate, checks the server's budgets
      * (the stranger budget too when it carries no credential) and opens its place among the
      * address's open requests. Throws RATE_LIMITED over any of them. The lease must be released.
+     * Synchronous: no promise per request.
      */
-    async admit(serverId: string, address: string | undefined, withCredential: boolean): Promise<DoorLease> {
-      await rates.admit(serverId, address, withCredential);
+    admit(serverId: string, address: string | undefined, withCredential: boolean): DoorLease {
+      rates.admit(serverId, address, withCredential);
       return budget.open(address);
     },
     /**
@@ -90,7 +91,7 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
         413,
       );
     const address = ctx.clientAddress(c);
-    const lease = await door.admit(
+    const lease = door.admit(
       serverId,
       address,
       credentialed((n) => c.req.raw.headers.has(n)),
@@ -163,7 +164,7 @@ export function proxyHot(ctx: RelayContext, door: ProxyDoor): HotRoute {
     const address = req.address();
     const headers = door.headers(req.headerPairs(), serverId, address);
     if (checkRequestHead(path, headers)) return null;
-    const lease = await door.admit(
+    const lease = door.admit(
       serverId,
       address,
       credentialed((n) => req.header(n) !== undefined),

@@ -33,9 +33,10 @@ function harness(routes: HotRoute[], trustProxy = false) {
     cut: () => {
       cut++;
     },
+    signal: () => new AbortController().signal,
   };
   const ask = (method: string, target: string, headers: [string, string][] = []) =>
-    tunnelHotRequest(method, target, headers, () => new AbortController().signal, frame, io);
+    tunnelHotRequest(method, target, headers, frame, io);
   return { frame, written, lines, ask, cuts: () => cut };
 }
 

@@ -4,13 +4,17 @@ import {
   decodeReset,
   END,
   encodeFrame,
+  encodeHead,
   encodeInline,
   encodeReset,
   FrameError,
   FrameType,
+  frameHead,
   frameJson,
+  headLines,
   INLINE,
   inlineBody,
+  LINES,
   requestHead,
 } from '../../../relay/protocol/frames.ts';
 import { WIRE_LIMITS } from '../../../relay/protocol/limits.ts';
@@ -149,5 +153,94 @@ describe('the relayed request head', () => {
       ttlMs: 50,
     });
     expect(requestHead({ kind: 'pair', code: 'c' })).toEqual({ kind: 'pair', code: 'c', ttlMs: 0 });
+  });
+});
+
+describe('line heads (flag LINES)', () => {
+  const req = {
+    kind: 'http' as const,
+    method: 'GET',
+    path: '/api/v1/notes/a%2Fb.md?x=1',
+    headers: [
+      ['x-service-key', 'k'],
+      ['x-empty', ''],
+      ['x-latin', 'caf\u00e9 \u00ff'],
+      ['x-text', 'é€😀'],
+    ] as [string, string][],
+    ttlMs: 29_999,
+  };
+  const res = {
+    status: 200,
+    headers: [
+      ['content-type', 'text/plain'],
+      ['etag', '"v1"'],
+    ] as [string, string][],
+  };
+
+  it('round-trip a request head and an answer head, alone and inline, equal to their JSON form', () => {
+    const f = decodeFrame(encodeHead(FrameType.REQ, 5, END, req, true));
+    expect([f.type, f.stream, f.flags]).toEqual([FrameType.REQ, 5, END | LINES]);
+    expect(frameHead(f)).toEqual(req);
+    expect(frameHead(decodeFrame(encodeHead(FrameType.REQ, 5, END, req, false)))).toEqual(req);
+    const body = Uint8Array.from({ length: 300 }, (_, i) => i % 256);
+    const g = decodeFrame(encodeInline(FrameType.RES, 6, res, body, true) as Uint8Array);
+    expect([g.flags, frameHead(g), inlineBody(g)]).toEqual([END | INLINE | LINES, res, body]);
+    const h = decodeFrame(encodeInline(FrameType.REQ, 7, { ...req, headers: [] }, body, true) as Uint8Array);
+    expect([h.flags, frameHead(h), inlineBody(h)]).toEqual([
+      END | INLINE | LINES,
+      { ...req, headers: [] },
+      body,
+    ]);
+  });
+
+  it('are sent only when asked, and never for a head lines cannot carry (it goes as JSON)', () => {
+    expect(decodeFrame(encodeHead(FrameType.RES, 1, END, res)).flags).toBe(END);
+    expect(decodeFrame(encodeInline(FrameType.RES, 1, res, new Uint8Array(3)) as Uint8Array).flags).toBe(
+      END | INLINE,
+    );
+    const odd = [
+      { type: FrameType.REQ, head: { kind: 'pair', code: 'ABC', ttlMs: 5 } },
+      { type: FrameType.REQ, head: { ...req, path: '/a\nb' } },
+      { type: FrameType.REQ, head: { ...req, headers: [['x-a', 'one\ntwo']] } },
+      { type: FrameType.REQ, head: { ...req, ttlMs: Number.NaN } },
+      { type: FrameType.RES, head: { apiKey: 'k' } },
+      { type: FrameType.RES, head: { status: 200, headers: [['x-a\n', 'b']] } },
+      { type: FrameType.RES, head: null },
+      { type: FrameType.PAIR, head: { pairCodeHash: null } },
+    ];
+    for (const { type, head } of odd) {
+      expect(headLines(type, head)).toBeNull();
+      const f = decodeFrame(encodeHead(type, 3, END, head, true));
+      expect([f.flags, frameJson(f)]).toEqual([END, JSON.parse(JSON.stringify(head))]);
+    }
+  });
+
+  it('a line head that does not decode fails its own stream (FrameError with the stream)', () => {
+    const bad = (type: FrameType, flags: number, text: string | Uint8Array) => {
+      const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
+      const out = new Uint8Array(6 + bytes.byteLength);
+      out.set([type, 0, 0, 0, 9, flags]);
+      out.set(bytes, 6);
+      return out;
+    };
+    const cases = [
+      bad(FrameType.REQ, END | LINES, 'http\nGET\n/x'), // a line missing
+      bad(FrameType.REQ, END | LINES, 'http\nGET\n/x\n5\nname'), // a name without its value
+      bad(FrameType.REQ, END | LINES, 'pair\nGET\n/x\n5'), // only http heads go as lines
+      bad(FrameType.RES, END | LINES, '200\nname'),
+      bad(FrameType.RES, END | LINES, new Uint8Array([0x32, 0xff])), // not UTF-8
+    ];
+    for (const bytes of cases) {
+      let err: unknown;
+      try {
+        frameHead(decodeFrame(bytes));
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(FrameError);
+      expect((err as FrameError).stream).toBe(9);
+    }
+    // LINES on a frame that carries no head is refused at decoding.
+    expect(() => decodeFrame(bad(FrameType.DATA, END | LINES, 'x'))).toThrow(FrameError);
   });
 });
