@@ -24,10 +24,11 @@ const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$/;
 const ITEM_LINE = /^( *)- +(.*)$/;
 /**
  * A plain scalar we read ourselves: starts with a letter or digit (so never a YAML indicator),
- * then printable ASCII without `:` `#` (a mapping or a comment), `[` `]` `{` `}` `,` (flow syntax,
- * for a flow list's items) or backslashes, and no space at its end.
+ * then printable ASCII without `:` `#` (a mapping or a comment), `[` `]` `{` `}` (flow syntax) or
+ * backslashes, and no space at its end. A comma is plain text outside a flow list (`tags: a, b`
+ * is the string "a, b"); a flow list's items are cut at commas before they get here.
  */
-const PLAIN = /^[A-Za-z0-9](?:[ !"$%&'()*+./;<=>?@^_`|~A-Za-z0-9-]*[!"$%&'()*+./;<=>?@^_`|~A-Za-z0-9-])?$/;
+const PLAIN = /^[A-Za-z0-9](?:[ !"$%&'()*+,./;<=>?@^_`|~A-Za-z0-9-]*[!"$%&'()*+,./;<=>?@^_`|~A-Za-z0-9-])?$/;
 /** The core schema's null and boolean words (their values differ from the text). */
 const NULL_WORDS = new Set(['null', 'Null', 'NULL']);
 const TRUE_WORDS = new Set(['true', 'True', 'TRUE']);
@@ -44,15 +45,15 @@ const NO = Symbol('not simple');
 type Value = string | number | boolean | null | Value[];
 
 /** One scalar, or NO when it is outside the subset. */
-function scalar(text: string, flow: boolean): Value | typeof NO {
+function scalar(text: string): Value | typeof NO {
   const v = text.endsWith(' ') ? text.trimEnd() : text;
   if (!v) return NO;
-  if (!flow) {
-    let q = DOUBLE.exec(v);
-    if (q) return q[1]!;
-    q = SINGLE.exec(v);
-    if (q) return q[1]!;
-  }
+  // Quoted, in a block or as a flow list's item (`aliases: ["a b"]`: a quoted comma would have
+  // been cut in two, and neither half is quoted whole).
+  let q = DOUBLE.exec(v);
+  if (q) return q[1]!;
+  q = SINGLE.exec(v);
+  if (q) return q[1]!;
   if (v === '~') return null;
   if (!PLAIN.test(v)) return NO;
   const c = v.charCodeAt(0);
@@ -75,7 +76,7 @@ function flowList(text: string): Value[] | typeof NO {
   if (!inner.trim()) return [];
   const out: Value[] = [];
   for (const part of inner.split(',')) {
-    const s = scalar(part.trim(), true);
+    const s = scalar(part.trim());
     if (s === NO) return NO;
     out.push(s);
   }
@@ -105,7 +106,7 @@ export function simpleFrontmatter(yamlText: string): Record<string, unknown> | n
     const rest = m[2] ?? '';
     i++;
     if (rest.trim()) {
-      const value = rest.charCodeAt(0) === 91 ? flowList(rest) : scalar(rest, false);
+      const value = rest.charCodeAt(0) === 91 ? flowList(rest) : scalar(rest);
       if (value === NO) return null;
       out[key] = value;
       keys++;
@@ -128,7 +129,7 @@ export function simpleFrontmatter(yamlText: string): Record<string, unknown> | n
       }
       if (indent < 0) indent = item[1]!.length;
       else if (item[1]!.length !== indent) return null;
-      const s = scalar(item[2]!, false);
+      const s = scalar(item[2]!);
       if (s === NO) return null;
       items.push(s);
       i++;
