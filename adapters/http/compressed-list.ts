@@ -464,25 +464,26 @@ export function createCompressedList(
   /**
    * Cuts the deferred items in slices (the summaries first, through `prepare`, then the chunks),
    * yielding to the event loop between them: the first list of a start serializes the whole vault
-   * (about 1 s of one block at 10,000 notes on a loaded machine when done at once). Gives up when
-   * the list moved on meanwhile (`ensure` then cuts what is current).
+   * (about 1 s of one block at 10,000 notes on a loaded machine when done at once). False when the
+   * list moved on meanwhile (`ensure` then cuts what is current). The gzip answer, if any, stays:
+   * it is of the same generation.
    */
-  const cutPending = async (): Promise<void> => {
+  const cutPending = async (): Promise<boolean> => {
     const gen = generation;
     const items = pending;
-    if (!items) return;
-    if (opts.prepare && !(await opts.prepare(gen))) return;
-    if (pending !== items || generation !== gen) return;
+    if (!items) return false;
+    if (opts.prepare && !(await opts.prepare(gen))) return false;
+    if (pending !== items || generation !== gen) return false;
     const next: Chunk[] = [];
     for await (const ch of sliced(nextChunks(items()))) {
       next.push(ch);
-      if (pending !== items || generation !== gen) return;
+      if (pending !== items || generation !== gen) return false;
     }
     pending = null;
     chunks = next;
     identity = null;
-    gzip = null;
     whole = null;
+    return true;
   };
 
   let materializeTimer: ReturnType<typeof setTimeout> | null = null;
@@ -493,20 +494,7 @@ export function createCompressedList(
    */
   const materialize = async (z: Zlib): Promise<void> => {
     materializeTimer = null;
-    const gen = generation;
-    const items = pending;
-    if (!items) return;
-    if (opts.prepare && !(await opts.prepare(gen))) return;
-    if (pending !== items || generation !== gen) return;
-    const next: Chunk[] = [];
-    for await (const ch of sliced(nextChunks(items()))) {
-      next.push(ch);
-      if (pending !== items || generation !== gen) return;
-    }
-    pending = null;
-    chunks = next;
-    identity = null;
-    await restore(z, true);
+    if (await cutPending()) await restore(z, true);
   };
 
   /** The chunks whose part is missing or was primed with bytes no longer before them. */
