@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
-import { silentLogger } from '../helpers/logger.ts';
 import type { RelayOverrides } from '../helpers/relay-config.ts';
-import { until } from '../helpers/wait.ts';
 import { e2eWorld } from '../relay/e2e-harness.ts';
-import { newIdentity, pairing, smallApp } from '../relay/fixtures.ts';
+import { onlineTunnel, smallApp } from '../relay/fixtures.ts';
 import { type Ask, comparable, rawAsk } from './answer-contract.ts';
 
 /**
@@ -32,19 +29,7 @@ async function pair(config: RelayOverrides) {
   for (const fastLane of [true, false]) {
     const relay = await world.relay({ redisUrl: null, ...config, fastLane });
     const app = smallApp();
-    const who = await newIdentity();
-    const connector = tunnelConnector({
-      relayUrl: relay.url,
-      serverId: who.serverId,
-      identity: who.identity,
-      handle: app.handle,
-      redeemPairCode: pairing().redeemPairCode,
-      logger: silentLogger,
-      backoff: { minMs: 20, maxMs: 200 },
-    });
-    connector.start();
-    stops.push(() => connector.stop(500));
-    await until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
+    const who = await onlineTunnel(relay.url, app, stops, 500);
     sides.push({ base: `${relay.url}/r/${who.serverId}`, serverId: who.serverId, app, relay });
   }
   const [lane, route] = sides as [(typeof sides)[0], (typeof sides)[0]];

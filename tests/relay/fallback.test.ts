@@ -2,13 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import { createRelayApp } from '../../relay/http/app.ts';
 import { memoryRelayQueue } from '../../relay/queue/memory.ts';
 import { silentLogger } from '../helpers/logger.ts';
-import { until } from '../helpers/wait.ts';
 import { call } from './e2e-harness.ts';
-import { newIdentity, pairing, smallApp } from './fixtures.ts';
+import { onlineTunnel, smallApp } from './fixtures.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -48,20 +46,8 @@ async function longPollOnlyRelay() {
 describe('the tunnel connector falls back to long-poll (relay/connector/fallback.ts)', () => {
   it('moves to the long-poll protocol when the upgrade answers 404, serves requests, and stops cleanly', async () => {
     const relay = await longPollOnlyRelay();
-    const who = await newIdentity();
     const app = smallApp();
-    const connector = tunnelConnector({
-      relayUrl: relay.url,
-      serverId: who.serverId,
-      identity: who.identity,
-      handle: app.handle,
-      redeemPairCode: pairing().redeemPairCode,
-      logger: silentLogger,
-      backoff: { minMs: 20, maxMs: 200 },
-    });
-    connector.start();
-    cleanups.push(() => connector.stop(200));
-    await until('the connector to be online', () => connector.status().state === 'online', 10_000);
+    const { connector, ...who } = await onlineTunnel(relay.url, app, cleanups);
     expect(relay.upgrades()).toBe(1);
     const r = await call(`${relay.url}/r/${who.serverId}/api/v1/n/5`);
     expect([r.status, r.json.n]).toEqual([200, 5]);

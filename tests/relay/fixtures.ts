@@ -9,7 +9,9 @@ import {
   serverIdOf,
 } from '../../core/identity.ts';
 import { createNoteService } from '../../core/notes/service.ts';
+import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import { silentLogger } from '../helpers/logger.ts';
+import { until } from '../helpers/wait.ts';
 import { sha256 } from './helpers.ts';
 
 const randomPart = (bytes = 32) =>
@@ -141,4 +143,30 @@ export async function registerBody(
     proof: { at, nonce, signature },
     ...extra,
   };
+}
+
+/**
+ * A tunnel connector of a new identity serving `app` through the relay at `relayUrl`, started and
+ * online; `stops` gets its stop (within `graceMs`).
+ */
+export async function onlineTunnel(
+  relayUrl: string,
+  app: { handle: Parameters<typeof tunnelConnector>[0]['handle'] },
+  stops: (() => unknown)[],
+  graceMs = 200,
+) {
+  const who = await newIdentity();
+  const connector = tunnelConnector({
+    relayUrl,
+    serverId: who.serverId,
+    identity: who.identity,
+    handle: app.handle,
+    redeemPairCode: pairing().redeemPairCode,
+    logger: silentLogger,
+    backoff: { minMs: 20, maxMs: 200 },
+  });
+  connector.start();
+  stops.push(() => connector.stop(graceMs));
+  await until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
+  return { connector, ...who };
 }

@@ -6,7 +6,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { identitySigner, tunnelStatement } from '../../core/identity.ts';
-import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
 import {
   type AnswerHead,
   decodeFrame,
@@ -21,10 +20,9 @@ import {
   LINES,
   type RequestHead,
 } from '../../relay/protocol/frames.ts';
-import { silentLogger } from '../helpers/logger.ts';
 import { until } from '../helpers/wait.ts';
 import { call, e2eWorld } from './e2e-harness.ts';
-import { newIdentity, pairing, smallApp } from './fixtures.ts';
+import { newIdentity, onlineTunnel, smallApp } from './fixtures.ts';
 import { framePeer, type PeerAnswer } from './frame-peer.ts';
 
 let world: ReturnType<typeof e2eWorld> | undefined;
@@ -112,20 +110,7 @@ describe('line heads between a relay and a server of different ages', () => {
     for (const lines of [false, true]) {
       const peer = await framePeer({ lines });
       stops.push(() => peer.close());
-      const who = await newIdentity();
-      const app = smallApp();
-      const connector = tunnelConnector({
-        relayUrl: peer.url,
-        serverId: who.serverId,
-        identity: who.identity,
-        handle: app.handle,
-        redeemPairCode: pairing().redeemPairCode,
-        logger: silentLogger,
-        backoff: { minMs: 20, maxMs: 200 },
-      });
-      connector.start();
-      stops.push(() => connector.stop(200));
-      await until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
+      await onlineTunnel(peer.url, smallApp(), stops);
       const got: PeerAnswer[] = [];
       for (const path of ['/api/v1/n/7', '/api/v1/cookies', '/api/v1/echo/x?y=1', '/api/v1/binary'])
         got.push(await peer.ask('GET', path, [['x-forwarded-for', '203.0.113.9']]));
