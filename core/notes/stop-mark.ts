@@ -67,8 +67,9 @@ export async function readStopMark(ctx: NoteContext, journalKey: string): Promis
 
 /**
  * Saves the index and marks it (to be called when the server stops, after its writes ended).
- * Does nothing (and removes an old mark) where the index is not ready, the store cannot read by
- * byte range, or the save left changes unsaved. Returns whether a mark was written.
+ * Returns whether a mark was written. Writes none where the store cannot read by byte range, and
+ * none while the index is not ready (nothing is saved then, so a mark on disk still holds); removes
+ * the old one when the save left changes unsaved or anything changed while the key was made.
  */
 export async function writeStopMark(
   ctx: NoteContext,
