@@ -14,7 +14,7 @@ import {
 import { silentLogger } from '../helpers/logger.ts';
 import { until } from '../helpers/wait.ts';
 import { call, e2eWorld, postJson } from './e2e-harness.ts';
-import { newIdentity, pairing, smallApp } from './fixtures.ts';
+import { newIdentity, onlineTunnel, pairing, smallApp } from './fixtures.ts';
 import { redisClient } from './helpers.ts';
 
 let world: ReturnType<typeof e2eWorld>;
@@ -121,7 +121,6 @@ describe('tunnel faults (real sockets, Redis)', () => {
     await new Promise((r) => wss.once('listening', r));
     stops.push(() => new Promise((r) => wss.close(r)));
     const app = smallApp();
-    const who = await newIdentity();
     const frames: { type: number; stream: number; json?: unknown }[] = [];
     let sawGoaway!: () => void;
     const goaway = new Promise<void>((r) => {
@@ -155,17 +154,11 @@ describe('tunnel faults (real sockets, Redis)', () => {
         }
       });
     });
-    const connector = tunnelConnector({
-      relayUrl: `http://127.0.0.1:${(wss.address() as AddressInfo).port}`,
-      serverId: who.serverId,
-      identity: who.identity,
-      handle: app.handle,
-      redeemPairCode: pairing().redeemPairCode,
-      logger: silentLogger,
-      backoff: { minMs: 20, maxMs: 200 },
-    });
-    connector.start();
-    await until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
+    const { connector } = await onlineTunnel(
+      `http://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+      app,
+      stops,
+    );
     await until('the slow request to run', () => app.calls.get('/api/v1/slow') === 1);
     const stopped = connector.stop(5_000);
     await goaway;
