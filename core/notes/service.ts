@@ -20,6 +20,7 @@ import { sliced } from './slices.ts';
 import { writeStopMark } from './stop-mark.ts';
 import { countTags, type TagCount } from './tags.ts';
 import { type FolderNode, folderTree } from './tree.ts';
+import { quietMoment, SETTLE_WAIT_MS } from './warm-start.ts';
 import { createWrites } from './writes.ts';
 
 export type { BatchAnalyzer, Note, NoteEvent, NoteServiceDeps } from './context.ts';
@@ -119,6 +120,13 @@ export function createNoteService(deps: NoteServiceDeps) {
 
     /** Writes the index cache when anything changed since the last save. */
     saveCache: (): Promise<boolean> => saveCache(ctx),
+
+    /**
+     * Resolves once the host answered no request for a short spell, SETTLE_WAIT_MS at most (at
+     * once where the host tells nothing): the timed saves wait for it, so that a save does not
+     * share the thread with an answer being built (a large vault's first list takes seconds).
+     */
+    settle: (): Promise<void> => quietMoment(ctx, Math.max(ctx.busyWaitMs, SETTLE_WAIT_MS)),
 
     /**
      * Every note's summary, sorted by path. Same array object until something changes. The items

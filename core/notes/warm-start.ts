@@ -93,15 +93,22 @@ function checkLater(ctx: NoteContext, index: NoteIndex, opts: { watch?: boolean 
 const QUIET_MS = 50;
 
 /**
- * Resolves once the host answered no request (`busy`) for QUIET_MS, or after `busyWaitMs`:
- * background work starts when the first answers after a start are out (checked every 10 ms). A
- * single idle moment was not enough: a client that polls until the index is ready asks for its
- * first list a few ms after it, and found the check (its walk and stats) started already.
+ * Work a cold load leaves for later (the first snapshot's save, the link graph's key map) waits for
+ * a quiet spell this long at most: the first list of a large vault is built for seconds after
+ * ready (about 8 s at 100,000 notes), and that work on the same thread made it a second later.
  */
-export async function quietMoment(ctx: NoteContext): Promise<void> {
-  const { busy, busyWaitMs } = ctx;
+export const SETTLE_WAIT_MS = 10_000;
+
+/**
+ * Resolves once the host answered no request (`busy`) for QUIET_MS, or after `maxMs` (default
+ * `busyWaitMs`): background work starts when the first answers after a start are out (checked
+ * every 10 ms). A single idle moment was not enough: a client that polls until the index is ready
+ * asks for its first list a few ms after it, and found the check (its walk and stats) started already.
+ */
+export async function quietMoment(ctx: NoteContext, maxMs = ctx.busyWaitMs): Promise<void> {
+  const { busy } = ctx;
   if (!busy) return;
-  const until = performance.now() + busyWaitMs;
+  const until = performance.now() + maxMs;
   let quietSince = Number.POSITIVE_INFINITY;
   while (performance.now() < until) {
     const now = performance.now();

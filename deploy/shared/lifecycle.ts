@@ -113,8 +113,14 @@ export function startLifecycle(parts: LifecycleParts): Lifecycle {
       await parts.app.semantic?.start();
     });
   ready.catch((err) => logger.error('indexing failed', { error: String(err) }));
+  // Each timed save waits for a quiet spell first (core/notes/warm-start.ts, SETTLE_WAIT_MS): at
+  // 100,000 notes the first list is built for seconds after ready, and a save beside it slowed it.
   const saver = setInterval(
-    () => void notes.saveCache().catch(() => {}),
+    () =>
+      void notes
+        .settle()
+        .then(() => notes.saveCache())
+        .catch(() => {}),
     (parts.cacheSaveSeconds ?? 10) * 1000,
   );
   unref(saver);

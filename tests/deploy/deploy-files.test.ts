@@ -18,7 +18,7 @@ const KNOWN = new Set([
   ...Object.keys(CLI_VARIABLES),
 ]);
 /** Variables the deploy files set for the container itself, not for Quire. */
-const CONTAINER_ONLY = new Set(['NODE_ENV', 'HEALTH_PORT']);
+const CONTAINER_ONLY = new Set(['NODE_ENV', 'NODE_OPTIONS', 'HEALTH_PORT']);
 const which = (bin: string) =>
   ['/usr/bin', '/usr/local/bin', '/bin'].map((d) => join(d, bin)).find((p) => existsSync(p));
 
@@ -144,4 +144,18 @@ describe('deploy/quire.service', () => {
       expect(stderr).toBe('');
     },
   );
+});
+
+describe('V8\'s young generation (docs/deploy.md, "Memory: V8\'s heap flags")', () => {
+  const FLAG = '--max-semi-space-size=8';
+  it('is set the same way by npm start, the image and the systemd unit, and the unit lets quire.env change it', () => {
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.start).toBe(`exec node ${FLAG} deploy/shared/release/start.js serve`);
+    expect(read('deploy/Dockerfile')).toMatch(new RegExp(`^\\s+NODE_OPTIONS=${FLAG} \\\\$`, 'm'));
+    const unit = read('deploy/quire.service');
+    const set = unit.indexOf(`Environment=NODE_OPTIONS=${FLAG}\n`);
+    expect(set).toBeGreaterThan(0);
+    expect(set).toBeLessThan(unit.indexOf('EnvironmentFile='));
+    expect(read('docs/deploy.md')).toContain(FLAG);
+  });
 });

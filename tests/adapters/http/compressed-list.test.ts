@@ -73,6 +73,48 @@ describe('the compressed list', () => {
     expect(zlib.gunzipSync(a).toString()).toBe(JSON.stringify({ success: true, data: items }));
   });
 
+  it('deflates a first build with nothing persisted while it is cut, four at a time, into the same answer as in place', async () => {
+    const items = Array.from({ length: 6000 }, (_, i) => summary(i));
+    const store = stateListStore(memoryStateStore());
+    const list = createCompressedList({ store });
+    // node:zlib, watched: how much was cut when the first chunk's deflate started, and how many ran at once.
+    let running = 0;
+    let most = 0;
+    let cutAtFirst = -1;
+    const z = {
+      ...zlib,
+      deflateRaw: (buf: Uint8Array, opts: zlib.ZlibOptions, cb: (err: Error | null, out: Buffer) => void) => {
+        if (cutAtFirst < 0) cutAtFirst = list.work().serialized;
+        running++;
+        most = Math.max(most, running);
+        zlib.deflateRaw(buf, opts, (err, out) => {
+          running--;
+          cb(err, out);
+        });
+      },
+    } as typeof zlib;
+    list.update(1, () => items);
+    const gz = await list.gzipAsync(z);
+    const chunks = list.chunkCount();
+    expect(chunks).toBeGreaterThan(100);
+    // The pool deflated the first chunk as soon as it was cut, not after the last.
+    expect(cutAtFirst).toBe(1);
+    expect(most).toBe(4);
+    expect(list.work().deflated).toBe(chunks + 2);
+    expect(list.fastChunks()).toBe(0);
+    const inPlace = createCompressedList();
+    inPlace.update(1, items);
+    expect(Buffer.from(gz).equals(Buffer.from(inPlace.gzip(zlib)))).toBe(true);
+    // Persisted whole: the next start takes every chunk from it and deflates none.
+    await list.persistNow(zlib);
+    expect(list.work().saved).toBe(1);
+    const next = createCompressedList({ store });
+    next.update(1, () => items);
+    expect(Buffer.from(await next.gzipAsync(zlib)).equals(Buffer.from(gz))).toBe(true);
+    expect(next.work().restored).toBe(chunks);
+    expect(next.work().deflated).toBe(2);
+  });
+
   it('keeps no second copy of the list for the gzip answer; the plain answer is inflated from it', async () => {
     const items = Array.from({ length: 2000 }, (_, i) => summary(i));
     const list = createCompressedList();
