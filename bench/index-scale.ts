@@ -155,13 +155,25 @@ async function startServer(opts: {
   };
   const healthMs = await until('/api/v1/health');
   const listMs = await until('/api/v1/notes');
+  const listRequestMs = lastRequestMs;
+  const rss = rssMB(proc.pid!);
+  // A warm start after a clean stop answers its first list before the index is ready
+  // (core/notes/stop-mark.ts): what follows (writes answer 503 until then) waits for ready.
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${stderr}`);
+    const h = (await fetch(`${base}/api/v1/health`).then((r) => r.json())) as {
+      data?: { index?: { state?: string } };
+    };
+    if (h.data?.index?.state === 'ready') break;
+    await sleep(5);
+  }
   const server: Server = {
     proc,
     base,
     healthMs,
     listMs,
-    listRequestMs: lastRequestMs,
-    rss: rssMB(proc.pid!),
+    listRequestMs,
+    rss,
     ask: (type) =>
       new Promise((resolve) => {
         const on = (m: { type?: string }) => {
