@@ -20,7 +20,7 @@ import { type BinaryCache, canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from '
 import { readStopMark } from './stop-mark.ts';
 import { noteTitle } from './title.ts';
 import { listForLoad, listForReconcile } from './vault-listing.ts';
-import { canServeFirst, quietMoment, SETTLE_WAIT_MS, serveFromSnapshot } from './warm-start.ts';
+import { canServeFirst, quietMoment, serveFromSnapshot } from './warm-start.ts';
 
 /**
  * The snapshot of the index as JSON (layout in note-index.ts): written on stores that cannot read
@@ -201,9 +201,11 @@ export async function loadVault(
   // slices while the index serves, after the warm start's check of the vault (the first answers
   // come first: at 100,000 notes it is about half a second of CPU); a write meanwhile builds it at once.
   // After a cold load too, the first answers (the first list: every summary built and cut) come
-  // first: the map is built once no request is in flight, SETTLE_WAIT_MS after ready at the latest.
+  // first: the map is built once no request is in flight, a second after ready at the latest (not
+  // longer: `load()` and the lifecycle's `ready` resolve after it, the watcher's adoption with them,
+  // and a client's open event stream counts as a request in flight).
   if (check) await check();
-  else await quietMoment(ctx, Math.max(ctx.busyWaitMs, SETTLE_WAIT_MS));
+  else await quietMoment(ctx);
   for await (const _ of sliced(ctx.index.graph.refsSteps()));
 }
 
