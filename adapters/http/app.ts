@@ -16,7 +16,7 @@ import { agentRoutes } from './routes/agent.ts';
 import { authRoutes } from './routes/auth.ts';
 import { channelsRoutes } from './routes/channels.ts';
 import { docsRoutes } from './routes/docs.ts';
-import { eventsRoutes } from './routes/events.ts';
+import { CHANGE_FEED_PATH, eventsRoutes } from './routes/events.ts';
 import { filesRoutes, foldersWithFilesRoutes } from './routes/files.ts';
 import { foldersRoutes } from './routes/folders.ts';
 import { trashRoutes, versionsRoutes } from './routes/history.ts';
@@ -160,7 +160,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/tags', tagsRoutes(deps.notes));
   if (deps.feed)
     app.route(
-      '/api/v1/events',
+      CHANGE_FEED_PATH,
       eventsRoutes(deps.feed, {
         heartbeatMs: deps.heartbeatMs,
         ...(deps.eventsStreamsPerKey ? { maxStreamsPerKey: deps.eventsStreamsPerKey } : {}),

@@ -20,7 +20,7 @@ import { type BinaryCache, canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from '
 import { readStopMark } from './stop-mark.ts';
 import { noteTitle } from './title.ts';
 import { listForLoad, listForReconcile } from './vault-listing.ts';
-import { canServeFirst, quietMoment, serveFromSnapshot } from './warm-start.ts';
+import { canServeFirst, quietMoment, SETTLE_WAIT_MS, serveFromSnapshot } from './warm-start.ts';
 
 /**
  * The snapshot of the index as JSON (layout in note-index.ts): written on stores that cannot read
@@ -201,11 +201,13 @@ export async function loadVault(
   // slices while the index serves, after the warm start's check of the vault (the first answers
   // come first: at 100,000 notes it is about half a second of CPU); a write meanwhile builds it at once.
   // After a cold load too, the first answers (the first list: every summary built and cut) come
-  // first: the map is built once no request is in flight, a second after ready at the latest (not
-  // longer: `load()` and the lifecycle's `ready` resolve after it, the watcher's adoption with them,
-  // and a client's open event stream counts as a request in flight).
+  // first: the map is built once no request is in flight, SETTLE_WAIT_MS after ready at the latest
+  // (at 100,000 notes the first list is built for about 8 s after ready; the map beside it made it
+  // later and the process larger). `load()` and the lifecycle's `ready` (the watcher's adoption with
+  // them: it reports every change since the walk, none is lost) resolve after it. A change feed's
+  // open request does not count as one in flight (deploy/node/server.ts).
   if (check) await check();
-  else await quietMoment(ctx);
+  else await quietMoment(ctx, Math.max(ctx.busyWaitMs, SETTLE_WAIT_MS));
   for await (const _ of sliced(ctx.index.graph.refsSteps()));
 }
 

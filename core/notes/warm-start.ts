@@ -93,9 +93,10 @@ function checkLater(ctx: NoteContext, index: NoteIndex, opts: { watch?: boolean 
 const QUIET_MS = 50;
 
 /**
- * The lifecycle's timed saves of the index cache wait for a quiet spell this long at most
- * (`notes.settle()`): the first list of a large vault is built for seconds after ready (about 8 s
- * at 100,000 notes), and a save on the same thread made it later. Nothing waits for those saves.
+ * Work a cold load leaves for later (the link graph's key map) and the lifecycle's timed saves of
+ * the index cache (`notes.settle()`) wait for a quiet spell this long at most: the first list of a
+ * large vault is built for seconds after ready (about 8 s at 100,000 notes), and that work on the
+ * same thread made it later and the process larger.
  */
 export const SETTLE_WAIT_MS = 10_000;
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { serverHotBase } from '../../adapters/http/frame.ts';
 import { hotRoutesOf } from '../../adapters/http/hot.ts';
+import { CHANGE_FEED_PATH } from '../../adapters/http/routes/events.ts';
 import { jsonLogger } from '../../adapters/log/json-logger.ts';
 import { analyzePool } from '../../adapters/node/analyze-pool.ts';
 import { stdoutLines } from '../../adapters/node/stdout.ts';
@@ -19,6 +20,9 @@ import { readConfig } from '../shared/quire.ts';
 import { linkRelay } from '../shared/relay-link.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A request of the change feed (its stream or its long poll). */
+const CHANGE_FEED = new RegExp(`^${CHANGE_FEED_PATH}(?:[/?]|$)`);
 
 /** The answer to a request that arrives while the server shuts down. */
 const shuttingDown = () =>
@@ -103,9 +107,11 @@ export async function startServer(
     timeoutServerOptions(config.timeouts),
     opts.fastLanes === false ? toApp : hotDispatcher(toApp, { ...frame, draining: () => draining() }),
   );
-  const drain = httpDrain(server);
+  // The change feed's requests wait for news (a workspace holds one open all the time): they do
+  // not keep background work waiting for a quiet spell.
+  const drain = httpDrain(server, { waits: (req) => CHANGE_FEED.test(req.url ?? '') });
   draining = () => drain.draining;
-  busy = () => drain.inFlight > 0;
+  busy = () => drain.working > 0;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

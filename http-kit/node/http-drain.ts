@@ -11,8 +11,20 @@ import { Server as NetServer, type Socket } from 'node:net';
  * its first request to arrive (and be refused properly), and whatever is still open after the
  * grace is cut. It resolves once every connection has really closed.
  */
-export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
+export function httpDrain(
+  server: Server,
+  opts: {
+    idleMs?: number;
+    /**
+     * Requests that wait for something to happen rather than work (a change feed's stream or long
+     * poll): in flight, but not `working`. A workspace holds one open all the time.
+     */
+    waits?: (req: IncomingMessage) => boolean;
+  } = {},
+) {
   const idleMs = opts.idleMs ?? 250;
+  /** The responses of open requests that `waits`. */
+  const waiting = new Set<ServerResponse>();
   let draining = false;
   let closing: Promise<{ cut: boolean }> | undefined;
   const sockets = new Map<Socket, { busy: number; served: number; since: number }>();
@@ -31,6 +43,7 @@ export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
   function onResponseClose(this: ServerResponse) {
     const s = open.get(this);
     open.delete(this);
+    waiting.delete(this);
     if (s) {
       s.busy -= 1;
       s.served += 1;
@@ -40,6 +53,7 @@ export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
     const s = sockets.get(req.socket);
     if (s) s.busy += 1;
     open.set(res, s);
+    if (opts.waits?.(req)) waiting.add(res);
     res.on('close', onResponseClose);
     if (draining) res.shouldKeepAlive = false;
   });
@@ -47,6 +61,10 @@ export function httpDrain(server: Server, opts: { idleMs?: number } = {}) {
     /** Requests answered now (their response not closed yet). */
     get inFlight() {
       return open.size;
+    },
+    /** Requests in flight that work (not `waits`): what background work after a start waits for. */
+    get working() {
+      return open.size - waiting.size;
     },
     /** True once `close` was called: refuse new requests (they did not start before it). */
     get draining() {

@@ -25,6 +25,9 @@ export const MAX_STREAMS_PER_KEY = 8;
 const encoder = new TextEncoder();
 const frame = (e: FeedEvent): string => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`;
 
+/** Where the change feed is mounted (adapters/http/app.ts). */
+export const CHANGE_FEED_PATH = '/api/v1/events';
+
 /**
  * `GET /api/v1/events`: the change feed, as `text/event-stream` (resumable with `Last-Event-ID`)
  * or, with `Accept: application/json`, as a long poll (`?after=<id>&wait=<seconds>`).

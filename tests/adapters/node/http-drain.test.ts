@@ -11,7 +11,7 @@ afterEach(() => {
 });
 
 /** A server whose handler waits `?ms=` before answering, refusing with 503 while draining. */
-async function slowServer() {
+async function slowServer(opts: Parameters<typeof httpDrain>[1] = {}) {
   let draining = () => false;
   const server = http.createServer((req, res) => {
     if (draining()) {
@@ -22,7 +22,7 @@ async function slowServer() {
     const ms = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('ms') ?? 0);
     setTimeout(() => res.end('done'), ms);
   });
-  const drain = httpDrain(server);
+  const drain = httpDrain(server, opts);
   draining = () => drain.draining;
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -58,6 +58,28 @@ describe('httpDrain (graceful close of a node:http server)', () => {
     expect(drain.inFlight).toBe(2);
     await Promise.all(answers);
     await until('no request in flight', () => drain.inFlight === 0);
+    client.close();
+  });
+
+  it('does not count requests that wait for news (a change feed) as working; they stay in flight', async () => {
+    const { server, drain, url } = await slowServer({
+      waits: (req) => req.url?.startsWith('/feed') === true,
+    });
+    const client = httpClient({ keepAlive: true });
+    let seen = 0;
+    server.on('request', () => seen++);
+    const feed = client.request('GET', `${url}/feed?ms=300`);
+    while (seen < 1) await new Promise((r) => setTimeout(r, 5));
+    expect(drain.inFlight).toBe(1);
+    expect(drain.working).toBe(0);
+    const work = client.request('GET', `${url}/?ms=100`);
+    while (seen < 2) await new Promise((r) => setTimeout(r, 5));
+    expect(drain.working).toBe(1);
+    await work;
+    await until('the work answered', () => drain.working === 0);
+    expect(drain.inFlight).toBe(1);
+    await feed;
+    await until('the feed answered', () => drain.inFlight === 0);
     client.close();
   });
 

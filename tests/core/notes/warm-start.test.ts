@@ -241,6 +241,28 @@ describe('the warm start from a snapshot with folders', () => {
     expect(again.sections.has(FOLDERS_SECTION)).toBe(true);
   });
 
+  it('after a cold load, leaves the link map for a quiet spell far longer than the warm check waits', async () => {
+    // Busy, with the warm check's wait at 30 ms: a cold load's later work waits for quiet anyway
+    // (SETTLE_WAIT_MS): a large vault's first list is built for seconds after ready.
+    let busy = true;
+    const s = createNoteService({
+      ...fixtureStores(fixtureNotes()),
+      clock,
+      busy: () => busy,
+      busyWaitMs: 30,
+    });
+    let loaded = false;
+    const loading = s.load().then(() => {
+      loaded = true;
+    });
+    await until('the index to be ready', () => s.status().state === 'ready');
+    for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 15));
+    expect(loaded).toBe(false);
+    busy = false;
+    await loading;
+    expect(loaded).toBe(true);
+  });
+
   it('settles once the host is quiet (the timed saves wait for it), at once when the host tells nothing', async () => {
     let busy = false;
     const s = createNoteService({
