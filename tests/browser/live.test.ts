@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { until } from '../helpers/wait.ts';
 import { ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
 import { editorText, fillEditor } from './editor.ts';
 
@@ -97,6 +98,41 @@ describe('the workspace follows the change feed (Chromium)', () => {
     expect(onDisk.json.data.content).toBe('# One\nsomeone else');
     expect(lines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     for (const l of lines) expect(l).not.toContain(s.firstKey);
+    await close();
+  });
+
+  it('an editor still loading when the note changes elsewhere opens all the same, and its save is refused', async () => {
+    const { page, console: lines, close } = await workspace('direct');
+    const path = 'live/race.md';
+    const url = `/notes/${encodeURIComponent(path)}`;
+    expect((await rest('POST', '/notes', { path, content: '# Race\nfirst' })).status).toBe(201);
+    await listed(page, path).waitFor({ timeout: 2000 });
+    await listed(page, path).click();
+    await page.getByTestId('note-body').getByText('first').waitFor();
+    // The editor's code is held until the change below has reached this page through the feed.
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let asked = false;
+    await page.context().route(/\/assets\/codemirror-[\w-]+\.js$/, async (r) => {
+      asked = true;
+      await held;
+      await r.continue();
+    });
+    await page.getByTestId('edit').click();
+    await until('the editor code asked for', () => asked || undefined);
+    await rest('PUT', url, { content: '# Race moved on\nsomeone else' });
+    // The feed's refresh of the list shows the new title: the page has taken the change.
+    await listed(page, path).getByText('Race moved on').waitFor({ timeout: 2000 });
+    release();
+    // The editor opens on the version it was asked for; the view was not re-shown under it.
+    await page.locator('[data-testid="editor"] .cm-content').waitFor({ timeout: 5000 });
+    expect(await editorText(page)).toBe('# Race\nfirst');
+    await page.getByTestId('save').click();
+    await page.getByTestId('conflict').waitFor({ state: 'visible' });
+    expect((await rest('GET', url)).json.data.content).toBe('# Race moved on\nsomeone else');
+    expect(lines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     await close();
   });
 

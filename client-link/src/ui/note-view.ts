@@ -92,11 +92,17 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
 
   async function edit() {
     let editor: { host: HTMLElement; handle: EditorHandle };
+    // Marked while the editor's code loads: a change from the feed meanwhile leaves this view alone
+    // (workspace-live.ts), as it leaves an open editor; re-shown, the editor would open into a view
+    // no longer on the page. The editor holds the version shown; its save is checked against it.
+    root.dataset.opening = 'editor';
     try {
       editor = await openEditor(ws, note.path, note.content);
     } catch (err) {
       ws.say(describe(err, ws.profile.apiKey), 'error');
       return;
+    } finally {
+      delete root.dataset.opening;
     }
     const problem = h('div', { class: 'alert', role: 'alert', hidden: true, 'data-testid': 'conflict' });
     const form = h(
