@@ -512,15 +512,15 @@ export function createCompressedList(
     // on the thread pool as soon as it is cut, primed with the end of the one cut before it: the
     // pool deflates while the event loop cuts the rest (at 100,000 notes the two took about 3 s
     // each, one after the other).
-    const deflating: Promise<unknown>[] = [];
+    const early: Promise<unknown>[] = [];
     let before: Chunk | null = null;
     for await (const ch of sliced(nextChunks(items()))) {
       next.push(ch);
       if (pending !== items || generation !== gen) return false;
-      if (z && !ch.part) deflating.push(deflateEarly(z, ch, before));
+      if (z && !ch.part) early.push(deflateEarly(z, ch, before));
       before = ch;
     }
-    await Promise.all(deflating);
+    await Promise.all(early);
     if (pending !== items || generation !== gen) return false;
     pending = null;
     chunks = next;

@@ -145,15 +145,18 @@ export async function registerBody(
   };
 }
 
+type TunnelOptions = Parameters<typeof tunnelConnector>[0];
+
 /**
- * A tunnel connector of a new identity serving `app` through the relay at `relayUrl`, started and
- * online; `stops` gets its stop (within `graceMs`).
+ * A tunnel connector of a new identity serving `app` through the relay at `relayUrl`, started (not
+ * waited for); `stops` gets its stop (within `graceMs`); `over` replaces any option.
  */
-export async function onlineTunnel(
+export async function startTunnel(
   relayUrl: string,
-  app: { handle: Parameters<typeof tunnelConnector>[0]['handle'] },
+  app: { handle: TunnelOptions['handle'] },
   stops: (() => unknown)[],
   graceMs = 200,
+  over: Partial<TunnelOptions> = {},
 ) {
   const who = await newIdentity();
   const connector = tunnelConnector({
@@ -164,9 +167,22 @@ export async function onlineTunnel(
     redeemPairCode: pairing().redeemPairCode,
     logger: silentLogger,
     backoff: { minMs: 20, maxMs: 200 },
+    ...over,
   });
   connector.start();
   stops.push(() => connector.stop(graceMs));
-  await until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
+  const online = () => until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
+  return { connector, online, ...who };
+}
+
+/** `startTunnel`, once online. */
+export async function onlineTunnel(
+  relayUrl: string,
+  app: { handle: TunnelOptions['handle'] },
+  stops: (() => unknown)[],
+  graceMs = 200,
+) {
+  const { connector, online, ...who } = await startTunnel(relayUrl, app, stops, graceMs);
+  await online();
   return { connector, ...who };
 }

@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { tunnelConnector } from '../../relay/connector/tunnel-connector.ts';
-import { silentLogger } from '../helpers/logger.ts';
 import { until } from '../helpers/wait.ts';
 import { call, e2eWorld, postJson } from './e2e-harness.ts';
-import { newIdentity, pairing, smallApp } from './fixtures.ts';
+import { pairing, smallApp, startTunnel } from './fixtures.ts';
 
 let world: ReturnType<typeof e2eWorld>;
 const stops: (() => Promise<unknown>)[] = [];
@@ -13,26 +11,16 @@ afterEach(async () => {
 });
 
 /** A tunnel connector for a fresh identity serving `smallApp` (or `handle`). */
-async function tunnelServer(relayUrl: string, over: Partial<Parameters<typeof tunnelConnector>[0]> = {}) {
+async function tunnelServer(relayUrl: string, over: Parameters<typeof startTunnel>[4] = {}) {
   const app = smallApp();
   const pair = pairing();
-  const who = await newIdentity();
-  const connector = tunnelConnector({
-    relayUrl,
-    serverId: who.serverId,
-    identity: who.identity,
-    handle: app.handle,
+  const started = await startTunnel(relayUrl, app, stops, 500, {
     redeemPairCode: pair.redeemPairCode,
     pairCodeHash: pair.pairCodeHash,
-    logger: silentLogger,
-    backoff: { minMs: 20, maxMs: 200 },
     heartbeatMs: 5_000,
     ...over,
   });
-  connector.start();
-  stops.push(() => connector.stop(500));
-  const online = () => until('the tunnel to be online', () => connector.status().state === 'online', 10_000);
-  return { app, pair, connector, online, ...who };
+  return { app, pair, ...started };
 }
 
 describe('the tunnel (WebSocket, binary frames; real sockets and Redis)', () => {
