@@ -512,15 +512,15 @@ export function createCompressedList(
     // on the thread pool as soon as it is cut, primed with the end of the one cut before it: the
     // pool deflates while the event loop cuts the rest (at 100,000 notes the two took about 3 s
     // each, one after the other).
-    const early: Promise<unknown>[] = [];
+    const deflates: Promise<unknown>[] = [];
     let before: Chunk | null = null;
     for await (const ch of sliced(nextChunks(items()))) {
       next.push(ch);
       if (pending !== items || generation !== gen) return false;
-      if (z && !ch.part) early.push(deflateEarly(z, ch, before));
+      if (z && !ch.part) deflates.push(deflateEarly(z, ch, before));
       before = ch;
     }
-    await Promise.all(early);
+    await Promise.all(deflates);
     if (pending !== items || generation !== gen) return false;
     pending = null;
     chunks = next;
