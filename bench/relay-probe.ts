@@ -2,7 +2,8 @@
  * Relay end CPU per relayed request, split user/system, for quick same-run compares of trees:
  * one memory relay and one real note server per tree (bench/relay-throughput.ts starts them),
  * all kept running; then `rounds` rounds, each tree in turn: wrk 32 connections for `seconds`
- * (after a warm-up on the first round) through the relay, relay and server CPU from /proc.
+ * (after a warm-up on the first round) through the relay, relay and server CPU from /proc, and
+ * their read and write system calls a request (/proc/PID/io: how well the tunnel is batched).
  *
  *   npx tsx bench/relay-probe.ts [seconds=4] [rounds=5] [label=DIR ...]   (label@redis: on Redis)
  */
@@ -18,7 +19,10 @@ const NOTE = '/api/v1/notes/bench%2Fnote.md';
 async function cpu(pid: number) {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(f[11]) * 10, sys: Number(f[12]) * 10 };
+  // Read and write system calls so far (every thread): how well the tunnel's frames are batched.
+  const io = await readFile(`/proc/${pid}/io`, 'utf8').catch(() => '');
+  const count = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? Number.NaN);
+  return { user: Number(f[11]) * 10, sys: Number(f[12]) * 10, reads: count('syscr'), writes: count('syscw') };
 }
 const [secondsArg, roundsArg, ...treeArgs] = process.argv.slice(2);
 const seconds = Number(secondsArg ?? 4);
@@ -76,10 +80,14 @@ try {
         ((r1.user - r0.user) * 1000) / n,
         ((r1.sys - r0.sys) * 1000) / n,
         ((s1.user - s0.user + s1.sys - s0.sys) * 1000) / n,
+        (r1.reads - r0.reads) / n,
+        (r1.writes - r0.writes) / n,
+        (s1.reads - s0.reads) / n,
+        (s1.writes - s0.writes) / n,
       ];
       rows.set(x.label, [...(rows.get(x.label) ?? []), row]);
       console.error(
-        `${x.label} r${r}: ${Math.round(row[0]!)} req/s relay user ${row[1]!.toFixed(1)} sys ${row[2]!.toFixed(1)} µs, server ${row[3]!.toFixed(1)} µs${w.non2xx + w.errors ? ` non2xx/errors ${w.non2xx + w.errors}` : ''}`,
+        `${x.label} r${r}: ${Math.round(row[0]!)} req/s relay user ${row[1]!.toFixed(1)} sys ${row[2]!.toFixed(1)} µs, server ${row[3]!.toFixed(1)} µs; system calls a request, relay ${row[4]!.toFixed(2)} reads ${row[5]!.toFixed(2)} writes, server ${row[6]!.toFixed(2)} reads ${row[7]!.toFixed(2)} writes${w.non2xx + w.errors ? ` non2xx/errors ${w.non2xx + w.errors}` : ''}`,
       );
     }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
