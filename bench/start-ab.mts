@@ -9,6 +9,11 @@
  * (a name may point at an entry instead: `rel=DIR/dist/release/quire-server/bin/quire.js`, the
  * release `npm start` runs, started with `serve`)
  * BENCH_NODE_ARGS adds Node flags to every start (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_ELD=1 preloads bench/eld-probe.mjs into every start and adds the event loop's longest
+ * delay and p99 (`monitorEventLoopDelay`) from the first health 200 to the first full list, and
+ * the longest turn that began in that window (the probe's 1 ms ticks, `maxGapMs`): the histogram's
+ * first sample also counts the turn that was running when the health answer went out; and the
+ * longest turn from the first list to the index ready (polled every 5 ms).
  * Vaults come from `/work/bench-vaults` (or BENCH_VAULTS), made by bench/generate-vault.ts.
  */
 import { spawn } from 'node:child_process';
@@ -20,6 +25,8 @@ import { join, resolve } from 'node:path';
 import { ensureVault } from './generate-vault.ts';
 
 const [phase, notesArg, roundsArg, ...treeArgs] = process.argv.slice(2);
+const ELD = process.env.BENCH_ELD === '1';
+const ELD_PROBE = new URL('./eld-probe.mjs', import.meta.url).pathname;
 if ((phase !== 'warm' && phase !== 'cold') || !notesArg || !roundsArg || treeArgs.length === 0) {
   process.stderr.write('usage: tsx bench/start-ab.mts <warm|cold> <notes> <rounds> name=dir ...\n');
   process.exit(2);
@@ -75,6 +82,7 @@ async function start(tree: string, vaultDir: string, data: string, flags: string
   const port = await freePort();
   const t0 = performance.now();
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  if (ELD) nodeArgs.push('--import', ELD_PROBE);
   // A tree's bundled server, or an entry named directly: the release's CLI (`quire.js`) runs `serve`.
   const entry = tree.endsWith('.js')
     ? [tree, ...(tree.endsWith('quire.js') ? ['serve'] : [])]
@@ -90,8 +98,9 @@ async function start(tree: string, vaultDir: string, data: string, flags: string
       SERVICE_AUTH_MODE: 'none',
       RATE_LIMIT: '0',
       LOG_LEVEL: 'warn',
+      ...(ELD ? { ELD_GAPS: '1' } : {}),
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'ignore', 'pipe', ...(ELD ? (['ipc'] as const) : [])],
   });
   let stderr = '';
   proc.stderr!.on('data', (c: Buffer) => {
@@ -116,7 +125,11 @@ async function start(tree: string, vaultDir: string, data: string, flags: string
     }
   };
   const health = await until('/api/v1/health');
+  if (ELD) await ask(proc, { type: 'eld-reset' });
   const list = await until('/api/v1/notes');
+  type Eld = { maxMs: number; p99Ms: number; maxGapMs: number };
+  const eld = ELD ? ((await ask(proc, { type: 'eld' })) as Eld) : null;
+  if (ELD) await ask(proc, { type: 'eld-reset' });
   const rss = rssMB(proc.pid!);
   const cpu = cpuMs(proc.pid!);
   // Then the index ready (the first list may come before it: core/notes/stop-mark.ts).
@@ -128,10 +141,24 @@ async function start(tree: string, vaultDir: string, data: string, flags: string
     ready = performance.now() - t0;
   }
   const readyRss = rssMB(proc.pid!);
+  const eldReady = ELD ? ((await ask(proc, { type: 'eld' })) as Eld) : null;
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
   await exited;
-  return { health, list, rss, ready, readyRss, cpu };
+  return { health, list, rss, ready, readyRss, cpu, eld, eldReady };
+}
+
+/** Sends `msg` to the eld-probe in `proc` and resolves with its answer of the same type. */
+function ask(proc: ReturnType<typeof spawn>, msg: { type: string }): Promise<unknown> {
+  return new Promise((resolve) => {
+    const on = (m: { type?: string }) => {
+      if (m?.type !== msg.type) return;
+      proc.off('message', on);
+      resolve(m);
+    };
+    proc.on('message', on);
+    proc.send(msg);
+  });
 }
 
 const empty = join(work, 'empty-vault');
@@ -147,10 +174,26 @@ const rows: Record<
     ready: number[];
     readyRss: number[];
     cpu: number[];
+    eldMax: number[];
+    eldP99: number[];
+    eldGap: number[];
+    eldReadyGap: number[];
   }
 > = {};
 for (const t of trees) {
-  rows[t.name] = { health: [], list: [], rss: [], emptyHealth: [], ready: [], readyRss: [], cpu: [] };
+  rows[t.name] = {
+    health: [],
+    list: [],
+    rss: [],
+    emptyHealth: [],
+    ready: [],
+    readyRss: [],
+    cpu: [],
+    eldMax: [],
+    eldP99: [],
+    eldGap: [],
+    eldReadyGap: [],
+  };
   if (phase === 'warm') {
     const data = join(work, `data-${t.name}`);
     await start(t.dir, vault, data, t.flags); // cold: makes the index cache
@@ -171,8 +214,14 @@ for (let r = 0; r < rounds; r++) {
     rows[t.name]!.ready.push(s.ready);
     rows[t.name]!.readyRss.push(s.readyRss);
     rows[t.name]!.cpu.push(s.cpu);
+    if (s.eld) {
+      rows[t.name]!.eldMax.push(s.eld.maxMs);
+      rows[t.name]!.eldP99.push(s.eld.p99Ms);
+      rows[t.name]!.eldGap.push(s.eld.maxGapMs);
+      rows[t.name]!.eldReadyGap.push(s.eldReady!.maxGapMs);
+    }
     process.stderr.write(
-      `round ${r + 1} ${t.name}: health ${s.health.toFixed(0)} list ${s.list.toFixed(0)} ms, RSS ${s.rss} MB\n`,
+      `round ${r + 1} ${t.name}: health ${s.health.toFixed(0)} list ${s.list.toFixed(0)} ms, RSS ${s.rss} MB${s.eld ? `, event loop max ${s.eld.maxMs.toFixed(1)} p99 ${s.eld.p99Ms.toFixed(1)} ms, longest turn begun after health ${s.eld.maxGapMs.toFixed(1)} ms, from the list to ready ${s.eldReady!.maxGapMs.toFixed(1)} ms` : ''}\n`,
     );
   }
 }
@@ -195,5 +244,16 @@ for (const t of trees) {
   console.log(
     `| ${t.name} | ${f(r.emptyHealth)} | ${f(r.health)} | ${f(r.list)} | ${(med(r.list) / med(rows[first]!.list)).toFixed(2)}x | ${f(r.rss)} | ${f(r.ready)} | ${f(r.readyRss)} | ${f(r.cpu)} |`,
   );
+}
+if (ELD) {
+  console.log(
+    '\n| tree | event loop, health to first list: longest delay, ms | p99, ms | longest turn begun after the health answer, ms | longest turn from the first list to index ready, ms |',
+  );
+  console.log('|---|---|---|---|---|');
+  for (const t of trees) {
+    const r = rows[t.name]!;
+    const f = (a: number[]) => `${med(a).toFixed(1)} (${a.map((x) => x.toFixed(1)).join(', ')})`;
+    console.log(`| ${t.name} | ${f(r.eldMax)} | ${f(r.eldP99)} | ${f(r.eldGap)} | ${f(r.eldReadyGap)} |`);
+  }
 }
 rmSync(work, { recursive: true, force: true });

@@ -5,7 +5,6 @@ import { validateNotePath } from '../paths.ts';
 import type { FileInfo, StoreChange } from '../ports.ts';
 import { decode, type NoteContext } from './context.ts';
 import {
-  createNoteIndex,
   type IndexEntry,
   journalHeader,
   journalLine,
@@ -20,7 +19,13 @@ import { type BinaryCache, canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from '
 import { readStopMark } from './stop-mark.ts';
 import { noteTitle } from './title.ts';
 import { listForLoad, listForReconcile } from './vault-listing.ts';
-import { canServeFirst, quietMoment, SETTLE_WAIT_MS, serveFromSnapshot } from './warm-start.ts';
+import {
+  canServeFirst,
+  indexFromCache,
+  quietMoment,
+  SETTLE_WAIT_MS,
+  serveFromSnapshot,
+} from './warm-start.ts';
 
 /**
  * The snapshot of the index as JSON (layout in note-index.ts): written on stores that cannot read
@@ -80,7 +85,7 @@ export async function loadVault(
         return false;
       }
     });
-    const index = createNoteIndex(cache?.search);
+    const index = await indexFromCache(cache?.search, ctx.pause);
     ctx.index = index;
     ctx.clearNoteCache();
     // With a snapshot to journal against, the notes this load re-parses or drops are journaled;

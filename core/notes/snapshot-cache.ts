@@ -95,6 +95,7 @@ export async function readBinaryCache(
   const vaultBytes = sections.get(VAULT_SECTION);
   const vault = vaultBytes ? readVault(vaultBytes) : undefined;
 
+  await pause();
   // Entries parsed one by one, yielding to the event loop every few ms.
   const entries = new Map<string, IndexEntry>();
   const rowOf = new Map<IndexEntry, number>();

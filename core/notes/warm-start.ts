@@ -17,6 +17,7 @@ import type { FileInfo } from '../ports.ts';
 import { decode, type NoteContext } from './context.ts';
 import { createNoteIndex, type IndexEntry, type NoteIndex, toEntry } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
+import type { LazySearch, SerializedSearch } from './search.ts';
 import { sliced } from './slices.ts';
 import type { BinaryCache } from './snapshot-cache.ts';
 import { listForLoad } from './vault-listing.ts';
@@ -48,7 +49,7 @@ export async function serveFromSnapshot(
   onProgress: ((done: number, total: number) => void) | undefined,
   opts: { watch?: boolean },
 ): Promise<() => Promise<number>> {
-  const index = createNoteIndex(cache.search);
+  const index = await indexFromCache(cache.search, ctx.pause);
   ctx.index = index;
   ctx.clearNoteCache();
   ctx.cache = { gen: cache.gen, journaled: cache.journaled };
@@ -69,6 +70,24 @@ export async function serveFromSnapshot(
   ctx.status = { state: 'ready', done: total, total };
   onProgress?.(total, total);
   return checkLater(ctx, index, opts);
+}
+
+/**
+ * The note index over a cache's search: a snapshot's lazy search table is taken in slices
+ * (`restoreSteps`), with a turn of the event loop before and after (10,000 notes were one turn of
+ * 10 to 25 ms); a JSON search (the Worker's cache) at once.
+ */
+export async function indexFromCache(
+  search: string | SerializedSearch | LazySearch | null | undefined,
+  /** How to yield to the event loop (the context's `pause`). */
+  pause: () => Promise<void>,
+): Promise<NoteIndex> {
+  if (!search || typeof search !== 'object' || !('lazy' in search)) return createNoteIndex(search);
+  const index = createNoteIndex();
+  await pause();
+  for await (const _ of sliced(index.search.restoreSteps(search), 8, pause));
+  await pause();
+  return index;
 }
 
 /**

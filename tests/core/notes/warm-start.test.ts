@@ -9,9 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
 import { sha256Hex } from '../../../core/crypto.ts';
 import type { NoteEvent } from '../../../core/notes/context.ts';
+import { createSearchIndex, type LazySearch } from '../../../core/notes/search.ts';
 import { createNoteService, type NoteService } from '../../../core/notes/service.ts';
 import { FOLDERS_SECTION, readSnapshotIndex } from '../../../core/notes/snapshot.ts';
-import { SNAPSHOT_KEY } from '../../../core/notes/snapshot-cache.ts';
+import { canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from '../../../core/notes/snapshot-cache.ts';
+import { indexFromCache } from '../../../core/notes/warm-start.ts';
 import type { NoteStore, StateStore } from '../../../core/ports.ts';
 import { until } from '../../helpers/wait.ts';
 import { clock, fixtureNotes, fixtureStores } from './snapshot-vault.ts';
@@ -284,5 +286,68 @@ describe('the warm start from a snapshot with folders', () => {
     expect(settled).toBe(true);
     const silent = createNoteService({ ...fixtureStores(fixtureNotes()), clock });
     await silent.settle();
+  });
+});
+
+describe("the snapshot's search table, taken in steps", () => {
+  /** A snapshot of 600 notes and a journal (one note changed, one added after it), as a start reads it. */
+  async function lazySearch(): Promise<LazySearch> {
+    const notes = fixtureNotes(600);
+    const state = memoryStateStore();
+    const s = createNoteService({ ...fixtureStores(notes), state, clock });
+    await s.load();
+    await s.saveCache();
+    await s.update('note 6.md', { content: 'changed after the snapshot quasar' });
+    await s.create('area 1/later.md', 'added after the snapshot quasar');
+    await s.saveCache();
+    if (!canHoldBinary(state)) throw new Error('the memory state store reads byte ranges');
+    const size = await state.byteSize(SNAPSHOT_KEY);
+    const cache = await readBinaryCache(state, size ?? 0, 'index-journal.log');
+    const search = cache.search as LazySearch;
+    expect(search.journal?.length).toBeGreaterThan(0);
+    return search;
+  }
+  const ranked = async (ix: ReturnType<typeof createSearchIndex>, q: string) => {
+    await ix.ready();
+    return ix.query(q, 1000).map((h) => [h.path, h.score]);
+  };
+
+  it('restoreSteps yields every 256 notes and ends where a load at once does, journal included', async () => {
+    const search = await lazySearch();
+    const atOnce = createSearchIndex(search);
+    const stepped = createSearchIndex();
+    let steps = 0;
+    for (const _ of stepped.restoreSteps(search)) steps++;
+    expect(steps).toBe(Math.ceil(search.docs.length / 256));
+    expect(stepped.size).toBe(atOnce.size);
+    expect(stepped.has('area 1/later.md')).toBe(true);
+    for (const q of ['quasar', 'comet3 nebula', 'note 17', 'über'])
+      expect(await ranked(stepped, q), q).toEqual(await ranked(atOnce, q));
+    expect((await ranked(stepped, 'quasar')).map(([p]) => p).sort()).toEqual([
+      'area 1/later.md',
+      'note 6.md',
+    ]);
+    // Only on an empty index: a second restore would count every note twice.
+    expect(() => stepped.restoreSteps(search).next()).toThrow(/not empty/);
+  });
+
+  it('indexFromCache yields to the event loop around the steps; a JSON search is taken at once', async () => {
+    const search = await lazySearch();
+    let pauses = 0;
+    const pause = () => {
+      pauses++;
+      return new Promise<void>((r) => setTimeout(r, 0));
+    };
+    const index = await indexFromCache(search, pause);
+    expect(pauses).toBeGreaterThanOrEqual(2);
+    expect(await ranked(index.search, 'quasar comet3')).toEqual(
+      await ranked(createSearchIndex(search), 'quasar comet3'),
+    );
+    pauses = 0;
+    const json = createSearchIndex();
+    json.put({ path: 'a.md', title: 'a', text: 'quasar', tags: '' });
+    const fromJson = await indexFromCache(json.serialize(), pause);
+    expect(pauses).toBe(0);
+    expect(fromJson.search.has('a.md')).toBe(true);
   });
 });
