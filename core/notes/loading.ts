@@ -19,13 +19,7 @@ import { type BinaryCache, canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from '
 import { readStopMark } from './stop-mark.ts';
 import { noteTitle } from './title.ts';
 import { listForLoad, listForReconcile } from './vault-listing.ts';
-import {
-  canServeFirst,
-  indexFromCache,
-  quietMoment,
-  SETTLE_WAIT_MS,
-  serveFromSnapshot,
-} from './warm-start.ts';
+import { canServeFirst, indexFromCache, serveFromSnapshot, settled } from './warm-start.ts';
 
 /**
  * The snapshot of the index as JSON (layout in note-index.ts): written on stores that cannot read
@@ -212,7 +206,7 @@ export async function loadVault(
   // them: it reports every change since the walk, none is lost) resolve after it. A change feed's
   // open request does not count as one in flight (deploy/node/server.ts).
   if (check) await check();
-  else await quietMoment(ctx, Math.max(ctx.busyWaitMs, SETTLE_WAIT_MS));
+  else await settled(ctx);
   for await (const _ of sliced(ctx.index.graph.refsSteps()));
 }
 

@@ -20,7 +20,7 @@ import { sliced } from './slices.ts';
 import { writeStopMark } from './stop-mark.ts';
 import { countTags, type TagCount } from './tags.ts';
 import { type FolderNode, folderTree } from './tree.ts';
-import { quietMoment, SETTLE_WAIT_MS } from './warm-start.ts';
+import { settled } from './warm-start.ts';
 import { createWrites } from './writes.ts';
 
 export type { BatchAnalyzer, Note, NoteEvent, NoteServiceDeps } from './context.ts';
@@ -126,7 +126,7 @@ export function createNoteService(deps: NoteServiceDeps) {
      * once where the host tells nothing): the timed saves wait for it, so that a save does not
      * share the thread with an answer being built (a large vault's first list takes seconds).
      */
-    settle: (): Promise<void> => quietMoment(ctx, Math.max(ctx.busyWaitMs, SETTLE_WAIT_MS)),
+    settle: (): Promise<void> => settled(ctx),
 
     /**
      * Every note's summary, sorted by path. Same array object until something changes. The items

@@ -119,6 +119,10 @@ const QUIET_MS = 50;
  */
 export const SETTLE_WAIT_MS = 10_000;
 
+/** A quiet spell, SETTLE_WAIT_MS at most: what a cold load's link map and the timed saves wait for. */
+export const settled = (ctx: NoteContext): Promise<void> =>
+  quietMoment(ctx, Math.max(ctx.busyWaitMs, SETTLE_WAIT_MS));
+
 /**
  * Resolves once the host answered no request (`busy`) for QUIET_MS, or after `maxMs` (default
  * `busyWaitMs`): background work starts when the first answers after a start are out (checked
