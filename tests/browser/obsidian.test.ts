@@ -149,6 +149,8 @@ describe('the workspace renders an Obsidian vault (Chromium)', () => {
     await page
       .locator('[data-testid="note-body"][data-rendered="true"]', { hasText: 'Ask for a review' })
       .waitFor({ timeout: 10_000 });
+    // The view the tick is made on: the tick's own reopen of Home.md replaces it (waited for below).
+    const ticked = await page.locator('article[data-path="Home.md"]').elementHandle();
     await page.locator('[data-testid="note-body"][data-rendered="true"] input[data-task="2"]').click();
     await until(
       'the condition',
@@ -163,10 +165,12 @@ describe('the workspace renders an Obsidian vault (Chromium)', () => {
     // Home.md and hold its read until the daily note is shown again, then let it answer. (The
     // workspace's own saves no longer reload the open note through the feed: the read is asked
     // for by a hash change, not by the tick above.)
-    // (The tick's own reopen of Home.md first: a navigation meanwhile would race it.)
-    await page
-      .locator('article[data-path="Home.md"] [data-rendered="true"] input[data-task="2"]:checked')
-      .waitFor();
+    // (The tick's own reopen of Home.md first: a new view, not the one ticked, whose box 2 is
+    // checked; a reopen still reading when the hash changes would be dropped as a late read too.)
+    await page.waitForFunction((old) => {
+      const a = document.querySelector('article[data-path="Home.md"]');
+      return !!a && a !== old && !!a.querySelector('[data-rendered="true"] input[data-task="2"]:checked');
+    }, ticked);
     await page.evaluate(() => {
       location.hash = '#note=Daily%2F2024-01-15.md';
     });
@@ -195,6 +199,44 @@ describe('the workspace renders an Obsidian vault (Chromium)', () => {
     await page.locator('article[data-path="Daily/2024-01-15.md"] [data-rendered="true"]').waitFor();
     release();
     await expect.poll(() => rec.console.some((l) => l.includes('dropped a late read of Home.md'))).toBe(true);
+    expect(await page.locator('article[data-testid="note"]').getAttribute('data-path')).toBe(
+      'Daily/2024-01-15.md',
+    );
+    await page.unroute(isHomeRead);
+
+    // A tick whose save answers after the user went to another note does not take them back to the
+    // ticked note: hold the save of a tick on Home.md, go to the daily note, then let it answer.
+    await page.evaluate(() => {
+      location.hash = '#note=Home.md';
+    });
+    const collect = page.locator('article[data-path="Home.md"] [data-rendered="true"] input[data-task="1"]');
+    await collect.waitFor();
+    let answerSave!: () => void;
+    const saveHeld = new Promise<void>((r) => {
+      answerSave = r;
+    });
+    let saveAsked!: () => void;
+    const saveSeen = new Promise<void>((r) => {
+      saveAsked = r;
+    });
+    await page.route(isHomeRead, async (route) => {
+      if (route.request().method() !== 'PUT') return route.continue();
+      saveAsked();
+      await saveHeld;
+      await route.continue();
+    });
+    await collect.click();
+    await saveSeen;
+    await page.evaluate(() => {
+      location.hash = '#note=Daily%2F2024-01-15.md';
+    });
+    await page.locator('article[data-path="Daily/2024-01-15.md"] [data-rendered="true"]').waitFor();
+    answerSave();
+    await expect
+      .poll(() => rec.console.some((l) => l.includes('saved a tick on Home.md (another note is open now)')))
+      .toBe(true);
+    expect(await readFile(onDisk, 'utf8')).toContain('- [ ] Collect the sources');
+    expect(await page.evaluate(() => location.hash)).toBe('#note=Daily%2F2024-01-15.md');
     expect(await page.locator('article[data-testid="note"]').getAttribute('data-path')).toBe(
       'Daily/2024-01-15.md',
     );

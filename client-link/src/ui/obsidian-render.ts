@@ -9,10 +9,11 @@ import type { Note } from '../flow/workspace-api.ts';
 import { callouts } from './callouts.ts';
 import { h } from './dom.ts';
 import { decode, type EmbedContext, embed, fileLink, revokeBlobs } from './embeds.ts';
+import { log } from './log.ts';
 import { taskMarks, toggleTask } from './obsidian-source.ts';
 import { renderRich } from './rich.ts';
 import { locate } from './vault-paths.ts';
-import { describe, type Workspace } from './workspace-context.ts';
+import { describe, openPath, type Workspace } from './workspace-context.ts';
 
 export { MAX_EMBED_DEPTH } from './embeds.ts';
 
@@ -144,7 +145,10 @@ function enableTasks(boxes: HTMLInputElement[], ws: Workspace, note: Note): void
       try {
         const saved = await ws.api.update(note.path, toggleTask(note.content, marks[i]!), note.checksum);
         ws.say(`Saved ${saved.path}.`);
-        await ws.open(saved.path);
+        // Shown again only while it is still the note open: a save that answers after the user went
+        // to another note does not take them back.
+        if (openPath() === saved.path) await ws.open(saved.path);
+        else log.info('workspace: saved a tick on', saved.path, '(another note is open now)');
       } catch (err) {
         box.checked = !box.checked;
         for (const b of boxes) b.disabled = false;
