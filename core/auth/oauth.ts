@@ -396,6 +396,12 @@ export function createOAuthService(deps: OAuthDeps) {
       sweep();
       if (codes.size > 10_000)
         throw new OAuthError('temporarily_unavailable', 'Too many pending codes.', 503);
+      // Said on the consent page, before the owner's approval is spent on a code it cannot redeem.
+      if (cur().grants.filter(alive).length >= maxGrants)
+        throw new OAuthError(
+          'invalid_request',
+          'This server holds the most grants it keeps; revoke one in the settings first.',
+        );
       const code = toBase64Url(random(32));
       codes.set(await sha256Hex(code), { ...req, keyId, scope, expiresAt: clock.now() + codeTtlMs });
       return code;

@@ -229,7 +229,7 @@ describe('core/auth/oauth.ts', () => {
 
   it('an approval makes the registration a stored client; approved clients and grants are capped', async () => {
     const state = memoryStateStore();
-    let t = 1_800_000_000_000;
+    const t = 1_800_000_000_000;
     const keys = new Set(['key_a']);
     const oauth = createOAuthService({
       state,
