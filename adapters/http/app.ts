@@ -30,6 +30,7 @@ import { securityRoutes } from './routes/security.ts';
 import { createHealthBody, systemRoutes } from './routes/system.ts';
 import { tagsRoutes } from './routes/tags.ts';
 import type { AppDeps, AppEnv } from './types.ts';
+import { wellEncodedPath } from './url-decode.ts';
 
 /** Routes that check the key themselves (rate limited, and usable in every auth mode). */
 const SELF_AUTH_ROUTES = /^\/api\/v1\/auth\/(verify|link|token)$/;
@@ -65,6 +66,8 @@ export function createApp(deps: AppDeps) {
     });
   }
   app.use(methodNotAllowedEnvelope(app));
+  // A malformed escape in the path (`%ff`, `%`) is a 400 for every route, not each route's problem.
+  app.use(wellEncodedPath);
   const bodyLimit = bodyLimitEnvelope(maxBody);
   // Attachment uploads stream to disk under their own limit (MAX_FILE_BYTES), checked by the files route.
   app.use((c, next) =>

@@ -5,8 +5,10 @@
  * that rotate (a reused one ends the grant), revocation (RFC 7009). Framework-free: the HTTP
  * surface is adapters/http/routes/oauth.ts.
  *
- * Clients and grants live in `oauth.json` in DATA_DIR (refresh tokens stored as SHA-256 only);
- * authorization codes live in memory for a minute and are single-use. A grant dies with the key
+ * Approved clients and grants live in `oauth.json` in DATA_DIR (refresh tokens stored as SHA-256
+ * only). A registration stays in memory, capped and expiring, until the owner approves it: anyone
+ * may register, so a registration writes nothing and can never push out an approved client.
+ * Authorization codes live in memory for a minute and are single-use. A grant dies with the key
  * that approved it (checked on every use).
  */
 import { jwtVerify, SignJWT } from 'jose';
@@ -78,8 +80,14 @@ export interface OAuthDeps {
   codeTtlSeconds?: number;
   /** Lifetime of a refresh token, renewed by each rotation (default 30 days). */
   refreshTtlSeconds?: number;
-  /** Registered clients kept at most (default 500; the oldest without a grant makes room). */
+  /** Approved clients kept at most (default 100; the oldest without a live grant makes room). */
   maxClients?: number;
+  /** Live grants kept at most (default 200; beyond it a new approval is refused). */
+  maxGrants?: number;
+  /** Registrations not yet approved, kept in memory at most (default 200; the oldest makes room). */
+  maxPending?: number;
+  /** How long a registration waits for its first approval (default 24 hours). */
+  pendingTtlSeconds?: number;
 }
 
 /** What the consent page asks for, checked before it is shown and again when it is posted. */
@@ -114,15 +122,24 @@ export interface TokenAnswer {
   scope: string;
 }
 
-/** Schemes a redirect URI may never use (they run or read something in the browser). */
-const BAD_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'ws:', 'wss:']);
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/**
+ * A native app's private-use scheme (RFC 8252 7.1): a reverse domain name the app's vendor owns,
+ * so at least one dot (`com.example.app:`). A single-word scheme is the browser's or the OS's own
+ * (`javascript:`, `ms-msdt:`, `chrome:`, `view-source:`, `jar:`...) and is refused.
+ */
+const APP_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
+/** Single-word schemes of MCP clients that register them (Cursor's `cursor://anysphere.cursor-mcp/...`). */
+const KNOWN_APP_SCHEMES = new Set(['cursor:']);
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Why a redirect URI cannot be registered, or null when it can: an absolute URI without a
- * fragment; https, http only to a loopback host (native apps), or an app's private scheme.
+ * fragment or credentials, with a scheme on the allow-list: https; http only to a loopback host
+ * (RFC 8252 7.3); an app's private-use scheme named as a reverse domain (RFC 8252 7.1), or one of
+ * the few single-word schemes known MCP clients use. Everything else is refused, so no scheme
+ * that runs or reads something in the browser or the OS can be a redirect target.
  */
 export function redirectUriProblem(uri: string): string | null {
   if (uri.length > 2000) return 'is longer than 2000 characters';
@@ -134,9 +151,11 @@ export function redirectUriProblem(uri: string): string | null {
   }
   if (u.hash || uri.includes('#')) return 'has a fragment';
   if (u.username || u.password) return 'carries credentials';
-  if (BAD_SCHEMES.has(u.protocol)) return `uses the scheme ${u.protocol}`;
-  if (u.protocol === 'http:' && !LOOPBACK.has(u.hostname)) return 'uses http to a host that is not loopback';
-  return null;
+  if (u.protocol === 'https:') return null;
+  if (u.protocol === 'http:')
+    return LOOPBACK.has(u.hostname) ? null : 'uses http to a host that is not loopback';
+  if (APP_SCHEME.test(u.protocol) || KNOWN_APP_SCHEMES.has(u.protocol)) return null;
+  return `uses the scheme ${u.protocol} (allowed: https, http to loopback, an app's reverse-domain scheme)`;
 }
 
 /** base64url(SHA-256(verifier)), the S256 code challenge (RFC 7636). */
@@ -188,7 +207,10 @@ export function createOAuthService(deps: OAuthDeps) {
   const accessTtl = deps.accessTtlSeconds ?? 900;
   const codeTtlMs = (deps.codeTtlSeconds ?? 60) * 1000;
   const refreshTtlMs = (deps.refreshTtlSeconds ?? 30 * 86_400) * 1000;
-  const maxClients = deps.maxClients ?? 500;
+  const maxClients = deps.maxClients ?? 100;
+  const maxGrants = deps.maxGrants ?? 200;
+  const maxPending = deps.maxPending ?? 200;
+  const pendingTtlMs = (deps.pendingTtlSeconds ?? 86_400) * 1000;
   const mutex = createMutex();
   let s: OAuthState | null = null;
   let key: Uint8Array | null = null;
@@ -196,6 +218,8 @@ export function createOAuthService(deps: OAuthDeps) {
   const codes = new Map<string, AuthorizeRequest & { keyId: string; scope: KeyScope; expiresAt: number }>();
   /** Codes already used, by their hash, with the grant they made (a replay ends it). */
   const spent = new Map<string, { grantId: string; expiresAt: number; revoked: boolean }>();
+  /** Registrations not yet approved, oldest first (never written: anyone may register). */
+  const pending = new Map<string, OAuthClient>();
 
   const cur = () => {
     if (!s) throw new Error('oauth service used before init()');
@@ -209,6 +233,26 @@ export function createOAuthService(deps: OAuthDeps) {
     const now = clock.now();
     for (const [h, c] of codes) if (c.expiresAt <= now) codes.delete(h);
     for (const [h, c] of spent) if (c.expiresAt <= now) spent.delete(h);
+    for (const [id, c] of pending) if (c.createdAt + pendingTtlMs <= now) pending.delete(id);
+  };
+  /**
+   * The approved clients with `client` among them: a registration becomes a stored client with
+   * its first grant. Full: the oldest approved client without a live grant makes room.
+   */
+  const withClient = (st: OAuthState, client: OAuthClient): OAuthClient[] => {
+    if (st.clients.some((c) => c.clientId === client.clientId)) return st.clients;
+    let clients = st.clients;
+    if (clients.length >= maxClients) {
+      const used = new Set(st.grants.filter(alive).map((g) => g.clientId));
+      const idle = clients.find((c) => !used.has(c.clientId));
+      if (!idle)
+        throw new OAuthError(
+          'invalid_grant',
+          'This server holds the most approved clients it keeps; revoke a grant first.',
+        );
+      clients = clients.filter((c) => c !== idle);
+    }
+    return [...clients, client];
   };
   /** Live grants: not expired, and their approving key still exists. */
   const alive = (g: OAuthGrant) => g.refreshExpiresAt > clock.now() && deps.auth.hasKey(g.keyId);
@@ -286,63 +330,57 @@ export function createOAuthService(deps: OAuthDeps) {
         const problem = redirectUriProblem(uri);
         if (problem) throw new OAuthError('invalid_redirect_uri', `The redirect URI ${problem}.`);
       }
-      return mutex.run(async () => {
-        const st = cur();
-        let clients = st.clients;
-        if (clients.length >= maxClients) {
-          const used = new Set(st.grants.map((g) => g.clientId));
-          const idle = clients.find((c) => !used.has(c.clientId));
-          if (!idle) throw new OAuthError('invalid_client_metadata', 'Too many registered clients.', 400);
-          clients = clients.filter((c) => c !== idle);
-        }
-        const client: OAuthClient = {
-          clientId: `qc_${toBase64Url(random(16))}`,
-          redirectUris: [...uris],
-          createdAt: clock.now(),
-          ...(meta.client_name ? { clientName: String(meta.client_name).slice(0, 100) } : {}),
-        };
-        await save({ ...st, clients: [...clients, client] });
-        return client;
-      });
+      if (uris.reduce((n, u) => n + u.length, 0) > 4000)
+        throw new OAuthError('invalid_redirect_uri', 'The redirect_uris together exceed 4000 characters.');
+      sweep();
+      // Full: the oldest registration nobody approved makes room (approved ones live elsewhere).
+      while (pending.size >= maxPending) pending.delete(pending.keys().next().value!);
+      const client: OAuthClient = {
+        clientId: `qc_${toBase64Url(random(16))}`,
+        redirectUris: [...uris],
+        createdAt: clock.now(),
+        ...(meta.client_name ? { clientName: String(meta.client_name).slice(0, 100) } : {}),
+      };
+      pending.set(client.clientId, client);
+      return Promise.resolve(client);
     },
 
+    /** An approved client, or a registration still waiting for its first approval. */
     client(clientId: string | undefined): OAuthClient | null {
+      if (clientId === undefined) return null;
+      const waiting = pending.get(clientId);
+      if (waiting && waiting.createdAt + pendingTtlMs > clock.now()) return waiting;
       return cur().clients.find((c) => c.clientId === clientId) ?? null;
     },
 
     /**
-     * Checks an authorization request. Throws `{redirect: false}` errors (unknown client, a
-     * redirect URI not registered exactly) that must be shown, never redirected; the others
-     * carry `redirect: true` and go back to the (now trusted) redirect URI.
+     * Checks an authorization request. Every error is an `OAuthError` the server shows on its own
+     * page, never a redirect: the client and its redirect URI are checked first, and even a
+     * registered redirect URI is only a registration's claim (anyone may register), so nothing
+     * goes back to it before the owner decides on the consent page (RFC 9700 4.11.2).
      */
     checkAuthorize(p: Record<string, string | undefined>, resource: string): AuthorizeRequest {
       const client = this.client(p.client_id);
-      if (!client)
-        throw Object.assign(
-          new OAuthError('invalid_client', 'Unknown client_id; register the client first.'),
-          { redirect: false },
-        );
+      if (!client) throw new OAuthError('invalid_client', 'Unknown client_id; register the client first.');
       const redirectUri =
         p.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
       if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
-        throw Object.assign(
-          new OAuthError(
-            'invalid_request',
-            'The redirect_uri is not one this client registered (exact match).',
-          ),
-          { redirect: false },
+        throw new OAuthError(
+          'invalid_request',
+          'The redirect_uri is not one this client registered (exact match).',
         );
       }
-      const back = (error: string, description: string) =>
-        Object.assign(new OAuthError(error, description), { redirect: true, redirectUri, state: p.state });
       if (p.response_type !== 'code')
-        throw back('unsupported_response_type', 'Only response_type=code is supported.');
+        throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported.');
       if (p.code_challenge_method !== 'S256')
-        throw back('invalid_request', 'PKCE is required: code_challenge_method=S256.');
+        throw new OAuthError('invalid_request', 'PKCE is required: code_challenge_method=S256.');
       if (!p.code_challenge || !CHALLENGE.test(p.code_challenge))
-        throw back('invalid_request', 'PKCE is required: a code_challenge of 43 base64url characters.');
+        throw new OAuthError(
+          'invalid_request',
+          'PKCE is required: a code_challenge of 43 base64url characters.',
+        );
       if (p.resource !== undefined && p.resource !== resource)
-        throw back('invalid_target', `This server's resource is ${resource}.`);
+        throw new OAuthError('invalid_target', `This server's resource is ${resource}.`);
       return {
         client,
         redirectUri,
@@ -358,6 +396,12 @@ export function createOAuthService(deps: OAuthDeps) {
       sweep();
       if (codes.size > 10_000)
         throw new OAuthError('temporarily_unavailable', 'Too many pending codes.', 503);
+      // Said on the consent page, before the owner's approval is spent on a code it cannot redeem.
+      if (cur().grants.filter(alive).length >= maxGrants)
+        throw new OAuthError(
+          'invalid_request',
+          'This server holds the most grants it keeps; revoke one in the settings first.',
+        );
       const code = toBase64Url(random(32));
       codes.set(await sha256Hex(code), { ...req, keyId, scope, expiresAt: clock.now() + codeTtlMs });
       return code;
@@ -414,7 +458,14 @@ export function createOAuthService(deps: OAuthDeps) {
       grant.refreshHash = refreshHash;
       await mutex.run(async () => {
         const st = cur();
-        await save({ ...st, grants: [...st.grants.filter(alive), grant] });
+        const grants = st.grants.filter(alive);
+        if (grants.length >= maxGrants)
+          throw new OAuthError(
+            'invalid_grant',
+            'This server holds the most grants it keeps; revoke one in the settings first.',
+          );
+        await save({ ...st, clients: withClient(st, code.client), grants: [...grants, grant] });
+        pending.delete(code.client.clientId);
       });
       // Replayed while this grant was being saved: it ends now.
       if (mark.revoked) {
@@ -462,7 +513,7 @@ export function createOAuthService(deps: OAuthDeps) {
           ...live,
           refreshHash,
           refreshExpiresAt: clock.now() + refreshTtlMs,
-          usedRefreshHashes: [...live.usedRefreshHashes, h].slice(-50),
+          usedRefreshHashes: [...live.usedRefreshHashes, h].slice(-20),
         };
         await save({ ...st, grants: st.grants.map((g) => (g.id === live.id ? next : g)) });
         return answer;

@@ -85,4 +85,31 @@ describe('OAuth for MCP clients on the running server, directly and through the 
       await client.close();
     });
   }
+
+  for (const where of ['direct', 'relay'] as const) {
+    it(`no open redirect ${where}: an error before consent is the server's own page`, async () => {
+      const base = where === 'direct' ? s.url : relayBase;
+      const reg = await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['https://evil.example/phish'] }),
+      });
+      expect(reg.status).toBe(201);
+      const { client_id } = await reg.json();
+      const res = await fetch(`${base}/oauth/authorize?client_id=${client_id}&response_type=x`, {
+        redirect: 'manual',
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(await res.text()).toContain('response_type=code');
+      // The schemes of the browser and the OS are refused at registration.
+      const bad = await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['ms-msdt:/id PCWDiagnostic'] }),
+      });
+      expect(bad.status).toBe(400);
+    });
+  }
 });

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
 import { callMcpTool } from '../../adapters/mcp/tools.ts';
+import { memoryFileStore } from '../../adapters/store/memory-file-store.ts';
 import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { noteTools } from '../../core/agent/tools.ts';
 import { createCore } from '../../core/create-core.ts';
+import { createFileService } from '../../core/files/service.ts';
 import { pluginNotes } from '../../core/plugins/host.ts';
 import type { Authenticator } from '../../core/ports.ts';
 import { requester } from '../helpers/app.ts';
@@ -149,5 +151,76 @@ describe('trash and history over HTTP (issue 30)', () => {
       'update:plugin:daily-notes',
       'create:plugin:daily-notes',
     ]);
+  });
+
+  it('a malformed escape in any route parameter is a 400 in the envelope, never a 500 (URIError)', async () => {
+    let now = 1_700_000_000_000;
+    const clock = { now: () => now++ };
+    const history = memoryHistoryStore();
+    const core = createCore({
+      store: memoryNoteStore({ files: { 'Work/b.md': 'b' } }),
+      clock,
+      state: memoryStateStore(),
+      logger: silentLogger,
+      history,
+    });
+    await core.load();
+    await core.notes.update('Work/b.md', { content: 'b2' });
+    const files = createFileService({ store: memoryFileStore({ files: { 'a.png': 'x' } }), clock });
+    const authenticator: Authenticator = {
+      async authenticate(creds) {
+        return { id: creds.apiKey ?? 'anon', method: 'api-key' };
+      },
+    };
+    const app = createApp({
+      notes: core.notes,
+      files,
+      version: 't',
+      clock,
+      logger: silentLogger,
+      authenticator,
+    });
+    const send = requester(app);
+    const id = core.notes.history!.list('Work/b.md')[0]!.id;
+    for (const bad of ['%E0%A4%A', '%ff', '%', '%E0%A4', 'a%zz']) {
+      for (const [method, path] of [
+        ['GET', `/api/v1/notes/Work%2Fb.md/versions/${bad}`],
+        ['POST', `/api/v1/notes/Work%2Fb.md/versions/${bad}/restore`],
+        ['GET', `/api/v1/notes/Work/b.md/versions/${bad}`],
+        ['GET', `/api/v1/notes/${bad}/versions/${id}`],
+        ['GET', `/api/v1/notes/Work/${bad}.md`],
+        ['PUT', `/api/v1/notes/Work/${bad}.md`],
+        ['DELETE', `/api/v1/notes/Work/${bad}.md`],
+        ['PATCH', `/api/v1/notes/Work/${bad}.md`],
+        ['GET', `/api/v1/files/${bad}.png`],
+        ['PUT', `/api/v1/files/${bad}.png`],
+        ['DELETE', `/api/v1/files/${bad}.png`],
+        ['POST', `/api/v1/trash/${bad}/restore`],
+        ['DELETE', `/api/v1/trash/${bad}`],
+        ['GET', `/api/v1/tags/${bad}`],
+        ['GET', `/api/v1/folders/${bad}`],
+      ] as const) {
+        const r = await send(method, path, {
+          headers: { 'x-service-key': 'alice' },
+          body: method === 'PUT' || method === 'PATCH' ? { content: 'x' } : undefined,
+        });
+        expect(r.status, `${method} ${path}`).toBe(400);
+        expect(r.json, `${method} ${path}`).toMatchObject({
+          success: false,
+          error: { code: 'INVALID_PATH' },
+        });
+      }
+    }
+    // Well-formed escapes still reach their routes.
+    expect(
+      (
+        await send('GET', `/api/v1/notes/Work%2Fb.md/versions/${encodeURIComponent(id)}`, {
+          headers: { 'x-service-key': 'alice' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await send('GET', '/api/v1/notes/Work%2Fb.md', { headers: { 'x-service-key': 'alice' } })).status,
+    ).toBe(200);
   });
 });

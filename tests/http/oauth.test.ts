@@ -286,17 +286,74 @@ describe('OAuth for MCP clients (issue 29), the official SDK client on a real so
       }
     });
 
-    it('without PKCE S256 the request goes back with an error; a missing or wrong verifier gets no token', async () => {
+    it('no open redirect: an error before consent is a page here, whatever the client registered', async () => {
+      const q = await live();
+      const { url } = await manual(q, 'https://evil.example/phish');
+      const cases: Record<string, string | null>[] = [
+        { response_type: 'x' },
+        { response_type: null },
+        { code_challenge_method: 'plain' },
+        { code_challenge: null },
+        { code_challenge: 'short' },
+        { resource: 'https://other.test/mcp' },
+      ];
+      for (const change of cases) {
+        const u = new URL(url);
+        for (const [k, val] of Object.entries(change))
+          if (val === null) u.searchParams.delete(k);
+          else u.searchParams.set(k, val);
+        for (const res of [
+          await fetch(u, { redirect: 'manual' }),
+          await fetch(u, {
+            method: 'POST',
+            body: new URLSearchParams([...u.searchParams, ['action', 'deny']]),
+            redirect: 'manual',
+          }),
+        ]) {
+          expect(res.status, JSON.stringify(change)).toBe(400);
+          expect(res.headers.get('location'), JSON.stringify(change)).toBeNull();
+          expect(res.headers.get('content-type')).toContain('text/html');
+          expect(await res.text()).not.toContain('evil.example');
+        }
+      }
+      // A valid request shows the consent page (no redirect either); the owner decides there.
+      const consent = await fetch(url, { redirect: 'manual' });
+      expect(consent.status).toBe(200);
+      // The owner's "deny" on the consent page still goes back to the client (RFC 6749 4.1.2.1):
+      // the page said where the browser returns, and the owner chose.
+      const denied = await fetch(url, {
+        method: 'POST',
+        body: new URLSearchParams([...url.searchParams, ['action', 'deny']]),
+        redirect: 'manual',
+      });
+      expect(denied.status).toBe(302);
+      expect(new URL(denied.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+      // Registration refuses the schemes of the browser and the OS.
+      for (const bad of [
+        'ms-msdt:/id PCWDiagnostic',
+        'chrome://settings',
+        'view-source:https://x.test/',
+        'jar:https://x.test/a!/',
+      ]) {
+        const reg = await fetch(`${q.base}/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ redirect_uris: [bad] }),
+        });
+        expect(reg.status, bad).toBe(400);
+        expect((await reg.json()).error).toBe('invalid_redirect_uri');
+      }
+    });
+
+    it('without PKCE S256 the request is refused on the page; a missing or wrong verifier gets no token', async () => {
       const q = await live();
       const { url, client_id, verifier } = await manual(q);
       const plain = new URL(url);
       plain.searchParams.set('code_challenge_method', 'plain');
       const back = await fetch(plain, { redirect: 'manual' });
-      expect(back.status).toBe(302);
-      const loc = new URL(back.headers.get('location')!);
-      expect(loc.origin + loc.pathname).toBe(REDIRECT);
-      expect(loc.searchParams.get('error')).toBe('invalid_request');
-      expect(loc.searchParams.get('state')).toBe('xyz');
+      expect(back.status).toBe(400);
+      expect(back.headers.get('location')).toBeNull();
+      expect(await back.text()).toContain('PKCE is required');
 
       const code = await codeOf(url, q.firstKey);
       const missing = await exchange(q, { code, client_id, redirect_uri: REDIRECT });

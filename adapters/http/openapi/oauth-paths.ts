@@ -30,7 +30,7 @@ const anyJson = (description: string): Json => ({
 });
 const redirect: Json = {
   description:
-    'Back to the registered redirect_uri with `code` and `state` (or `error` and `state`); never to any other address.',
+    "The owner's decision back to the registered redirect_uri: `code` and `state`, or `error=access_denied` and `state`; never to any other address.",
   headers: { Location: { schema: { type: 'string', format: 'uri' } } },
 };
 const page = (description: string): Json => ({
@@ -109,8 +109,9 @@ export const OAUTH_PATHS: Record<string, Json> = {
       parameters: authorizeQuery,
       responses: {
         '200': page('The consent page.'),
-        '302': redirect,
-        '400': page('The client or redirect URI is not valid.'),
+        '400': page(
+          'The request is not valid (client, redirect URI, response_type, PKCE, resource); shown here, never redirected.',
+        ),
       },
     },
     post: {
@@ -131,7 +132,11 @@ export const OAUTH_PATHS: Record<string, Json> = {
         },
         ['action'],
       ),
-      responses: { '302': redirect, '400': page('Not valid.'), '401': page('The key is not valid.') },
+      responses: {
+        '302': redirect,
+        '400': page('Not valid.'),
+        '401': page('The key is not valid.'),
+      },
     },
   },
   '/oauth/token': {

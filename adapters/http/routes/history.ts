@@ -10,6 +10,7 @@ import { validateNotePath } from '../../../core/paths.ts';
 import { ok } from '../../../http-kit/envelope.ts';
 import { filesFor, notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
+import { decodeUrlPart } from '../url-decode.ts';
 
 /** Who a request writes as: `key:<id>` for an API key, `jwt:<subject>` for a token, else `api`. */
 export function actorOf(c: Context<AppEnv>): string {
@@ -24,13 +25,7 @@ export function actorOf(c: Context<AppEnv>): string {
  */
 function notePathOf(c: Context<AppEnv>): string {
   const m = /^\/api\/v1\/notes\/(.+?)\/versions(?:\/[^/]+(?:\/restore)?)?$/.exec(c.req.path);
-  let raw = m?.[1] ?? '';
-  try {
-    raw = decodeURIComponent(raw);
-  } catch {
-    throw new DomainError('INVALID_PATH', 'The note path is not valid URL encoding.');
-  }
-  return validateNotePath(raw);
+  return validateNotePath(decodeUrlPart(m?.[1] ?? '', 'The note path'));
 }
 
 const historyOf = (notes: NoteService) => {
@@ -83,7 +78,7 @@ const VERSIONS_URL = /^\/api\/v1\/notes\/.+?\/versions(?:\/([^/]+)(\/restore)?)?
 function idOf(c: Context<AppEnv>): string {
   const id = VERSIONS_URL.exec(c.req.path)?.[1];
   if (!id) throw new DomainError('NOT_FOUND', 'No version id in the URL.');
-  return decodeURIComponent(id);
+  return decodeUrlPart(id, 'The version id');
 }
 
 /**

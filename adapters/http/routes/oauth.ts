@@ -275,31 +275,25 @@ export function oauthRoutes(
     }
   });
 
-  /** Checks the request; an error that may not go back to the redirect URI is a page here. */
+  /** A page on this server for a request it will not act on; never a redirect. */
+  const refusal = (c: Context, heading: string, description: string) =>
+    c.html(page('Cannot authorize', `<h1>${esc(heading)}</h1><p>${esc(description)}</p>`), 400, {
+      'Content-Security-Policy': consentCsp(''),
+      ...noStore,
+    });
+
+  /**
+   * Checks the request. Every error is shown here, never sent to the redirect URI: until the
+   * owner decides on the consent page, a registered redirect URI is only the claim of whoever
+   * registered it, and an error sent there would make this origin (and the relay's) an open
+   * redirect (RFC 9700 4.11.2).
+   */
   const check = (c: Context, p: Record<string, string>) => {
     try {
       return { req: oauth.checkAuthorize(p, mcpResource(publicBase(c, deps))) };
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
-      const e = err as OAuthError & { redirect?: boolean; redirectUri?: string; state?: string };
-      if (e.redirect && e.redirectUri) {
-        const url = backTo(
-          e.redirectUri,
-          { error: e.error, error_description: e.description, state: e.state },
-          publicBase(c, deps),
-        );
-        return { res: c.redirect(url, 302) };
-      }
-      return {
-        res: c.html(
-          page(
-            'Cannot authorize',
-            `<h1>This authorization request is not valid</h1><p>${esc(e.description)}</p>`,
-          ),
-          400,
-          { 'Content-Security-Policy': consentCsp(''), ...noStore },
-        ),
-      };
+      return { res: refusal(c, 'This authorization request is not valid', err.description) };
     }
   };
 
@@ -321,10 +315,7 @@ export function oauthRoutes(
       form = await formBody(c);
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
-      return c.html(page('Cannot authorize', `<h1>Not a form</h1><p>${esc(err.description)}</p>`), 400, {
-        'Content-Security-Policy': consentCsp(''),
-        ...noStore,
-      });
+      return refusal(c, 'Not a form', err.description);
     }
     const p = firsts(form);
     const r = check(c, p);

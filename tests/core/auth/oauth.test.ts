@@ -151,6 +151,9 @@ describe('core/auth/oauth.ts', () => {
       'http://127.0.0.1:33418/cb',
       'http://localhost/cb',
       'cursor://anysphere.cursor-retrieval/oauth/callback',
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+      'com.example.app:/oauth2redirect',
+      'COM.Example.App://cb',
     ])
       expect(redirectUriProblem(ok), ok).toBeNull();
     for (const bad of [
@@ -161,7 +164,94 @@ describe('core/auth/oauth.ts', () => {
       'https://x.test/#f',
       'https://u:p@x.test/',
       'not a uri',
+      // Schemes of the browser or the OS: an allow-list, so none of these gets in.
+      'ms-msdt:/id PCWDiagnostic',
+      'chrome://settings',
+      'view-source:https://x.test/',
+      'jar:https://x.test/a.jar!/',
+      'vbscript:msgbox',
+      'blob:https://x.test/1',
+      'about:blank',
+      'ws://127.0.0.1/cb',
+      'ftp://x.test/cb',
+      'myapp:/cb',
+      'intent://x#Intent;end',
     ])
       expect(redirectUriProblem(bad), bad).not.toBeNull();
+  });
+
+  it('a registration writes nothing; a flood never evicts an approved client; waiting ones are capped and expire', async () => {
+    const writes: { key: string; bytes: number }[] = [];
+    const inner = memoryStateStore();
+    const state = {
+      ...inner,
+      put: async (key: string, value: string) => {
+        writes.push({ key, bytes: value.length });
+        await inner.put(key, value);
+      },
+    };
+    let t = 1_800_000_000_000;
+    const oauth = createOAuthService({
+      state,
+      clock: { now: () => t },
+      auth: { hasKey: () => true },
+      maxPending: 50,
+    });
+    await oauth.init();
+    const { client: approved, tokens } = await grant(oauth);
+    const waiting = await oauth.registerClient({ redirect_uris: ['https://app.test/cb'] });
+    writes.length = 0;
+    // The largest registrations there are, far past the cap: no write at all.
+    const uri = (i: number) => `https://evil.test/${i}/${'x'.repeat(360)}`;
+    for (let i = 0; i < 600; i++)
+      await oauth.registerClient({ redirect_uris: Array.from({ length: 10 }, (_, j) => uri(i * 10 + j)) });
+    expect(writes).toEqual([]);
+    // The approved client is still known; the oldest waiting registration made room.
+    expect(oauth.client(approved.clientId)?.clientId).toBe(approved.clientId);
+    expect(oauth.client(waiting.clientId)).toBeNull();
+    // A refresh writes what approvals made, not what registrations did.
+    const next = await oauth.refresh({ refresh_token: tokens.refresh_token }, ISSUER);
+    expect(next.access_token).toMatch(/^quire_at_/);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.bytes).toBeLessThan(4_000);
+    // A registration nobody approves expires (a day), and too long a list of URIs is refused.
+    const late = await oauth.registerClient({ redirect_uris: ['https://app.test/cb'] });
+    expect(oauth.client(late.clientId)).not.toBeNull();
+    t += 86_400_000;
+    expect(oauth.client(late.clientId)).toBeNull();
+    expect(oauth.client(approved.clientId)).not.toBeNull();
+    expect(() =>
+      oauth.registerClient({
+        redirect_uris: Array.from({ length: 10 }, (_, j) => `https://a.test/${j}/${'y'.repeat(500)}`),
+      }),
+    ).toThrow(OAuthError);
+  });
+
+  it('an approval makes the registration a stored client; approved clients and grants are capped', async () => {
+    const state = memoryStateStore();
+    const t = 1_800_000_000_000;
+    const keys = new Set(['key_a']);
+    const oauth = createOAuthService({
+      state,
+      clock: { now: () => t },
+      auth: { hasKey: (id) => keys.has(id) },
+      maxClients: 2,
+      maxGrants: 2,
+    });
+    await oauth.init();
+    const a = await grant(oauth);
+    // Survives a restart once approved.
+    const again = createOAuthService({ state, clock: { now: () => t }, auth: { hasKey: () => true } });
+    await again.init();
+    expect(again.client(a.client.clientId)).not.toBeNull();
+    await grant(oauth);
+    // Two live grants: a third approval is refused, nothing is pushed out.
+    await expect(grant(oauth)).rejects.toThrow(/most grants/);
+    expect(oauth.grants()).toHaveLength(2);
+    // Once a grant ends, its client (now idle) makes room for the next approved client.
+    await oauth.revoke(a.tokens.refresh_token);
+    await grant(oauth);
+    expect(oauth.grants()).toHaveLength(2);
+    expect(JSON.parse((await state.get(OAUTH_STATE_KEY))!).clients).toHaveLength(2);
   });
 });
