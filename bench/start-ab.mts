@@ -7,7 +7,9 @@
  *
  * Usage: npx tsx bench/start-ab.mts <warm|cold> <notes> <rounds> name=treeDir[@--flag,--flag] ...
  * (a name may point at an entry instead: `rel=DIR/dist/release/quire-server/bin/quire.js`, the
- * release `npm start` runs, started with `serve`)
+ * release `npm start` runs, started with `serve`, as is `DIR/deploy/shared/release/start.js`; or at `npm:DIR`: `npm start --silent` in DIR, in
+ * a process group of its own, stopped by SIGTERM to that group as a supervisor or a terminal
+ * does: its warm runs start from a data folder left by such a stop)
  * BENCH_NODE_ARGS adds Node flags to every start (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * BENCH_ELD=1 preloads bench/eld-probe.mjs into every start and adds the event loop's longest
  * delay and p99 (`monitorEventLoopDelay`) from the first health 200 to the first full list, and
@@ -17,7 +19,7 @@
  * Vaults come from `/work/bench-vaults` (or BENCH_VAULTS), made by bench/generate-vault.ts.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,12 +38,18 @@ const trees = treeArgs.map((a) => {
   const at = a.indexOf('=');
   const [dir, flags] = a.slice(at + 1).split('@');
   const name = a.slice(0, at);
-  return { name, dir: resolve(dir!), flags: flags ? flags.split(',') : [] };
+  const npm = dir!.startsWith('npm:');
+  return {
+    name,
+    dir: npm ? `npm:${resolve(dir!.slice(4))}` : resolve(dir!),
+    flags: flags ? flags.split(',') : [],
+  };
 });
 const notes = Number(notesArg);
 const rounds = Number(roundsArg);
 const { dir: vault } = await ensureVault(process.env.BENCH_VAULTS ?? '/work/bench-vaults', notes, 42);
-const work = join(tmpdir(), 'quire-start-ab');
+// A folder of this run's own: other runs of this script may be going on beside it.
+const work = mkdtempSync(join(tmpdir(), 'quire-start-ab-'));
 
 const freePort = () =>
   new Promise<number>((ok) => {
@@ -85,11 +93,21 @@ async function start(tree: string, vaultDir: string, data: string, flags: string
   if (ELD) nodeArgs.push('--import', ELD_PROBE);
   // A tree's bundled server, or an entry named directly: the release's CLI (`quire.js`) runs `serve`.
   const entry = tree.endsWith('.js')
-    ? [tree, ...(tree.endsWith('quire.js') ? ['serve'] : [])]
+    ? [tree, ...(/(quire|start)\.js$/.test(tree) ? ['serve'] : [])]
     : [join(tree, 'dist/server/main.js')];
-  const proc = spawn(process.execPath, [...nodeArgs, ...flags, ...entry], {
+  const npm = tree.startsWith('npm:');
+  const [command, args] = npm
+    ? ['npm', ['start', '--silent']]
+    : [process.execPath, [...nodeArgs, ...flags, ...entry]];
+  // This script's own npm and tsx variables are not the server's (npm sets its own).
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^npm_|^NODE_OPTIONS$|^TSX_/i.test(k)),
+  );
+  const proc = spawn(command, args, {
+    cwd: npm ? tree.slice(4) : undefined,
+    detached: npm,
     env: {
-      ...process.env,
+      ...env,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: data,
@@ -130,8 +148,12 @@ async function start(tree: string, vaultDir: string, data: string, flags: string
   type Eld = { maxMs: number; p99Ms: number; maxGapMs: number };
   const eld = ELD ? ((await ask(proc, { type: 'eld' })) as Eld) : null;
   if (ELD) await ask(proc, { type: 'eld-reset' });
-  const rss = rssMB(proc.pid!);
-  const cpu = cpuMs(proc.pid!);
+  // Under npm, the server is npm's child (its script execs node).
+  const pid = npm
+    ? Number(readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, 'utf8').trim().split(' ')[0])
+    : proc.pid!;
+  const rss = rssMB(pid);
+  const cpu = cpuMs(pid);
   // Then the index ready (the first list may come before it: core/notes/stop-mark.ts).
   let ready = list;
   for (;;) {
@@ -140,10 +162,11 @@ async function start(tree: string, vaultDir: string, data: string, flags: string
     await sleep(5);
     ready = performance.now() - t0;
   }
-  const readyRss = rssMB(proc.pid!);
+  const readyRss = rssMB(pid);
   const eldReady = ELD ? ((await ask(proc, { type: 'eld' })) as Eld) : null;
   const exited = new Promise((r) => proc.once('exit', r));
-  proc.kill('SIGTERM');
+  if (npm) process.kill(-proc.pid!, 'SIGTERM');
+  else proc.kill('SIGTERM');
   await exited;
   return { health, list, rss, ready, readyRss, cpu, eld, eldReady };
 }
@@ -162,7 +185,6 @@ function ask(proc: ReturnType<typeof spawn>, msg: { type: string }): Promise<unk
 }
 
 const empty = join(work, 'empty-vault');
-rmSync(work, { recursive: true, force: true });
 mkdirSync(empty, { recursive: true });
 const rows: Record<
   string,

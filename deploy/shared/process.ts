@@ -3,7 +3,9 @@
  * `quire relay`): the stop signals are taken before the start, so none can arrive in a window where
  * the runtime's default action (an exit by signal, no drain) would still apply; SIGINT or SIGTERM
  * runs the ordered stop, and a stop that cannot finish (a stuck disk, a hung handler) still ends the
- * process after the grace plus 10 s; a second signal takes the default action. A start that fails
+ * process after the grace plus 10 s. The same signal once more within `ECHO_WINDOW_MS` is the
+ * first one delivered twice (npm passes on what the process group already got; Ctrl-C reaches npm
+ * and node at once) and is ignored; any later signal ends the process at once. A start that fails
  * on the operator's mistake is one line on stderr and exit 1; anything else is a bug and is thrown.
  * Runtime-neutral (no `node:*` import): the root chooses its host (`nodeHost`, `denoHost`).
  */
@@ -41,18 +43,43 @@ export function failStart(err: unknown, host: Host, name = 'quire'): never {
 }
 
 /**
+ * How long after the first stop signal the same signal again is that signal's echo, not a second
+ * request: under `npm start` the server gets a process group's SIGTERM (or a terminal's SIGINT)
+ * both directly and forwarded by npm, within milliseconds of each other.
+ */
+export const ECHO_WINDOW_MS = 2_000;
+
+/** Reasons `Host.onStop` gives that are signals (anything else, e.g. the parent's exit, is not). */
+const SIGNALS = new Set(['SIGINT', 'SIGTERM']);
+
+/**
  * Starts the service and resolves with the exit code once a stop signal has stopped it (0, or 1
  * when the stop failed). A start that throws releases the signals and rejects with its error.
+ * While the stop runs, the first signal's echo (`ECHO_WINDOW_MS`) and the parent's exit are
+ * ignored; another signal ends the process at once (exit 1), without the rest of the stop.
  */
 export async function untilStopped(host: Host, start: () => Promise<Service>): Promise<number> {
   let signalled: (reason: string) => void = () => {};
   const stopSignal = new Promise<string>((resolve) => {
     signalled = resolve;
   });
-  // Once the stop runs, a second signal takes the runtime's default action: an immediate exit.
+  let first: { reason: string; at: number } | undefined;
+  let echoed = false;
   const off = host.onStop((reason) => {
+    const now = Date.now();
+    if (!first) {
+      first = { reason, at: now };
+      signalled(reason);
+      return;
+    }
+    if (!SIGNALS.has(reason)) return;
+    if (!echoed && reason === first.reason && now - first.at < ECHO_WINDOW_MS) {
+      echoed = true;
+      return;
+    }
     off();
-    signalled(reason);
+    host.stderr(`quire: ${reason} again while stopping; exiting without finishing the stop\n`);
+    host.exit(1);
   });
   let service: Service;
   try {
@@ -68,10 +95,12 @@ export async function untilStopped(host: Host, start: () => Promise<Service>): P
       host.exit(1);
     }, service.shutdownGraceMs + 10_000),
   );
-  return service.stop(reason).then(
+  const code = await service.stop(reason).then(
     () => 0,
     () => 1,
   );
+  off();
+  return code;
 }
 
 type StopSignal = 'SIGINT' | 'SIGTERM';
@@ -114,9 +143,14 @@ export function nodeHost(env: Record<string, string | undefined> = process.env):
         fn,
       );
       const parent = process.ppid;
+      // Told once: the parent does not come back.
       const orphanWatch =
         env.npm_lifecycle_event || env.npm_command
-          ? setInterval(() => process.ppid !== parent && fn('parent exited'), 250)
+          ? setInterval(() => {
+              if (process.ppid === parent) return;
+              clearInterval(orphanWatch);
+              fn('parent exited');
+            }, 250)
           : undefined;
       unref(orphanWatch);
       return () => {

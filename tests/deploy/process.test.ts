@@ -5,11 +5,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { batchedWriter } from '../../adapters/log/batched.ts';
 import { jsonLogger } from '../../adapters/log/json-logger.ts';
 import { ConfigError } from '../../deploy/shared/config/index.ts';
-import { failStart, type Host, isOperatorError, untilStopped } from '../../deploy/shared/process.ts';
+import {
+  ECHO_WINDOW_MS,
+  failStart,
+  type Host,
+  isOperatorError,
+  untilStopped,
+} from '../../deploy/shared/process.ts';
 import { ROOT } from '../helpers/child.ts';
 
 class Exited extends Error {
@@ -52,11 +58,85 @@ describe('untilStopped', () => {
     });
     expect(h.listening()).toBe(1);
     h.signal('SIGTERM');
-    // The first signal released the listeners: a second one takes the runtime's default action.
-    expect(h.listening()).toBe(0);
+    // Still listening while the stop runs (a second signal must not take the default action).
+    expect(h.listening()).toBe(1);
     started();
     expect(await code).toBe(0);
     expect(steps).toEqual(['started', 'stop SIGTERM']);
+    // Stopped: the signals are released.
+    expect(h.listening()).toBe(0);
+  });
+
+  /** A service whose stop runs until `finish()`; the stop's reason is recorded. */
+  function slowService() {
+    let finish: () => void = () => {};
+    const stops: string[] = [];
+    const service = {
+      shutdownGraceMs: 100,
+      stop: (reason: string) => {
+        stops.push(reason);
+        return new Promise<void>((r) => {
+          finish = r;
+        });
+      },
+    };
+    return { service, stops, finish: () => finish() };
+  }
+
+  it("ignores the first signal's echo while the stop runs (npm start: npm forwards what node already got)", async () => {
+    for (const signal of ['SIGTERM', 'SIGINT']) {
+      const h = recordingHost();
+      const s = slowService();
+      const code = untilStopped(h.host, async () => s.service);
+      await Promise.resolve();
+      h.signal(signal);
+      await Promise.resolve();
+      // The echo, and the parent (npm) leaving meanwhile, do not end the process.
+      expect(() => h.signal(signal)).not.toThrow();
+      expect(() => h.signal('parent exited')).not.toThrow();
+      s.finish();
+      expect(await code).toBe(0);
+      expect(s.stops).toEqual([signal]);
+      expect(h.stderr).toEqual([]);
+    }
+  });
+
+  it('a third signal, another signal, or the same one after the echo window ends the process at once', async () => {
+    const now = vi.spyOn(Date, 'now');
+    try {
+      const cases: [string, number][][] = [
+        [
+          ['SIGINT', 0],
+          ['SIGINT', 10],
+          ['SIGINT', 20],
+        ],
+        [
+          ['SIGTERM', 0],
+          ['SIGINT', 10],
+        ],
+        [
+          ['SIGTERM', 0],
+          ['SIGTERM', ECHO_WINDOW_MS + 1],
+        ],
+      ];
+      for (const signals of cases) {
+        const h = recordingHost();
+        const s = slowService();
+        void untilStopped(h.host, async () => s.service);
+        await Promise.resolve();
+        const last = signals.length - 1;
+        for (const [i, [signal, at]] of signals.entries()) {
+          now.mockReturnValue(1_000_000 + at);
+          if (i < last) h.signal(signal);
+          else expect(() => h.signal(signal)).toThrow(new Exited(1));
+        }
+        expect(h.stderr.join('')).toMatch(/again while stopping/);
+        expect(h.listening()).toBe(0);
+        s.finish();
+      }
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('resolves 1 when the stop fails, and a failed start releases the signals and rejects with its error', async () => {
