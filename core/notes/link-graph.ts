@@ -81,6 +81,12 @@ const removeFrom = <K>(m: Map<K, Bag>, k: K, v: string) => {
     if (a.size === 0) m.delete(k);
   }
 };
+/** True when some path of a bag passes `test`. */
+const someOf = (a: Bag | undefined, test: (p: string) => boolean): boolean => {
+  if (!a) return false;
+  for (const p of Array.isArray(a) ? a : a.keys()) if (test(p)) return true;
+  return false;
+};
 /** The distinct paths of a bag. */
 const members = (a: Bag | undefined): string[] =>
   !a ? [] : Array.isArray(a) ? [...new Set(a)] : [...a.keys()];
@@ -506,29 +512,33 @@ export function createLinkGraph() {
     /**
      * The notes linking to `path` as a key that sees only `see` finds them, sorted: the visible
      * ones linking there now, and the visible ones whose link to a hidden note resolves to `path`
-     * among the notes the key sees. Null when that is the visible part of `backlinksOf` (no note
-     * sharing the stem key is hidden: the usual case, and nothing to compute).
+     * among the notes the key sees. Null when that is the visible part of `backlinksOf` (always
+     * when no note sharing the stem key is hidden: the usual case, and nothing to compute).
      */
     backlinksSeen(path: string, see: See): string[] | null {
       const key = linkKey(path);
       // Only a link whose winner is hidden resolves anew, and that winner shares the stem key.
-      if (!members(byStem.get(key)).some((p) => !see(p))) return null;
+      if (!someOf(byStem.get(key), (p) => !see(p))) return null;
       ensureRefs();
-      const out = new Set(members(backlinks.get(path)).filter(see));
-      for (const sp of members(refsByKey.get(key))) {
-        if (out.has(sp) || !see(sp)) continue;
+      let extra: string[] | null = null;
+      const refs = refsByKey.get(key);
+      const linking = refs === undefined ? [] : Array.isArray(refs) ? refs : refs.keys();
+      for (const sp of linking) {
+        if (!see(sp) || extra?.includes(sp)) continue;
         const src = sources.get(sp);
         if (!src) continue;
         for (let i = 0; i < src.links.length; i++) {
           const p = src.paths[i];
-          if (p == null || see(p) || linkKey(src.links[i]!.target) !== key) continue;
-          if (resolve(sp, src.links[i]!, see) === path) {
-            out.add(sp);
+          if (p == null || p === path || see(p)) continue;
+          const l = src.links[i]!;
+          if (linkKey(l.target) === key && resolve(sp, l, see) === path) {
+            (extra ??= []).push(sp);
             break;
           }
         }
       }
-      return [...out].sort();
+      if (extra === null) return null;
+      return [...new Set([...members(backlinks.get(path)).filter(see), ...extra])].sort();
     },
 
     /** How many notes share the file name stem of `path`. */
