@@ -130,17 +130,7 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
     if (!see(path)) throw notFound(path);
     return path;
   };
-  const writable = (pathInput: unknown, cap: 'notes:write' | 'files:write' = 'notes:write'): void => {
-    requireCap(p, cap);
-    if (typeof pathInput === 'string') requireWrite(p, cap, validateNotePathOrRaw(pathInput));
-  };
   const seen = <T extends NoteSummary>(n: T): T => (folders ? notes.seenAs(n, see) : n);
-  /** What a write answers: the note as the key sees it, or withheld without notes:read. */
-  const wrote = <T>(run: () => Promise<T>, answer: (r: T) => T): Promise<T> => {
-    const out = run();
-    return canRead ? out.then(answer) : out.then(answer, (err) => Promise.reject(withheldError(err)));
-  };
-  const note = (supplied: boolean) => (n: Note) => (canRead ? seen(n) : withheld(n, supplied));
   let list: { generation: number; items: NoteSummary[] } | null = null;
   let tags: { generation: number; items: TagCount[] } | null = null;
   let trees: { generation: number; byFolder: Map<string, FolderNode> } = {
@@ -207,6 +197,37 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
         if (scoped) fn(scoped);
       });
     },
+    ...notesWrites(notes, p, scope),
+    history: notes.history ? scopedHistory(notes.history, p, scope) : null,
+  };
+  return view;
+}
+
+type NoteWrites = Pick<
+  NoteService,
+  'create' | 'update' | 'patch' | 'remove' | 'move' | 'moveFile' | 'restore'
+>;
+
+/**
+ * The writes of a notes view: the capability and the folders checked first; the answer as the key
+ * sees it, or withheld for a key without notes:read (see the head of this file).
+ */
+function notesWrites(notes: NoteService, p: Principal, scope: KeyScope): NoteWrites {
+  const folders = limitsFolders(scope);
+  const canRead = hasCapability(scope, 'notes:read');
+  const see = (path: string) => inScope(scope, path);
+  const writable = (pathInput: unknown): void => {
+    requireCap(p, 'notes:write');
+    if (typeof pathInput === 'string') requireWrite(p, 'notes:write', validateNotePathOrRaw(pathInput));
+  };
+  const seen = <T extends NoteSummary>(n: T): T => (folders ? notes.seenAs(n, see) : n);
+  /** What a write answers: the note as the key sees it, or withheld without notes:read. */
+  const wrote = <T>(run: () => Promise<T>, answer: (r: T) => T): Promise<T> => {
+    const out = run();
+    return canRead ? out.then(answer) : out.then(answer, (err) => Promise.reject(withheldError(err)));
+  };
+  const note = (supplied: boolean) => (n: Note) => (canRead ? seen(n) : withheld(n, supplied));
+  return {
     create: (pathInput, content, frontmatter) =>
       guarded(
         () => writable(pathInput),
@@ -272,9 +293,7 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
             (r) => ({ ...r, note: note(false)(r.note) }),
           ),
       ),
-    history: notes.history ? scopedHistory(notes.history, p, scope) : null,
   };
-  return view;
 }
 
 /** True when an update gives every byte it writes (a frontmatter of its own, or none kept). */
