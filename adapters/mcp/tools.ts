@@ -104,6 +104,8 @@ const noteFields = (n: Awaited<ReturnType<NoteService['get']>>) => ({
   backlinks: n.backlinks,
   checksum: n.checksum,
   updatedAt: n.updatedAt,
+  // A key without notes:read wrote it: the fields above are blank (core/auth/scoped.ts).
+  ...('withheld' in n ? { withheld: true } : {}),
 });
 
 /** True when `name` is one of the tools (an own name: `constructor` or `__proto__` is not). */

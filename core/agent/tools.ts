@@ -203,10 +203,12 @@ export function noteTools(
       async run({ path, content }) {
         const target = /\.md$/i.test(path) ? path : `${path}.md`;
         const note = await notes.withActor('agent', () => notes.create(target, content));
+        // Withheld (a key without notes:read, core/auth/scoped.ts): the path is all it may learn.
+        const title = note.title || stem(note.path);
         return {
-          output: { created: note.path, title: note.title },
-          action: { type: 'create_note', summary: `Created "${note.title}".`, path: note.path },
-          related: [rel(note.path)],
+          output: { created: note.path, title },
+          action: { type: 'create_note', summary: `Created "${title}".`, path: note.path },
+          related: ['withheld' in note ? { path: note.path, title } : rel(note.path)],
         };
       },
     }),

@@ -71,7 +71,11 @@ export function routeCapability(method: string, path: string): Capability | null
   const read = method === 'GET' || method === 'HEAD';
   switch (family) {
     case 'notes':
+      return read ? 'notes:read' : 'notes:write';
     case 'trash':
+      // Deleting an item for good undoes the trash's promise (nothing is lost): an admin action,
+      // for a key of the whole vault. A restore writes the note back: notes:write.
+      if (method === 'DELETE') return 'admin';
       return read ? 'notes:read' : 'notes:write';
     case 'tags':
     case 'search':

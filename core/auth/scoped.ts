@@ -5,14 +5,22 @@
  * principal with full access the view IS the service (no cost, every fast path unchanged).
  *
  * What a view hides does not exist for its principal: lists, the folder tree, tags and their
- * counts, search hits and snippets, backlinks and the change feed leave it out; a link from
- * inside to outside reads as unresolved; a read of a hidden path is the 404 a missing one gets.
- * Writes need the capability (notes:write, files:write) and a path inside the folders, else 403.
+ * counts, search hits and snippets, backlinks and the change feed leave it out; links resolve
+ * among the notes it sees (a hidden note neither wins a name nor shows; none left: unresolved);
+ * a read of a hidden path is the 404 a missing one gets. Writes need the capability
+ * (notes:write, files:write) and a path inside the folders, else 403.
+ *
+ * A key that may write notes but not read them learns nothing by writing (`withheld`): a write
+ * answers the path alone, with the checksum only when the key supplied every byte written (a
+ * create, a PUT carrying its frontmatter); a 412 leaves out the current checksum; a PATCH that
+ * must find something in the note (a heading, block or frontmatter key) needs notes:read too.
  */
 import { DomainError } from '../errors.ts';
 import { validateFilePath } from '../files/paths.ts';
 import type { FileService } from '../files/service.ts';
 import type { FeedEvent, FeedPage } from '../notes/change-feed.ts';
+import type { Note } from '../notes/context.ts';
+import { FRONTMATTER } from '../notes/markdown/parts.ts';
 import type { NoteSummary } from '../notes/note-index.ts';
 import type { NoteService } from '../notes/service.ts';
 import { countTags, type TagCount } from '../notes/tags.ts';
@@ -21,7 +29,7 @@ import { validateFolderPath, validateNotePath } from '../paths.ts';
 import type { Principal } from '../ports.ts';
 import type { Retrieval, RetrievalHit } from '../search/retrieval.ts';
 import { folderShown, limitsFolders, requireCap, requireWrite } from './access.ts';
-import { inScope, type KeyScope } from './scope.ts';
+import { hasCapability, inScope, type KeyScope } from './scope.ts';
 
 /** Views already built, per service and scope object (a key's scope is one object while it lives). */
 const views = new WeakMap<object, WeakMap<KeyScope, unknown>>();
@@ -39,18 +47,36 @@ function memo<S extends object, V>(service: S, scope: KeyScope, build: () => V):
   return v;
 }
 
-/** A summary (or note) as `scope` sees it: links to hidden paths unresolved, hidden backlinks gone. */
-export function scopedSummary<T extends NoteSummary>(scope: KeyScope, s: T): T {
-  const hiddenLink = s.links.some((l) => l.path !== null && !inScope(scope, l.path));
-  const hiddenBack = s.backlinks.some((b) => !inScope(scope, b.path));
-  if (!hiddenLink && !hiddenBack) return s;
+/** A note a key without notes:read wrote: what it may learn of it (see the head of this file). */
+export type WithheldNote = Note & { withheld: true };
+
+/**
+ * `note` as a key without notes:read gets it back from a write: its path, and its checksum when
+ * `supplied` (the key gave every byte written); no content, frontmatter, title, tags, links,
+ * backlinks, counts or times.
+ */
+export function withheld(note: Note, supplied: boolean): WithheldNote {
   return {
-    ...s,
-    links: hiddenLink
-      ? s.links.map((l) => (l.path !== null && !inScope(scope, l.path) ? { ...l, path: null } : l))
-      : s.links,
-    backlinks: hiddenBack ? s.backlinks.filter((b) => inScope(scope, b.path)) : s.backlinks,
+    path: note.path,
+    title: '',
+    tags: [],
+    links: [],
+    backlinks: [],
+    wordCount: 0,
+    createdAt: '',
+    updatedAt: '',
+    checksum: supplied ? note.checksum : '',
+    content: '',
+    frontmatter: {},
+    withheld: true,
   };
+}
+
+/** An error a key without notes:read may see: a 412 without the current checksum. */
+function withheldError(err: unknown): unknown {
+  if (err instanceof DomainError && err.code === 'PRECONDITION_FAILED' && err.details !== undefined)
+    return new DomainError('PRECONDITION_FAILED', err.message);
+  return err;
 }
 
 /** The folder tree under `folder` as `scope` sees it (FOLDER_NOT_FOUND for a hidden folder). */
@@ -95,6 +121,7 @@ function guarded<T>(check: () => void, run: () => Promise<T>): Promise<T> {
 
 function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): NoteService {
   const folders = limitsFolders(scope);
+  const canRead = hasCapability(scope, 'notes:read');
   const see = (path: string) => inScope(scope, path);
   const notFound = (path: string) => new DomainError('NOTE_NOT_FOUND', `No note at "${path}".`);
   const readable = (pathInput: unknown): string => {
@@ -103,11 +130,7 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
     if (!see(path)) throw notFound(path);
     return path;
   };
-  const writable = (pathInput: unknown, cap: 'notes:write' | 'files:write' = 'notes:write'): void => {
-    requireCap(p, cap);
-    if (typeof pathInput === 'string') requireWrite(p, cap, validateNotePathOrRaw(pathInput));
-  };
-  const seen = <T extends NoteSummary>(n: T): T => (folders ? scopedSummary(scope, n) : n);
+  const seen = <T extends NoteSummary>(n: T): T => (folders ? notes.seenAs(n, see) : n);
   let list: { generation: number; items: NoteSummary[] } | null = null;
   let tags: { generation: number; items: TagCount[] } | null = null;
   let trees: { generation: number; byFolder: Map<string, FolderNode> } = {
@@ -119,10 +142,10 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
     ...notes,
     indexedSummary(path) {
       // A view never feeds the shared note cache: its answers differ from the full ones.
-      if (folders) return null;
+      if (folders || !canRead) return null;
       return notes.indexedSummary(path);
     },
-    checksumOf: (path) => (see(path) ? notes.checksumOf(path) : null),
+    checksumOf: (path) => (canRead && see(path) ? notes.checksumOf(path) : null),
     list() {
       requireCap(p, 'notes:read');
       const full = notes.list();
@@ -130,7 +153,7 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
       if (list?.generation !== full.generation) {
         list = {
           generation: full.generation,
-          items: full.items.filter((n) => see(n.path)).map((n) => scopedSummary(scope, n)),
+          items: full.items.filter((n) => see(n.path)).map((n) => notes.seenAs(n, see)),
         };
       }
       return list;
@@ -159,8 +182,7 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
     },
     async get(pathInput) {
       const path = readable(pathInput);
-      const note = await notes.get(path);
-      return folders ? scopedSummary(scope, note) : note;
+      return seen(await notes.get(path));
     },
     async search(q, limitInput) {
       requireCap(p, 'notes:read');
@@ -175,25 +197,67 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
         if (scoped) fn(scoped);
       });
     },
+    ...notesWrites(notes, p, scope),
+    history: notes.history ? scopedHistory(notes.history, p, scope) : null,
+  };
+  return view;
+}
+
+type NoteWrites = Pick<
+  NoteService,
+  'create' | 'update' | 'patch' | 'remove' | 'move' | 'moveFile' | 'restore'
+>;
+
+/**
+ * The writes of a notes view: the capability and the folders checked first; the answer as the key
+ * sees it, or withheld for a key without notes:read (see the head of this file).
+ */
+function notesWrites(notes: NoteService, p: Principal, scope: KeyScope): NoteWrites {
+  const folders = limitsFolders(scope);
+  const canRead = hasCapability(scope, 'notes:read');
+  const see = (path: string) => inScope(scope, path);
+  const writable = (pathInput: unknown): void => {
+    requireCap(p, 'notes:write');
+    if (typeof pathInput === 'string') requireWrite(p, 'notes:write', validateNotePathOrRaw(pathInput));
+  };
+  const seen = <T extends NoteSummary>(n: T): T => (folders ? notes.seenAs(n, see) : n);
+  /** What a write answers: the note as the key sees it, or withheld without notes:read. */
+  const wrote = <T>(run: () => Promise<T>, answer: (r: T) => T): Promise<T> => {
+    const out = run();
+    return canRead ? out.then(answer) : out.then(answer, (err) => Promise.reject(withheldError(err)));
+  };
+  const note = (supplied: boolean) => (n: Note) => (canRead ? seen(n) : withheld(n, supplied));
+  return {
     create: (pathInput, content, frontmatter) =>
       guarded(
         () => writable(pathInput),
-        () => notes.create(pathInput, content, frontmatter).then(seen),
+        // Every byte is the key's own: the checksum tells it nothing new.
+        () => wrote(() => notes.create(pathInput, content, frontmatter), note(true)),
       ),
     update: (pathInput, input, ifMatch) =>
       guarded(
         () => writable(pathInput),
-        () => notes.update(pathInput, input, ifMatch).then(seen),
+        // Without a frontmatter of its own the note's block is kept: bytes the key never gave.
+        () => wrote(() => notes.update(pathInput, input, ifMatch), note(suppliesAll(input))),
       ),
     patch: (pathInput, op, ifMatch) =>
       guarded(
-        () => writable(pathInput),
-        () => notes.patch(pathInput, op, ifMatch).then(seen),
+        () => {
+          writable(pathInput);
+          // Finding a heading, block or key (or failing to) tells what the note holds.
+          if (!canRead && (op as { target?: { type?: unknown } } | undefined)?.target?.type !== 'document')
+            requireCap(p, 'notes:read');
+        },
+        () => wrote(() => notes.patch(pathInput, op, ifMatch), note(false)),
       ),
     remove: (pathInput, ifMatch) =>
       guarded(
         () => writable(pathInput),
-        () => notes.remove(pathInput, ifMatch),
+        () =>
+          wrote(
+            () => notes.remove(pathInput, ifMatch),
+            (r) => r,
+          ),
       ),
     move: (from, to, opts) =>
       guarded(
@@ -204,9 +268,12 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
         () =>
           // Links in notes the key cannot see are never rewritten (a write outside its folders);
           // there they now point at a note that moved away, as after a move by another tool.
-          notes
-            .move(from, to, { ...opts, rewriteOnly: see })
-            .then((r) => ({ ...r, note: seen(r.note), rewritten: r.rewritten })),
+          // Without notes:read the rewritten notes stay unnamed: they are the note's backlinks.
+          wrote(
+            () => notes.move(from, to, { ...opts, rewriteOnly: see }),
+            (r) =>
+              canRead ? { ...r, note: seen(r.note) } : { note: withheld(r.note, false), rewritten: [] },
+          ),
       ),
     moveFile: (from, to, move, opts) =>
       guarded(
@@ -220,11 +287,20 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
     restore: (pathInput, bytes, opts) =>
       guarded(
         () => writable(pathInput),
-        () => notes.restore(pathInput, bytes, opts).then((r) => ({ ...r, note: seen(r.note) })),
+        () =>
+          wrote(
+            () => notes.restore(pathInput, bytes, opts),
+            (r) => ({ ...r, note: note(false)(r.note) }),
+          ),
       ),
-    history: notes.history ? scopedHistory(notes.history, p, scope) : null,
   };
-  return view;
+}
+
+/** True when an update gives every byte it writes (a frontmatter of its own, or none kept). */
+function suppliesAll(input: { content: string; frontmatter?: unknown }): boolean {
+  return (
+    input.frontmatter !== undefined || (typeof input.content === 'string' && FRONTMATTER.test(input.content))
+  );
 }
 
 /** A note path validated as the service would (so `a/../b` cannot dodge the folder check). */

@@ -25,6 +25,9 @@ interface Source {
   paths: (string | null)[];
 }
 
+/** The paths a scoped key sees; a resolution given one picks among those only. */
+export type See = (path: string) => boolean;
+
 const lower = (s: string): string => s.toLowerCase();
 
 /** The stem a link would match by file name: `folder/My Note.md` -> `my note`. */
@@ -77,6 +80,12 @@ const removeFrom = <K>(m: Map<K, Bag>, k: K, v: string) => {
     a.delete(v);
     if (a.size === 0) m.delete(k);
   }
+};
+/** True when some path of a bag passes `test`. */
+const someOf = (a: Bag | undefined, test: (p: string) => boolean): boolean => {
+  if (!a) return false;
+  for (const p of Array.isArray(a) ? a : a.keys()) if (test(p)) return true;
+  return false;
 };
 /** The distinct paths of a bag. */
 const members = (a: Bag | undefined): string[] =>
@@ -131,68 +140,79 @@ export function createLinkGraph() {
   const files = new Map<string, string>();
   const filesByName = new Map<string, Bag>();
 
-  const findPath = (candidate: string): string | null => {
-    if (sources.has(candidate)) return candidate;
-    return byLowerPath.get(lower(candidate)) ?? null;
+  const findPath = (candidate: string, see?: See): string | null => {
+    if (see === undefined) {
+      if (sources.has(candidate)) return candidate;
+      return byLowerPath.get(lower(candidate)) ?? null;
+    }
+    if (sources.has(candidate) && see(candidate)) return candidate;
+    // Paths differing in case only: the first one the key sees.
+    const l = lower(candidate);
+    for (const p of members(byStem.get(linkKey(candidate)))) if (lower(p) === l && see(p)) return p;
+    return null;
   };
 
   /**
    * Of the paths in `bag`, the one `written` names by file name: ending with what was written when
    * it has folders, the shortest on a tie, then the first in order.
    */
-  const shortestMatch = (bag: Bag | undefined, written: string): string | null => {
+  const shortestMatch = (bag: Bag | undefined, written: string, see?: See): string | null => {
     if (!bag) return null;
     const matches = Array.isArray(bag) ? bag : bag.keys();
     const suffix = written.includes('/') ? `/${lower(written)}` : null;
     let best: string | null = null;
     for (const p of matches) {
       if (suffix && !`/${lower(p)}`.endsWith(suffix)) continue;
+      if (see !== undefined && !see(p)) continue;
       if (best === null || p.length < best.length || (p.length === best.length && p < best)) best = p;
     }
     return best;
   };
 
-  const byName = (candidate: string): string | null =>
-    shortestMatch(byStem.get(linkKey(candidate)), candidate);
+  const byName = (candidate: string, see?: See): string | null =>
+    shortestMatch(byStem.get(linkKey(candidate)), candidate, see);
 
   /**
    * The file a link names, by Obsidian's rules: the exact vault path, then relative to the note's
    * folder, then by file name (the shortest path on a tie, then the first in order).
    */
-  const resolveFile = (from: string, t: string): string | null => {
+  const resolveFile = (from: string, t: string, see?: See): string | null => {
     const exact = files.get(lower(t));
-    if (exact) return exact;
+    if (exact && (see === undefined || see(exact))) return exact;
     const rel = joinRelative(dirname(from), t);
     const hit = rel ? files.get(lower(rel)) : undefined;
-    if (hit) return hit;
+    if (hit && (see === undefined || see(hit))) return hit;
     if (t.startsWith('../') || t.startsWith('./')) return null;
-    return shortestMatch(filesByName.get(lower(basename(t))), t);
+    return shortestMatch(filesByName.get(lower(basename(t))), t, see);
   };
 
-  /** Where `link` written in note `from` points right now; null when nothing matches. */
-  const resolve = (from: string, link: LinkRef): string | null => {
+  /**
+   * Where `link` written in note `from` points right now; null when nothing matches. With `see`,
+   * among the paths it sees only: a hidden path neither wins nor shadows a visible one.
+   */
+  const resolve = (from: string, link: LinkRef, see?: See): string | null => {
     let t = link.target.trim();
     if (!t) return null;
     const markdown = link.kind === 'markdown';
     if (markdown && t.startsWith('/')) t = t.replace(/^\/+/, '');
     if (files.size && isFileName(t)) {
-      const file = resolveFile(from, t);
+      const file = resolveFile(from, t, see);
       if (file) return file;
     }
     const candidate = lower(t).endsWith('.md') ? t : `${t}.md`;
     const dotted = candidate.startsWith('.') || candidate.includes('/.');
     const exact =
-      !dotted || !candidate.split('/').some((s) => s === '..' || s === '.') ? findPath(candidate) : null;
+      !dotted || !candidate.split('/').some((s) => s === '..' || s === '.') ? findPath(candidate, see) : null;
     if (exact) return exact;
     if (markdown) {
       const rel = joinRelative(dirname(from), candidate);
       if (rel) {
-        const hit = findPath(rel);
+        const hit = findPath(rel, see);
         if (hit) return hit;
       }
     }
     if (candidate.startsWith('../') || candidate.startsWith('./')) return null;
-    return byName(candidate);
+    return byName(candidate, see);
   };
 
   const detach = (path: string, src: Source, changed: Set<string>) => {
@@ -487,6 +507,38 @@ export function createLinkGraph() {
     /** Paths of the notes linking to `path`, sorted. */
     backlinksOf(path: string): string[] {
       return members(backlinks.get(path)).sort();
+    },
+
+    /**
+     * The notes linking to `path` as a key that sees only `see` finds them, sorted: the visible
+     * ones linking there now, and the visible ones whose link to a hidden note resolves to `path`
+     * among the notes the key sees. Null when that is the visible part of `backlinksOf` (always
+     * when no note sharing the stem key is hidden: the usual case, and nothing to compute).
+     */
+    backlinksSeen(path: string, see: See): string[] | null {
+      const key = linkKey(path);
+      // Only a link whose winner is hidden resolves anew, and that winner shares the stem key.
+      if (!someOf(byStem.get(key), (p) => !see(p))) return null;
+      ensureRefs();
+      let extra: string[] | null = null;
+      const refs = refsByKey.get(key);
+      const linking = refs === undefined ? [] : Array.isArray(refs) ? refs : refs.keys();
+      for (const sp of linking) {
+        if (!see(sp) || extra?.includes(sp)) continue;
+        const src = sources.get(sp);
+        if (!src) continue;
+        for (let i = 0; i < src.links.length; i++) {
+          const p = src.paths[i];
+          if (p == null || p === path || see(p)) continue;
+          const l = src.links[i]!;
+          if (linkKey(l.target) === key && resolve(sp, l, see) === path) {
+            (extra ??= []).push(sp);
+            break;
+          }
+        }
+      }
+      if (extra === null) return null;
+      return [...new Set([...members(backlinks.get(path)).filter(see), ...extra])].sort();
     },
 
     /** How many notes share the file name stem of `path`. */

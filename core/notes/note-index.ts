@@ -1,7 +1,7 @@
 import { isKnownFileType } from '../files/content-types.ts';
 import { dirname } from '../paths.ts';
 import { internAll, internValues } from './intern.ts';
-import { createLinkGraph, distinctLinks, isFileName, type LinkRef } from './link-graph.ts';
+import { createLinkGraph, distinctLinks, isFileName, type LinkRef, type See } from './link-graph.ts';
 import type { MarkdownAnalysis } from './markdown/types.ts';
 import { searchDocOf } from './search/fields.ts';
 import {
@@ -329,6 +329,29 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
     },
 
     /** The summary of one note as the API shows it. */
+    /**
+     * `s` (this index's summary or note) as a key that sees only `see` reads it: each link
+     * resolved among the paths it sees, its backlinks those it sees (core/auth/scoped.ts). The
+     * same object when nothing differs.
+     */
+    seenAs<T extends NoteSummary>(s: T, see: See): T {
+      let links: NoteLink[] | null = null;
+      for (let i = 0; i < s.links.length; i++) {
+        const l = s.links[i]!;
+        if (l.path === null || see(l.path)) continue;
+        // A hidden winner: the link resolves anew among the visible paths (none: unresolved).
+        const path = graph.resolve(s.path, l, see);
+        links ??= s.links.slice();
+        links[i] = { ...l, path, type: linkType({ target: l.target, path }) };
+      }
+      const anew = graph.backlinksSeen(s.path, see);
+      let backlinks: NoteSummary['backlinks'] | null = null;
+      if (anew) backlinks = anew.map((p) => ({ path: p, title: titleOf(p) }));
+      else if (s.backlinks.some((b) => !see(b.path))) backlinks = s.backlinks.filter((b) => see(b.path));
+      if (!links && !backlinks) return s;
+      return { ...s, links: links ?? s.links, backlinks: backlinks ?? s.backlinks };
+    },
+
     summary(path: string): NoteSummary | null {
       const cached = summaries.get(path);
       if (cached) return cached;

@@ -2,6 +2,7 @@ import { DomainError } from '../errors.ts';
 import { validateNotePath } from '../paths.ts';
 import type { StoreChange } from '../ports.ts';
 import { createNoteContext, decode, type Note, type NoteEvent, type NoteServiceDeps } from './context.ts';
+import type { See } from './link-graph.ts';
 import { listKey } from './list-key.ts';
 import {
   applyExternalChanges,
@@ -55,6 +56,14 @@ export function createNoteService(deps: NoteServiceDeps) {
      */
     indexedSummary(path: string): NoteSummary | null {
       return ctx.status.state === 'ready' ? ctx.index.summary(path) : null;
+    },
+
+    /**
+     * `s` as a key that sees only `see` reads it: links resolved among the paths it sees (a hidden
+     * note neither wins nor shows), backlinks from the notes it sees. The view of core/auth/scoped.ts.
+     */
+    seenAs<T extends NoteSummary>(s: T, see: See): T {
+      return ctx.index.seenAs(s, see);
     },
 
     /** The checksum the index holds for `path`, or null. */

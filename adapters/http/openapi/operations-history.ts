@@ -113,8 +113,8 @@ export const history: Operation[] = [
     method: 'delete',
     path: '/api/v1/trash/{id}',
     tag: 'Notes',
-    summary: 'Delete an item of the trash for good',
+    summary: 'Delete an item of the trash for good (admin: a key of the whole vault with admin)',
     data: v.object({ deleted: v.string() }),
-    errors: [404],
+    errors: [403, 404],
   },
 ];

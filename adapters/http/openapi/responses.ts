@@ -51,6 +51,14 @@ export const Note = v.object({
   content: v.string(),
   frontmatter: v.record(v.string(), v.unknown()),
   warnings: v.optional(v.array(v.string())),
+  withheld: v.optional(
+    v.pipe(
+      v.literal(true),
+      v.description(
+        'A write by a key without notes:read: every field but the path is blank, the checksum too unless the key gave every byte.',
+      ),
+    ),
+  ),
 });
 
 /** The answer of a move: the note at its new path, and the notes whose links were rewritten. */

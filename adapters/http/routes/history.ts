@@ -19,6 +19,10 @@ export function actorOf(c: Context<AppEnv>): string {
   return `${p.method === 'jwt' ? 'jwt' : 'key'}:${p.id}`;
 }
 
+/** The ETag of a write's answer; none when the checksum is withheld (a key without notes:read). */
+export const etagOf = (checksum: string): Record<string, string> =>
+  checksum ? { etag: `"${checksum}"` } : {};
+
 /**
  * The note path of a versions URL, read from the URL itself: beside the notes routes'
  * `/:path{.+}`, the router may hand over another route's capture for `path`.
@@ -67,7 +71,7 @@ function versionsHandlers(all: NoteService) {
     const v = await historyOf(notes).get(path, idOf(c));
     const ifMatch = c.req.header('if-match');
     const r = await notes.withActor(actorOf(c), () => notes.restore(path, v.bytes, { to: 'same', ifMatch }));
-    return ok(c, { path: r.path, checksum: r.note.checksum }, 200, { etag: `"${r.note.checksum}"` });
+    return ok(c, { path: r.path, checksum: r.note.checksum }, 200, etagOf(r.note.checksum));
   };
   return { list, get, restore };
 }

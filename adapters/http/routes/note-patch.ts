@@ -4,7 +4,7 @@ import type { NoteService } from '../../../core/notes/service.ts';
 import { ok, readJson } from '../../../http-kit/envelope.ts';
 import { notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
-import { actorOf } from './history.ts';
+import { actorOf, etagOf } from './history.ts';
 
 /** `PATCH /api/v1/notes/:path`: a section PATCH; the answer is the note as GET returns it. */
 export function notePatchRoutes(all: NoteService) {
@@ -14,7 +14,7 @@ export function notePatchRoutes(all: NoteService) {
     const ifMatch = c.req.header('if-match');
     const notes = notesFor(c, all);
     const note = await notes.withActor(actorOf(c), () => notes.patch(c.req.param('path'), body, ifMatch));
-    return ok(c, note, 200, { etag: `"${note.checksum}"` });
+    return ok(c, note, 200, etagOf(note.checksum));
   });
   return app;
 }

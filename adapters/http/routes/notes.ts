@@ -12,7 +12,7 @@ import { encodeCursor, listPage, parseListFormat, parseListQuery } from '../list
 import { createNoteCache, type NoteCache } from '../note-cache.ts';
 import { notesFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
-import { actorOf } from './history.ts';
+import { actorOf, etagOf } from './history.ts';
 
 const JSON_HEADER = { 'content-type': JSON_TYPE };
 
@@ -230,7 +230,7 @@ export function notesRoutes(
     const note = await notes.withActor(actorOf(c), () =>
       notes.create(body.path, body.content, body.frontmatter),
     );
-    return c.body(noteBody(note), 201, { ...JSON_HEADER, etag: `"${note.checksum}"` });
+    return c.body(noteBody(note), 201, { ...JSON_HEADER, ...etagOf(note.checksum) });
   });
 
   app.post('/:path{.+}/move', async (c) => {
@@ -238,7 +238,7 @@ export function notesRoutes(
     const notes = notesFor(c, all);
     const opts = { updateLinks: body.updateLinks ?? false, ifMatch: c.req.header('if-match') };
     const result = await notes.withActor(actorOf(c), () => notes.move(c.req.param('path'), body.path, opts));
-    return ok(c, { ...result.note, rewritten: result.rewritten }, 200, { etag: `"${result.note.checksum}"` });
+    return ok(c, { ...result.note, rewritten: result.rewritten }, 200, etagOf(result.note.checksum));
   });
 
   // A hit is a map lookup and a write of bytes encoded once per note version; a 304 needs only
@@ -266,7 +266,7 @@ export function notesRoutes(
     const input = { content: body.content, frontmatter: body.frontmatter };
     const ifMatch = c.req.header('if-match');
     const note = await notes.withActor(actorOf(c), () => notes.update(c.req.param('path'), input, ifMatch));
-    return c.body(noteBody(note), 200, { ...JSON_HEADER, etag: `"${note.checksum}"` });
+    return c.body(noteBody(note), 200, { ...JSON_HEADER, ...etagOf(note.checksum) });
   });
 
   app.delete('/:path{.+}', async (c) => {

@@ -134,6 +134,7 @@ describe('route capabilities', () => {
       ['DELETE', '/api/v1/notes/a.md', 'notes:write'],
       ['GET', '/api/v1/notes/a.md/versions', 'notes:read'],
       ['POST', '/api/v1/trash/x/restore', 'notes:write'],
+      ['DELETE', '/api/v1/trash/x', 'admin'],
       ['GET', '/api/v1/folders/tree', 'notes:read'],
       ['GET', '/api/v1/tags', 'notes:read'],
       ['GET', '/api/v1/search', 'notes:read'],
