@@ -47,7 +47,15 @@ const pathIn = (folder: string, name: string) => (folder ? `${folder}/${name}.md
 export class OpGenerator {
   private rng: Rng;
   private counter = 0;
-  constructor(private seed: number) {
+  private restarts = 0;
+  /**
+   * `killEvery`: every n-th restart is a SIGKILL (default 3, a third; 0 none); `downtime`: files
+   * change while the server is down (default true).
+   */
+  constructor(
+    private seed: number,
+    private opts: { killEvery?: number; downtime?: boolean } = {},
+  ) {
     this.rng = createRng(seed);
   }
 
@@ -120,8 +128,10 @@ export class OpGenerator {
   next(model: VaultModel, restart: boolean): Op {
     const r = this.rng;
     if (restart) {
-      const how = r.chance(0.4) ? 'kill' : 'term';
-      const downtime = Array.from({ length: r.chance(0.5) ? r.int(1, 3) : 0 }, () => this.disk(model));
+      const every = this.opts.killEvery ?? 3;
+      const how = every > 0 && ++this.restarts % every === 0 ? 'kill' : 'term';
+      const changes = this.opts.downtime !== false && r.chance(0.5) ? r.int(1, 3) : 0;
+      const downtime = Array.from({ length: changes }, () => this.disk(model));
       let inFlight: Extract<Op, { t: 'restart' }>['inFlight'];
       if (how === 'kill' && r.chance(0.8)) {
         const paths = model.paths();

@@ -16,6 +16,10 @@ export interface RunOptions {
   /** Operations other than restarts. */
   ops: number;
   restarts: number;
+  /** Every n-th restart is a SIGKILL (default 3; 0: none). */
+  killEvery?: number;
+  /** Files change while the server is down (default true). */
+  downtime?: boolean;
   /** Replays the shrinker may spend (0: no shrinking). */
   shrinkRuns?: number;
   log?: (line: string) => void;
@@ -94,7 +98,7 @@ export async function runModel(opts: RunOptions): Promise<RunResult> {
   const started = Date.now();
   const steps = opts.ops + opts.restarts;
   const every = Math.max(2, Math.floor(steps / (opts.restarts + 1)));
-  const gen = new OpGenerator(opts.seed);
+  const gen = new OpGenerator(opts.seed, { killEvery: opts.killEvery, downtime: opts.downtime });
   const done: Op[] = [];
   const h = await Harness.create(opts.seed);
   let failure: { message: string } | null = null;
@@ -144,7 +148,9 @@ export function report(f: Failure, opts: RunOptions): string {
     f.message,
     `minimal sequence (${f.minimal.length} of ${f.sequence.length} operations), failing with: ${f.minimalMessage.split('\n')[0]}`,
     ...f.minimal.map((op, i) => `  ${i + 1}. ${describe(op)}`),
-    `replay the run:      npm run soak -- --seed ${f.seed} --ops ${opts.ops} --restarts ${opts.restarts}`,
+    `replay the run:      npm run soak -- --seed ${f.seed} --ops ${opts.ops} --restarts ${opts.restarts}${
+      opts.killEvery !== undefined ? ` --kill-every ${opts.killEvery}` : ''
+    }${opts.downtime === false ? ' --no-downtime' : ''}`,
     `replay the sequence: npm run soak -- --replay ${f.replayFile}`,
   ].join('\n');
 }

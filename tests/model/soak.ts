@@ -1,6 +1,6 @@
 /**
  * The long run of the model test (docs/reliability.md):
- *   npm run soak -- --seed 1 --ops 10000 --restarts 100 [--shrink 40]
+ *   npm run soak -- --seed 1 --ops 10000 --restarts 100 [--shrink 40] [--kill-every 3] [--no-downtime]
  *   npm run soak -- --replay /tmp/quire-model-<seed>-<time>.json
  * Prints progress, the figures at the end, and on a failure the seed and a minimal sequence.
  */
@@ -16,6 +16,8 @@ const { values } = parseArgs({
     ops: { type: 'string', default: '2000' },
     restarts: { type: 'string', default: '20' },
     shrink: { type: 'string', default: '40' },
+    'kill-every': { type: 'string', default: '3' },
+    'no-downtime': { type: 'boolean', default: false },
     replay: { type: 'string' },
   },
 });
@@ -35,9 +37,14 @@ async function main(): Promise<number> {
     ops: Number(values.ops),
     restarts: Number(values.restarts),
     shrinkRuns: Number(values.shrink),
+    killEvery: Number(values['kill-every']),
+    downtime: !values['no-downtime'],
     log,
   };
-  log(`model soak: seed ${opts.seed}, ${opts.ops} ops, ${opts.restarts} restarts`);
+  log(
+    `model soak: seed ${opts.seed}, ${opts.ops} ops, ${opts.restarts} restarts (every ${opts.killEvery}th a SIGKILL` +
+      `${opts.downtime ? ', files changed while down' : ''})`,
+  );
   const r = await runModel(opts);
   const s = r.stats;
   log(
