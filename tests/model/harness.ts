@@ -26,7 +26,7 @@ const NOTE_FIELDS = [
   'frontmatter',
 ];
 /** How long the server may take to show a change made on disk (the watcher's delay is ≤ 2 s). */
-const DISK_SEEN_MS = 10_000;
+const DISK_SEEN_MS = 20_000;
 /** How long a started server may answer "not ready". */
 const READY_MS = 90_000;
 

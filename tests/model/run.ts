@@ -22,6 +22,8 @@ export interface RunOptions {
   downtime?: boolean;
   /** Replays the shrinker may spend (0: no shrinking). */
   shrinkRuns?: number;
+  /** And the time it may spend, in ms (default 30 min); it stops after the replay that passes it. */
+  shrinkMs?: number;
   log?: (line: string) => void;
 }
 
@@ -44,16 +46,21 @@ export interface RunResult {
 }
 
 /** Runs `ops` (skipping those that do not apply); the failing step's message, or null. */
-export async function replay(ops: Op[], seed: number): Promise<{ message: string; at: number } | null> {
+export async function replay(
+  ops: Op[],
+  seed: number,
+): Promise<{ message: string; at: number; ran: Op[] } | null> {
   const h = await Harness.create(seed).catch((err) => err as Error);
-  if (h instanceof Error) return { message: h.message, at: -1 };
+  if (h instanceof Error) return { message: h.message, at: -1, ran: [] };
+  const ran: Op[] = [];
   try {
     for (let i = 0; i < ops.length; i++) {
       if (!applicable(h.model, ops[i]!)) continue;
+      ran.push(ops[i]!);
       try {
         await h.step(ops[i]!);
       } catch (err) {
-        return { message: (err as Error).message, at: i };
+        return { message: (err as Error).message, at: i, ran };
       }
     }
     return null;
@@ -63,20 +70,22 @@ export async function replay(ops: Op[], seed: number): Promise<{ message: string
 }
 
 /** Delta debugging (ddmin) over `ops`, keeping any subsequence that still fails. */
-export async function shrink(ops: Op[], seed: number, runs: number, log: (l: string) => void) {
+export async function shrink(ops: Op[], seed: number, runs: number, ms: number, log: (l: string) => void) {
+  const deadline = Date.now() + ms;
   let best = ops;
   let message = '';
   let n = 2;
-  while (runs > 0 && best.length > 1) {
+  while (runs > 0 && best.length > 1 && Date.now() < deadline) {
     const size = Math.ceil(best.length / n);
     let reduced = false;
-    for (let i = 0; i < n && runs > 0; i++) {
+    for (let i = 0; i < n && runs > 0 && Date.now() < deadline; i++) {
       const candidate = [...best.slice(0, i * size), ...best.slice((i + 1) * size)];
       if (candidate.length === 0) continue;
       runs--;
       const r = await replay(candidate, seed);
       if (r) {
-        best = candidate.slice(0, r.at + 1);
+        // Only the operations that ran: the skipped ones changed nothing.
+        best = r.ran;
         message = r.message;
         n = Math.max(n - 1, 2);
         reduced = true;
@@ -127,7 +136,13 @@ export async function runModel(opts: RunOptions): Promise<RunResult> {
   const result: RunResult = { stats: h.stats, ms: Date.now() - started, failure: null };
   if (!failure) return result;
   log(`FAILED at step ${done.length} (seed ${opts.seed}): ${failure.message}`);
-  const { minimal, message } = await shrink(done, opts.seed, opts.shrinkRuns ?? 0, log);
+  const { minimal, message } = await shrink(
+    done,
+    opts.seed,
+    opts.shrinkRuns ?? 0,
+    opts.shrinkMs ?? 1_800_000,
+    log,
+  );
   const replayFile = join(tmpdir(), `quire-model-${opts.seed}-${Date.now()}.json`);
   await writeFile(replayFile, JSON.stringify({ seed: opts.seed, ops: minimal }, null, 1));
   result.failure = {
