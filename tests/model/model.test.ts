@@ -4,10 +4,12 @@
  * read compared with a reference model after every step. A failure prints its seed, a shrunk
  * sequence and the commands that replay them. The long run is `npm run soak`.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killAll } from '../reliability/scenarios/procs.ts';
 import { runSeed } from '../reliability/scenarios/rng.ts';
-import { report, runModel } from './run.ts';
+import type { Op } from './ops.ts';
+import { replay, report, runModel } from './run.ts';
 
 afterAll(killAll);
 
@@ -43,5 +45,16 @@ describe('every answer equals the model', () => {
       expect(r.stats.restarts).toBe(4);
     },
     420_000,
+  );
+
+  // Sequences the runs found, replayed as written (each depends on timing, so twice).
+  it.runIf(process.env.QUIRE_MODEL_RESTARTS === '1')(
+    'a SIGKILL after a clean stop: the restarted server answers the vault, not the one of the clean stop',
+    async () => {
+      const file = new URL('./sequences/clean-stop-then-kill.json', import.meta.url);
+      const { seed, ops } = JSON.parse(await readFile(file, 'utf8')) as { seed: number; ops: Op[] };
+      for (let i = 0; i < 2; i++) expect((await replay(ops, seed))?.message ?? null).toBeNull();
+    },
+    240_000,
   );
 });
