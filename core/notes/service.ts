@@ -238,9 +238,23 @@ export function createNoteService(deps: NoteServiceDeps) {
         }
       }
       // Unknown, gone, or edited outside the server and not yet seen by the watcher.
-      const fresh = await mutex.run(() =>
-        ctx.refresh(path, true, info && bytes ? { info: { ...info, size: bytes.length }, bytes } : undefined),
-      );
+      const fresh = await mutex.run(async () => {
+        const before = ctx.index.entries.get(path);
+        const beforeSum = before?.checksum;
+        const after = await ctx.refresh(
+          path,
+          true,
+          info && bytes ? { info: { ...info, size: bytes.length }, bytes } : undefined,
+        );
+        // An outside change read here first: the watcher will then find the index current and
+        // say nothing, so it is kept and told here as the watcher would have.
+        if ((before || after) && (after !== before || after?.checksum !== beforeSum)) {
+          if (ctx.history && after && bytes) await ctx.history.record(path, bytes, 'outside', 'outside');
+          else if (ctx.history && !after) await ctx.history.goneOutside(path, 'note');
+          ctx.emit({ type: !after ? 'deleted' : before ? 'updated' : 'created', path, external: true });
+        }
+        return after;
+      });
       if (!fresh || !bytes) throw notFound(path);
       return ctx.buildNote(fresh, decode(bytes));
     },

@@ -118,6 +118,27 @@ describe('note service', () => {
     expect(events.map((e) => e.type)).toEqual(['created', 'updated', 'moved', 'deleted']);
   });
 
+  it('tells an outside change that a read finds before the watcher, which then finds nothing new', async () => {
+    const store = memoryNoteStore({ files: { 'a.md': '# A' } });
+    const s = createNoteService({ store, clock });
+    await s.load();
+    const events: NoteEvent[] = [];
+    s.subscribe((e) => events.push(e));
+    await store.write('b.md', new TextEncoder().encode('# Bee'));
+    await store.write('a.md', new TextEncoder().encode('# A changed'));
+    expect((await s.get('b.md')).title).toBe('Bee');
+    expect((await s.get('a.md')).title).toBe('A changed');
+    await store.remove('b.md');
+    await expect(s.get('b.md')).rejects.toMatchObject({ code: 'NOTE_NOT_FOUND' });
+    // What the watcher would report next: the index is current, so nothing more is told.
+    expect(await s.reconcile()).toBe(0);
+    expect(events.map((e) => `${e.type} ${e.path} ${e.external}`)).toEqual([
+      'created b.md true',
+      'updated a.md true',
+      'deleted b.md true',
+    ]);
+  });
+
   it('keeps one unparseable note from breaking the index', async () => {
     const weird = `---\n${'- '.repeat(10000)}\n---\n${'['.repeat(5000)}${'*'.repeat(5000)}`;
     const s = createNoteService({
