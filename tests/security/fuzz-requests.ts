@@ -491,7 +491,7 @@ function body(k: FuzzKnowledge) {
     },
     { weight: 1, arbitrary: fc.record({ code: fc.string({ maxLength: 20 }) }).map(json) },
     { weight: 2, arbitrary: registration().map(json) },
-    { weight: 2, arbitrary: oauthForm(k) },
+    { weight: 2, arbitrary: oauthForm(k, false) },
     {
       weight: 1,
       arbitrary: fc
@@ -711,7 +711,7 @@ function oauthRoute(k: FuzzKnowledge): fc.Arbitrary<[string, string]> {
 }
 
 /** A form body for the OAuth endpoints: the real client and redirect, random codes and tokens. */
-export function oauthForm(k: FuzzKnowledge): fc.Arbitrary<Uint8Array> {
+export function oauthForm(k: FuzzKnowledge, withKeys = true): fc.Arbitrary<Uint8Array> {
   const value = fc.oneof(
     fc.stringMatching(/^[A-Za-z0-9._~-]{0,60}$/),
     fc.constantFrom(...BAD_PERCENT),
@@ -733,11 +733,10 @@ export function oauthForm(k: FuzzKnowledge): fc.Arbitrary<Uint8Array> {
         code_challenge_method: fc.constant('S256'),
         action: fc.constantFrom('approve', 'deny', ''),
         // The consent form's key field: a real key (a code is issued) or junk.
-        key: fc.oneof(
-          fc.constant(k.apiKey),
-          fc.constantFrom(...(k.keys?.length ? k.keys : [k.apiKey])),
-          value,
-        ),
+        // Real keys only where the form goes to OAuth: elsewhere it could be stored and read back.
+        key: withKeys
+          ? fc.oneof(fc.constant(k.apiKey), fc.constantFrom(...(k.keys?.length ? k.keys : [k.apiKey])), value)
+          : value,
         capability: fc.constantFrom('notes:read', 'notes:write', 'admin', ''),
         folders: fc.constantFrom('folder/', '../', '', 'a,b\nc'),
         resource: fc.constantFrom(encodeURIComponent('http://127.0.0.1/mcp'), '%'),

@@ -39,6 +39,9 @@ describe('MCP answers malformed params as Invalid params, never as an internal e
     ['resources/list', { cursor: { x: 1 } }],
     ['tools/list', { cursor: [] }],
     ['resources/templates/list', { cursor: 1 }],
+    ['initialize', { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'x', version: '1' } }],
+    ['initialize', 'not an object'],
+    ['ping', 'not an object'],
   ])('%s with params %j', async (method, params) => {
     const r = await rpc({ jsonrpc: '2.0', id: 1, method, params });
     expect(r.status).toBe(200);

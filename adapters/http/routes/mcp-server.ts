@@ -5,10 +5,12 @@ import type { SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.j
 import {
   CallToolRequestSchema,
   ErrorCode,
+  InitializeRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
   ReadResourceRequestSchema,
   type ServerResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -180,10 +182,35 @@ const initializeIn = (body: unknown): Record<string, unknown> | undefined =>
       typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
   );
 
+/**
+ * The SDK's own handlers (`initialize`, `ping`) parse their request the same way (see `handle`);
+ * a single such request of the wrong shape is answered here, -32602 Invalid params.
+ */
+function malformedOwn(body: unknown): Response | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const m = body as { method?: unknown; id?: unknown };
+  const schema =
+    m.method === 'initialize' ? InitializeRequestSchema : m.method === 'ping' ? PingRequestSchema : null;
+  const r = schema?.safeParse(body);
+  if (!r || r.success || m.id === undefined) return null;
+  const issue = r.error.issues[0];
+  const where = issue?.path.map(String).join('.') || 'request';
+  return Response.json({
+    jsonrpc: '2.0',
+    id: m.id,
+    error: {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: ${where}: ${issue?.message ?? 'invalid'}`,
+    },
+  });
+}
+
 /** Answers one MCP request (Streamable HTTP, stateless, JSON answers). */
 export async function handleMcp(deps: McpDeps, request: Request): Promise<Response> {
   const read = readMcpBody(await request.text());
   if ('refuse' in read) return read.refuse;
+  const own = malformedOwn(read.body);
+  if (own) return own;
   const init = initializeIn(read.body);
   const name = init
     ? clientName((init.params as { clientInfo?: { name?: unknown } } | undefined)?.clientInfo?.name)
