@@ -134,6 +134,7 @@ function healthProbe(port: number) {
     }
   })();
   return {
+    taken: () => ms.length,
     async stop() {
       running = false;
       await loop;
@@ -354,6 +355,10 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
         rawRequest(knowledge, requestLine(relayRoute(knowledge), relayTarget(knowledge))),
         SEED + 1,
       );
+      // Health idle first (the baseline of the same run), then during the fuzz.
+      const idleProbe = healthProbe(server.port);
+      await until('30 idle health probes', () => idleProbe.taken() >= 30, 30_000);
+      const idle = await idleProbe.stop();
       const probe = healthProbe(server.port);
       const a = await run(server.port, toServer, deadline - BUDGET_MS / 2);
       const b = await run(relayPort, toRelay, deadline);
@@ -361,6 +366,7 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       console.log(
         `HTTP fuzz (seed ${SEED}, FUZZ_SEED to repeat): ${a.sent} requests to the server, ${b.sent} to the relay, ${a.sent + b.sent} in all`,
         `\nstatuses, server: ${JSON.stringify(a.statuses)}\nstatuses, relay: ${JSON.stringify(b.statuses)}`,
+        `\nhealth idle: ${idle.count} probes, p50 ${idle.p50.toFixed(1)} ms, p99 ${idle.p99.toFixed(1)} ms`,
         `\nhealth during the fuzz: ${health.count} probes, p50 ${health.p50.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms, max ${health.max.toFixed(1)} ms`,
       );
       const reach = Object.fromEntries(
