@@ -7,7 +7,50 @@ export interface FuzzKnowledge {
   apiKey: string;
   serverId: string;
   notes: string[];
+  /** Keys of other scopes (read-only, folder-limited, write-only, ...) minted before the run. */
+  keys?: string[];
+  /** Real version ids of the seeded notes, and real trash ids. */
+  versions?: string[];
+  trash?: string[];
+  /** Attachments in the vault (encoded, as in a URL). */
+  files?: string[];
+  /** A registered OAuth client, and the redirect URI it registered. */
+  clientId?: string;
+  redirectUri?: string;
 }
+
+/** Malformed percent-encodings, for ids and parameters decoded with decodeURIComponent. */
+const BAD_PERCENT = [
+  '%',
+  '%E0%A4%A',
+  '%ff',
+  '%fe%ff',
+  '%C0',
+  '%e2%82',
+  '%zz',
+  'a%',
+  '%%',
+  '%u0041',
+  '%F0%9F%98',
+];
+
+/** A version or trash id: real ones, malformed percent-encodings, junk. */
+const idParam = (real: string[] | undefined) =>
+  fc.oneof(
+    { weight: 3, arbitrary: real?.length ? fc.constantFrom(...real) : fc.constant('0') },
+    { weight: 2, arbitrary: fc.constantFrom(...BAD_PERCENT) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(real?.length ? fc.constantFrom(...real) : fc.constant('1'), fc.constantFrom(...BAD_PERCENT))
+        .map(([a, b]) => a + b),
+    },
+    { weight: 2, arbitrary: fc.stringMatching(/^[A-Za-z0-9._~%-]{0,30}$/) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('..', '..%2F..', '%2e%2e', '__proto__', 'constructor', '-1', '9'.repeat(30)),
+    },
+  );
 
 const enc = new TextEncoder();
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'get', 'PROPFIND', 'X'];
@@ -120,6 +163,15 @@ export function serverTarget(k: FuzzKnowledge) {
             '/api/v1/events',
             '/mcp',
             '/mcp/',
+            '/api/v1/trash',
+            '/api/v1/notes/a.md/versions',
+            '/api/v1/notes/a.md/versions/%',
+            '/api/v1/auth/oauth/grants',
+            '/oauth/token',
+            '/oauth/authorize',
+            '/oauth/register',
+            '/oauth/revoke',
+            '/.well-known/oauth-authorization-server',
             '//api/v1/notes',
             '/api/v1/../../etc/passwd',
             '/api/v2/notes',
@@ -172,7 +224,9 @@ function headers(k: FuzzKnowledge) {
     .record(
       {
         key: fc.oneof(
-          { weight: 12, arbitrary: fc.constant(k.apiKey) },
+          { weight: 8, arbitrary: fc.constant(k.apiKey) },
+          // Keys of other scopes: read-only, folder-limited, write-only (the guards' other answers).
+          { weight: 6, arbitrary: fc.constantFrom(...(k.keys?.length ? k.keys : [k.apiKey])) },
           { weight: 1, arbitrary: fc.constant('') },
           { weight: 1, arbitrary: headerValue },
           { weight: 1, arbitrary: fc.constant(`quire_sk_${'A'.repeat(43)}`) },
@@ -227,6 +281,22 @@ function headers(k: FuzzKnowledge) {
               ['Expect', '100-continue'],
               ['Cookie', 'a=b; c'],
               ['!#$%&*+.^_`|~', 'token-name'],
+              ['Authorization', 'Bearer quire_at_e30.e30.x'],
+              ['Authorization', `Bearer quire_at_${'A'.repeat(2000)}`],
+              ['Authorization', 'Bearer quire_rt_x.y'],
+              ['Accept', 'text/event-stream'],
+              ['Accept', 'application/json;q=0, text/event-stream;q=1'],
+              ['Range', `bytes=${'0-1,'.repeat(200)}2-3`],
+              ['Range', 'bytes=0-18446744073709551616'],
+              ['Content-Range', 'bytes 0-1/2'],
+              ['If-Match', `"${'f'.repeat(64)}"`],
+              ['X-Service-Key', 'second-key-header'],
+              ['Host', 'evil.example'],
+              ['X-Forwarded-Host', 'evil.example:443/oauth'],
+              ['Last-Event-ID', '1e3'],
+              ['Last-Event-ID', '%ff'],
+              ['Mcp-Protocol-Version', 'x'.repeat(500)],
+              ['Accept-Language', `${'en,'.repeat(2000)}en`],
             ),
             fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), headerValue),
           ),
@@ -254,6 +324,10 @@ const TOOLS = [
   'patch_note',
   'move_note',
   'delete_note',
+  'list_versions',
+  'restore_version',
+  'list_trash',
+  'restore_from_trash',
 ];
 
 /** A section PATCH: real operations and targets, and hostile ones. */
@@ -279,7 +353,7 @@ const patchBody = fc.record(
 );
 
 /** A JSON-RPC message to /mcp: real methods and tools with hostile arguments, and junk shapes. */
-function rpcMessage(anyPath: fc.Arbitrary<string>) {
+function rpcMessage(anyPath: fc.Arbitrary<string>, ids: string[]) {
   const args = fc.oneof(
     fc.record(
       {
@@ -294,6 +368,8 @@ function rpcMessage(anyPath: fc.Arbitrary<string>) {
         target: patchBody.map((b) => b.target),
         ifMatch: fc.constantFrom('"nope"', '*', ''),
         updateLinks: fc.boolean(),
+        id: fc.oneof(fc.constantFrom(...ids, ...BAD_PERCENT), fc.string({ maxLength: 30 })),
+        mode: fc.constantFrom('lexical', 'semantic', 'hybrid', 'x'),
       },
       { requiredKeys: [] },
     ),
@@ -352,15 +428,16 @@ function rpcMessage(anyPath: fc.Arbitrary<string>) {
   );
 }
 
+/** A note path in a body: the seeded notes, good new paths, hostile ones. */
+const anyPathOf = (k: FuzzKnowledge) =>
+  fc.oneof(fc.constantFrom(...k.notes.map(decodeURIComponent)), goodPath, goodPath, hostilePath);
+/** The version and trash ids the generators may use. */
+const idsOf = (k: FuzzKnowledge) => [...(k.versions ?? []), ...(k.trash ?? [])];
+
 /** Bodies: well-shaped JSON with hostile values, random JSON, broken JSON, bytes, too large. */
 function body(k: FuzzKnowledge) {
   const json = (x: unknown) => enc.encode(JSON.stringify(x));
-  const anyPath = fc.oneof(
-    fc.constantFrom(...k.notes.map(decodeURIComponent)),
-    goodPath,
-    goodPath,
-    hostilePath,
-  );
+  const anyPath = anyPathOf(k);
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant(null) },
     { weight: 4, arbitrary: fc.record({ path: anyPath, content: noteText }).map(json) },
@@ -393,8 +470,11 @@ function body(k: FuzzKnowledge) {
         .map(json),
     },
     { weight: 1, arbitrary: fc.record({ name: fc.string() }).map(json) },
-    { weight: 4, arbitrary: rpcMessage(anyPath).map(json) },
-    { weight: 2, arbitrary: fc.array(rpcMessage(anyPath), { maxLength: 40 }).map(json) },
+    { weight: 4, arbitrary: rpcMessage(anyPath, idsOf(k)).map(json) },
+    {
+      weight: 2,
+      arbitrary: fc.array(rpcMessage(anyPath, idsOf(k)), { maxLength: 40 }).map(json),
+    },
     { weight: 3, arbitrary: patchBody.map(json) },
     {
       weight: 1,
@@ -410,6 +490,8 @@ function body(k: FuzzKnowledge) {
         ),
     },
     { weight: 1, arbitrary: fc.record({ code: fc.string({ maxLength: 20 }) }).map(json) },
+    { weight: 2, arbitrary: registration().map(json) },
+    { weight: 2, arbitrary: oauthForm(k, false) },
     {
       weight: 1,
       arbitrary: fc
@@ -508,6 +590,194 @@ export function serverRoute(k: FuzzKnowledge): fc.Arbitrary<[string, string]> {
       ['GET'],
       fc.constantFrom('audit', 'config', 'recommendations').map((x) => `/api/v1/security/${x}`),
     ),
+    historyRoute(k),
+    historyRoute(k),
+    oauthRoute(k),
+    oauthRoute(k),
+    line(
+      ['GET', 'GET', 'GET', 'HEAD', 'PUT', 'DELETE'],
+      fc
+        .tuple(fc.oneof(fc.constantFrom(...(k.files?.length ? k.files : ['x.png'])), p), query)
+        .map(([x, q]) => `/api/v1/files/${x}${q}`),
+    ),
+    line(
+      ['GET'],
+      fc.oneof(eventsTarget, fc.constantFrom('/api/v1/tags', '/api/v1/tags/', '/api/v1/tags?limit=-1')),
+    ),
+    line(['POST'], fc.constant('/mcp')),
+  );
+}
+
+/** The history (versions list, get, diff, restore) and the trash (list, restore, purge). */
+function historyRoute(k: FuzzKnowledge): fc.Arbitrary<[string, string]> {
+  const p = param(k.notes);
+  const note = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...k.notes) }, { weight: 1, arbitrary: p });
+  const version = idParam(k.versions);
+  const trash = idParam(k.trash);
+  const diff = fc.oneof(
+    fc.constant(''),
+    fc.constant('?diff=current'),
+    version.map((v) => `?diff=${v}`),
+    fc.constantFrom('?diff=', '?diff=%', '?diff=%E0%A4%A', '?diff&diff=x'),
+  );
+  return fc.oneof(
+    fc.tuple(
+      fc.constant('GET'),
+      note.map((n) => `/api/v1/notes/${n}/versions`),
+    ),
+    fc.tuple(
+      fc.constantFrom('GET', 'GET', 'HEAD', 'DELETE'),
+      fc.tuple(note, version, diff).map(([n, v, d]) => `/api/v1/notes/${n}/versions/${v}${d}`),
+    ),
+    fc.tuple(
+      fc.constantFrom('POST', 'POST', 'GET'),
+      fc.tuple(note, version).map(([n, v]) => `/api/v1/notes/${n}/versions/${v}/restore`),
+    ),
+    fc.tuple(fc.constantFrom('GET', 'POST', 'DELETE'), fc.constantFrom('/api/v1/trash', '/api/v1/trash/')),
+    fc.tuple(
+      fc.constantFrom('POST', 'POST', 'GET'),
+      trash.map((t) => `/api/v1/trash/${t}/restore`),
+    ),
+    fc.tuple(
+      fc.constantFrom('DELETE', 'GET', 'PUT'),
+      trash.map((t) => `/api/v1/trash/${t}`),
+    ),
+  ) as fc.Arbitrary<[string, string]>;
+}
+
+/** OAuth: metadata, registration, the consent page and its form, token and revocation. */
+function oauthRoute(k: FuzzKnowledge): fc.Arbitrary<[string, string]> {
+  const value = fc.oneof(
+    fc.stringMatching(/^[A-Za-z0-9._~-]{0,20}$/),
+    fc.constantFrom(...BAD_PERCENT),
+    fc.string({ maxLength: 12 }).map(encodeURIComponent),
+    fc.constant('x'.repeat(3000)),
+  );
+  const authorizeQuery = fc
+    .record(
+      {
+        response_type: fc.constantFrom('code', 'token', '', 'code%20token'),
+        client_id: fc.oneof(fc.constant(k.clientId ?? 'x'), value),
+        redirect_uri: fc.oneof(
+          fc.constant(encodeURIComponent(k.redirectUri ?? 'http://127.0.0.1/cb')),
+          fc.constantFrom(
+            encodeURIComponent('https://evil.example/cb'),
+            encodeURIComponent('javascript:alert(1)'),
+            encodeURIComponent(`${k.redirectUri ?? ''}/../x`),
+          ),
+          value,
+        ),
+        code_challenge: fc.oneof(fc.constant('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'), value),
+        code_challenge_method: fc.constantFrom('S256', 'plain', ''),
+        state: value,
+        scope: fc.constantFrom('notes:read', 'notes:read%20notes:write', 'admin', '', '%'),
+        resource: fc.constantFrom(encodeURIComponent('http://127.0.0.1/mcp'), 'x', '%ff'),
+      },
+      { requiredKeys: [] },
+    )
+    .map((r) =>
+      Object.entries(r)
+        .map(([a, b]) => `${a}=${b}`)
+        .join('&'),
+    );
+  return fc.oneof(
+    fc.tuple(
+      fc.constantFrom('GET', 'GET', 'POST', 'HEAD'),
+      fc.constantFrom(
+        '/.well-known/oauth-authorization-server',
+        '/.well-known/oauth-protected-resource',
+        '/.well-known/oauth-protected-resource/mcp',
+        '/.well-known/oauth-protected-resource/x',
+      ),
+    ),
+    fc.tuple(
+      fc.constantFrom('GET', 'GET', 'POST'),
+      authorizeQuery.map((q) => `/oauth/authorize?${q}`),
+    ),
+    fc.tuple(
+      fc.constantFrom('POST', 'POST', 'POST', 'GET', 'PUT'),
+      fc.constantFrom('/oauth/register', '/oauth/authorize', '/oauth/token', '/oauth/revoke'),
+    ),
+    fc.tuple(
+      fc.constantFrom('GET', 'DELETE'),
+      fc
+        .oneof(
+          fc.constant(''),
+          value.map((x) => `/${x}`),
+        )
+        .map((x) => `/api/v1/auth/oauth/grants${x}`),
+    ),
+  ) as fc.Arbitrary<[string, string]>;
+}
+
+/** A form body for the OAuth endpoints: the real client and redirect, random codes and tokens. */
+export function oauthForm(k: FuzzKnowledge, withKeys = true): fc.Arbitrary<Uint8Array> {
+  const value = fc.oneof(
+    fc.stringMatching(/^[A-Za-z0-9._~-]{0,60}$/),
+    fc.constantFrom(...BAD_PERCENT),
+    fc.string({ maxLength: 20 }).map(encodeURIComponent),
+    fc.constantFrom('quire_rt_x.y', 'quire_rt_', 'quire_at_a.b.c', `${k.apiKey.slice(0, 12)}`),
+  );
+  return fc
+    .record(
+      {
+        grant_type: fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials', '', '%'),
+        code: value,
+        code_verifier: value,
+        refresh_token: value,
+        token: value,
+        client_id: fc.oneof(fc.constant(k.clientId ?? 'x'), value),
+        redirect_uri: fc.oneof(fc.constant(encodeURIComponent(k.redirectUri ?? '')), value),
+        response_type: fc.constant('code'),
+        code_challenge: fc.constant('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'),
+        code_challenge_method: fc.constant('S256'),
+        action: fc.constantFrom('approve', 'deny', ''),
+        // The consent form's key field: a real key (a code is issued) or junk.
+        // Real keys only where the form goes to OAuth: elsewhere it could be stored and read back.
+        key: withKeys
+          ? fc.oneof(fc.constant(k.apiKey), fc.constantFrom(...(k.keys?.length ? k.keys : [k.apiKey])), value)
+          : value,
+        capability: fc.constantFrom('notes:read', 'notes:write', 'admin', ''),
+        folders: fc.constantFrom('folder/', '../', '', 'a,b\nc'),
+        resource: fc.constantFrom(encodeURIComponent('http://127.0.0.1/mcp'), '%'),
+      },
+      { requiredKeys: [] },
+    )
+    .map((r) =>
+      enc.encode(
+        Object.entries(r)
+          .map(([a, b]) => `${a}=${b}`)
+          .join('&'),
+      ),
+    );
+}
+
+/** Client metadata for `POST /oauth/register`: good, hostile and malformed. */
+function registration() {
+  return fc.record(
+    {
+      redirect_uris: fc.oneof(
+        fc.array(
+          fc.constantFrom(
+            'http://127.0.0.1:9/cb',
+            'http://localhost/cb',
+            'https://evil.example/cb',
+            'javascript:alert(1)',
+            'data:text/html,x',
+            'myapp://cb',
+            'not a url',
+            '',
+          ),
+          { maxLength: 4 },
+        ),
+        fc.jsonValue(),
+      ),
+      client_name: fc.oneof(fc.string({ maxLength: 40 }), fc.constant('<script>x</script>'), fc.jsonValue()),
+      grant_types: fc.oneof(fc.constant(['authorization_code']), fc.array(fc.string({ maxLength: 20 }))),
+      token_endpoint_auth_method: fc.constantFrom('none', 'client_secret_basic'),
+      scope: fc.string({ maxLength: 20 }),
+    },
+    { requiredKeys: [] },
   );
 }
 
@@ -533,8 +803,42 @@ export function rawRequest(k: FuzzKnowledge, line: fc.Arbitrary<[string, string]
       chunked: fc.boolean(),
       shortLength: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
       smuggle: fc.constantFrom(null, null, null, null, null, null, 'duplicate-length', 'length-and-chunked'),
+      // Mostly a well-typed body for OAuth's endpoints (a form; JSON for registration), so the
+      // requests get past the content-type check to the code, token and consent logic.
+      oauth: fc.record({ typed: fc.nat(3).map((n) => n > 0), form: oauthForm(k), meta: registration() }),
+      rpc: fc.oneof(
+        rpcMessage(anyPathOf(k), idsOf(k)),
+        fc.array(rpcMessage(anyPathOf(k), idsOf(k)), { maxLength: 8 }),
+      ),
     })
-    .map(({ line: [method, target], ...rest }) => ({ method, target, ...rest }));
+    .map(({ line: [method, target], oauth, rpc, ...rest }) => {
+      const req = { method, target, ...rest };
+      if (oauth.typed && /^(\/r\/[^/]+)?\/mcp$/.test(target)) {
+        // As MCP clients send it (JSON, and both types accepted), so it reaches the tools.
+        const drop = new Set(['content-type', 'accept']);
+        return {
+          ...req,
+          headers: [
+            ...req.headers.filter(([h]) => !drop.has(h.toLowerCase())),
+            ['Content-Type', 'application/json'],
+            ['Accept', 'application/json, text/event-stream'],
+          ] as [string, string][],
+          body: enc.encode(JSON.stringify(rpc)),
+        };
+      }
+      if (!oauth.typed || !/\/oauth\/(register|authorize|token|revoke)$/.test(target.split('?')[0]!))
+        return req;
+      const json = target.split('?')[0]!.endsWith('/register');
+      const type = json ? 'application/json' : 'application/x-www-form-urlencoded';
+      return {
+        ...req,
+        headers: [
+          ...req.headers.filter(([h]) => h.toLowerCase() !== 'content-type'),
+          ['Content-Type', type],
+        ] as [string, string][],
+        body: json ? enc.encode(JSON.stringify(oauth.meta)) : oauth.form,
+      };
+    });
 }
 
 /** Method and target on the relay: its own routes, and the server's routes through `/r/:serverId`. */

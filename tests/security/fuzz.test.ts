@@ -40,6 +40,144 @@ async function filesUnder(dir: string): Promise<string[]> {
   return out.sort();
 }
 
+/** The key scopes the fuzz sends with besides the full key (core/auth/scope.ts). */
+const SCOPES = {
+  readOnly: { capabilities: ['notes:read', 'files:read'] },
+  folderLimited: {
+    capabilities: ['notes:read', 'notes:write', 'files:read', 'files:write', 'agent'],
+    folders: ['folder/'],
+  },
+  writeOnly: { capabilities: ['notes:write', 'files:write'] },
+  excluding: { capabilities: ['notes:read', 'notes:write', 'admin'], exclude: ['folder/'] },
+};
+
+/**
+ * What the new route families need to be reached past their first check: keys of other scopes,
+ * real version ids (a note written twice), real trash ids (a note deleted), an OAuth client.
+ */
+async function seedForTheNewRoutes(url: string, apiKey: string): Promise<Partial<FuzzKnowledge>> {
+  const call = async (method: string, path: string, body?: unknown, type = 'application/json') => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'x-service-key': apiKey, 'content-type': type },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect(res.status, `${method} ${path}`).toBeLessThan(300);
+    return res.json();
+  };
+  const keys: string[] = [];
+  for (const [name, scope] of Object.entries(SCOPES))
+    keys.push((await call('POST', '/api/v1/auth/keys', { name, scope })).data.apiKey);
+  await call('PUT', '/api/v1/notes/a.md', { content: '# A\nSee [[b]], rewritten once. #alpha' });
+  await call('PUT', '/api/v1/notes/folder%2Fc.md', { content: '# C\n![[a]] and more' });
+  await call('POST', '/api/v1/notes', { path: 'gone.md', content: 'to the trash' });
+  await call('DELETE', '/api/v1/notes/gone.md');
+  const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array(200).fill(7)]);
+  for (const f of ['pic.png', 'folder/doc.pdf']) {
+    const res = await fetch(`${url}/api/v1/files/${encodeURIComponent(f)}`, {
+      method: 'PUT',
+      headers: { 'x-service-key': apiKey, 'content-type': 'application/octet-stream' },
+      body: png,
+    });
+    expect(res.status, `PUT ${f}`).toBeLessThan(300);
+  }
+  const versions: string[] = [];
+  for (const n of ['a.md', 'folder%2Fc.md'])
+    for (const v of (await call('GET', `/api/v1/notes/${n}/versions`)).data) versions.push(v.id);
+  const trash = (await call('GET', '/api/v1/trash')).data.map((t: { id: string }) => t.id);
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const client = await (
+    await fetch(`${url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [redirectUri], client_name: 'fuzz' }),
+    })
+  ).json();
+  expect(versions.length).toBeGreaterThan(0);
+  expect(trash.length).toBeGreaterThan(0);
+  const files = ['pic.png', 'folder%2Fdoc.pdf', 'folder/doc.pdf'];
+  return { keys, versions, trash, files, clientId: client.client_id, redirectUri };
+}
+
+/** OAuth's endpoints and metadata, directly or through the relay. */
+const OAUTH_ROUTE =
+  /\/(oauth\/(register|authorize|token|revoke)|\.well-known\/oauth-(authorization-server|protected-resource(\/mcp)?))$/;
+/** No answer within this long is a stall (a long poll here waits at most a second). */
+const STALL_MS = 10_000;
+
+/** Health's latency while the fuzz runs: one GET at a time on a fresh connection, as a monitor does. */
+function healthProbe(port: number) {
+  const ms: number[] = [];
+  const bad: string[] = [];
+  let running = true;
+  const req: RawRequest = {
+    method: 'GET',
+    target: '/api/v1/health',
+    headers: [],
+    body: null,
+    chunked: false,
+    shortLength: false,
+    smuggle: null,
+  };
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      try {
+        const res = await sendRaw(port, req, STALL_MS);
+        if (res.status !== 200) bad.push(`health answered ${res.status}`);
+      } catch (err) {
+        bad.push(String(err));
+      }
+      ms.push(performance.now() - t0);
+      // One probe every 20 ms or so: a steady sample, not a load of its own.
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return {
+    taken: () => ms.length,
+    async stop() {
+      running = false;
+      await loop;
+      const sorted = [...ms].sort((a, b) => a - b);
+      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+      return { count: ms.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0, bad };
+    },
+  };
+}
+
+/**
+ * A bug this fuzz found that is fixed elsewhere (the versions routes' param decoding): a version
+ * id that is not valid percent-encoding (`%`, `%ff`, `%E0%A4%A`) answers 500 with a URIError.
+ * Allowed only while a direct request still shows it (`knownOnMain`), so once the fix is merged
+ * any such 500 fails the run again; then delete this and `knownOnMain`.
+ */
+const isKnownVersionIdBug = (f: { req: RawRequest; res?: RawResponse }) =>
+  f.res?.status === 500 && /\/versions\/[^/?]*%/.test(f.req.target);
+
+/** `RUNS` samples of `arb`, drawn 2,000 at a time as the run takes them (a long run's bodies stay small in memory). */
+function lazySample<T>(arb: fc.Arbitrary<T>, seed: number): () => T | undefined {
+  let batch: T[] = [];
+  let taken = 0;
+  return () => {
+    if (taken >= RUNS) return undefined;
+    if (taken % 2_000 === 0)
+      batch = fc.sample(arb, { seed: seed + taken, numRuns: Math.min(2_000, RUNS - taken) });
+    return batch[taken++ % 2_000];
+  };
+}
+
+/** The route family of a request target (through the relay too), for the reach table. */
+function familyOf(target: string): string {
+  const path = target.split('?')[0]!.replace(/^\/r\/[^/]*/, '');
+  if (/^\/(oauth\/|\.well-known\/oauth|api\/v1\/auth\/oauth\/)/.test(path)) return 'oauth';
+  if (/^\/api\/v1\/notes\/.+\/versions(\/|$)/.test(path)) return 'history';
+  const m = /^\/api\/v1\/([a-z]+)/.exec(path) ?? /^\/(mcp)\b/.exec(path);
+  return m?.[1] ?? 'other';
+}
+
+/** The families this round's fuzz must reach past the guards (a success or a route's own refusal). */
+const MUST_REACH = ['oauth', 'history', 'trash', 'files', 'events', 'tags', 'mcp'];
+
 /** FUZZ_DUMP=file writes every answer of ours there, to read them over. */
 const dump: string[] = [];
 const STACK = /\n\s+at\s|node:internal|\.ts:\d+:\d+|\.js:\d+:\d+/;
@@ -52,6 +190,7 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
   let secrets: string[];
   const logs: string[] = [];
   let outsideBefore: string[];
+  let knownOnMain = false;
   const isOutside = (f: string) => !f.startsWith('box/vault/') && !f.startsWith('data/');
 
   beforeAll(async () => {
@@ -102,7 +241,19 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       apiKey: setup.apiKey,
       serverId: setup.serverId,
       notes: Object.keys(SEEDED_NOTES).map(encodeURIComponent),
+      ...(await seedForTheNewRoutes(server.url, setup.apiKey)),
     };
+    secrets.push(...(knowledge.keys ?? []));
+    const versionProbe = await sendRaw(server.port, {
+      method: 'GET',
+      target: '/api/v1/notes/a.md/versions/%E0%A4%A',
+      headers: [['X-Service-Key', setup.apiKey]],
+      body: null,
+      chunked: false,
+      shortLength: false,
+      smuggle: null,
+    });
+    knownOnMain = versionProbe.status === 500;
   }, 90_000);
 
   afterAll(async () => {
@@ -111,13 +262,19 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
   });
 
   /** Sends `requests` (8 at a time) until done or out of time; returns failures and the count sent. */
-  async function run(port: number, requests: RawRequest[], deadline: number) {
+  async function run(port: number, requests: () => RawRequest | undefined, deadline: number) {
     const failures: { req: RawRequest; res?: RawResponse; why: string }[] = [];
-    let next = 0;
     let sent = 0;
     const statuses: Record<number, number> = {};
+    const families: Record<string, { sent: number; passed: number }> = {};
     const check = (req: RawRequest, res: RawResponse) => {
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      const family = familyOf(req.target);
+      const seen = families[family] ?? { sent: 0, passed: 0 };
+      families[family] = seen;
+      seen.sent++;
+      // Past the guards to the route's own work: a success, or a refusal of the route's own.
+      if (res.status < 400 || res.status === 409 || res.status === 412 || res.status === 416) seen.passed++;
       const fail = (why: string) => failures.push({ req, res, why });
       if (res.status === 500) fail('500');
       // A HEAD answer has no body by definition (its GET twin carries the envelope).
@@ -129,6 +286,20 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       if (res.body.includes('SENTINEL-')) fail('a file outside the vault was read');
       if (res.headers['x-request-id'] && res.headers['x-content-type-options'] !== 'nosniff')
         fail('an answer of ours without the security headers');
+      // OAuth's endpoints answer as RFC 6749 asks ({error, error_description}), its pages in HTML.
+      if (OAUTH_ROUTE.test(req.target.split('?')[0]!) && req.method !== 'HEAD') {
+        const type = res.headers['content-type'] ?? '';
+        if (res.status >= 400 && type.includes('application/json')) {
+          let json: { success?: unknown; error?: unknown } | undefined;
+          try {
+            json = JSON.parse(res.body);
+          } catch {}
+          if (typeof json?.success !== 'boolean' && typeof json?.error !== 'string')
+            fail('an OAuth error without its error field');
+        } else if (res.status >= 400 && res.status !== 405 && !type.includes('text/html') && res.body !== '')
+          fail(`an OAuth answer of type ${type}`);
+        return;
+      }
       // Files and event streams answer in their own types; MCP in JSON-RPC (checked below).
       const ownType = res.status < 400 && !(res.headers['content-type'] ?? '').includes('application/json');
       const rpc = /^\s*[[{]\s*"(jsonrpc|result|error)"|^\s*\[/.test(res.body) && /"jsonrpc"/.test(res.body);
@@ -156,18 +327,17 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       }
     };
     const worker = async () => {
-      while (next < requests.length && Date.now() < deadline) {
-        const req = requests[next++]!;
+      for (let req = requests(); req && Date.now() < deadline; req = requests()) {
         sent++;
         try {
-          check(req, await sendRaw(port, req));
+          check(req, await sendRaw(port, req, STALL_MS));
         } catch (err) {
           failures.push({ req, why: String(err) });
         }
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    return { failures, sent, statuses };
+    return { failures, sent, statuses, families };
   }
 
   const show = (f: { req: RawRequest; res?: RawResponse; why: string }) =>
@@ -177,29 +347,70 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
     'survives random requests: no 500, no secret, no stack trace, nothing outside the vault',
     async () => {
       const deadline = Date.now() + BUDGET_MS;
-      const toServer = fc.sample(
+      const toServer = lazySample(
         rawRequest(knowledge, requestLine(serverRoute(knowledge), serverTarget(knowledge))),
-        {
-          seed: SEED,
-          numRuns: RUNS,
-        },
+        SEED,
       );
-      const toRelay = fc.sample(
+      const toRelay = lazySample(
         rawRequest(knowledge, requestLine(relayRoute(knowledge), relayTarget(knowledge))),
-        {
-          seed: SEED + 1,
-          numRuns: RUNS,
-        },
+        SEED + 1,
       );
+      // Health idle first (the baseline of the same run), then during the fuzz.
+      const idleProbe = healthProbe(server.port);
+      await until('30 idle health probes', () => idleProbe.taken() >= 30, 30_000);
+      const idle = await idleProbe.stop();
+      const probe = healthProbe(server.port);
       const a = await run(server.port, toServer, deadline - BUDGET_MS / 2);
       const b = await run(relayPort, toRelay, deadline);
+      const health = await probe.stop();
       console.log(
         `HTTP fuzz (seed ${SEED}, FUZZ_SEED to repeat): ${a.sent} requests to the server, ${b.sent} to the relay, ${a.sent + b.sent} in all`,
         `\nstatuses, server: ${JSON.stringify(a.statuses)}\nstatuses, relay: ${JSON.stringify(b.statuses)}`,
+        `\nhealth idle: ${idle.count} probes, p50 ${idle.p50.toFixed(1)} ms, p99 ${idle.p99.toFixed(1)} ms`,
+        `\nhealth during the fuzz: ${health.count} probes, p50 ${health.p50.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms, max ${health.max.toFixed(1)} ms`,
       );
+      const reach = Object.fromEntries(
+        Object.keys({ ...a.families, ...b.families })
+          .sort()
+          .map((f) => {
+            const sent = (a.families[f]?.sent ?? 0) + (b.families[f]?.sent ?? 0);
+            return [f, `${(a.families[f]?.passed ?? 0) + (b.families[f]?.passed ?? 0)}/${sent}`];
+          }),
+      );
+      console.log(`reached past the guards / sent, by family: ${JSON.stringify(reach)}`);
       if (process.env.FUZZ_DUMP) await writeFile(process.env.FUZZ_DUMP, dump.join('\n'));
+      // Each family got past the guards at least once; held where it was sent often enough for
+      // that to be certain (a loaded machine's short run sends fewer in its time).
+      for (const f of MUST_REACH.filter((x) => (a.families[x]?.sent ?? 0) + (b.families[x]?.sent ?? 0) >= 50))
+        expect((a.families[f]?.passed ?? 0) + (b.families[f]?.passed ?? 0), `${f} reached`).toBeGreaterThan(
+          0,
+        );
       const failures = [...a.failures, ...b.failures];
-      expect(failures.map(show)).toEqual([]);
+      const known = failures.filter((f) => knownOnMain && isKnownVersionIdBug(f));
+      if (known.length > 0)
+        console.log(
+          `known on this base: ${known.length} answers of 500 to a malformed version id, e.g.`,
+          [...new Set(known.map((f) => `${f.req.method} ${f.req.target.slice(0, 100)}`))].slice(0, 5),
+        );
+      const classes = new Map<string, { count: number; example: string }>();
+      for (const f of failures) {
+        const key = `${f.why} | ${f.req.method} ${familyOf(f.req.target)} -> ${f.res?.status}`;
+        const c = classes.get(key) ?? { count: 0, example: show(f).slice(0, 400) };
+        c.count++;
+        classes.set(key, c);
+      }
+      if (classes.size > 0) console.log('failure classes:', JSON.stringify([...classes], null, 1));
+      expect(
+        failures
+          .filter((f) => !known.includes(f))
+          .map(show)
+          .slice(0, 50),
+      ).toEqual([]);
+      // Health answered every probe, none stalled; its p99 is held in the long run only (a busy
+      // machine's short run records it).
+      expect(health.bad).toEqual([]);
+      expect(health.count).toBeGreaterThan(0);
+      if (RUNS >= 20_000) expect(health.p99).toBeLessThan(100);
       expect(a.sent + b.sent).toBeGreaterThanOrEqual(Math.min(500, RUNS));
 
       // Still up, directly and through the relay.
@@ -229,6 +440,8 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
         'data/index-snapshot.bin',
         // The clean stop's mark (core/notes/stop-mark.ts).
         'data/index-stop.json',
+        // The OAuth clients and grants (core/auth/oauth.ts).
+        'data/oauth.json',
       ]);
       expect(await readFile(join(tmp.dir, 'sentinel.txt'), 'utf8')).toBe('SENTINEL-OUTSIDE-THE-VAULT');
       expect(await readFile(join(tmp.dir, 'box', 'beside.md'), 'utf8')).toBe('SENTINEL-BESIDE-THE-VAULT');
@@ -236,7 +449,9 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       // No secret in the log, and no unhandled error.
       const log = logs.join('');
       for (const s of secrets) expect(log.includes(s), 'a secret in the log').toBe(false);
-      expect(logs.filter((l) => l.includes('"level":"error"'))).toEqual([]);
+      expect(
+        logs.filter((l) => l.includes('"level":"error"') && !(knownOnMain && l.includes('URIError'))),
+      ).toEqual([]);
     },
     BUDGET_MS + 70_000,
   );

@@ -1,14 +1,18 @@
 /** The MCP server over the note service: loaded by `/mcp` on its first request (mcp.ts). */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  InitializeRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
   ReadResourceRequestSchema,
+  type ServerResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { isDomainError } from '../../../core/errors.ts';
@@ -30,6 +34,36 @@ const noValidator = {
   getValidator: () => (input: unknown) => ({ valid: true as const, data: input, errorMessage: undefined }),
 } as unknown as jsonSchemaValidator;
 
+/** The request schemas we answer (each a zod object with a `method` literal and `params`). */
+type RequestSchema =
+  | typeof CallToolRequestSchema
+  | typeof ListToolsRequestSchema
+  | typeof ListResourcesRequestSchema
+  | typeof ListResourceTemplatesRequestSchema
+  | typeof ReadResourceRequestSchema;
+
+/**
+ * Registers `handler` for `schema`'s method, with the request's shape checked here. The SDK parses
+ * a request against the handler's schema before calling it and answers a mismatch (a tool name
+ * that is a number, a URI that is missing) as -32603 Internal error with the schema library's
+ * dump; a request of the wrong shape is the client's mistake: -32602 Invalid params.
+ */
+function handle<S extends RequestSchema>(
+  server: Server,
+  schema: S,
+  handler: (req: SchemaOutput<S>) => ServerResult | Promise<ServerResult>,
+): void {
+  server.setRequestHandler(schema.pick({ method: true }).loose(), (raw) => {
+    const r = schema.safeParse(raw);
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      const where = issue?.path.map(String).join('.') || 'request';
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${where}: ${issue?.message ?? 'invalid'}`);
+    }
+    return handler(r.data as SchemaOutput<S>);
+  });
+}
+
 /** One MCP server instance over the note service (built per request: the endpoint is stateless). */
 export function buildServer(deps: McpDeps): Server {
   const server = new Server(
@@ -41,17 +75,17 @@ export function buildServer(deps: McpDeps): Server {
       jsonSchemaValidator: noValidator,
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  handle(server, ListToolsRequestSchema, () => ({
     tools: mcpToolList(deps.write && (deps.canWrite ?? true), deps.notes.history !== null, deps.read ?? true),
   }));
-  server.setRequestHandler(CallToolRequestSchema, (req) => {
+  handle(server, CallToolRequestSchema, (req) => {
     // Own names only: `constructor` or `__proto__` is no tool (a JSON-RPC error, as the spec asks).
     const name = req.params.name;
     if (!isMcpToolName(name))
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name.slice(0, 100)}".`);
     return callMcpTool(deps.notes, deps.write, name, req.params.arguments, deps.retrieval, deps.by ?? 'mcp');
   });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  handle(server, ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [
       {
         uriTemplate: `${PREFIX}{path}`,
@@ -61,7 +95,7 @@ export function buildServer(deps: McpDeps): Server {
       },
     ],
   }));
-  server.setRequestHandler(ListResourcesRequestSchema, (req) => {
+  handle(server, ListResourcesRequestSchema, (req) => {
     // A key without notes:read has no resources (its scope, core/auth/scoped.ts).
     if (deps.read === false) return { resources: [] };
     const items = deps.notes.list().items;
@@ -79,7 +113,7 @@ export function buildServer(deps: McpDeps): Server {
       ...(last && from + PAGE < items.length ? { nextCursor: last.path } : {}),
     };
   });
-  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+  handle(server, ReadResourceRequestSchema, async (req) => {
     const uri = req.params.uri;
     if (!uri.startsWith(PREFIX)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource "${uri}".`);
     let path: string;
@@ -148,10 +182,35 @@ const initializeIn = (body: unknown): Record<string, unknown> | undefined =>
       typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
   );
 
+/**
+ * The SDK's own handlers (`initialize`, `ping`) parse their request the same way (see `handle`);
+ * a single such request of the wrong shape is answered here, -32602 Invalid params.
+ */
+function malformedOwn(body: unknown): Response | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const m = body as { method?: unknown; id?: unknown };
+  const schema =
+    m.method === 'initialize' ? InitializeRequestSchema : m.method === 'ping' ? PingRequestSchema : null;
+  const r = schema?.safeParse(body);
+  if (!r || r.success || m.id === undefined) return null;
+  const issue = r.error.issues[0];
+  const where = issue?.path.map(String).join('.') || 'request';
+  return Response.json({
+    jsonrpc: '2.0',
+    id: m.id,
+    error: {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: ${where}: ${issue?.message ?? 'invalid'}`,
+    },
+  });
+}
+
 /** Answers one MCP request (Streamable HTTP, stateless, JSON answers). */
 export async function handleMcp(deps: McpDeps, request: Request): Promise<Response> {
   const read = readMcpBody(await request.text());
   if ('refuse' in read) return read.refuse;
+  const own = malformedOwn(read.body);
+  if (own) return own;
   const init = initializeIn(read.body);
   const name = init
     ? clientName((init.params as { clientInfo?: { name?: unknown } } | undefined)?.clientInfo?.name)
