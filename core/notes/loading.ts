@@ -52,9 +52,12 @@ export async function loadVault(
     // The snapshot (and its journal) is what the index was at the last save, not the vault: it only
     // spares reading and parsing the notes whose size and mtime the walk below finds unchanged.
     // Nothing is answered from it before the walk (docs/note-index.md, "The warm start").
-    const cache = await readCache(ctx);
-    // One walk for notes, folders and the vault's other files where the store can (issue 33).
-    const listing = await listForLoad(store, ctx.files, logger, opts);
+    // Read beside the walk (one walk for notes, folders and the vault's other files where the store
+    // can): the walk's stats and the snapshot's reads overlap.
+    const [cache, listing] = await Promise.all([
+      readCache(ctx),
+      listForLoad(store, ctx.files, logger, opts),
+    ]);
     const { notes: listed, folders, files: attachments } = listing;
     const files = listed.filter((f) => {
       try {
