@@ -352,6 +352,7 @@ const fail = (why: string): never => {
 };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** Reads numbers and string lists from one section's bytes, every read bounds-checked. */
 class Reader {
@@ -375,17 +376,21 @@ class Reader {
     this.at += 8;
     return x;
   }
+  // On a little-endian machine (every runtime we ship to) a column is copied as bytes: a read per
+  // number through the DataView was the largest share of a warm start's CPU (profile, 10,000 notes).
   u32s(n: number): Uint32Array {
     this.need(n * 4);
     const out = new Uint32Array(n);
-    for (let i = 0; i < n; i++) out[i] = this.v.getUint32(this.at + i * 4, true);
+    if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(this.b.subarray(this.at, this.at + n * 4));
+    else for (let i = 0; i < n; i++) out[i] = this.v.getUint32(this.at + i * 4, true);
     this.at += n * 4;
     return out;
   }
   f64s(n: number): Float64Array {
     this.need(n * 8);
     const out = new Float64Array(n);
-    for (let i = 0; i < n; i++) out[i] = this.v.getFloat64(this.at + i * 8, true);
+    if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(this.b.subarray(this.at, this.at + n * 8));
+    else for (let i = 0; i < n; i++) out[i] = this.v.getFloat64(this.at + i * 8, true);
     this.at += n * 8;
     return out;
   }
