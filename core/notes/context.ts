@@ -66,9 +66,9 @@ export interface NoteServiceDeps {
   /** Where every change keeps the version before it, and deleted notes go (issue 30). */
   history?: History;
   /**
-   * True while the host is answering requests: a warm start's check of the vault (and what a load
-   * leaves for later) waits for a moment without one, `busyWaitMs` at most, so the first answers
-   * after a start come first (core/notes/warm-start.ts).
+   * True while the host is answering requests: what a load leaves for later (the link map) and the
+   * timed saves wait for a quiet spell, so the first answers after a start come first
+   * (core/notes/warm-start.ts).
    */
   busy?: () => boolean;
   /** The longest such wait, in ms (default 1,000). */

@@ -25,13 +25,11 @@
  * 5. POSTINGS, every term's posting list as memory holds it (varints), one after another. Read with
  *    TERMS, on first search only.
  * 6. FOLDERS (optional, `FOLDERS_SECTION`; written between DOCS and TERMS since 2026-11-27): the
- *    vault's folders as the index knew them, empty ones included (a string list). A snapshot that
- *    has it can be served before the vault is walked (loading.ts, warm-start.ts); one without it
- *    (written before) is read as before: the vault is walked and checked first. Readers that do not
- *    know it skip it (sections are found through the table), so the layout stays 1.
+ *    vault's folders as the index knew them, empty ones included (a string list). Still written; the
+ *    load takes the folders from its walk of the vault (loading.ts). Readers that do not know it
+ *    skip it (sections are found through the table), so the layout stays 1.
  * 7. VAULT (optional, `VAULT_SECTION`, written with FOLDERS): the name of the vault it was taken of
- *    (`FileStore.vault`, a string list of one, or none): a snapshot is served first only to the
- *    same vault.
+ *    (`FileStore.vault`, a string list of one, or none). Still written, not needed by the load.
  *
  * The warm start reads the header, table, NOTES, GRAPH, DOCS, FOLDERS and VAULT (one range); TERMS and
  * POSTINGS when a search (or a save) first needs them. Any failed check means a cold index.

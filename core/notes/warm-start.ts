@@ -47,7 +47,7 @@ export const settled = (ctx: NoteContext): Promise<void> =>
  * Resolves once the host answered no request (`busy`) for QUIET_MS, or after `maxMs` (default
  * `busyWaitMs`): background work starts when the first answers after a start are out (checked
  * every 10 ms). A single idle moment was not enough: a client that polls until the index is ready
- * asks for its first list a few ms after it, and found the check (its walk and stats) started already.
+ * asks for its first list a few ms after it, and found the background work started already.
  */
 export async function quietMoment(ctx: NoteContext, maxMs = ctx.busyWaitMs): Promise<void> {
   const { busy } = ctx;

@@ -227,8 +227,6 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
         'data/credentials.json',
         'data/index-journal.log',
         'data/index-snapshot.bin',
-        // The clean stop's mark (core/notes/stop-mark.ts).
-        'data/index-stop.json',
       ]);
       expect(await readFile(join(tmp.dir, 'sentinel.txt'), 'utf8')).toBe('SENTINEL-OUTSIDE-THE-VAULT');
       expect(await readFile(join(tmp.dir, 'box', 'beside.md'), 'utf8')).toBe('SENTINEL-BESIDE-THE-VAULT');
