@@ -54,10 +54,7 @@ export async function loadVault(
     // Nothing is answered from it before the walk (docs/note-index.md, "The warm start").
     // Read beside the walk (one walk for notes, folders and the vault's other files where the store
     // can): the walk's stats and the snapshot's reads overlap.
-    const [cache, listing] = await Promise.all([
-      readCache(ctx),
-      listForLoad(store, ctx.files, logger, opts),
-    ]);
+    const [cache, listing] = await Promise.all([readCache(ctx), listForLoad(store, ctx.files, logger, opts)]);
     const { notes: listed, folders, files: attachments } = listing;
     const files = listed.filter((f) => {
       try {
