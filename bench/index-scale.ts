@@ -157,8 +157,7 @@ async function startServer(opts: {
   const listMs = await until('/api/v1/notes');
   const listRequestMs = lastRequestMs;
   const rss = rssMB(proc.pid!);
-  // A warm start after a clean stop answers its first list before the index is ready
-  // (core/notes/stop-mark.ts): what follows (writes answer 503 until then) waits for ready.
+  // What follows (writes answer 503 until then) waits for the index ready.
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${stderr}`);
     const h = (await fetch(`${base}/api/v1/health`).then((r) => r.json())) as {

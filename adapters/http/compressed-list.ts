@@ -176,7 +176,7 @@ export function createCompressedList(
    */
   let pending: (() => readonly NoteSummary[]) | null = null;
   /** Work done since creation (for tests): chunks serialized and chunks deflated. */
-  const counts = { serialized: 0, summaries: 0, deflated: 0, restored: 0, saved: 0, whole: 0, early: 0 };
+  const counts = { serialized: 0, summaries: 0, deflated: 0, restored: 0, saved: 0, whole: 0 };
 
   // A chunk's compressor is primed with the end of the chunk before it (the bytes that precede it
   // in the answer), so back-references reach across chunks as in one stream; a chunk is redone when
@@ -483,8 +483,6 @@ export function createCompressedList(
     chunks = [...nextChunks(items)];
     identity = null;
     gzip = null;
-    // An early answer's bytes not taken as the first list (the index changed before it).
-    whole = null;
   };
   /** Cuts the deferred items now (a caller that needs the chunks). */
   const ensure = () => {
@@ -525,7 +523,6 @@ export function createCompressedList(
     pending = null;
     chunks = next;
     identity = null;
-    whole = null;
     return true;
   };
   /** Deflates `ch` at LEVEL primed with the end of `before`, the chunk before it (see cutPending). */
@@ -570,17 +567,13 @@ export function createCompressedList(
     return out;
   };
 
-  /** The persisted list's whole gzip answer (assembled once, shared by the early answers and the first). */
-  let whole: { key: string; body: Uint8Array<ArrayBuffer> } | null = null;
-  const wholeOf = (z: Zlib, stored: PersistedList & { key: string }): Uint8Array<ArrayBuffer> => {
-    if (whole?.key !== stored.key) {
-      ends ??= {
-        head: deflate(z, encoder.encode(HEAD), false),
-        tail: deflate(z, encoder.encode(TAIL), true),
-      };
-      whole = { key: stored.key, body: assembleGzip([ends.head, ...stored.chunks, ends.tail]) };
-    }
-    return whole.body;
+  /** The persisted list's whole gzip answer. */
+  const wholeOf = (z: Zlib, stored: PersistedList): Uint8Array<ArrayBuffer> => {
+    ends ??= {
+      head: deflate(z, encoder.encode(HEAD), false),
+      tail: deflate(z, encoder.encode(TAIL), true),
+    };
+    return assembleGzip([ends.head, ...stored.chunks, ends.tail]);
   };
   /**
    * The whole gzip answer from the persisted list, when it was made from an index with this very
@@ -595,8 +588,7 @@ export function createCompressedList(
     if (!stored?.key || !stored.chunks.length) return null;
     const key = await opts.key(gen);
     if (key !== stored.key || pending !== items || generation !== gen || gzip) return gzip;
-    gzip = wholeOf(z, { ...stored, key: stored.key });
-    whole = null;
+    gzip = wholeOf(z, stored);
     counts.whole++;
     if (!materializeTimer) {
       materializeTimer = setTimeout(
@@ -630,19 +622,6 @@ export function createCompressedList(
   };
 
   return {
-    /**
-     * The whole gzip answer of the list whose key is `key`, from the persisted list, before the
-     * index is ready (a start after a clean stop: core/notes/stop-mark.ts); null when the persisted
-     * list is not that one. Nothing is built or kept but the answer, until the first list.
-     */
-    async early(z: Zlib, key: string): Promise<Uint8Array<ArrayBuffer> | null> {
-      if (!opts.store || restored || chunks.length || generation !== -1) return null;
-      const stored = await loadKept(z);
-      if (stored?.key !== key || !stored.chunks.length || restored || generation !== -1) return null;
-      counts.early++;
-      return wholeOf(z, { ...stored, key });
-    },
-
     /**
      * Brings the chunks up to `gen` (a no-op when they are there already). `items` as a function
      * is called at once, except for the first build with a persisted list: then it waits for the

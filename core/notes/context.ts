@@ -9,7 +9,7 @@ import { createMutex } from '../mutex.ts';
 import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '../ports.ts';
 import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/types.ts';
-import { createNoteIndex, type IndexEntry, type NoteIndex, type NoteSummary, toEntry } from './note-index.ts';
+import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
 import type { DocTerms } from './search.ts';
 import { yieldToEventLoop } from './slices.ts';
@@ -66,9 +66,9 @@ export interface NoteServiceDeps {
   /** Where every change keeps the version before it, and deleted notes go (issue 30). */
   history?: History;
   /**
-   * True while the host is answering requests: a warm start's check of the vault (and what a load
-   * leaves for later) waits for a moment without one, `busyWaitMs` at most, so the first answers
-   * after a start come first (core/notes/warm-start.ts).
+   * True while the host is answering requests: what a load leaves for later (the link map) and the
+   * timed saves wait for a quiet spell, so the first answers after a start come first
+   * (core/notes/warm-start.ts).
    */
   busy?: () => boolean;
   /** The longest such wait, in ms (default 1,000). */
@@ -85,11 +85,17 @@ export const decode = (bytes: Uint8Array): string => {
   return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
 };
 
-export type IndexStatus = { state: 'idle' | 'indexing' | 'ready'; done: number; total: number };
+/**
+ * Where the index is: `starting` from the service's creation until its load begins, `indexing`
+ * while the vault is walked and checked against the snapshot (or read whole), `ready` once the
+ * index is the vault's (reads answer from it; before, they answer 503 NOT_READY).
+ */
+export type IndexStatus = { state: 'starting' | 'indexing' | 'ready'; done: number; total: number };
 
 /** Seconds a client should wait for the index, from the progress so far (1 to 30). */
 function retryAfterSeconds(status: IndexStatus, elapsedMs: number): number {
-  if (status.done <= 0 || elapsedMs <= 0) return 5;
+  // A warm start is ready within a second; a cold one has shown progress by the next ask.
+  if (status.done <= 0 || elapsedMs <= 0) return 1;
   const perMs = status.done / elapsedMs;
   return Math.min(30, Math.max(1, Math.ceil((status.total - status.done) / perMs / 1000)));
 }
@@ -114,9 +120,6 @@ const inPlace: BatchAnalyzer = async (texts) => {
   }
   return out;
 };
-
-/** Longest a start's load waits for an early answer to be written (`pause`). */
-const HOLD_MAX_MS = 1000;
 
 /** Builds the shared state of one note service. */
 export function createNoteContext(deps: NoteServiceDeps) {
@@ -148,7 +151,7 @@ export function createNoteContext(deps: NoteServiceDeps) {
     analyzeBatch: deps.analyze ?? inPlace,
     mutex: createMutex(),
     index: createNoteIndex(),
-    status: { state: 'idle', done: 0, total: 0 } as IndexStatus,
+    status: { state: 'starting', done: 0, total: 0 } as IndexStatus,
     /** When the current indexing started (clock ms), for the Retry-After estimate. */
     indexingSince: 0,
     /** True when the index changed since the cache was last saved. */
@@ -157,34 +160,8 @@ export function createNoteContext(deps: NoteServiceDeps) {
     cache: null as { gen: number; journaled: number } | null,
     /** True after a failed save: the next one writes a whole snapshot. */
     snapshotNeeded: false,
-    /** The index's `filesVersion` as of the last whole snapshot (-1: not known to be saved). */
-    filesSaved: -1,
-    /**
-     * The list key of the index being loaded, from a clean stop's mark (stop-mark.ts), until it is
-     * ready; then, while the index is still at `generation`, its list key without hashing it.
-     */
-    early: null as { key: string; index: NoteIndex | null; generation: number } | null,
-    /** An early answer being written: the load pauses until it is out (`pause`, `holdLoad`). */
-    hold: null as Promise<unknown> | null,
-
-    /**
-     * How a start's load yields between its slices: to the event loop, or, while an early answer
-     * is being written (`hold`), until it is out, HOLD_MAX_MS at most. A megabytes-long answer
-     * otherwise moves one socket buffer per slice (10,000 notes: a 2.6 MB list took 250 ms to
-     * reach a client on loopback, against 30 ms when the load waited for it).
-     */
-    pause(): Promise<void> {
-      const held = ctx.hold;
-      if (!held) return yieldToEventLoop();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const cap = new Promise((r) => {
-        timer = setTimeout(r, HOLD_MAX_MS);
-      });
-      return Promise.race([held, cap]).then(() => {
-        clearTimeout(timer);
-        if (ctx.hold === held) ctx.hold = null;
-      });
-    },
+    /** How a load yields between its slices. */
+    pause: yieldToEventLoop,
     /** The save in progress (saves run one at a time, beside writes, never under the write lock). */
     saving: Promise.resolve() as Promise<unknown>,
     listeners,

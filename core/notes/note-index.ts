@@ -141,8 +141,6 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
   const summaries = new Map<string, NoteSummary>();
   let sorted: string[] | null = null;
   let generation = 0;
-  /** Raised by every call that adds or removes one of the vault's other files (`files`). */
-  let filesVersion = 0;
   /** Running total of the notes' sizes, so health never walks the vault. */
   let bytes = 0;
   /** Paths whose entry changed since the last `takeChanges` (null while not tracked). */
@@ -173,14 +171,6 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
     /** Changes whenever anything visible in a summary changes. */
     get generation(): number {
       return generation;
-    },
-
-    /**
-     * Raised by every `files` call that names a file: the journal holds notes only, so the files
-     * are on disk as of the last whole snapshot (stop-mark.ts compares the two).
-     */
-    get filesVersion(): number {
-      return filesVersion;
     },
 
     /** Sum of every indexed note's size in bytes, kept up to date by each change. */
@@ -304,7 +294,6 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
      * links naming them re-resolve. Returns the notes whose links or backlinks changed.
      */
     files(added: readonly string[], removed: readonly string[]): Set<string> {
-      if (added.length || removed.length) filesVersion++;
       const changed = graph.removeFiles(removed);
       for (const p of graph.addFiles(added)) changed.add(p);
       if (changed.size) generation++;

@@ -4,21 +4,13 @@ import type { StoreChange } from '../ports.ts';
 import { createNoteContext, decode, type Note, type NoteEvent, type NoteServiceDeps } from './context.ts';
 import type { See } from './link-graph.ts';
 import { listKey } from './list-key.ts';
-import {
-  applyExternalChanges,
-  JOURNAL_KEY,
-  loadVault,
-  reconcile,
-  saveCache,
-  searchReady,
-} from './loading.ts';
+import { applyExternalChanges, loadVault, reconcile, saveCache, searchReady } from './loading.ts';
 import { withoutHidden } from './markdown/parts.ts';
 import type { NoteSummary } from './note-index.ts';
 import { runSearch } from './search/run.ts';
 import { aliasesOf } from './search/text.ts';
 import type { SearchHit, Visibility } from './search.ts';
 import { sliced } from './slices.ts';
-import { writeStopMark } from './stop-mark.ts';
 import { countTags, type TagCount } from './tags.ts';
 import { type FolderNode, folderTree } from './tree.ts';
 import { settled } from './warm-start.ts';
@@ -179,8 +171,6 @@ export function createNoteService(deps: NoteServiceDeps) {
     async listKey(generation: number): Promise<string | null> {
       const index = ctx.index;
       if (ctx.status.state !== 'ready' || index.generation !== generation) return null;
-      // Loaded from what a clean stop marked, and unchanged since: the mark's key.
-      if (ctx.early?.index === index && ctx.early.generation === generation) return ctx.early.key;
       if (keyMemo?.index === index && keyMemo.generation === generation) return keyMemo.key;
       const pending = listKey(index);
       keyMemo = { index, generation, key: pending };
@@ -188,30 +178,6 @@ export function createNoteService(deps: NoteServiceDeps) {
       if (key === null && keyMemo?.key === pending) keyMemo = null;
       return ctx.index === index ? key : null;
     },
-
-    /**
-     * While the index is being built from what a clean stop saved and marked: the list key of the
-     * index it will be (core/notes/stop-mark.ts), so that the list persisted with that key can be
-     * answered before the index is ready. Null otherwise.
-     */
-    earlyListKey(): string | null {
-      return ctx.status.state !== 'ready' && ctx.early?.index === null ? ctx.early.key : null;
-    },
-
-    /**
-     * Tells a start's load that an early answer is being written until `written` settles: the load
-     * pauses between its slices meanwhile (at most a second), so the answer is not held back to a
-     * socket buffer per slice.
-     */
-    holdLoad(written: Promise<unknown>): void {
-      if (ctx.status.state !== 'ready') ctx.hold = written.catch(() => {});
-    },
-
-    /**
-     * Saves the index and marks what it saved, for the next start's early list (to be called when
-     * the server stops, after the last write). Returns whether a mark was written.
-     */
-    markStop: (): Promise<boolean> => writeStopMark(ctx, () => saveCache(ctx), JOURNAL_KEY),
 
     /**
      * One note with its body and frontmatter. On a cache miss the file is read once; when its size

@@ -165,9 +165,8 @@ export function startLifecycle(parts: LifecycleParts): Lifecycle {
         await parts.app.plugins.stop();
         step('cache');
         await parts.app.listStore?.settled();
-        // Saved and marked: the next start answers its first list before its index is built
-        // (core/notes/stop-mark.ts); where no mark can be written, saved as before.
-        if (!(await notes.markStop())) await notes.saveCache();
+        // Saved: the next start reads only the notes changed since (core/notes/loading.ts).
+        await notes.saveCache();
         step('after');
         for (const final of finals) await final();
         logger.info('stopped');

@@ -1,8 +1,8 @@
 /**
  * Every shipped way of running the server reaches the same clean stop on the signals its
- * supervisor sends, and the next start takes the warm path: the stop left `index-stop.json` (a mark
- * the next start accepts, core/notes/stop-mark.ts), and that start serves from the index snapshot
- * (it logs `vault checked against the index snapshot`, the warm start's check).
+ * supervisor sends, and the next start takes the warm path: the stop saved the index snapshot, and
+ * the next start checks the vault against it and parses no note again (it logs `vault checked
+ * against the index snapshot` with `parsed: 0`).
  *
  * - `npm start`: SIGTERM to its process group (npm and node both get it, and npm passes it on, so
  *   node sees it twice), and Ctrl-C in a terminal (SIGINT to npm and node at once: twice again).
@@ -15,13 +15,10 @@
  *   KillMode sends it (control-group, the default, and mixed: to every process of the group).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
-import { JOURNAL_KEY } from '../../core/notes/loading.ts';
-import { readStopMark, STOP_MARK_KEY } from '../../core/notes/stop-mark.ts';
 import { ROOT } from '../helpers/child.ts';
 import { bareEnv } from '../release/proc.ts';
 
@@ -103,8 +100,8 @@ function dirs() {
 
 /**
  * Starts `argv` twice on one vault: the first start, once indexed, is stopped by `stop` (given the
- * launcher and the server's pid); then its stop mark is checked and the second start must log the
- * warm start's check. Returns the first start's exit code.
+ * launcher and the server's pid); it must stop cleanly, and the second start must take every note
+ * from the snapshot. Returns the first start's exit code.
  */
 async function stopsForAWarmStart(
   argv: string[],
@@ -121,19 +118,15 @@ async function stopsForAWarmStart(
     return { p, pid };
   };
   const first = await run();
-  // Nothing of the first run's is on disk yet but what its start wrote: the mark comes from the stop.
-  expect(existsSync(join(data, STOP_MARK_KEY))).toBe(false);
   stop(first.p, first.pid);
   const code = await first.p.exited;
   await until('the server process ended', () => !running(first.pid), 15_000);
   expect(first.p.output()).toContain('"msg":"stopped"');
   expect(first.p.output()).not.toMatch(/again while stopping/);
-  // The mark is one the next start takes (the same check the start makes).
-  const ctx = { state: fsStateStore({ dir: data }), files: { vault } } as never;
-  expect(await readStopMark(ctx, JOURNAL_KEY), 'a valid index-stop.json').toMatch(/^[0-9a-f]{64}$/);
 
   const second = await run();
-  await second.p.logged(WARM_LOG);
+  // The warm path: every note taken from the snapshot the stop left, none parsed again.
+  expect(await second.p.logged(WARM_LOG)).toMatchObject({ notes: 40, reused: 40, parsed: 0, removed: 0 });
   process.kill(second.pid, 'SIGTERM');
   await second.p.exited;
   await until('the second server ended', () => !running(second.pid), 15_000);

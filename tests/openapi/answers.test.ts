@@ -332,6 +332,21 @@ describe('real answers against the document', () => {
     expect(check('GET', '/api/v1/health', 200, { success: true, data: { status: 'great' } })).not.toBeNull();
   });
 
+  it("health's index state is one of the states the document lists: starting, indexing, ready", async () => {
+    const { app } = await composedApp();
+    const doc = (await (await app.request(`${BASE}/api/v1/openapi.json`)).json()) as any;
+    const check = answerChecker(doc);
+    const health = (await (await app.request(`${BASE}/api/v1/health`)).json()) as any;
+    expect(check('GET', '/api/v1/health', 200, health)).toBeNull();
+    const as = (state: string) => ({
+      ...health,
+      data: { ...health.data, status: 'starting', index: { state, done: 0, total: 0 } },
+    });
+    for (const state of ['starting', 'indexing', 'ready'])
+      expect(check('GET', '/api/v1/health', 200, as(state))).toBeNull();
+    expect(check('GET', '/api/v1/health', 200, as('idle'))).not.toBeNull();
+  });
+
   it('jwt mode: the token answer matches the document', async () => {
     const { auth, log, fetchFn, app } = await recorded({
       SERVICE_AUTH_MODE: 'jwt',

@@ -125,7 +125,8 @@ export const Health = v.object({
   uptimeSeconds: v.pipe(v.number(), v.integer(), v.minValue(0)),
   notes: v.pipe(v.number(), v.integer(), v.minValue(0)),
   index: v.object({
-    state: v.string(),
+    /** `starting` until the load begins, `indexing` while the vault is checked or read, `ready` once reads are the vault's. */
+    state: v.picklist(['starting', 'indexing', 'ready']),
     done: v.pipe(v.number(), v.integer()),
     total: v.pipe(v.number(), v.integer()),
     /** The index's own bytes, estimated (issue 33): note table, link graph, search index, cached summaries. */

@@ -58,39 +58,6 @@ export function indexedNoteAnswer(
   return null;
 }
 
-/** Pieces of an early answer: each taken once the one before was written. */
-const PIECE_BYTES = 256 * 1024;
-
-/**
- * `bytes` as a stream of pieces, and a promise settled once the last piece was taken (the rest
- * is written by then, the socket pulling a piece after the one before drained) or the stream was
- * cancelled.
- */
-function piecewise(bytes: Uint8Array<ArrayBuffer>): {
-  stream: ReadableStream<Uint8Array>;
-  taken: Promise<void>;
-} {
-  let done!: () => void;
-  const taken = new Promise<void>((r) => {
-    done = r;
-  });
-  let at = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      controller.enqueue(bytes.subarray(at, at + PIECE_BYTES));
-      at += PIECE_BYTES;
-      if (at >= bytes.length) {
-        controller.close();
-        done();
-      }
-    },
-    cancel() {
-      done();
-    },
-  });
-  return { stream, taken };
-}
-
 /**
  * `/api/v1/notes` routes; `cache` holds the encoded note answers (shared with a runtime's fast
  * lane), or `cacheBytes` bounds a new one.
@@ -135,26 +102,6 @@ export function notesRoutes(
     // A key limited to folders gets its own list; any other key the shared one (same items).
     const view = limitsFolders(c.get('principal')?.scope) ? notesFor(c, notes) : notes;
     const hasQuery = c.req.url.includes('?');
-    // Before the index is ready, after a clean stop: the persisted list of the index being built
-    // (core/notes/stop-mark.ts), gzip'd as kept; without an ETag (the next answer brings one).
-    const early = !hasQuery && view === notes ? notes.earlyListKey() : null;
-    const ez = early && answerEncoding(c) !== 'identity' ? await loadZlib() : null;
-    if (early && ez) {
-      const body = await list.early(ez, early);
-      if (body) {
-        // Written as the client takes it; the load pauses until the last piece is taken.
-        const { stream, taken } = piecewise(body);
-        // A HEAD takes no piece: nothing to wait for.
-        if (c.req.method === 'GET') notes.holdLoad(taken);
-        return sealedResponse(c, 200, stream, {
-          'Content-Type': JSON_TYPE,
-          'Content-Length': String(body.length),
-          'Cache-Control': 'no-cache',
-          Vary: 'Accept-Encoding',
-          'Content-Encoding': 'gzip',
-        });
-      }
-    }
     const current = view.list();
     if (hasQuery && parseListFormat((n) => c.req.query(n)) === 'columns') {
       const etag = `"c-${instance}-${current.generation}"`;

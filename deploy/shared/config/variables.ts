@@ -81,7 +81,7 @@ export const VARIABLES = {
       kind: 'path',
       def: './data',
       meaning:
-        'Server state: `credentials.json`, `index-snapshot.bin`, `index-journal.log`, `list-gzip.bin` and `index-stop.json` (the index, the gzip list and the mark of a clean stop, kept for a warm start), `channels.json`, `plugins.json` (mode 0600).',
+        'Server state: `credentials.json`, `index-snapshot.bin`, `index-journal.log`, `list-gzip.bin` (the index and the gzip list, kept for a warm start), `channels.json`, `plugins.json` (mode 0600).',
       audit: {
         weaker: 'neutral',
         threshold: 'files readable by others are high (the folder is created 0700)',

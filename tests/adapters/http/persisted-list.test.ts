@@ -319,7 +319,7 @@ describe('GET /api/v1/notes across a restart', () => {
   });
 });
 
-describe('GET /api/v1/notes before the index is ready, after a clean stop (core/notes/stop-mark.ts)', () => {
+describe('GET /api/v1/notes before the index is ready, with a list kept from the last run', () => {
   const clock = { now: () => 1_764_000_000_000 };
   const files: Record<string, string> = {};
   for (let i = 0; i < 900; i++) {
@@ -366,91 +366,42 @@ describe('GET /api/v1/notes before the index is ready, after a clean stop (core/
     return { notes, get };
   }
 
-  /** A first run: its gzip list answered and kept, then a clean stop's save and mark. */
+  /** A first run: its gzip list answered and kept, then the index saved (as a stop does). */
   async function firstRun(state: StateStore, store = memoryNoteStore({ files, clock })) {
     const run = serve(state, state, store);
     await run.notes.load();
     const gz = new Uint8Array(await (await run.get()).arrayBuffer());
     await until('the list kept', async () => ((await state.byteSize!(LIST_KEY)) ?? 0) > 0);
-    expect(await run.notes.markStop()).toBe(true);
+    await run.notes.saveCache();
     return { run, gz, store };
   }
 
-  it('answers the kept list, gzip, while the index is built; only that shape; then the same list with an ETag', async () => {
+  it('answers 503 with Retry-After in every shape until the index is the vault, then the vault', async () => {
     const state = memoryStateStore();
-    const { gz, store } = await firstRun(state);
-
+    const { store } = await firstRun(state);
+    // Changed while the server was down: the kept list (and the snapshot) no longer is the vault.
+    await store.write('f1/note-0001.md', new TextEncoder().encode('# Changed while down\n'));
     const gate = gated(state);
     const second = serve(gate.store, state, store);
     const loading = second.notes.load();
-    await until('the mark read', () => second.notes.earlyListKey() !== null);
-    const early = await second.get();
-    expect(early.status).toBe(200);
-    expect(early.headers.get('content-encoding')).toBe('gzip');
-    expect(early.headers.get('etag')).toBeNull();
-    const earlyBytes = new Uint8Array(await early.arrayBuffer());
-    expect(early.headers.get('content-length')).toBe(String(earlyBytes.length));
-    expect(Buffer.from(earlyBytes).equals(Buffer.from(gz))).toBe(true);
-    // Any other shape or encoding waits for the index, as before.
-    expect(second.notes.status().state).not.toBe('ready');
+    await until('the snapshot asked for', () => gate.asked);
     for (const res of [
+      await second.get(),
       await second.get('/api/v1/notes', {}),
       await second.get('/api/v1/notes?fields=path'),
       await second.get('/api/v1/notes?format=columns'),
       await second.get('/api/v1/tags'),
     ]) {
       expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NOT_READY');
     }
-
     gate.open();
     await loading;
     const ready = await second.get();
     expect(ready.status).toBe(200);
-    expect(ready.headers.get('etag')).toMatch(/^"l-/);
-    const readyBytes = new Uint8Array(await ready.arrayBuffer());
-    expect(text(zlib.gunzipSync(readyBytes))).toBe(text(zlib.gunzipSync(earlyBytes)));
-    expect(text(zlib.gunzipSync(readyBytes))).toBe(
-      JSON.stringify({ success: true, data: second.notes.list().items }),
-    );
-  });
-
-  it('waits for the index when anything was saved after the mark, or the kept list is another one', async () => {
-    const state = memoryStateStore();
-    const { run, store } = await firstRun(state);
-    // A write saved after the mark (a run that then crashed): the mark no longer holds.
-    await run.notes.update('f1/note-0001.md', { content: '# Changed after the mark\n' });
-    expect(await run.notes.saveCache()).toBe(true);
-    let gate = gated(state);
-    let second = serve(gate.store, state, store);
-    let loading = second.notes.load();
-    // The load is held at the snapshot's body: the mark was read and not taken by then.
-    await until('the snapshot asked for', () => gate.asked);
-    expect(second.notes.earlyListKey()).toBeNull();
-    expect((await second.get()).status).toBe(503);
-    gate.open();
-    await loading;
-    expect(text(zlib.gunzipSync(new Uint8Array(await (await second.get()).arrayBuffer())))).toContain(
-      'Changed after the mark',
-    );
-
-    // Marked again, but the kept list is of another index (its key differs): not answered early.
-    expect(await second.notes.markStop()).toBe(true);
-    const other = memoryStateStore();
-    await firstRun(other);
-    await state.putBytes!(
-      LIST_KEY,
-      (async function* () {
-        yield await fileOf(other);
-      })(),
-    );
-    gate = gated(state);
-    second = serve(gate.store, state, store);
-    loading = second.notes.load();
-    await until('the mark read', () => second.notes.earlyListKey() !== null);
-    expect((await second.get()).status).toBe(503);
-    gate.open();
-    await loading;
-    expect((await second.get()).status).toBe(200);
+    const body = text(zlib.gunzipSync(new Uint8Array(await ready.arrayBuffer())));
+    expect(body).toContain('Changed while down');
+    expect(body).toBe(JSON.stringify({ success: true, data: second.notes.list().items }));
   });
 });

@@ -1,8 +1,7 @@
 /**
- * The trusted warm start (issue 33, core/notes/warm-start.ts): a binary snapshot that holds the
- * vault's folders is served before the vault is walked; the walk and the check follow. A note
- * changed while the server was down reads right at once, shows in the list as soon as the check
- * reaches it, and a write made meanwhile is never undone.
+ * The warm start (core/notes/loading.ts): the index is built from the snapshot and checked against
+ * the vault's walk before it is ready; nothing is answered from the snapshot alone. A note changed,
+ * added or removed while the server was down is the vault's from the first answer.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -51,37 +50,32 @@ async function withSnapshot(notes: Record<string, string>): Promise<StateStore> 
 
 const checksumIn = (s: NoteService, path: string) => s.list().items.find((i) => i.path === path)?.checksum;
 
-describe('the warm start from a snapshot with folders', () => {
-  it('serves before the vault is walked; notes changed while down read right at once and list right once checked', async () => {
+describe('the warm start from a snapshot', () => {
+  it('is not ready until the walk checked the snapshot against the vault; then every read is the vault', async () => {
     const notes = fixtureNotes();
     const state = await withSnapshot(notes);
-    const snapshotSum = await sha256Hex(notes['note 6.md']!);
-    // While the server was down: one note changed, one read at once, one removed, one added.
-    const down: Record<string, string> = {
-      ...notes,
-      'note 6.md': 'changed while down [[note 9]]',
-      'note 3.md': 'read first',
-    };
+    // While the server was down: one note changed, one removed, one added.
+    const down: Record<string, string> = { ...notes, 'note 6.md': 'changed while down [[note 9]]' };
     delete down['note 0.md'];
     down['area 2/added.md'] = 'added while down [[note 6]]';
     const stores = fixtureStores(down);
     const g = gated(stores.store);
     const s = createNoteService({ ...stores, store: g.store, state, clock });
+    expect(s.status().state).toBe('starting');
     const events: NoteEvent[] = [];
     s.subscribe((e) => events.push(e));
     const loading = s.load();
-    await until('the index to be ready', () => s.status().state === 'ready');
     await until('the walk to start', () => g.asked() > 0);
-    // Served from the snapshot while the walk waits: the list is the snapshot's picture...
-    expect(checksumIn(s, 'note 6.md')).toBe(snapshotSum);
-    expect(checksumIn(s, 'area 2/added.md')).toBeUndefined();
-    // ...but a read always checks the file.
-    expect((await s.get('note 3.md')).content).toBe('read first');
-    await expect(s.get('note 0.md')).rejects.toMatchObject({ code: 'NOTE_NOT_FOUND' });
+    // The snapshot is read, the walk not over: nothing is answered from the snapshot alone.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(s.status().state).not.toBe('ready');
+    expect(() => s.list()).toThrow(expect.objectContaining({ code: 'NOT_READY' }));
+    await expect(s.get('note 6.md')).rejects.toMatchObject({ code: 'NOT_READY' });
     g.open();
-    await loading;
+    await until('the index to be ready', () => s.status().state === 'ready');
     expect(checksumIn(s, 'note 6.md')).toBe(await sha256Hex('changed while down [[note 9]]'));
     expect(checksumIn(s, 'area 2/added.md')).toBe(await sha256Hex('added while down [[note 6]]'));
+    expect(checksumIn(s, 'note 0.md')).toBeUndefined();
     const cold = createNoteService({ ...fixtureStores(down), clock });
     await cold.load();
     expect(picture(s)).toBe(picture(cold));
@@ -89,99 +83,12 @@ describe('the warm start from a snapshot with folders', () => {
       const found = async (x: NoteService) => (await x.search(q, 100)).map((h) => h.path).sort();
       expect(await found(s), q).toEqual(await found(cold));
     }
-    // Each difference the check found is told as an outside change.
-    expect(events).toEqual(
-      expect.arrayContaining([
-        { type: 'updated', path: 'note 6.md', external: true },
-        { type: 'created', path: 'area 2/added.md', external: true },
-      ]),
-    );
-  });
-
-  it('starts the check when the host answers no request (busy), or once the wait runs out', async () => {
-    const notes = fixtureNotes();
-    const state = await withSnapshot(notes);
-    const down = { ...notes, 'note 6.md': 'changed while down' };
-    // Busy until told otherwise, with a wait far longer than the test: the check waits for quiet.
-    let busy = true;
-    const stores = fixtureStores(down);
-    const g = gated(stores.store);
-    g.open();
-    const s = createNoteService({
-      ...stores,
-      store: g.store,
-      state,
-      clock,
-      busy: () => busy,
-      busyWaitMs: 600_000,
-    });
-    const loading = s.load();
-    await until('the index to be ready', () => s.status().state === 'ready');
-    // Ready and answering, the walk not started: the host is busy.
-    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 15));
-    expect(g.asked()).toBe(0);
-    busy = false;
     await loading;
-    expect(g.asked()).toBeGreaterThan(0);
-    expect(checksumIn(s, 'note 6.md')).toBe(await sha256Hex('changed while down'));
-
-    // Busy all along: the check starts once the wait ran out.
-    const always = createNoteService({
-      ...fixtureStores(down),
-      state,
-      clock,
-      busy: () => true,
-      busyWaitMs: 30,
-    });
-    await always.load();
-    expect(checksumIn(always, 'note 6.md')).toBe(await sha256Hex('changed while down'));
+    // A start is no outside change: the index was never another picture.
+    expect(events).toEqual([]);
   });
 
-  it('waits for a quiet spell, not one idle moment between two requests', async () => {
-    const notes = fixtureNotes();
-    const state = await withSnapshot(notes);
-    const stores = fixtureStores({ ...notes, 'note 6.md': 'changed while down' });
-    const g = gated(stores.store);
-    g.open();
-    // Idle at the first look only (a client between two polls), then busy until told otherwise.
-    let calls = 0;
-    let busy = true;
-    const s = createNoteService({
-      ...stores,
-      store: g.store,
-      state,
-      clock,
-      busy: () => (calls++ === 0 ? false : busy),
-      busyWaitMs: 600_000,
-    });
-    const loading = s.load();
-    await until('the host asked about several times', () => calls > 8 || undefined);
-    expect(s.status().state).toBe('ready');
-    expect(g.asked()).toBe(0);
-    busy = false;
-    await loading;
-    expect(g.asked()).toBeGreaterThan(0);
-  });
-
-  it('never undoes a write made while the check runs', async () => {
-    const notes = fixtureNotes();
-    const state = await withSnapshot(notes);
-    const down = { ...notes, 'note 5.md': 'theirs, while down' };
-    const stores = fixtureStores(down);
-    const g = gated(stores.store);
-    const s = createNoteService({ ...stores, store: g.store, state, clock });
-    const loading = s.load();
-    // The walk has listed the vault (note 5 as changed while down) when the write comes in.
-    await until('the walk to list the vault', () => g.asked() > 0);
-    await until('the index to be ready', () => s.status().state === 'ready');
-    await s.update('note 5.md', { content: 'mine, written during the check' });
-    g.open();
-    await loading;
-    expect((await s.get('note 5.md')).content).toBe('mine, written during the check');
-    expect(checksumIn(s, 'note 5.md')).toBe(await sha256Hex('mine, written during the check'));
-  });
-
-  it('serves a snapshot first only to the vault it was taken of', async () => {
+  it('checks a snapshot of another vault, or one written without folders, the same way', async () => {
     const notes = fixtureNotes();
     const named = (vault: string) => {
       const stores = fixtureStores(notes);
@@ -191,30 +98,21 @@ describe('the warm start from a snapshot with folders', () => {
     const first = createNoteService({ ...named('/vaults/a'), state, clock });
     await first.load();
     await first.saveCache();
-    for (const [vault, servedFirst] of [
-      ['/vaults/b', false],
-      ['/vaults/a', true],
-    ] as const) {
+    for (const vault of ['/vaults/b', '/vaults/a']) {
       const stores = named(vault);
       const g = gated(stores.store);
       const s = createNoteService({ ...stores, store: g.store, state, clock });
       const loading = s.load();
       await until('the walk to start', () => g.asked() > 0);
-      expect(s.status().state === 'ready', vault).toBe(servedFirst);
+      expect(s.status().state, vault).not.toBe('ready');
       g.open();
       await loading;
-      expect(s.list().items).toHaveLength(Object.keys(notes).length);
+      expect(picture(s)).toBe(picture(first));
     }
-  });
-
-  it('checks a snapshot written without folders before serving it, and replaces it by one with them', async () => {
-    const notes = fixtureNotes();
-    const state = await withSnapshot(notes);
-    // This code writes the section...
+    // The committed snapshot of layout 1 (no folders section).
     const size = (await state.byteSize!(SNAPSHOT_KEY))!;
     const index = await readSnapshotIndex(size, (o, l) => state.getRange!(SNAPSHOT_KEY, o, l));
     expect(index.sections.has(FOLDERS_SECTION)).toBe(true);
-    // ...the committed snapshot of layout 1 (written before it) has none.
     const older = createNoteService({ ...fixtureStores(notes), clock, state: memoryStateStore() });
     await older.load();
     const v1 = new Uint8Array(
@@ -232,15 +130,32 @@ describe('the warm start from a snapshot with folders', () => {
     const s = createNoteService({ ...stores, store: g.store, state: old, clock });
     const loading = s.load();
     await until('the walk to start', () => g.asked() > 0);
-    // Not served before the walk: the snapshot does not know the vault's empty folders.
     expect(s.status().state).not.toBe('ready');
     g.open();
     await loading;
     expect(picture(s)).toBe(picture(older));
-    await s.saveCache();
-    const now = (await old.byteSize!(SNAPSHOT_KEY))!;
-    const again = await readSnapshotIndex(now, (o, l) => old.getRange!(SNAPSHOT_KEY, o, l));
-    expect(again.sections.has(FOLDERS_SECTION)).toBe(true);
+  });
+
+  it('settles after a quiet spell, not one idle moment between two requests', async () => {
+    // Idle at the first look only (a client between two polls), then busy until told otherwise.
+    let calls = 0;
+    let busy = true;
+    const s = createNoteService({
+      ...fixtureStores(fixtureNotes()),
+      clock,
+      busy: () => (calls++ === 0 ? false : busy),
+      busyWaitMs: 30,
+    });
+    let loaded = false;
+    const loading = s.load().then(() => {
+      loaded = true;
+    });
+    await until('the host asked about several times', () => calls > 8 || undefined);
+    expect(s.status().state).toBe('ready');
+    expect(loaded).toBe(false);
+    busy = false;
+    await loading;
+    expect(loaded).toBe(true);
   });
 
   it('after a cold load, leaves the link map for a quiet spell far longer than the warm check waits', async () => {
