@@ -197,15 +197,16 @@ function operatorHosts(settings: CoreSettings): string[] {
 }
 
 /** The history over `deps.history`, or null. */
-function historyOf(deps: CoreDeps, maxFileBytes?: number): History | null {
+function historyOf(deps: CoreDeps, maxFileBytes?: number, limits?: PruneLimits): History | null {
   if (!deps.history) return null;
-  return createHistory({ store: deps.history, clock: deps.clock, logger: deps.logger, maxFileBytes });
+  return createHistory({ store: deps.history, clock: deps.clock, logger: deps.logger, maxFileBytes, limits });
 }
 
 function createServerCore(deps: ServerCoreDeps) {
   const { settings, state, clock, logger } = deps;
-  const history: History | null = historyOf(deps, settings.history?.maxFileBytes);
   const historyLimits: PruneLimits = { ...HISTORY_DEFAULTS, ...stripUndefined(settings.history ?? {}) };
+  // The limits go to the history too: HISTORY_MAX_BYTES is held on every write, not only hourly.
+  const history: History | null = historyOf(deps, settings.history?.maxFileBytes, historyLimits);
   const notes = createNoteService({
     history: history ?? undefined,
     store: deps.store,

@@ -54,7 +54,17 @@ export interface HistoryDeps {
   autoCompact?: { minBytes?: number; fraction?: number } | false;
   /** How long the lines of lazy records gather before they are written (default 50 ms). */
   lazyDelayMs?: number;
+  /**
+   * The retention in force (a server's HISTORY_* settings). With it, a change that takes the store
+   * past `limits.maxBytes` prunes at once, down to 3/4 of it, and the changes after it wait for
+   * that prune: the cap holds at all times, within the versions written meanwhile (one, unless
+   * several notes were written at the same moment). Without it, only `prune` drops anything.
+   */
+  limits?: PruneLimits;
 }
+
+/** A prune started by a write goes down to this share of HISTORY_MAX_BYTES, so it is not redone at once. */
+const PRUNE_TO = 0.75;
 
 /** The default trigger of the background compaction (docs/history.md). */
 export const AUTO_COMPACT = { minBytes: 1024 * 1024, fraction: 0.25 };
@@ -107,6 +117,20 @@ export function createHistory(deps: HistoryDeps) {
       .catch((err) => deps.logger?.warn('history compaction failed', { error: String(err) }))
       .finally(() => {
         compacting = null;
+      });
+  };
+  /** The prune a write started because the store passed the cap; the next changes wait for it. */
+  let capPrune: Promise<unknown> | null = null;
+  const overCap = () => {
+    const limits = deps.limits;
+    if (!limits || capPrune || storedBytes <= limits.maxBytes) return;
+    capPrune = history
+      .prune({ ...limits, maxBytes: Math.floor(limits.maxBytes * PRUNE_TO) })
+      .catch((err) =>
+        deps.logger?.warn('history prune past HISTORY_MAX_BYTES failed', { error: String(err) }),
+      )
+      .finally(() => {
+        capPrune = null;
       });
   };
   const newId = (at: number) => `${at.toString(36)}${(++seq).toString(36).padStart(4, '0')}`;
@@ -163,6 +187,8 @@ export function createHistory(deps: HistoryDeps) {
     const z = 0 as const;
     const o = await store.appendBlob(data);
     state.rawBytes += data.length;
+    // The running count the cap is checked against (a flush sets it to the store's own size).
+    storedBytes += data.length;
     const loc: BlobLoc = { o, l: data.length, z };
     state.blobs.set(sum, loc);
     return loc;
@@ -215,7 +241,9 @@ export function createHistory(deps: HistoryDeps) {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const lazyDelayMs = deps.lazyDelayMs ?? 50;
   const enqueue = (r: JournalRecord): number => {
-    queued.push(`${JSON.stringify(r)}\n`);
+    const line = `${JSON.stringify(r)}\n`;
+    queued.push(line);
+    storedBytes += line.length;
     return ++queuedSeq;
   };
 
@@ -250,26 +278,29 @@ export function createHistory(deps: HistoryDeps) {
     ch: ChangeKind,
     lazy = false,
   ) =>
-    mutex.run(async () => {
-      const checksum = sum ?? (await sha256Hex(bytes));
-      const loc = await blobOf(bytes, checksum);
-      const at = clock.now();
-      const r = {
-        t: 'v',
-        id: newId(at),
-        p: path,
-        at,
-        size: bytes.length,
-        sum: checksum,
-        by,
-        ch,
-        ...loc,
-      } as const;
-      if (lazy) writeLazy(r);
-      else await write(r);
-      // Started, never awaited: the write answers now.
-      maybeCompact();
-    });
+    waitCap().then(() =>
+      mutex.run(async () => {
+        const checksum = sum ?? (await sha256Hex(bytes));
+        const loc = await blobOf(bytes, checksum);
+        const at = clock.now();
+        const r = {
+          t: 'v',
+          id: newId(at),
+          p: path,
+          at,
+          size: bytes.length,
+          sum: checksum,
+          by,
+          ch,
+          ...loc,
+        } as const;
+        if (lazy) writeLazy(r);
+        else await write(r);
+        // Started, never awaited: the write answers now (the next change waits for a prune).
+        overCap();
+        maybeCompact();
+      }),
+    );
 
   const latest = (path: string) => state.versions.get(path)?.at(-1);
 
@@ -303,7 +334,12 @@ export function createHistory(deps: HistoryDeps) {
     trash: state.trash.size,
   });
 
-  return {
+  /** Resolves once no prune started by the cap is running. */
+  const waitCap = async () => {
+    while (capPrune) await capPrune;
+  };
+
+  const history = {
     /** Reads the journal into memory, once (later calls wait for the first). */
     load(): Promise<void> {
       loading ??= (async () => {
@@ -355,8 +391,9 @@ export function createHistory(deps: HistoryDeps) {
       mutex.run(() => write({ t: 'm', from, to, at: clock.now() })),
 
     /** Puts the deleted `bytes` of `path` in the trash; answers the item. */
-    trash: (path: string, kind: 'note' | 'file', bytes: Uint8Array, by: string, sum?: string) =>
-      mutex.run(async (): Promise<TrashItem> => {
+    trash: async (path: string, kind: 'note' | 'file', bytes: Uint8Array, by: string, sum?: string) => {
+      await waitCap();
+      return mutex.run(async (): Promise<TrashItem> => {
         const checksum = sum ?? (await sha256Hex(bytes));
         // The vault copy first (TRASH_DIR=vault): a crash before the journal line leaves a stray
         // file in `.trash/`, never an item whose copy is missing.
@@ -365,9 +402,11 @@ export function createHistory(deps: HistoryDeps) {
         const id = newId(at);
         const c = copy ? { c: copy } : {};
         await write({ t: 'x', id, p: path, kind, at, by, size: bytes.length, sum: checksum, ...loc, ...c });
+        overCap();
         maybeCompact();
         return outOf(state.trash.get(id)!);
-      }),
+      });
+    },
 
     /**
      * A file deleted outside the server (seen by the watcher): its newest kept version becomes a
@@ -458,6 +497,7 @@ export function createHistory(deps: HistoryDeps) {
     /** The same without waiting, O(1) (for `GET /health`): bytes held, versions and trash items. */
     stats,
   };
+  return history;
 }
 
 /** The history of a vault. */
