@@ -133,6 +133,9 @@ export function createHistory(deps: HistoryDeps) {
         capPrune = null;
       });
   };
+  /** Runs `fn` holding the mutex, once no prune started by the cap is running. */
+  const afterCap = <T>(fn: () => Promise<T>): Promise<T> =>
+    capPrune ? capPrune.then(() => afterCap(fn)) : mutex.run(fn);
   const newId = (at: number) => `${at.toString(36)}${(++seq).toString(36).padStart(4, '0')}`;
 
   const apply = (r: JournalRecord) => {
@@ -278,29 +281,27 @@ export function createHistory(deps: HistoryDeps) {
     ch: ChangeKind,
     lazy = false,
   ) =>
-    waitCap().then(() =>
-      mutex.run(async () => {
-        const checksum = sum ?? (await sha256Hex(bytes));
-        const loc = await blobOf(bytes, checksum);
-        const at = clock.now();
-        const r = {
-          t: 'v',
-          id: newId(at),
-          p: path,
-          at,
-          size: bytes.length,
-          sum: checksum,
-          by,
-          ch,
-          ...loc,
-        } as const;
-        if (lazy) writeLazy(r);
-        else await write(r);
-        // Started, never awaited: the write answers now (the next change waits for a prune).
-        overCap();
-        maybeCompact();
-      }),
-    );
+    afterCap(async () => {
+      const checksum = sum ?? (await sha256Hex(bytes));
+      const loc = await blobOf(bytes, checksum);
+      const at = clock.now();
+      const r = {
+        t: 'v',
+        id: newId(at),
+        p: path,
+        at,
+        size: bytes.length,
+        sum: checksum,
+        by,
+        ch,
+        ...loc,
+      } as const;
+      if (lazy) writeLazy(r);
+      else await write(r);
+      // Started, never awaited: the write answers now (the next change waits for a prune).
+      overCap();
+      maybeCompact();
+    });
 
   const latest = (path: string) => state.versions.get(path)?.at(-1);
 
@@ -333,11 +334,6 @@ export function createHistory(deps: HistoryDeps) {
     versions: versionCount,
     trash: state.trash.size,
   });
-
-  /** Resolves once no prune started by the cap is running. */
-  const waitCap = async () => {
-    while (capPrune) await capPrune;
-  };
 
   const history = {
     /** Reads the journal into memory, once (later calls wait for the first). */
@@ -391,9 +387,8 @@ export function createHistory(deps: HistoryDeps) {
       mutex.run(() => write({ t: 'm', from, to, at: clock.now() })),
 
     /** Puts the deleted `bytes` of `path` in the trash; answers the item. */
-    trash: async (path: string, kind: 'note' | 'file', bytes: Uint8Array, by: string, sum?: string) => {
-      await waitCap();
-      return mutex.run(async (): Promise<TrashItem> => {
+    trash: (path: string, kind: 'note' | 'file', bytes: Uint8Array, by: string, sum?: string) =>
+      afterCap(async (): Promise<TrashItem> => {
         const checksum = sum ?? (await sha256Hex(bytes));
         // The vault copy first (TRASH_DIR=vault): a crash before the journal line leaves a stray
         // file in `.trash/`, never an item whose copy is missing.
@@ -405,8 +400,7 @@ export function createHistory(deps: HistoryDeps) {
         overCap();
         maybeCompact();
         return outOf(state.trash.get(id)!);
-      });
-    },
+      }),
 
     /**
      * A file deleted outside the server (seen by the watcher): its newest kept version becomes a
