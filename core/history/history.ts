@@ -121,11 +121,18 @@ export function createHistory(deps: HistoryDeps) {
   };
   /** The prune a write started because the store passed the cap; the next changes wait for it. */
   let capPrune: Promise<unknown> | null = null;
+  /** The store's size after the last such prune (trash items, never dropped by bytes, may keep it high). */
+  let afterCapPrune = 0;
   const overCap = () => {
     const limits = deps.limits;
-    if (!limits || capPrune || storedBytes <= limits.maxBytes) return;
+    if (!limits || capPrune) return;
+    // Past the cap, and (when the last prune could not get under it) a quarter of it more since.
+    if (storedBytes <= Math.max(limits.maxBytes, afterCapPrune + limits.maxBytes / 4)) return;
     capPrune = history
       .prune({ ...limits, maxBytes: Math.floor(limits.maxBytes * PRUNE_TO) })
+      .then(() => {
+        afterCapPrune = storedBytes;
+      })
       .catch((err) =>
         deps.logger?.warn('history prune past HISTORY_MAX_BYTES failed', { error: String(err) }),
       )
