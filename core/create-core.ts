@@ -2,6 +2,7 @@ import { type Agent, createAgent } from './agent/agent.ts';
 import { localProvider } from './agent/local-provider.ts';
 import type { LlmProvider } from './agent/provider.ts';
 import type { ToolSource } from './agent/types.ts';
+import { setScopeFolding } from './auth/scope.ts';
 import { createAuthService } from './auth/service.ts';
 import { channelFacts } from './channels/audit.ts';
 import { createChannelService } from './channels/service.ts';
@@ -140,6 +141,8 @@ export type ServerCore = ReturnType<typeof createServerCore>;
 export function createCore(deps: ServerCoreDeps): ServerCore;
 export function createCore(deps: CoreDeps): Core;
 export function createCore(deps: CoreDeps | ServerCoreDeps): Core | ServerCore {
+  // Folder scopes compare names as the vault's file system does (case-insensitive or not).
+  setScopeFolding(deps.store.foldsCase === true);
   if ('settings' in deps) return createServerCore(deps);
   const history = historyOf(deps, deps.historyMaxFileBytes);
   const notes = createNoteService({
@@ -197,15 +200,16 @@ function operatorHosts(settings: CoreSettings): string[] {
 }
 
 /** The history over `deps.history`, or null. */
-function historyOf(deps: CoreDeps, maxFileBytes?: number): History | null {
+function historyOf(deps: CoreDeps, maxFileBytes?: number, limits?: PruneLimits): History | null {
   if (!deps.history) return null;
-  return createHistory({ store: deps.history, clock: deps.clock, logger: deps.logger, maxFileBytes });
+  return createHistory({ store: deps.history, clock: deps.clock, logger: deps.logger, maxFileBytes, limits });
 }
 
 function createServerCore(deps: ServerCoreDeps) {
   const { settings, state, clock, logger } = deps;
-  const history: History | null = historyOf(deps, settings.history?.maxFileBytes);
   const historyLimits: PruneLimits = { ...HISTORY_DEFAULTS, ...stripUndefined(settings.history ?? {}) };
+  // The limits go to the history too: HISTORY_MAX_BYTES is held on every write, not only hourly.
+  const history: History | null = historyOf(deps, settings.history?.maxFileBytes, historyLimits);
   const notes = createNoteService({
     history: history ?? undefined,
     store: deps.store,

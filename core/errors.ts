@@ -1,6 +1,7 @@
 /** Every stable error code the core and its adapters may answer with. */
 export type ErrorCode =
   | 'VALIDATION_ERROR'
+  | 'FRONTMATTER_TOO_LARGE'
   | 'INVALID_PATH'
   | 'INVALID_JSON'
   | 'UNAUTHORIZED'

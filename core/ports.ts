@@ -54,6 +54,12 @@ export interface VaultListing {
 
 /** Raw storage of the vault's markdown files. The core does all parsing and validation. */
 export interface NoteStore {
+  /**
+   * True when the vault's file system compares names without case (macOS and Windows by default):
+   * `Work/PRIVATE/x.md` is then the file `Work/private/x.md`, and folder scopes compare names
+   * folded (core/auth/scope.ts). Absent: names compare exactly.
+   */
+  readonly foldsCase?: boolean;
   /** Bytes of the file at `path`; `null` when there is no such file. */
   read(path: string): Promise<Uint8Array | null>;
   /** Size and mtime of the file at `path`; `null` when there is no such file. */

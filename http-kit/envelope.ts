@@ -9,6 +9,7 @@ import { readStrictJson } from './json-body.ts';
 /** The one map from error code to HTTP status. */
 export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   VALIDATION_ERROR: 400,
+  FRONTMATTER_TOO_LARGE: 400,
   INVALID_PATH: 400,
   INVALID_JSON: 400,
   UNAUTHORIZED: 401,

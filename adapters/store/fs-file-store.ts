@@ -7,6 +7,7 @@ import type { FileInfo, FileStore } from '../../core/ports.ts';
 import {
   ensureParents,
   isInside,
+  refuseSymlink,
   resolveInside,
   statAfterReplace,
   TEMP_PREFIX,
@@ -60,10 +61,10 @@ export function fsFileStore(opts: { dir: string }): FileStore {
     async write(path, body, maxBytes) {
       await ensureParents(root, path);
       const abs = join(root, path);
-      const existing = await lstat(abs).catch(() => null);
-      if (existing?.isSymbolicLink()) await resolveInside(root, path);
-      if (existing?.isDirectory()) throw new DomainError('INVALID_PATH', `"${path}" is a folder.`);
-      const prev = existing?.isSymbolicLink() ? await stat(abs).catch(() => null) : existing;
+      const prev = await lstat(abs).catch(() => null);
+      // Neither followed nor replaced: a symlink is no file (docs/security.md).
+      await refuseSymlink(root, path, prev);
+      if (prev?.isDirectory()) throw new DomainError('INVALID_PATH', `"${path}" is a folder.`);
       const tmp = join(dirname(abs), `${TEMP_PREFIX}${crypto.randomUUID().slice(0, 12)}`);
       tempsInFlight.add(tmp);
       try {
@@ -141,11 +142,8 @@ export function fsFileStore(opts: { dir: string }): FileStore {
           const childRel = rel ? `${rel}/${d.name}` : d.name;
           const abs = join(root, childRel);
           if (d.isDirectory()) stack.push(childRel);
-          else if ((d.isFile() || d.isSymbolicLink()) && isAttachment(d.name)) {
-            if (d.isSymbolicLink()) {
-              const real = await realpath(abs).catch(() => null);
-              if (!real || !isInside(root, real)) continue;
-            }
+          // A symlink is not followed (docs/security.md): what it names is listed under its real path.
+          else if (d.isFile() && isAttachment(d.name)) {
             const st = await stat(abs).catch(() => null);
             if (st?.isFile()) out.push(toInfo(childRel, st));
           }

@@ -8,15 +8,17 @@ import {
   statSync,
   unlinkSync,
 } from 'node:fs';
-import { link, lstat, readFile, realpath, rm, stat, unlink } from 'node:fs/promises';
+import { link, lstat, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { FileInfo, NoteStore, StoreChange } from '../../core/ports.ts';
 import {
   conflictOf,
   ensureParents,
+  foldsCase,
   isInside,
   openInside,
   readSmallInside,
+  refuseSymlink,
   resolveInside,
   statAfterReplace,
   TEMP_PREFIX,
@@ -56,9 +58,9 @@ function finishCutMove(root: string): void {
 
 /**
  * The vault as a folder of `.md` files. Writes are atomic (temporary file + rename), a move
- * cut by a crash is finished at the next start (never two copies); nothing
- * is read or written through a symlink that leaves the vault; dot-folders are skipped;
- * symlinked folders are not descended into (no cycles, no duplicates).
+ * cut by a crash is finished at the next start (never two copies); nothing is read or written
+ * through a symlink, inside the vault or out of it (each note has one path, the one folder scopes
+ * are decided on); dot-folders are skipped.
  */
 export function fsNoteStore(opts: {
   dir: string;
@@ -133,12 +135,8 @@ export function fsNoteStore(opts: {
         }
         const note = isNote(name);
         if (!note && !want.files) continue;
+        // A symlink is not followed (docs/security.md): what it names is listed under its real path.
         if (d.isFile()) (note ? notes : files).push([childRel, join(dir, name)]);
-        else if (d.isSymbolicLink()) {
-          const abs = join(dir, name);
-          const real = await realpath(abs).catch(() => null);
-          if (real && isInside(root, real)) (note ? notes : files).push([childRel, abs]);
-        }
       }
     }
     return { notes, files, folders };
@@ -168,6 +166,7 @@ export function fsNoteStore(opts: {
   };
 
   const store: NoteStore = {
+    foldsCase: foldsCase(root),
     async read(path) {
       const abs = await resolveInside(root, path);
       if (!abs) return null;
@@ -225,13 +224,11 @@ export function fsNoteStore(opts: {
     async write(path, bytes) {
       await ensureParents(root, path);
       const abs = join(root, path);
-      const existing = await lstat(abs).catch(() => null);
-      if (existing?.isSymbolicLink()) await resolveInside(root, path);
-      const prev = existing?.isSymbolicLink() ? await stat(abs).catch(() => null) : existing;
-      // A symlinked note (inside the vault) is written through to its target, so the link stays a link.
-      const target = prev && existing?.isSymbolicLink() ? await realpath(abs) : abs;
+      const prev = await lstat(abs).catch(() => null);
+      // Neither followed nor replaced: a symlink is no note (docs/security.md).
+      await refuseSymlink(root, path, prev);
       if (prev?.isDirectory()) throw conflictOf({ code: 'EISDIR' }, path);
-      await writeAtomic(target, bytes, undefined, durable).catch((err) => {
+      await writeAtomic(abs, bytes, undefined, durable).catch((err) => {
         throw conflictOf(err, path);
       });
       // Two quick writes could share an mtime: keep it moving forward, like the memory store.

@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import {
   type FileHandle,
   lstat,
@@ -21,6 +32,46 @@ export function isInside(root: string, abs: string): boolean {
 }
 
 const code = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
+
+const folding = new Map<string, boolean>();
+
+/**
+ * Whether the file system of folder `dir` compares names without case (macOS and Windows by
+ * default): probed once per folder by creating a dot-file and looking it up in upper case.
+ */
+export function foldsCase(dir: string): boolean {
+  let known = folding.get(dir);
+  if (known !== undefined) return known;
+  const name = `${TEMP_PREFIX}case-${randomBytes(4).toString('hex')}`;
+  try {
+    writeFileSync(join(dir, name), '', { flag: 'wx' });
+    known = statSync(join(dir, name.toUpperCase()), { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    known = false;
+  } finally {
+    rmSync(join(dir, name), { force: true });
+  }
+  folding.set(dir, known);
+  return known;
+}
+
+const fold = (s: string) => s.normalize('NFC').toLowerCase();
+
+/**
+ * Throws INVALID_PATH unless `real` (where the file system led) is `abs` (the path asked for):
+ * outside the vault, or through a symlink inside it. A symlink inside the vault is not followed,
+ * so every note and file has one path, the one every folder scope is decided on (docs/security.md).
+ */
+function checkReal(root: string, abs: string, real: string): void {
+  if (!isInside(root, real)) throw new DomainError('INVALID_PATH', 'That path leads outside the vault.');
+  if (real !== abs && !(foldsCase(root) && fold(real) === fold(abs))) throw throughSymlink();
+}
+
+const throughSymlink = () =>
+  new DomainError(
+    'INVALID_PATH',
+    'That path goes through a symlink; symlinks inside the vault are not followed (each note and file has one path).',
+  );
 
 let procFd: boolean | undefined;
 
@@ -47,7 +98,7 @@ export async function openInside(root: string, rel: string): Promise<FileHandle 
       procFd ??= real !== null;
     }
     real ??= await realpath(abs);
-    if (!isInside(root, real)) throw new DomainError('INVALID_PATH', 'That path leads outside the vault.');
+    checkReal(root, abs, real);
     return fh;
   } catch (err) {
     await fh.close();
@@ -69,9 +120,10 @@ export const SYNC_READ_MAX = 256 * 1024;
  */
 export function readSmallInside(root: string, rel: string): Uint8Array | null | undefined {
   if (procFd === false) return undefined;
+  const abs = join(root, rel);
   let fd: number;
   try {
-    fd = openSync(join(root, rel), constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     const c = code(err);
     return c === 'ENOENT' || c === 'ENOTDIR' || c === 'ELOOP' ? null : undefined;
@@ -85,7 +137,7 @@ export function readSmallInside(root: string, rel: string): Uint8Array | null | 
       procFd ??= false;
       return undefined;
     }
-    if (!isInside(root, real)) throw new DomainError('INVALID_PATH', 'That path leads outside the vault.');
+    checkReal(root, abs, real);
     const st = fstatSync(fd);
     if (!st.isFile()) return null;
     if (st.size > SYNC_READ_MAX) return undefined;
@@ -102,9 +154,9 @@ export function readSmallInside(root: string, rel: string): Uint8Array | null | 
 }
 
 /**
- * Resolves a vault-relative path to an absolute one whose real location is inside `root`.
+ * Resolves a vault-relative path to an absolute one whose real location is itself.
  * Returns null when the path (or a parent) does not exist. Throws INVALID_PATH when a
- * symlink on the way leads out of the vault.
+ * symlink is on the way (leading out of the vault or not).
  */
 export async function resolveInside(root: string, rel: string): Promise<string | null> {
   const abs = join(root, rel);
@@ -115,11 +167,22 @@ export async function resolveInside(root: string, rel: string): Promise<string |
     if (code(err) === 'ENOENT' || code(err) === 'ENOTDIR') return null;
     throw err;
   }
-  if (!isInside(root, real)) throw new DomainError('INVALID_PATH', 'That path leads outside the vault.');
+  checkReal(root, abs, real);
   return abs;
 }
 
-/** Creates the parent folders of `rel` one by one, never following a symlink out of the vault. */
+/** Throws INVALID_PATH when the file at `abs` (vault-relative `rel`) is a symlink: it is not followed. */
+export async function refuseSymlink(root: string, rel: string, st: Stats | null): Promise<void> {
+  if (st?.isSymbolicLink()) {
+    // The message says whether it leads out of the vault (a dangling one: through a symlink).
+    const real = await realpath(join(root, rel)).catch(() => null);
+    if (real && !isInside(root, real))
+      throw new DomainError('INVALID_PATH', 'That path leads outside the vault.');
+    throw throughSymlink();
+  }
+}
+
+/** Creates the parent folders of `rel` one by one, never following a symlink. */
 export async function ensureParents(root: string, rel: string): Promise<void> {
   const parts = rel.split('/').slice(0, -1);
   let cur = root;
@@ -135,6 +198,7 @@ export async function ensureParents(root: string, rel: string): Promise<void> {
         });
         if (!isInside(root, real))
           throw new DomainError('INVALID_PATH', 'That path leads outside the vault.');
+        throw throughSymlink();
       } else if (!st.isDirectory()) {
         throw new DomainError('INVALID_PATH', `"${part}" is a file, not a folder.`);
       }

@@ -85,7 +85,7 @@ export function vaultWatchSet(debounceMs: number, toRel: (abs: string) => string
       if (e.name.startsWith('.')) continue;
       const abs = join(dir, e.name);
       if (e.isDirectory()) await add(abs, report);
-      else if (report && (e.isFile() || e.isSymbolicLink())) push(abs, 'changed');
+      else if (report && e.isFile()) push(abs, 'changed');
     }
   };
 
@@ -103,8 +103,9 @@ export function vaultWatchSet(debounceMs: number, toRel: (abs: string) => string
       return;
     }
     if (st.isDirectory()) await add(abs, true);
-    // A symlink is reported as what it names may be a note; the note service checks where it leads.
-    else if (st.isFile() || st.isSymbolicLink()) push(abs, 'changed');
+    else if (st.isFile()) push(abs, 'changed');
+    // A symlink is not followed (docs/security.md): a note replaced by one is gone from its path.
+    else if (st.isSymbolicLink()) push(abs, 'removed');
   };
 
   const stop = async () => {

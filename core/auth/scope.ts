@@ -52,13 +52,30 @@ export function hasCapability(scope: KeyScope | undefined, cap: Capability): boo
   return scope === undefined || scope.capabilities.includes(cap);
 }
 
+let foldNames = false;
+
+/**
+ * Folder scopes compare names the way the vault's file system does: folded (case, and Unicode
+ * normalization) when it compares names without case (`NoteStore.foldsCase`), so `Work/PRIVATE/`
+ * is excluded by `exclude: ["Work/private/"]` there. Set once at start, by `createCore`.
+ */
+export function setScopeFolding(on: boolean): void {
+  foldNames = on;
+}
+
+const fold = (s: string) => s.normalize('NFC').toLowerCase();
+
 /** Whether a vault-relative path (note, file or folder) is inside `scope`'s folders. */
 export function inScope(scope: KeyScope | undefined, path: string): boolean {
   if (scope === undefined) return true;
-  const p = path.replace(/^\/+/, '');
+  const raw = path.replace(/^\/+/, '');
   // A path that climbs (`Work/../Private`) is never inside: nothing may dodge a prefix test.
-  if (p.split('/').some((seg) => seg === '..' || seg === '.')) return false;
-  const under = (prefix: string) => p.startsWith(prefix) || `${p}/` === prefix;
+  if (raw.split('/').some((seg) => seg === '..' || seg === '.')) return false;
+  const p = foldNames ? fold(raw) : raw;
+  const under = (given: string) => {
+    const prefix = foldNames ? fold(given) : given;
+    return p.startsWith(prefix) || `${p}/` === prefix;
+  };
   if (scope.folders && scope.folders.length > 0 && !scope.folders.some(under)) return false;
   if (scope.exclude?.some(under)) return false;
   return true;

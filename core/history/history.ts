@@ -54,7 +54,17 @@ export interface HistoryDeps {
   autoCompact?: { minBytes?: number; fraction?: number } | false;
   /** How long the lines of lazy records gather before they are written (default 50 ms). */
   lazyDelayMs?: number;
+  /**
+   * The retention in force (a server's HISTORY_* settings). With it, a change that takes the store
+   * past `limits.maxBytes` prunes at once, down to 3/4 of it, and the changes after it wait for
+   * that prune: the cap holds at all times, within the versions written meanwhile (one, unless
+   * several notes were written at the same moment). Without it, only `prune` drops anything.
+   */
+  limits?: PruneLimits;
 }
+
+/** A prune started by a write goes down to this share of HISTORY_MAX_BYTES, so it is not redone at once. */
+const PRUNE_TO = 0.75;
 
 /** The default trigger of the background compaction (docs/history.md). */
 export const AUTO_COMPACT = { minBytes: 1024 * 1024, fraction: 0.25 };
@@ -109,6 +119,30 @@ export function createHistory(deps: HistoryDeps) {
         compacting = null;
       });
   };
+  /** The prune a write started because the store passed the cap; the next changes wait for it. */
+  let capPrune: Promise<unknown> | null = null;
+  /** The store's size after the last such prune (trash items, never dropped by bytes, may keep it high). */
+  let afterCapPrune = 0;
+  const overCap = () => {
+    const limits = deps.limits;
+    if (!limits || capPrune) return;
+    // Past the cap, and (when the last prune could not get under it) a quarter of it more since.
+    if (storedBytes <= Math.max(limits.maxBytes, afterCapPrune + limits.maxBytes / 4)) return;
+    capPrune = history
+      .prune({ ...limits, maxBytes: Math.floor(limits.maxBytes * PRUNE_TO) })
+      .then(() => {
+        afterCapPrune = storedBytes;
+      })
+      .catch((err) =>
+        deps.logger?.warn('history prune past HISTORY_MAX_BYTES failed', { error: String(err) }),
+      )
+      .finally(() => {
+        capPrune = null;
+      });
+  };
+  /** Runs `fn` holding the mutex, once no prune started by the cap is running. */
+  const afterCap = <T>(fn: () => Promise<T>): Promise<T> =>
+    capPrune ? capPrune.then(() => afterCap(fn)) : mutex.run(fn);
   const newId = (at: number) => `${at.toString(36)}${(++seq).toString(36).padStart(4, '0')}`;
 
   const apply = (r: JournalRecord) => {
@@ -163,6 +197,8 @@ export function createHistory(deps: HistoryDeps) {
     const z = 0 as const;
     const o = await store.appendBlob(data);
     state.rawBytes += data.length;
+    // The running count the cap is checked against (a flush sets it to the store's own size).
+    storedBytes += data.length;
     const loc: BlobLoc = { o, l: data.length, z };
     state.blobs.set(sum, loc);
     return loc;
@@ -215,7 +251,9 @@ export function createHistory(deps: HistoryDeps) {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const lazyDelayMs = deps.lazyDelayMs ?? 50;
   const enqueue = (r: JournalRecord): number => {
-    queued.push(`${JSON.stringify(r)}\n`);
+    const line = `${JSON.stringify(r)}\n`;
+    queued.push(line);
+    storedBytes += line.length;
     return ++queuedSeq;
   };
 
@@ -250,7 +288,7 @@ export function createHistory(deps: HistoryDeps) {
     ch: ChangeKind,
     lazy = false,
   ) =>
-    mutex.run(async () => {
+    afterCap(async () => {
       const checksum = sum ?? (await sha256Hex(bytes));
       const loc = await blobOf(bytes, checksum);
       const at = clock.now();
@@ -267,7 +305,8 @@ export function createHistory(deps: HistoryDeps) {
       } as const;
       if (lazy) writeLazy(r);
       else await write(r);
-      // Started, never awaited: the write answers now.
+      // Started, never awaited: the write answers now (the next change waits for a prune).
+      overCap();
       maybeCompact();
     });
 
@@ -303,7 +342,7 @@ export function createHistory(deps: HistoryDeps) {
     trash: state.trash.size,
   });
 
-  return {
+  const history = {
     /** Reads the journal into memory, once (later calls wait for the first). */
     load(): Promise<void> {
       loading ??= (async () => {
@@ -356,7 +395,7 @@ export function createHistory(deps: HistoryDeps) {
 
     /** Puts the deleted `bytes` of `path` in the trash; answers the item. */
     trash: (path: string, kind: 'note' | 'file', bytes: Uint8Array, by: string, sum?: string) =>
-      mutex.run(async (): Promise<TrashItem> => {
+      afterCap(async (): Promise<TrashItem> => {
         const checksum = sum ?? (await sha256Hex(bytes));
         // The vault copy first (TRASH_DIR=vault): a crash before the journal line leaves a stray
         // file in `.trash/`, never an item whose copy is missing.
@@ -365,6 +404,7 @@ export function createHistory(deps: HistoryDeps) {
         const id = newId(at);
         const c = copy ? { c: copy } : {};
         await write({ t: 'x', id, p: path, kind, at, by, size: bytes.length, sum: checksum, ...loc, ...c });
+        overCap();
         maybeCompact();
         return outOf(state.trash.get(id)!);
       }),
@@ -458,6 +498,7 @@ export function createHistory(deps: HistoryDeps) {
     /** The same without waiting, O(1) (for `GET /health`): bytes held, versions and trash items. */
     stats,
   };
+  return history;
 }
 
 /** The history of a vault. */

@@ -4,7 +4,7 @@
  * VALIDATION_ERROR before anything is written.
  */
 import { DomainError } from '../errors.ts';
-import { checkJsonDepth } from '../json-depth.ts';
+import { checkJsonDepth, MAX_JSON_DEPTH } from '../json-depth.ts';
 import { parseFrontmatter } from './markdown/parts.ts';
 import { splitFrontmatter } from './markdown/remark.ts';
 
@@ -38,3 +38,61 @@ export function checkFrontmatterReadsBack(next: string, before = ''): void {
 
 /** The depth check of a frontmatter value or a PATCH value given as JSON. */
 export const checkValueDepth = (value: unknown, what: string): void => checkJsonDepth(value, what);
+
+/** Frontmatter given as a value may weigh at most this many characters: what the reader parses. */
+export const FRONTMATTER_MAX_BYTES = 64 * 1024;
+/** ...and hold at most this many keys and array items, all levels together. */
+export const FRONTMATTER_MAX_KEYS = 500;
+
+const tooLarge = (what: string, limit: 'bytes' | 'keys' | 'depth', max: number, text: string) =>
+  new DomainError('FRONTMATTER_TOO_LARGE', `${what} ${text}.`, { limit, max });
+
+/**
+ * Throws 400 FRONTMATTER_TOO_LARGE (`details.limit` names it: `keys`, `bytes` or `depth`) when a
+ * frontmatter value given as JSON (a whole frontmatter, or one key's value in a PATCH) is past the
+ * limits. It runs before any YAML is made: that, and reading it back, cost seconds for 600,000
+ * keys, where this stops at the first object with too many keys (and visits at most
+ * FRONTMATTER_MAX_KEYS values otherwise). The size is an estimate of the YAML (keys, strings, 8
+ * per other scalar); the read-back check still refuses what ends up larger.
+ */
+export function checkFrontmatterLimits(value: unknown, what: string): void {
+  let keys = 0;
+  let bytes = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v === 'string') bytes += v.length + 2;
+    else if (v === null || typeof v !== 'object') bytes += 8;
+    else {
+      if (depth >= MAX_JSON_DEPTH)
+        throw tooLarge(
+          what,
+          'depth',
+          MAX_JSON_DEPTH,
+          `nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`,
+        );
+      const names = Array.isArray(v) ? null : Object.keys(v);
+      keys += names ? names.length : (v as unknown[]).length;
+      if (keys > FRONTMATTER_MAX_KEYS)
+        throw tooLarge(
+          what,
+          'keys',
+          FRONTMATTER_MAX_KEYS,
+          `has more than ${FRONTMATTER_MAX_KEYS} keys and items`,
+        );
+      if (names) {
+        for (const k of names) {
+          bytes += k.length + 4;
+          stack.push([(v as Record<string, unknown>)[k], depth + 1]);
+        }
+      } else for (const item of v as unknown[]) stack.push([item, depth + 1]);
+    }
+    if (bytes > FRONTMATTER_MAX_BYTES)
+      throw tooLarge(
+        what,
+        'bytes',
+        FRONTMATTER_MAX_BYTES,
+        `is larger than ${FRONTMATTER_MAX_BYTES / 1024} KiB`,
+      );
+  }
+}

@@ -7,7 +7,7 @@ import type { ChangeKind } from '../history/codec.ts';
 import { basename, validateNotePath } from '../paths.ts';
 import { decode, type Note, type NoteContext } from './context.ts';
 import { freePath } from './free-path.ts';
-import { checkFrontmatterReadsBack, checkValueDepth } from './frontmatter-check.ts';
+import { checkFrontmatterLimits, checkFrontmatterReadsBack } from './frontmatter-check.ts';
 import { checkIfMatch } from './if-match.ts';
 import { rewriteLinksYielding } from './link-rewrite.ts';
 import { splitFrontmatter } from './markdown/remark.ts';
@@ -29,7 +29,8 @@ function compose(content: string, frontmatter: unknown, keepBlock: string): stri
       );
     }
     const fm = frontmatter as Record<string, unknown>;
-    checkValueDepth(fm, 'The frontmatter');
+    // Cheap limits first: the YAML below, and reading it back, cost seconds for a huge value.
+    checkFrontmatterLimits(fm, 'The frontmatter');
     if (!Object.keys(fm).length) return content;
     const text = `---\n${stringifyYaml(fm)}---\n${content}`;
     checkFrontmatterReadsBack(text);
@@ -249,7 +250,7 @@ export function createWrites(ctx: NoteContext) {
      */
     patch(pathInput: unknown, op: PatchOperation, ifMatch?: string): Promise<Note> {
       return rewrite(pathInput, ifMatch, 'patch', (text, bytes) => {
-        if (op.target?.type === 'frontmatter') checkValueDepth(op.content, 'The value');
+        if (op.target?.type === 'frontmatter') checkFrontmatterLimits(op.content, 'The value');
         const next = applySectionPatch(text, op);
         if (op.target?.type === 'frontmatter') checkFrontmatterReadsBack(next, text);
         if (next === text) return null;

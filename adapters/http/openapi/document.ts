@@ -84,7 +84,7 @@ const schemaOf = (s: v.GenericSchema): Json => {
 };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'Invalid JSON, body, path or query (INVALID_JSON, VALIDATION_ERROR naming the field, INVALID_PATH).',
+  400: 'Invalid JSON, body, path or query (INVALID_JSON, VALIDATION_ERROR naming the field, INVALID_PATH, FRONTMATTER_TOO_LARGE).',
   401: 'No or bad credentials (UNAUTHORIZED, INVALID_API_KEY, INVALID_TOKEN).',
   403: 'Refused (FORBIDDEN): the key lacks the capability the route needs (the message names it, e.g. `missing capability notes:write`), or the path is outside its folders, or the server refuses it.',
   404: 'Not found (NOT_FOUND, NOTE_NOT_FOUND, FOLDER_NOT_FOUND, FILE_NOT_FOUND, CHANNEL_NOT_FOUND, PLUGIN_NOT_FOUND).',

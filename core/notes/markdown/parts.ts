@@ -103,6 +103,23 @@ export function frontmatterTags(fm: Record<string, unknown>, warnings: string[])
 /** Larger frontmatter blocks are ignored (with a warning) rather than parsed. */
 const MAX_FRONTMATTER_CHARS = 64 * 1024;
 
+/**
+ * YAML the fast path does not take goes to the YAML library only with at most this many line breaks
+ * and commas (a bound on its entries, counted in one pass): a 64 KiB flow map of 6,000 keys held the
+ * event loop for hundreds of ms. Frontmatter written as a value (at most 500 keys) mostly stays under it.
+ */
+export const MAX_FRONTMATTER_BREAKS = 1000;
+
+/** Line breaks and commas in `text`, counting up to `limit + 1`. */
+function breaksAtMost(text: string, limit: number): number {
+  let n = 0;
+  for (let i = 0; i < text.length && n <= limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 /* \n */ || c === 44 /* , */) n++;
+  }
+  return n;
+}
+
 /** At most this many alias references are expanded (yaml's maxAliasCount). */
 const MAX_ALIAS_COUNT = 50;
 /** The parsed frontmatter (as JSON) may weigh at most this many times its YAML, plus 4 KiB. */
@@ -117,6 +134,12 @@ export function parseFrontmatter(yamlText: string, warnings: string[]): Record<s
   // Plain `key: value` lines and word lists (most notes) without the YAML library (issue 33).
   const simple = simpleFrontmatter(yamlText);
   if (simple) return simple;
+  if (breaksAtMost(yamlText, MAX_FRONTMATTER_BREAKS) > MAX_FRONTMATTER_BREAKS) {
+    warnings.push(
+      `Frontmatter with more than ${MAX_FRONTMATTER_BREAKS} lines and commas was ignored (too many entries to parse).`,
+    );
+    return {};
+  }
   try {
     const doc = parseDocument(yamlText, { uniqueKeys: false, logLevel: 'silent' });
     const problem = doc.errors[0];
