@@ -532,7 +532,8 @@ export function createLinkGraph() {
           if (p == null || p === path || see(p)) continue;
           const l = src.links[i]!;
           if (linkKey(l.target) === key && resolve(sp, l, see) === path) {
-            (extra ??= []).push(sp);
+            extra ??= [];
+            extra.push(sp);
             break;
           }
         }
