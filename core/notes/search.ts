@@ -242,7 +242,11 @@ function* docTermsSteps(doc: SearchDoc): Generator<void, DocTerms> {
   bit = TAG;
   eachTerm(doc.tags.replace(/[/_-]/g, ' '), true, mark);
   const out: DocTerms = [len, titleWords.size];
-  for (const [t, v] of vals) out.push(t, Math.min(v, 0x3ffff));
+  let n = 0;
+  for (const [t, v] of vals) {
+    out.push(t, Math.min(v, 0x3ffff));
+    if (++n % PUT_STEP === 0) yield;
+  }
   return out;
 }
 
