@@ -12,7 +12,7 @@ import type { MarkdownAnalysis } from './markdown/types.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
 import type { DocTerms } from './search.ts';
-import { yieldToEventLoop } from './slices.ts';
+import { sliced, yieldToEventLoop } from './slices.ts';
 
 /** A whole note as `GET /notes/:path` returns it. */
 export interface Note extends NoteSummary {
@@ -252,7 +252,10 @@ export function createNoteContext(deps: NoteServiceDeps) {
       await yieldToEventLoop();
       ctx.invalidate(ctx.index.put(entry));
       await yieldToEventLoop();
-      ctx.index.search.put(searchDocOf(entry, ctx.index.titleOf(path), analysis.text, text));
+      // Its words in steps too (a 4 MiB note of distinct words is seconds of work in one go).
+      for await (const _ of sliced(
+        ctx.index.search.putSteps(searchDocOf(entry, ctx.index.titleOf(path), analysis.text, text)),
+      ));
       // A save may have taken the index's changes between the steps: mark the note changed
       // again, so the journal's next record of it carries its new words.
       ctx.index.markChanged(path);

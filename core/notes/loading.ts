@@ -288,8 +288,8 @@ const rebuilding = new WeakMap<NoteContext, Promise<void>>();
  *   list is copied; they are never changed in place), serialized in slices with a yield between
  *   them, written piece by piece to a temporary file and renamed; then the journal restarts under
  *   the snapshot's generation. Changes made meanwhile are journaled by the next save.
- * - Removed notes' postings are swept out of the search lists first when there are many, a list
- *   at a time.
+ * - First, with or without a cache, the search index's upkeep when it asks for it: removed notes'
+ *   postings swept out once their bytes are many, the vocabulary rebuilt once stale, in steps.
  * A failed save makes the next one write a whole snapshot.
  */
 export function saveCache(ctx: NoteContext): Promise<boolean> {
@@ -299,6 +299,11 @@ export function saveCache(ctx: NoteContext): Promise<boolean> {
 }
 
 async function saveNow(ctx: NoteContext): Promise<boolean> {
+  // Dead postings swept out by their bytes and the vocabulary rebuilt, a step at a time; with or
+  // without a cache to save (docs/search.md, Memory).
+  if (ctx.status.state === 'ready' && ctx.index.search.needsUpkeep) {
+    for await (const _ of sliced(ctx.index.search.upkeep()));
+  }
   const state = ctx.state;
   if (!state || !ctx.dirty || ctx.status.state !== 'ready') return false;
   const index = ctx.index;
@@ -317,9 +322,6 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
       void searchReady(ctx).catch(() => {});
       return false;
     }
-  }
-  if (index.search.loaded && index.search.dead > Math.max(1000, index.search.size / 4)) {
-    for await (const _ of sliced(index.search.sweep()));
   }
   if (journalOnly && state.append && cache) {
     const records = index.takeChanges();

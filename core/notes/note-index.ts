@@ -145,7 +145,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
   let bytes = 0;
   /** Paths whose entry changed since the last `takeChanges` (null while not tracked). */
   let changed: Set<string> | null = null;
-  let memory: { at: number; generation: number; value: IndexMemory } | null = null;
+  let memory: { at: number; generation: number; swept: number; value: IndexMemory } | null = null;
   /** Running totals for the memory estimate: characters of the notes' paths, and their links. */
   let pathTotal = 0;
   let linkTotal = 0;
@@ -186,7 +186,12 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
      * changes.
      */
     memory(now = Date.now()): IndexMemory {
-      if (memory && (memory.generation === generation || now - memory.at < MEMORY_TTL_MS))
+      // A sweep of the search lists changes the figure too (the notes stay the same).
+      if (
+        memory &&
+        ((memory.generation === generation && memory.swept === search.swept) ||
+          now - memory.at < MEMORY_TTL_MS)
+      )
         return memory.value;
       // From running counts (notes, path characters, links, cached summaries): no walk of the
       // entries. Constants calibrated against the heap V8 reports for the generated 10,000-note
@@ -204,7 +209,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
         summaries: cached,
         total: notes + folderBytes + links + searchBytes + cached,
       };
-      memory = { at: now, generation, value };
+      memory = { at: now, generation, swept: search.swept, value };
       return value;
     },
 

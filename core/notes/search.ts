@@ -1,7 +1,16 @@
 import { fromBase64, toBase64 } from '../crypto.ts';
 import { type ParsedQuery, parseQuery } from './search/query.ts';
 import { eachTerm, pathWords, stem, terms as termsOf, tokenize } from './search/text.ts';
-import { createVocabulary, MAX_TYPO, oneEdit, typoBudget } from './search/vocabulary.ts';
+import {
+  createVocabulary,
+  MAX_TYPO,
+  oneEdit,
+  spend,
+  TYPO_WORDS,
+  type TypoBudget,
+  typoBudget,
+  typoWork,
+} from './search/vocabulary.ts';
 
 export { tokenize };
 
@@ -184,14 +193,41 @@ export interface RankedNote {
  */
 export type Visibility = (path: string) => boolean;
 
+/** Runs `steps` to their end at once; their result. */
+function drain<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
 /** A note's index terms: `[body length, title words, term, tf * 16 + bits, ...]`. */
 export function docTerms(doc: SearchDoc): DocTerms {
+  return drain(docTermsSteps(doc));
+}
+
+/**
+ * `docTerms` in steps: the body `TEXT_STEP` characters a step (cut after a white space, so no word
+ * is split), then the short fields and the list.
+ */
+function* docTermsSteps(doc: SearchDoc): Generator<void, DocTerms> {
   const vals = new Map<string, number>();
   let len = 0;
-  eachTerm(doc.text, false, (t) => {
+  const count = (t: string) => {
     vals.set(t, (vals.get(t) ?? 0) + 16);
     len++;
-  });
+  };
+  const text = doc.text;
+  if (text.length <= TEXT_STEP) eachTerm(text, false, count);
+  else {
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(text.length, at + TEXT_STEP);
+      while (end < text.length && !/\s/.test(text[end - 1]!)) end++;
+      eachTerm(text.slice(at, end), false, count);
+      at = end;
+      yield;
+    }
+  }
   let bit = 0;
   // Stop words count in the short fields (a title such as "To do" must stay findable).
   const mark = (t: string) => vals.set(t, (vals.get(t) ?? 0) | bit);
@@ -206,7 +242,11 @@ export function docTerms(doc: SearchDoc): DocTerms {
   bit = TAG;
   eachTerm(doc.tags.replace(/[/_-]/g, ' '), true, mark);
   const out: DocTerms = [len, titleWords.size];
-  for (const [t, v] of vals) out.push(t, Math.min(v, 0x3ffff));
+  let n = 0;
+  for (const [t, v] of vals) {
+    out.push(t, Math.min(v, 0x3ffff));
+    if (++n % PUT_STEP === 0) yield;
+  }
   return out;
 }
 
@@ -221,17 +261,20 @@ function createDocTable() {
     tlen: new Uint16Array(64),
     /** Folder levels above the note (slashes in its path, at most 255). */
     depth: new Uint8Array(64),
+    /** Estimated bytes the note's postings hold (as `addPostings` counts them): what removing it leaves dead. */
+    cost: new Float64Array(64),
     size: 0,
     set(id: number, path: string, len: number, tlen: number): void {
       if (id >= t.len.length) {
         const cap = Math.max(id + 1, t.len.length * 2);
-        const grow = <A extends Int32Array | Uint16Array | Uint8Array>(a: A, b: A) => {
+        const grow = <A extends Int32Array | Uint16Array | Uint8Array | Float64Array>(a: A, b: A) => {
           b.set(a);
           return b;
         };
         t.len = grow(t.len, new Int32Array(cap));
         t.tlen = grow(t.tlen, new Uint16Array(cap));
         t.depth = grow(t.depth, new Uint8Array(cap));
+        t.cost = grow(t.cost, new Float64Array(cap));
       }
       while (t.paths.length < id) t.paths.push(undefined);
       if (t.paths[id] === undefined) t.size++;
@@ -246,12 +289,14 @@ function createDocTable() {
       if (t.paths[id] === undefined) return;
       t.paths[id] = undefined;
       t.len[id] = 0;
+      t.cost[id] = 0;
       t.size--;
     },
     clear(): void {
       t.paths = [];
       t.size = 0;
       t.len.fill(0);
+      t.cost.fill(0);
     },
     /** `[id, path, body length, title words]` of every note, by id. */
     entries(): [number, string, number, number][] {
@@ -267,6 +312,18 @@ function createDocTable() {
 
 /** Notes of a snapshot's search table taken per step of a restore (`restoreSteps`). */
 const RESTORE_STEP = 256;
+/** Terms of a large note joined to the lists per step of `putSteps`. */
+const PUT_STEP = 4096;
+/** Characters of a large note's body turned into terms per step of `putSteps`. */
+const TEXT_STEP = 64 * 1024;
+/**
+ * What a posting is estimated to hold: its bytes in a list, or for a term's first posting the
+ * term's map slot, string and list object too (as `approxBytes` counts them).
+ */
+const POSTING_BYTES = 3;
+const TERM_BYTES = 176;
+/** Dead bytes (removed notes' postings) past which a sweep is due, or a quarter of the live ones. */
+const SWEEP_MIN_BYTES = 4 * 1024 * 1024;
 
 /**
  * A compact inverted index ranking notes for a query (see docs/search.md): every query word may
@@ -286,8 +343,18 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
   );
   let nextId = 0;
   let totalLen = 0;
-  /** Notes removed or replaced since the last sweep: their postings are still in the lists. */
-  let dead = 0;
+  /**
+   * Estimated bytes of the postings of notes removed or replaced since the last sweep (they are
+   * still in the lists, and words only they held are still terms), and of the live notes': a
+   * sweep is due when the dead ones pass `SWEEP_MIN_BYTES` or a quarter of the live ones.
+   */
+  let deadBytes = 0;
+  let liveBytes = 0;
+  let swept = 0;
+  /** Ids of large notes whose postings are being added (`putSteps`): not notes yet, kept by sweeps. */
+  const building = new Set<number>();
+  /** The last query's typo look-ups: words looked up and rows spent (`TypoBudget`). */
+  let lastTypo = { words: 0, rows: 0 };
   /** The words of notes changed since the last `takeChanges`, for the journal; null while not tracked. */
   let pending: Map<string, DocTerms> | null = null;
   /** Bumped by every change of the notes (visible sets are cached per version). */
@@ -304,30 +371,44 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
     if (lazy) throw new Error('the search postings are not read yet (await ready() first)');
   };
 
-  const addPostings = (id: number, terms: DocTerms) => {
-    for (let i = 2; i < terms.length; i += 2) {
+  /** Adds the postings of `terms[from..to)` (term, value pairs from index 2); returns their estimated bytes. */
+  const addPostings = (id: number, terms: DocTerms, from = 2, to = terms.length): number => {
+    let bytes = 0;
+    for (let i = from; i < to; i += 2) {
       const term = terms[i] as string;
       let list = postings.get(term);
       if (!list) {
         list = new Postings();
         postings.set(term, list);
         vocab.added(term);
+        bytes += TERM_BYTES + term.length;
       }
       list.add(id, terms[i + 1] as number);
+      bytes += POSTING_BYTES;
     }
+    return bytes;
+  };
+  /** Makes `id` the note at `path` (its postings are in, or deferred), costing `bytes`. */
+  const enter = (id: number, path: string, terms: DocTerms, bytes: number) => {
+    version++;
+    const len = terms[0] as number;
+    docs.set(id, path, len, terms[1] as number);
+    docs.cost[id] = bytes;
+    liveBytes += bytes;
+    ids.set(path, id);
+    totalLen += len;
+    pending?.set(path, terms);
   };
 
   const addTerms = (path: string, terms: DocTerms) => {
     const id = nextId++;
-    version++;
-    const len = terms[0] as number;
-    docs.set(id, path, len, terms[1] as number);
-    ids.set(path, id);
-    totalLen += len;
+    let bytes = 0;
     if (lazy) deferred.push([id, terms]);
-    else addPostings(id, terms);
-    pending?.set(path, terms);
+    else bytes = addPostings(id, terms);
+    enter(id, path, terms, bytes || costOf(terms[0] as number));
   };
+  /** The bytes a note of `len` body words is taken to hold when its postings were not counted (read from a cache). */
+  const costOf = (len: number) => 64 + len * POSTING_BYTES;
 
   const remove = (path: string) => {
     const id = ids.get(path);
@@ -340,9 +421,11 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
     }
     removedLog.push(id, docs.len[id]!);
     totalLen -= docs.len[id]!;
+    const bytes = docs.cost[id] || costOf(docs.len[id]!);
+    deadBytes += bytes;
+    liveBytes -= docs.cost[id]!;
     docs.delete(id);
     ids.delete(path);
-    dead++;
   };
 
   const load = (data: SerializedSearch) => {
@@ -353,12 +436,14 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
     for (const [id, path, len, tlen] of data.docs) {
       if (typeof tlen !== 'number') throw new Error('an older layout');
       docs.set(id, path, len, tlen);
+      docs.cost[id] = costOf(len);
+      liveBytes += docs.cost[id]!;
       ids.set(path, id);
       totalLen += len;
       nextId = Math.max(nextId, id + 1);
     }
     for (const t of postings.values()) nextId = Math.max(nextId, t.last + 1);
-    dead = 0;
+    deadBytes = 0;
     for (const rec of data.journal ?? []) {
       remove(rec[0]);
       if (rec.length === 2) addTerms(rec[0], rec[1]);
@@ -377,13 +462,15 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       for (; i < end; i++) {
         const [id, path, len, tlen] = list[i]!;
         docs.set(id, path, len, tlen);
+        docs.cost[id] = costOf(len);
+        liveBytes += docs.cost[id]!;
         ids.set(path, id);
         totalLen += len;
       }
       yield;
     }
     nextId = data.nextId;
-    dead = 0;
+    deadBytes = 0;
     for (const rec of data.journal ?? []) {
       remove(rec[0]);
       if (rec.length === 2) addTerms(rec[0], rec[1]);
@@ -415,6 +502,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       docs.clear();
       ids.clear();
       totalLen = 0;
+      liveBytes = 0;
       nextId = 0;
     }
   }
@@ -467,7 +555,10 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       grown.set(v.allowed);
       v.allowed = grown;
     }
-    for (let id = v.next; id < nextId; id++) {
+    // Up to the first note still being added (`putSteps`): it and those after are taken once it is in.
+    let upto = nextId;
+    for (const b of building) upto = Math.min(upto, b);
+    for (let id = v.next; id < upto; id++) {
       const path = docs.paths[id];
       if (path !== undefined && see(path)) {
         v.allowed[id] = 1;
@@ -475,7 +566,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
         v.totalLen += docs.len[id]!;
       }
     }
-    v.next = nextId;
+    v.next = upto;
     v.removed = logBase + removedLog.length / 2;
     v.version = version;
     v.df.clear();
@@ -501,15 +592,24 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
     return n;
   };
 
-  /** Drops the postings of removed notes from one term's list (a new buffer: captures stay valid). */
+  /**
+   * Drops the postings of removed notes from one term's list (a new buffer: captures stay valid),
+   * and the term itself when no note holds it any more.
+   */
   const sweepTerm = (term: string, list: Postings) => {
     const next = new Postings(new Uint8Array(Math.max(8, list.n + 12)));
     eachPosting(list.b, list.n, (id, tf) => {
-      if (docs.paths[id] !== undefined) next.add(id, tf);
+      if (docs.paths[id] !== undefined || building.has(id)) next.add(id, tf);
     });
-    if (next.count === 0) postings.delete(term);
-    else if (next.count !== list.count) postings.set(term, next);
+    if (next.count === 0) {
+      postings.delete(term);
+      vocab.dropped();
+    } else if (next.count !== list.count) {
+      postings.set(term, next.b.length > next.n + (next.n >> 2) + 16 ? shrunk(next) : next);
+    }
   };
+  /** A copy of `list` without the unused end of its buffer (growing doubles it). */
+  const shrunk = (list: Postings) => new Postings(list.b.slice(0, list.n), list.n, list.count, list.last);
 
   // Positive even when a list still counts removed notes (more postings than notes).
   const idfOf = (df: number, n: number = docs.size) =>
@@ -522,12 +622,14 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
   /**
    * Index terms standing for one query word, each with its weight (exact 1, prefix, typo); with
    * `vis`, only words some visible note holds (a word only hidden notes hold is never offered).
+   * Typo look-ups spend the query's `budget` (`TYPO_WORDS` words, `TYPO_WORK` rows).
    */
   const alternatives = (
     q: string,
     word: string,
     prefix: boolean,
     vis: Visible | null,
+    stats: { words: number; used: number },
   ): [string, number][] => {
     const has = vis ? (t: string) => visibleDf(vis, t) > 0 : undefined;
     const out: [string, number][] = (has ? has(q) : postings.has(q)) ? [[q, 1]] : [];
@@ -539,27 +641,61 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       }
     }
     const k = /^[a-z]+$/.test(word) ? typoBudget(word.length) : 0;
-    if (!out.length && k > 0) {
+    if (!out.length && k > 0 && stats.words < TYPO_WORDS) {
+      stats.words++;
+      const budget: TypoBudget = typoWork();
       const forms = new Set([q, word]);
       for (let cut = 1; cut <= 3 && word.length - cut >= Math.max(4, q.length); cut++)
         forms.add(word.slice(0, -cut));
+      // The word one edit away, then stemmed ("hotkyes" -> "hotkeys" -> "hotkei"): the index holds
+      // stems. First (cheap, and what most typos are); a stem costs about as much as a few rows.
+      const edits = oneEdit(word);
+      spend(budget, edits.size * 4);
+      const close: string[] = [];
+      for (const v of edits) {
+        const t = stem(v);
+        if ((has ? has(t) : postings.has(t)) && !close.includes(t)) close.push(t);
+      }
       const near = vocab.near(
         [...forms].filter((f) => f.length >= 3),
         k,
         undefined,
         has,
+        budget,
       );
-      // The word one edit away, then stemmed ("hotkyes" -> "hotkeys" -> "hotkei"): the index holds stems.
-      for (const v of oneEdit(word)) {
-        const t = stem(v);
-        if ((has ? has(t) : postings.has(t)) && !near.some((n) => n.term === t))
-          near.push({ term: t, distance: 1 });
-      }
+      for (const t of close) if (!near.some((n) => n.term === t)) near.push({ term: t, distance: 1 });
+      stats.used += budget.used;
       near.sort((a, b) => a.distance - b.distance || dfIn(vis, b.term) - dfIn(vis, a.term));
       for (const n of near.slice(0, MAX_TYPO)) out.push([n.term, W_TYPO[n.distance] ?? 0.3]);
     }
     return out;
   };
+
+  /**
+   * The index terms standing for each of the query's clauses (the first 16), in steps: one after
+   * each clause whose words were looked up as misspellings, so a caller can yield between them.
+   */
+  function* expandSteps(p: ParsedQuery, vis: Visible | null): Generator<void, [string, number][][]> {
+    const out: [string, number][][] = [];
+    const budget = { words: 0, used: 0 };
+    const nc = Math.min(p.clauses.length, 16);
+    for (let ci = 0; ci < nc; ci++) {
+      const clause = p.clauses[ci]!;
+      const last = ci === nc - 1 && p.prefixLast;
+      const alts: [string, number][] = [];
+      const looked = budget.words;
+      for (let i = 0; i < clause.alts.length && alts.length < 250; i++) {
+        const word = clause.words[i] ?? clause.alts[i]!;
+        for (const alt of alternatives(clause.alts[i]!, word, last, vis, budget)) {
+          if (alts.length < 250 && !alts.some(([t]) => t === alt[0])) alts.push(alt);
+        }
+      }
+      out.push(alts);
+      lastTypo = { words: budget.words, rows: budget.used };
+      if (budget.words > looked && ci < nc - 1) yield;
+    }
+    return out;
+  }
 
   /** A query's arrays by note id, kept for the next (a query runs synchronously: never shared). */
   let scratch: ReturnType<typeof makeScratch> | null = null;
@@ -610,7 +746,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       });
       return loading;
     },
-    /** Adds or replaces one note. */
+    /** Adds or replaces one note (`putSteps` for a large one). */
     put(doc: SearchDoc): void {
       remove(doc.path);
       addTerms(doc.path, docTerms(doc));
@@ -620,14 +756,66 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       remove(path);
       addTerms(path, terms);
     },
+    /**
+     * `put` in steps, for a large note (a 4 MiB note of distinct words is hundreds of ms in one
+     * go): its body turned into terms `TEXT_STEP` characters a step, then its postings joined
+     * `PUT_STEP` terms a step under a fresh id no query sees yet; the last step swaps it in for
+     * the old version at once. The caller yields between steps (queries meanwhile see the old
+     * version); one caller per path at a time.
+     */
+    *putSteps(doc: SearchDoc): Generator<void> {
+      const terms = yield* docTermsSteps(doc);
+      if (lazy) {
+        api.putTerms(doc.path, terms);
+        return;
+      }
+      const id = nextId++;
+      building.add(id);
+      let bytes = 0;
+      try {
+        for (let i = 2; i < terms.length; i += 2 * PUT_STEP) {
+          bytes += addPostings(id, terms, i, Math.min(terms.length, i + 2 * PUT_STEP));
+          yield;
+        }
+      } finally {
+        building.delete(id);
+      }
+      remove(doc.path);
+      enter(id, doc.path, terms, bytes);
+    },
     /** Removes one note; no error when absent. */
     remove,
     has(path: string): boolean {
       return ids.has(path);
     },
-    /** How many notes were removed or replaced since the last sweep (their postings linger). */
-    get dead(): number {
-      return dead;
+    /** How many sweeps have begun (a cached memory figure is stale once it changes). */
+    get swept(): number {
+      return swept;
+    },
+    /** Estimated bytes of the postings of notes removed or replaced since the last sweep (they linger). */
+    get deadBytes(): number {
+      return deadBytes;
+    },
+    /** Whether the index wants its upkeep (`upkeep`): a sweep of dead postings, or a vocabulary rebuild. */
+    get needsUpkeep(): boolean {
+      return lazy === null && (deadBytes > Math.max(SWEEP_MIN_BYTES, liveBytes / 4) || vocab.stale);
+    },
+    /** How many words the typo and prefix look-ups walk (dropped ones included until a rebuild). */
+    get vocabularySize(): number {
+      return vocab.size;
+    },
+    /** The last query's typo look-ups: how many words, and rows of the budget spent. */
+    get lastTypo(): { words: number; rows: number } {
+      return lastTypo;
+    },
+    /**
+     * What `needsUpkeep` asks for, in steps (the caller yields between them): the sweep when the
+     * dead postings' bytes call for it, then the vocabulary's rebuild when it is stale.
+     */
+    *upkeep(): Generator<void> {
+      if (lazy) return;
+      if (deadBytes > Math.max(SWEEP_MIN_BYTES, liveBytes / 4)) yield* api.sweep();
+      if (vocab.stale) yield* vocab.rebuildSteps();
     },
     get size(): number {
       return docs.size;
@@ -648,16 +836,19 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
      */
     *sweep(): Generator<void> {
       needLoaded();
-      const filter = dead > 0;
-      dead = 0;
-      for (const [term, list] of [...postings]) {
-        if (postings.get(term) !== list) continue;
+      const filter = deadBytes > 0;
+      deadBytes = 0;
+      swept++;
+      // The map itself is walked (a copy of a million entries would be one long step): entries
+      // set or deleted between steps are fine for a Map's iterator.
+      let n = 0;
+      for (const [term, list] of postings) {
         if (filter) sweepTerm(term, list);
         else if (list.b.length > list.n + (list.n >> 2) + 16) {
           // Growing doubles a buffer: give back the unused end (a copy, so captures stay valid).
-          postings.set(term, new Postings(list.b.slice(0, list.n), list.n, list.count, list.last));
+          postings.set(term, shrunk(list));
         }
-        yield;
+        if (++n % 64 === 0) yield;
       }
     },
     /**
@@ -705,6 +896,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       limit: number,
       accept?: (path: string) => boolean,
       see?: Visibility,
+      expanded?: [string, number][][],
     ): RankedNote[] {
       needLoaded();
       const p = typeof input === 'string' ? parseQuery(input) : input;
@@ -743,18 +935,12 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
         const k1 = R.k1;
         const norm0 = k1 * (1 - R.b);
         const normLen = (k1 * R.b) / avg;
-        const clauseAlts: [string, number][][] = [];
+        const clauseAlts = expanded ?? drain(expandSteps(p, vis));
         let totalWeight = 0;
         for (let ci = 0; ci < nc; ci++) {
-          const clause = p.clauses[ci]!;
-          const last = ci === nc - 1 && p.prefixLast;
-          const alts: [string, number][] = [];
-          for (let i = 0; i < clause.alts.length && alts.length < 250; i++) {
-            for (const alt of alternatives(clause.alts[i]!, clause.words[i] ?? clause.alts[i]!, last, vis)) {
-              if (alts.length < 250 && !alts.some(([t]) => t === alt[0])) alts.push(alt);
-            }
-          }
-          clauseAlts.push(alts);
+          // A term swept out since an expansion done in steps is skipped.
+          const alts = clauseAlts[ci]!.filter(([t]) => postings.has(t));
+          clauseAlts[ci] = alts;
           let weight = 0;
           for (const [t] of alts) weight = Math.max(weight, idfOf(dfIn(vis, t), nDocs));
           if (!alts.length) weight = idfOf(0, nDocs) * 0.5;
@@ -881,6 +1067,14 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
           bestTerm.fill(0, id * nc, id * nc + nc);
         }
       }
+    },
+    /**
+     * The terms each clause of `p` stands for (exact, prefixes, misspellings), in steps a caller
+     * yields between (`runSearch`): pass the result to `query` as `expanded`.
+     */
+    expand(p: ParsedQuery, see?: Visibility): Generator<void, [string, number][][]> {
+      needLoaded();
+      return expandSteps(p, see ? visibleFor(see) : null);
     },
     serialize(): string {
       for (const _ of api.sweep());

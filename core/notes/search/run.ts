@@ -1,5 +1,6 @@
 import type { NoteIndex } from '../note-index.ts';
 import { makeSnippet, RANKING, type SearchHit, type Visibility } from '../search.ts';
+import { yieldToEventLoop } from '../slices.ts';
 import { filtersOnly, type ParsedQuery, parseQuery } from './query.ts';
 import { pathWords, STOP_WORDS, terms, tokenize } from './text.ts';
 
@@ -70,9 +71,17 @@ export async function runSearch(
   // (each candidate's text is read).
   const depth =
     p.phrases.length || p.notPhrases.length ? 200 : bigrams.length ? Math.min(limit + 5, 105) : limit;
+  // The query's words expanded first (prefixes, misspellings), a turn of the event loop after each
+  // word looked up as a misspelling: each look-up has its own share of the budget (docs/search.md).
+  const steps = index.search.expand(p, see);
+  let step = steps.next();
+  while (!step.done) {
+    await yieldToEventLoop();
+    step = steps.next();
+  }
   const ranked = see
-    ? index.search.query(p, depth, (path) => filter(path, true), see)
-    : index.search.query(p, depth, (path) => pass(path, true));
+    ? index.search.query(p, depth, (path) => filter(path, true), see, step.value)
+    : index.search.query(p, depth, (path) => pass(path, true), undefined, step.value);
   const scored: { path: string; score: number; terms: string[]; text: string }[] = [];
   const take = (r: (typeof ranked)[number], text: string) => {
     let score = r.score;

@@ -1,6 +1,31 @@
 /** Most index terms one prefix or one misspelt word may stand for (keeps a query fast). */
 export const MAX_PREFIX = 30;
 export const MAX_TYPO = 6;
+/**
+ * A query's budget for typo matching (docs/search.md): at most `TYPO_WORDS` of its words are
+ * looked up as misspellings, and each look-up computes at most `TYPO_WORK` rows of the
+ * edit-distance table (a row per trie node visited, per recent word compared, a few per variant
+ * stemmed): a few ms whatever the vocabulary. The walk takes the words sharing the misspelt
+ * word's first letter first (most typos keep it); a look-up that runs out keeps what it found.
+ */
+export const TYPO_WORDS = 8;
+export const TYPO_WORK = 12_000;
+
+/** What one typo look-up may still spend (`left` rows); `used` counts what it spent. */
+export interface TypoBudget {
+  left: number;
+  used: number;
+}
+
+export const typoWork = (rows = TYPO_WORK): TypoBudget => ({ left: rows, used: 0 });
+
+/** Takes `rows` from the budget; false once it is spent. */
+export function spend(b: TypoBudget | undefined, rows: number): boolean {
+  if (!b) return true;
+  b.used += rows;
+  b.left -= rows;
+  return b.left > 0;
+}
 
 const row0 = new Int32Array(48);
 const row1 = new Int32Array(48);
@@ -65,17 +90,29 @@ export function typoBudget(length: number): number {
   return length < 4 ? 0 : length < 8 ? 1 : 2;
 }
 
+/** Words added since the last build past which the vocabulary wants a rebuild (`stale`). */
+const FRESH_MAX = 4096;
+/** Words taken, or compared while sorting, per step of `rebuildSteps`. */
+const REBUILD_STEP = 16_384;
+
 /**
- * The index's words, sorted (for prefixes, and walked as a trie for typos), rebuilt lazily: words
- * added since the last build wait in a small set scanned as is, until it grows large.
+ * The index's words, sorted (for prefixes, and walked as a trie for typos). Built at once on first
+ * use; after that rebuilt only in steps (`rebuildSteps`, which the index's upkeep runs with yields
+ * between them), never inside a query: words added since the last build wait in a set scanned as
+ * is, and words no note holds any more stay in the sorted list (`alive` filters them) until then.
  */
 export function createVocabulary(terms: () => Iterable<string>, alive: (t: string) => boolean) {
   let sorted: string[] | null = null;
-  const fresh = new Set<string>();
+  let fresh = new Set<string>();
+  /** Words added while a rebuild runs (the fresh set it leaves). */
+  let during: Set<string> | null = null;
+  /** Words the sorted list holds that no note holds any more (a sweep dropped them). */
+  let gone = 0;
   const build = (): string[] => {
     if (sorted) return sorted;
     sorted = [...terms()].sort();
     fresh.clear();
+    gone = 0;
     return sorted;
   };
   return {
@@ -83,12 +120,74 @@ export function createVocabulary(terms: () => Iterable<string>, alive: (t: strin
     added(t: string): void {
       if (!sorted) return;
       fresh.add(t);
-      if (fresh.size > 4096) sorted = null;
+      during?.add(t);
+    },
+    /** A word is no longer known (its list was dropped). */
+    dropped(): void {
+      gone++;
     },
     /** Forgets the built lists (the index was reloaded). */
     reset(): void {
       sorted = null;
       fresh.clear();
+      gone = 0;
+    },
+    /** How many words the built lists hold (sorted and fresh, dropped ones included until a rebuild). */
+    get size(): number {
+      return (sorted?.length ?? 0) + fresh.size;
+    },
+    /** Whether a rebuild is due: many words added, or many dropped, since the last. */
+    get stale(): boolean {
+      return !!sorted && (fresh.size > FRESH_MAX || gone > Math.max(FRESH_MAX, sorted.length >> 3));
+    },
+    /**
+     * Rebuilds the sorted list in steps of `REBUILD_STEP` words (a merge sort of runs), the old
+     * lists answering meanwhile; words added during it stay fresh.
+     */
+    *rebuildSteps(): Generator<void> {
+      if (!sorted || during) return;
+      const added = new Set<string>();
+      during = added;
+      try {
+        let runs: string[][] = [];
+        let run: string[] = [];
+        for (const t of terms()) {
+          run.push(t);
+          if (run.length === REBUILD_STEP) {
+            runs.push(run.sort());
+            run = [];
+            yield;
+          }
+        }
+        runs.push(run.sort());
+        yield;
+        while (runs.length > 1) {
+          const next: string[][] = [];
+          for (let i = 0; i < runs.length; i += 2) {
+            const a = runs[i]!;
+            const b = runs[i + 1];
+            if (!b) {
+              next.push(a);
+              continue;
+            }
+            const out = new Array<string>(a.length + b.length);
+            let x = 0;
+            let y = 0;
+            let o = 0;
+            while (x < a.length || y < b.length) {
+              out[o++] = y >= b.length || (x < a.length && a[x]! < b[y]!) ? a[x++]! : b[y++]!;
+              if (o % REBUILD_STEP === 0) yield;
+            }
+            next.push(out);
+          }
+          runs = next;
+        }
+        sorted = runs[0]!;
+        fresh = added;
+        gone = 0;
+      } finally {
+        during = null;
+      }
     },
     /** Known words starting with `p` (not `p` itself), at most `max`, in order; `live` overrides `alive`. */
     prefixed(p: string, max = MAX_PREFIX, live: (t: string) => boolean = alive): string[] {
@@ -127,6 +226,7 @@ export function createVocabulary(terms: () => Iterable<string>, alive: (t: strin
       k: number,
       max = MAX_TYPO,
       live: (t: string) => boolean = alive,
+      budget?: TypoBudget,
     ): { term: string; distance: number }[] {
       const list = build();
       const best = new Map<string, number>();
@@ -136,6 +236,7 @@ export function createVocabulary(terms: () => Iterable<string>, alive: (t: strin
       // A form that begins another is one more column of the longer one's table: one walk for both.
       const longest = [...new Set(forms)].sort((a, b) => b.length - a.length);
       const done = new Set<string>();
+      const walks: [string, number[]][] = [];
       for (const f of longest) {
         if (done.has(f)) continue;
         const cols: number[] = [];
@@ -145,9 +246,22 @@ export function createVocabulary(terms: () => Iterable<string>, alive: (t: strin
             done.add(g);
           }
         }
-        walkWithin(list, f, k, note, cols);
+        walks.push([f, cols]);
       }
+      // Words with the form's first letter first (the likeliest: a budget cut loses the others).
+      const ranges = walks.map(([f]) => {
+        const lo = lowerBound(list, f[0] ?? '');
+        return [lo, lowerBound(list, String.fromCharCode((f.charCodeAt(0) || 0) + 1), lo)] as const;
+      });
+      walks.forEach(([f, cols], i) => {
+        walkWithin(list, f, k, note, cols, budget, ranges[i]![0], ranges[i]![1]);
+      });
+      walks.forEach(([f, cols], i) => {
+        walkWithin(list, f, k, note, cols, budget, 0, ranges[i]![0]);
+        walkWithin(list, f, k, note, cols, budget, ranges[i]![1], list.length);
+      });
       for (const t of fresh) {
+        if (!spend(budget, forms.length)) break;
         let d = k + 1;
         for (const f of forms) d = Math.min(d, editDistance(f, t, k));
         note(t, d);
@@ -174,6 +288,9 @@ export function walkWithin(
   k: number,
   found: (t: string, d: number) => void,
   cols: number[] = [f.length],
+  budget?: TypoBudget,
+  from = 0,
+  to = list.length,
 ): void {
   const m = f.length;
   if (m > 46) return;
@@ -185,7 +302,8 @@ export function walkWithin(
   let valid = 0;
   let prev = '';
   const deepest = Math.min(46, m + k);
-  for (let i = 0; i < list.length; ) {
+  if (budget && budget.left <= 0) return;
+  for (let i = from; i < to; ) {
     const t = list[i]!;
     let d = 0;
     const lcp = Math.min(valid, t.length, prev.length);
@@ -216,6 +334,8 @@ export function walkWithin(
         break;
       }
     }
+    // The rows this word cost (those it shared with the previous word were kept).
+    if (!spend(budget, Math.max(1, (pruned > 0 ? pruned : top) - d))) return;
     prev = t;
     if (pruned > 0) {
       // No word under this prefix comes within k edits: jump past them all.
@@ -223,11 +343,11 @@ export function walkWithin(
       // Galloping from here (most prefixes cover a few words), then halving.
       let lo = i + 1;
       let step = 1;
-      while (lo + step - 1 < list.length && startsAlike(list[lo + step - 1]!, t, pruned)) {
+      while (lo + step - 1 < to && startsAlike(list[lo + step - 1]!, t, pruned)) {
         lo += step;
         step *= 2;
       }
-      let hi = Math.min(list.length, lo + step - 1);
+      let hi = Math.min(to, lo + step - 1);
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
         if (startsAlike(list[mid]!, t, pruned)) lo = mid + 1;
@@ -245,6 +365,17 @@ export function walkWithin(
     }
     i++;
   }
+}
+
+/** The first index of sorted `list` from `lo` whose word is not below `w`. */
+function lowerBound(list: string[], w: string, lo = 0): number {
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < w) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Whether `a` begins with the first `n` characters of `b` (no string made). */
