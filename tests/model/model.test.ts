@@ -38,24 +38,16 @@ describe('every answer equals the model', () => {
 
   // The restarts (SIGTERM, SIGKILL with a write in flight, changes while down): every answer of a
   // restarted server, from its first, is the model's or "not ready". The soak runs the long version.
-  it(
-    'restarts: from its first answer a restarted server equals the model or says "not ready"',
-    async () => {
-      const r = await run({ seed: runSeed(20261207), ops: 40, restarts: 3 });
-      expect(r.stats.restarts).toBe(3);
-    },
-    420_000,
-  );
+  it('restarts: from its first answer a restarted server equals the model or says "not ready"', async () => {
+    const r = await run({ seed: runSeed(20261207), ops: 40, restarts: 3 });
+    expect(r.stats.restarts).toBe(3);
+  }, 420_000);
 
   // Sequences the runs found, replayed as written (the first answered the clean stop's vault after
   // a crash about one replay in two, so twice).
-  it(
-    'a SIGKILL after a clean stop: the restarted server answers the vault, not the one of the clean stop',
-    async () => {
-      const file = new URL('./sequences/clean-stop-then-kill.json', import.meta.url);
-      const { seed, ops } = JSON.parse(await readFile(file, 'utf8')) as { seed: number; ops: Op[] };
-      for (let i = 0; i < 2; i++) expect((await replay(ops, seed))?.message ?? null).toBeNull();
-    },
-    240_000,
-  );
+  it('a SIGKILL after a clean stop: the restarted server answers the vault, not the one of the clean stop', async () => {
+    const file = new URL('./sequences/clean-stop-then-kill.json', import.meta.url);
+    const { seed, ops } = JSON.parse(await readFile(file, 'utf8')) as { seed: number; ops: Op[] };
+    for (let i = 0; i < 2; i++) expect((await replay(ops, seed))?.message ?? null).toBeNull();
+  }, 240_000);
 });
