@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.ts';
-import { runTs } from '../helpers/child.ts';
+import { runCommand } from '../helpers/child.ts';
 import { until } from '../helpers/wait.ts';
 import { SEED } from './arbitraries.ts';
 import {
@@ -134,7 +134,7 @@ const STACK = /\n\s+at\s|node:internal|\.ts:\d+:\d+|\.js:\d+:\d+/;
 
 describe('HTTP fuzzing of a running server and relay (loopback)', () => {
   let tmp: Awaited<ReturnType<typeof tempDir>>;
-  let server: ReturnType<typeof runTs> & { url: string; port: number };
+  let server: ReturnType<typeof runCommand> & { url: string; port: number };
   let relayPort: number;
   let knowledge: FuzzKnowledge;
   let secrets: string[];
@@ -153,21 +153,29 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
     outsideBefore = (await filesUnder(tmp.dir)).filter(isOutside);
     // The server and its relay in a process of their own (deploy/node/main.ts, as `quire serve`
     // runs), so the fuzz client's CPU does not show in the server's latency.
-    const child = runTs('tests/security/fuzz-server.ts', {
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'debug',
-      DATA_DIR: join(tmp.dir, 'data'),
-      VAULT_DIR: vault,
-      PORT: '0',
-      RELAY_PORT: '0',
-      MAX_BODY_BYTES: String(64 * 1024),
-      RATE_LIMIT_FAILURES: '100000',
-      RATE_LIMIT_AUTH_PER_MINUTE: '100000',
-      AGENT_TIMEOUT_MS: '5000',
-      // A request whose framing promises more body than it sends is cut off after this.
-      HEADERS_TIMEOUT_MS: '2000',
-      REQUEST_TIMEOUT_MS: '3000',
-    });
+    // FUZZ_CPU_PROF=dir: the server's CPU profile, written there when it stops.
+    const prof = process.env.FUZZ_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FUZZ_CPU_PROF}`]
+      : [];
+    const child = runCommand(
+      process.execPath,
+      [...prof, '--import', 'tsx', 'tests/security/fuzz-server.ts'],
+      {
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'debug',
+        DATA_DIR: join(tmp.dir, 'data'),
+        VAULT_DIR: vault,
+        PORT: '0',
+        RELAY_PORT: '0',
+        MAX_BODY_BYTES: String(64 * 1024),
+        RATE_LIMIT_FAILURES: '100000',
+        RATE_LIMIT_AUTH_PER_MINUTE: '100000',
+        AGENT_TIMEOUT_MS: '5000',
+        // A request whose framing promises more body than it sends is cut off after this.
+        HEADERS_TIMEOUT_MS: '2000',
+        REQUEST_TIMEOUT_MS: '3000',
+      },
+    );
     const { url } = await child.waitForLog((l) => l.msg === 'listening', 60_000);
     server = Object.assign(child, { url, port: Number(new URL(url).port) });
     const setup = (await (await fetch(`${server.url}/api/v1/system/setup`)).json()).data;
@@ -321,6 +329,14 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
         `\nhealth idle: ${idle.count} probes, p50 ${idle.p50.toFixed(1)} ms, p99 ${idle.p99.toFixed(1)} ms`,
         `\nhealth during the fuzz: ${health.count} probes, p50 ${health.p50.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms, max ${health.max.toFixed(1)} ms`,
       );
+      // The server's own loop, beside the client-side figure: the seconds it was held over 50 ms.
+      const held = server.out.stdout
+        .split('\n')
+        .filter((l) => l.includes('"msg":"fuzz event loop"'))
+        .map((l) => JSON.parse(l));
+      console.log(
+        `server event loop: ${held.length} seconds with a delay over 50 ms, worst ${Math.max(0, ...held.map((h) => h.max))} ms`,
+      );
       const reach = Object.fromEntries(
         Object.keys({ ...a.families, ...b.families })
           .sort()
@@ -393,11 +409,6 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       const lines = server.out.stdout.split('\n');
       expect(lines.filter((l) => l.includes('"level":"error"'))).toEqual([]);
       expect(server.out.stderr).toBe('');
-      // The server's own loop, beside the client-side figure: the seconds it was held over 50 ms.
-      const held = lines.filter((l) => l.includes('"msg":"fuzz event loop"')).map((l) => JSON.parse(l));
-      console.log(
-        `server event loop: ${held.length} seconds with a delay over 50 ms, worst ${Math.max(0, ...held.map((h) => h.max))} ms`,
-      );
     },
     BUDGET_MS + 70_000,
   );
