@@ -50,6 +50,22 @@ describe('MCP answers malformed params as Invalid params, never as an internal e
     expect(r.json.error.message).toMatch(/Invalid (params|tools\/call request)/);
   });
 
+  // The long run in a child process found these: the SDK answered them -32603 with its dump.
+  it.each([
+    [[{ jsonrpc: '2.0', id: 'g', method: 'initialize', params: { protocolVersion: 5 } }]],
+    [
+      [
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 2, method: 'ping', params: 5 },
+      ],
+    ],
+  ])('a batch with a malformed initialize or ping: %j', async (batch) => {
+    const r = await rpc(batch);
+    expect(r.status).toBe(200);
+    expect(r.json.error?.code).toBe(-32602);
+    expect(r.json.error.message).toMatch(/^Invalid params: batch item \d: params/);
+  });
+
   it('a well-formed call still works', async () => {
     const r = await rpc({
       jsonrpc: '2.0',

@@ -182,27 +182,40 @@ const initializeIn = (body: unknown): Record<string, unknown> | undefined =>
       typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
   );
 
+/** Why `m`, an `initialize` or `ping` request, does not have its method's shape; null when it does. */
+function ownProblem(m: unknown): string | null {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return null;
+  const { method, id } = m as { method?: unknown; id?: unknown };
+  const schema =
+    method === 'initialize' ? InitializeRequestSchema : method === 'ping' ? PingRequestSchema : null;
+  const r = schema?.safeParse(m);
+  if (!r || r.success || id === undefined) return null;
+  const issue = r.error.issues[0];
+  return `${issue?.path.map(String).join('.') || 'request'}: ${issue?.message ?? 'invalid'}`;
+}
+
 /**
  * The SDK's own handlers (`initialize`, `ping`) parse their request the same way (see `handle`);
- * a single such request of the wrong shape is answered here, -32602 Invalid params.
+ * one of the wrong shape is answered here, -32602 Invalid params. In a batch too (where the SDK
+ * would answer -32603 with the schema dump): the batch is refused whole, id null, as JSON-RPC
+ * allows for an invalid batch (MCP forbids an initialize in a batch anyway).
  */
 function malformedOwn(body: unknown): Response | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const m = body as { method?: unknown; id?: unknown };
-  const schema =
-    m.method === 'initialize' ? InitializeRequestSchema : m.method === 'ping' ? PingRequestSchema : null;
-  const r = schema?.safeParse(body);
-  if (!r || r.success || m.id === undefined) return null;
-  const issue = r.error.issues[0];
-  const where = issue?.path.map(String).join('.') || 'request';
-  return Response.json({
-    jsonrpc: '2.0',
-    id: m.id,
-    error: {
-      code: ErrorCode.InvalidParams,
-      message: `Invalid params: ${where}: ${issue?.message ?? 'invalid'}`,
-    },
-  });
+  const items = Array.isArray(body) ? body : [body];
+  for (const [i, m] of items.entries()) {
+    const problem = ownProblem(m);
+    if (problem === null) continue;
+    const batch = Array.isArray(body);
+    return Response.json({
+      jsonrpc: '2.0',
+      id: batch ? null : (m as { id: unknown }).id,
+      error: {
+        code: ErrorCode.InvalidParams,
+        message: `Invalid params: ${batch ? `batch item ${i}: ` : ''}${problem}`,
+      },
+    });
+  }
+  return null;
 }
 
 /** Answers one MCP request (Streamable HTTP, stateless, JSON answers). */
