@@ -81,6 +81,8 @@ export async function loadVault(
       if (!present.has(p)) {
         index.search.remove(p);
         index.markChanged(p);
+        // Removed while the server was down: kept in the trash as the watcher would have.
+        await ctx.history?.goneOutside(p, 'note');
         removed++;
       }
     }
@@ -112,7 +114,7 @@ export async function loadVault(
           toParse.push({ info, firstSeen: cached?.firstSeen ?? Math.min(clock.now(), info.mtimeMs) });
         }
       }
-      if (!toParse.length) return { kept, toParse, texts: [], sums: [], analyses: [] };
+      if (!toParse.length) return { kept, toParse, bytes: [], texts: [], sums: [], analyses: [] };
       const paths = toParse.map((t) => t.info.path);
       // A store that reads many files at once does (the fs store: small files synchronously).
       const read = store.readMany
@@ -129,7 +131,7 @@ export async function loadVault(
         Promise.all(bytes.map((b) => sha256HexNow(b) ?? sha256Hex(b))),
         analyzing,
       ]);
-      return { kept, toParse, texts, sums, analyses };
+      return { kept, toParse, bytes, texts, sums, analyses };
     };
     const ahead: ReturnType<typeof prepare>[] = [];
     const queue = (i: number) => {
@@ -147,7 +149,7 @@ export async function loadVault(
         await yieldToEventLoop();
         slice = performance.now();
       }
-      const { kept, toParse, texts, sums, analyses } = await ahead.shift()!;
+      const { kept, toParse, bytes, texts, sums, analyses } = await ahead.shift()!;
       queue(i + AHEAD * BATCH);
       for (const entry of kept) loaded.push(entry);
       reused += kept.length;
@@ -155,6 +157,10 @@ export async function loadVault(
         for (const [j, t] of toParse.entries()) {
           const a = analyses[j]!;
           const entry = toEntry(t.info.path, t.info, sums[j]!, a, t.firstSeen);
+          // Written or changed while the server was down: its bytes are kept in the history now, as
+          // the watcher keeps an outside edit, or a later removal would trash an older version.
+          // A no-op when the history's newest version has this checksum.
+          if (cache && ctx.history) await ctx.history.keepBefore(entry.path, bytes[j]!, sums[j]!);
           if (a.terms) index.search.putTerms(entry.path, a.terms);
           else
             index.search.put(

@@ -69,8 +69,21 @@ export async function replay(
   }
 }
 
-/** Delta debugging (ddmin) over `ops`, keeping any subsequence that still fails. */
-export async function shrink(ops: Op[], seed: number, runs: number, ms: number, log: (l: string) => void) {
+/** What a failure is about: its message up to the first colon ("trash differs from the model"). */
+const kindOf = (message: string) => message.split('\n')[0]!.split(':')[0]!;
+
+/**
+ * Delta debugging (ddmin) over `ops`, keeping a subsequence that still fails the same way (`kind`):
+ * a replay that breaks on something else (a harness error, another check) shows another bug, or none.
+ */
+export async function shrink(
+  ops: Op[],
+  seed: number,
+  runs: number,
+  ms: number,
+  log: (l: string) => void,
+  kind?: string,
+) {
   const deadline = Date.now() + ms;
   let best = ops;
   let message = '';
@@ -83,7 +96,7 @@ export async function shrink(ops: Op[], seed: number, runs: number, ms: number, 
       if (candidate.length === 0) continue;
       runs--;
       const r = await replay(candidate, seed);
-      if (r) {
+      if (r && (kind === undefined || kindOf(r.message) === kind)) {
         // Only the operations that ran: the skipped ones changed nothing.
         best = r.ran;
         message = r.message;
@@ -142,9 +155,16 @@ export async function runModel(opts: RunOptions): Promise<RunResult> {
     opts.shrinkRuns ?? 0,
     opts.shrinkMs ?? 1_800_000,
     log,
+    kindOf(failure.message),
   );
-  const replayFile = join(tmpdir(), `quire-model-${opts.seed}-${Date.now()}.json`);
+  const stamp = Date.now();
+  const replayFile = join(tmpdir(), `quire-model-${opts.seed}-${stamp}.json`);
   await writeFile(replayFile, JSON.stringify({ seed: opts.seed, ops: minimal }, null, 1));
+  // The whole run as it went, to read the steps before the failure (and replay them all).
+  await writeFile(
+    join(tmpdir(), `quire-model-${opts.seed}-${stamp}-run.json`),
+    JSON.stringify({ seed: opts.seed, ops: done }, null, 1),
+  );
   result.failure = {
     seed: opts.seed,
     message: failure.message,
@@ -167,5 +187,6 @@ export function report(f: Failure, opts: RunOptions): string {
       opts.killEvery !== undefined ? ` --kill-every ${opts.killEvery}` : ''
     }${opts.downtime === false ? ' --no-downtime' : ''}`,
     `replay the sequence: npm run soak -- --replay ${f.replayFile}`,
+    `the whole run:       ${f.replayFile.replace(/\.json$/, '-run.json')}`,
   ].join('\n');
 }
