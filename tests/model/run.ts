@@ -149,6 +149,12 @@ export async function runModel(opts: RunOptions): Promise<RunResult> {
   const result: RunResult = { stats: h.stats, ms: Date.now() - started, failure: null };
   if (!failure) return result;
   log(`FAILED at step ${done.length} (seed ${opts.seed}): ${failure.message}`);
+  // The whole run as it went, written before the shrinking: to read the steps before the failure.
+  const stamp = Date.now();
+  await writeFile(
+    join(tmpdir(), `quire-model-${opts.seed}-${stamp}-run.json`),
+    JSON.stringify({ seed: opts.seed, ops: done }, null, 1),
+  );
   const { minimal, message } = await shrink(
     done,
     opts.seed,
@@ -157,14 +163,9 @@ export async function runModel(opts: RunOptions): Promise<RunResult> {
     log,
     kindOf(failure.message),
   );
-  const stamp = Date.now();
   const replayFile = join(tmpdir(), `quire-model-${opts.seed}-${stamp}.json`);
   await writeFile(replayFile, JSON.stringify({ seed: opts.seed, ops: minimal }, null, 1));
-  // The whole run as it went, to read the steps before the failure (and replay them all).
-  await writeFile(
-    join(tmpdir(), `quire-model-${opts.seed}-${stamp}-run.json`),
-    JSON.stringify({ seed: opts.seed, ops: done }, null, 1),
-  );
+
   result.failure = {
     seed: opts.seed,
     message: failure.message,
