@@ -13,6 +13,8 @@ import { pruneTree, sha256, type VaultModel } from './model.ts';
 export class Violation extends Error {}
 
 const FIELDS = ['path', 'title', 'tags', 'links', 'backlinks', 'wordCount', 'checksum'] as const;
+/** The fields of one note the model computes (timestamps apart). */
+export const NOTE_FIELDS = [...FIELDS, 'content', 'frontmatter'] as const;
 
 /** The model's fields of a summary or note (timestamps are not modelled; checked for shape only). */
 export function comparable(x: any, keys: readonly string[] = FIELDS): any {
@@ -172,7 +174,7 @@ async function checkNote(c: Client, m: VaultModel, rng: Rng, strict: boolean) {
   const p = rng.pick(paths);
   const a = await c.request('GET', `/notes/${encodeURIComponent(p)}`);
   if (!gate(`note ${p}`, a, strict)) return false;
-  same(`note ${p}`, comparable(a.json.data, [...FIELDS, 'content', 'frontmatter']), m.note(p));
+  same(`note ${p}`, comparable(a.json.data, NOTE_FIELDS), m.note(p));
   if (a.headers.etag !== `"${sha256(m.notes.get(p)!)}"`)
     throw new Violation(`note ${p}: ETag ${a.headers.etag} is not its checksum`);
   const mcp = await c.tool('read_note', { path: p });
@@ -182,7 +184,7 @@ async function checkNote(c: Client, m: VaultModel, rng: Rng, strict: boolean) {
   }
   same(
     `MCP read_note ${p}`,
-    comparable(mcp.data, [...FIELDS, 'content', 'frontmatter']),
+    comparable(mcp.data, NOTE_FIELDS),
     comparable(
       m.note(p),
       Object.keys(mcp.data).filter((k) => k !== 'updatedAt'),

@@ -9,22 +9,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type Proc, startTs } from '../reliability/scenarios/procs.ts';
 import { createRng, type Rng, subSeed } from '../reliability/scenarios/rng.ts';
-import { check, comparable, type ReadState, readState, Violation } from './checks.ts';
+import { check, comparable, NOTE_FIELDS, type ReadState, readState, Violation } from './checks.ts';
 import { type Answer, type Client, client } from './client.ts';
 import { sha256, VaultModel } from './model.ts';
 import { type DiskOp, type Op, patched, replaced, type WriteOp } from './ops.ts';
 
-const NOTE_FIELDS = [
-  'path',
-  'title',
-  'tags',
-  'links',
-  'backlinks',
-  'wordCount',
-  'checksum',
-  'content',
-  'frontmatter',
-];
 /** How long the server may take to show a change made on disk (the watcher's delay is ≤ 2 s). */
 const DISK_SEEN_MS = 20_000;
 /** How long a started server may answer "not ready". */

@@ -7,7 +7,8 @@
  *   [---\ntags: [t1, t2]\n---\n][# Title words\n\n]line of tokens\n...
  *
  * where a token is a plain lowercase word, `#tag` (lowercase letters) or `[[name]]` (a note's file
- * name without `.md`; names are unique in the vault, so a link resolves to at most one note).
+ * name without `.md`; names are unique in what the generator writes; where two notes share one,
+`pathByName` resolves as the server does).
  * Pure TypeScript: no server, no I/O.
  */
 import { createHash } from 'node:crypto';
@@ -117,9 +118,20 @@ export class VaultModel {
     return m;
   }
 
+  /**
+   * Where `[[name]]` points, by the server's rule (docs/api.md): the note at the vault's root of
+   * that name, else the shortest path of that name, then the first in order. Names are unique in
+   * what the generator writes, but a SIGKILL's cut create found applied after the start (the model
+   * takes it then) can leave two notes of one name.
+   */
   pathByName(name: string): string | null {
-    for (const p of this.notes.keys()) if (nameOf(p) === name) return p;
-    return null;
+    let best: string | null = null;
+    for (const p of this.notes.keys()) {
+      if (nameOf(p) !== name) continue;
+      if (p === `${name}.md`) return p;
+      if (best === null || p.length < best.length || (p.length === best.length && p < best)) best = p;
+    }
+    return best;
   }
 
   /** A name is free when no note has it (names are unique in the model's vaults). */
@@ -185,7 +197,8 @@ export class VaultModel {
     const backlinks: { path: string; title: string }[] = [];
     const name = nameOf(path);
     for (const [q, c] of this.notes)
-      if (q !== path && parse(c).links.includes(name)) backlinks.push({ path: q, title: this.title(q) });
+      if (q !== path && parse(c).links.includes(name) && this.pathByName(name) === path)
+        backlinks.push({ path: q, title: this.title(q) });
     backlinks.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return {
       path,
