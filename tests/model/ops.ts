@@ -98,8 +98,8 @@ export class OpGenerator {
     return `${lines.join('\n')}\n`;
   }
 
-  private freeName(model: VaultModel): string | null {
-    const free = NAMES.filter((n) => model.nameFree(n));
+  private freeName(model: VaultModel, reserved?: string): string | null {
+    const free = NAMES.filter((n) => n !== reserved && model.nameFree(n));
     return free.length ? this.rng.pick(free) : null;
   }
 
@@ -108,12 +108,12 @@ export class OpGenerator {
     return this.rng.pick(FOLDERS.filter((f) => f !== here));
   }
 
-  private disk(model: VaultModel): DiskOp {
+  private disk(model: VaultModel, reserved?: string): DiskOp {
     const r = this.rng;
     const paths = model.paths();
     const pick = r.next();
     if (paths.length === 0 || pick < 0.4) {
-      const name = this.freeName(model);
+      const name = this.freeName(model, reserved);
       const path = name ? pathIn(r.pick(FOLDERS), name) : r.pick(paths);
       return { t: 'disk-write', path, content: this.content(model, path) };
     }
@@ -131,7 +131,6 @@ export class OpGenerator {
       const every = this.opts.killEvery ?? 3;
       const how = every > 0 && ++this.restarts % every === 0 ? 'kill' : 'term';
       const changes = this.opts.downtime !== false && r.chance(0.5) ? r.int(1, 3) : 0;
-      const downtime = Array.from({ length: changes }, () => this.disk(model));
       let inFlight: Extract<Op, { t: 'restart' }>['inFlight'];
       if (how === 'kill' && r.chance(0.8)) {
         const paths = model.paths();
@@ -143,6 +142,19 @@ export class OpGenerator {
           const path = r.pick(paths);
           inFlight = { t: 'put', path, content: this.content(model, path) };
         }
+      }
+      // The changes while down are drawn one after the other on a scratch copy, each seeing the
+      // ones before, and never reusing the name of a create in flight (which may or may not land):
+      // names stay unique, and a rename never meets a path taken meanwhile.
+      const scratch = model.clone();
+      const reserved = inFlight?.t === 'create' ? nameOf(inFlight.path) : undefined;
+      const downtime: DiskOp[] = [];
+      for (let i = 0; i < changes; i++) {
+        const d = this.disk(scratch, reserved);
+        downtime.push(d);
+        if (d.t === 'disk-write') scratch.write(d.path, d.content, false);
+        else if (d.t === 'disk-rename') scratch.move(d.from, d.to, 'disk');
+        else scratch.remove(d.path, 'disk');
       }
       return { t: 'restart', how, inFlight, killAfterMs: r.int(0, 40), downtime };
     }
