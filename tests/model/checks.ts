@@ -227,7 +227,10 @@ async function checkTrash(c: Client, m: VaultModel, strict: boolean) {
   const extra: string[] = [];
   for (const t of items) {
     const i = open.findIndex(
-      (x) => x.path === t.path && sha256(x.content) === t.checksum && (!x.id || x.id === t.id),
+      (x) =>
+        x.path === t.path &&
+        (sha256(x.content) === t.checksum || (x.optional === true && !!x.held?.includes(t.checksum))) &&
+        (!x.id || x.id === t.id),
     );
     if (i < 0) {
       extra.push(key(t.path, t.checksum));
@@ -235,7 +238,10 @@ async function checkTrash(c: Client, m: VaultModel, strict: boolean) {
     }
     const x = open.splice(i, 1)[0]!;
     x.id = t.id;
-    x.optional = false;
+    if (sha256(x.content) === t.checksum) x.optional = false;
+    // An older text of a note removed on disk: held to this one (and, with its other text, never
+    // restored by the generator, which restores by the model's text).
+    else x.held = [t.checksum];
   }
   const missing = open.filter((x) => !x.optional).map((x) => key(x.path, sha256(x.content)));
   if (extra.length || missing.length)

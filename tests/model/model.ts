@@ -24,6 +24,11 @@ export interface TrashItem {
    * kept one, so the item may be absent; once the server lists it, it is no longer optional.
    */
   optional?: boolean;
+  /**
+   * For an optional item: the checksums of every text the path held. The server trashes the newest
+   * version it kept, which is an older text when the last one was written while it was down.
+   */
+  held?: string[];
 }
 
 export interface Link {
@@ -108,6 +113,8 @@ export class VaultModel {
   versions = new Map<string, Set<string>>();
   /** Bumped on every change, so a reader can tell whether an old ETag may still be current. */
   version = 0;
+  /** Every text each path has held (checksums), for the trash items of removals on disk. */
+  held = new Map<string, Set<string>>();
 
   clone(): VaultModel {
     const m = new VaultModel();
@@ -115,6 +122,7 @@ export class VaultModel {
     m.trash = this.trash.map((t) => ({ ...t }));
     m.versions = new Map([...this.versions].map(([k, v]) => [k, new Set(v)]));
     m.version = this.version;
+    m.held = new Map([...this.held].map(([k, v]) => [k, new Set(v)]));
     return m;
   }
 
@@ -147,7 +155,14 @@ export class VaultModel {
     const old = this.notes.get(path);
     if (remember && old !== undefined && old !== content) this.remember(path, old);
     this.notes.set(path, content);
+    this.hold(path, content);
     this.version++;
+  }
+
+  private hold(path: string, content: string): void {
+    const s = this.held.get(path) ?? new Set<string>();
+    s.add(sha256(content));
+    this.held.set(path, s);
   }
 
   remember(path: string, content: string): void {
@@ -162,7 +177,7 @@ export class VaultModel {
     if (old === undefined) return;
     this.notes.delete(path);
     this.versions.delete(path);
-    this.trash.push({ path, content: old, id, optional: how === 'disk' });
+    this.trash.push({ path, content: old, id, optional: how === 'disk', held: this.heldAt(path) });
     this.version++;
   }
 
@@ -170,18 +185,24 @@ export class VaultModel {
   move(from: string, to: string, how: 'api' | 'disk' = 'api'): void {
     const c = this.notes.get(from);
     if (c === undefined) return;
-    if (how === 'disk') this.trash.push({ path: from, content: c, optional: true });
+    if (how === 'disk') this.trash.push({ path: from, content: c, optional: true, held: this.heldAt(from) });
     this.notes.delete(from);
     this.notes.set(to, c);
+    this.hold(to, c);
     const v = this.versions.get(from);
     this.versions.delete(from);
     if (v) this.versions.set(to, v);
     this.version++;
   }
 
+  private heldAt(path: string): string[] {
+    return [...(this.held.get(path) ?? [])];
+  }
+
   restore(item: TrashItem): void {
     this.trash = this.trash.filter((t) => t !== item);
     this.notes.set(item.path, item.content);
+    this.hold(item.path, item.content);
     this.version++;
   }
 
