@@ -226,12 +226,12 @@ async function checkTrash(c: Client, m: VaultModel, strict: boolean) {
   const open = [...m.trash];
   const extra: string[] = [];
   for (const t of items) {
-    const i = open.findIndex(
-      (x) =>
-        x.path === t.path &&
-        (sha256(x.content) === t.checksum || (x.optional === true && !!x.held?.includes(t.checksum))) &&
-        (!x.id || x.id === t.id),
-    );
+    // The model item this one is: the one of its id, else one of its text, else an older text of
+    // a note removed on disk (in that order: a looser match must not take another item's place).
+    const same = (x: (typeof open)[number]) => x.path === t.path && (!x.id || x.id === t.id);
+    let i = open.findIndex((x) => same(x) && x.id === t.id);
+    if (i < 0) i = open.findIndex((x) => same(x) && sha256(x.content) === t.checksum);
+    if (i < 0) i = open.findIndex((x) => same(x) && x.optional === true && !!x.held?.includes(t.checksum));
     if (i < 0) {
       extra.push(key(t.path, t.checksum));
       continue;
