@@ -46,13 +46,17 @@ ${e.stderr ?? ''}`);
 }
 
 /** Builds the client into client-link/dist unless it is newer than every client source. */
-async function buildClient(): Promise<void> {
+async function buildClient(say: (line: string) => void): Promise<void> {
   const built = newestMtime(join(ROOT, 'client-link/dist/index.html'));
   const sources = Math.max(
     newestMtime(join(ROOT, 'client-link')),
     newestMtime(join(ROOT, 'package-lock.json')),
   );
-  if (built > 0 && built >= sources && existsSync(join(ROOT, 'client-link/dist/api-reference.js'))) return;
+  if (built > 0 && built >= sources && existsSync(join(ROOT, 'client-link/dist/api-reference.js'))) {
+    say('web client: up to date (client-link/dist)');
+    return;
+  }
+  say('web client: building client-link/dist with vite (the longest step)...');
   await run(process.execPath, [
     join(ROOT, 'node_modules/vite/bin/vite.js'),
     'build',
@@ -140,20 +144,25 @@ const README = `# ${SERVER_PACKAGE}
 
 The Quire note server and relay, as one artifact: \`node bin/quire.js serve\`, \`node bin/quire.js relay\`,
 \`node bin/quire.js setup|keys|index|doctor\`. Needs Node ${rootPkg.engines.node} and nothing else (every
-dependency is bundled in dist/server; the web client is in client-link/dist). See docs/deploy.md.
+dependency is bundled in dist/server; the web client is in client-link/dist). See docs/guide/deploy.md in the repository.
 `;
 
 /**
  * Builds the artifact; resolves to the tarball's path. `out` (default dist/release) holds the tarball
  * and the unpacked tree (`quire-server`); tests give their own so parallel builds never meet.
  */
-export async function release(opts: { out?: string } = {}): Promise<string> {
+export async function release(opts: { out?: string; log?: (line: string) => void } = {}): Promise<string> {
   const out = opts.out ?? RELEASE_DIR;
   const stage = join(out, 'quire-server');
   const stamp = join(stage, '.built');
-  await buildClient();
+  const started = performance.now();
+  // A line as each phase begins: the first `npm start` on a fresh clone builds for a while.
+  const say = (line: string) =>
+    opts.log?.(`release: [${((performance.now() - started) / 1000).toFixed(1)} s] ${line}`);
+  await buildClient(say);
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(join(stage, 'bin'), { recursive: true });
+  say('server: bundling the quire command with its dependencies (esbuild)...');
   await bundle(join(stage, 'dist/server'));
   cpSync(join(ROOT, 'client-link/dist'), join(stage, 'client-link/dist'), { recursive: true });
   writeFileSync(join(stage, 'bin/quire.js'), BIN);
@@ -173,6 +182,7 @@ export async function release(opts: { out?: string } = {}): Promise<string> {
   writeFileSync(join(stage, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
   const tgz = join(out, tarballName());
   rmSync(tgz, { force: true });
+  say(`tarball: packing ${tarballName()} (npm pack)...`);
   await run('npm', ['pack', '--silent', '--pack-destination', out], stage);
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
   return tgz;
@@ -180,6 +190,6 @@ export async function release(opts: { out?: string } = {}): Promise<string> {
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const started = performance.now();
-  const tgz = await release();
-  process.stdout.write(`release: ${tgz} (${Math.round(performance.now() - started)} ms)\n`);
+  const tgz = await release({ log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`release: ${tgz} (built in ${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }
