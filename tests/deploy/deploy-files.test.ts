@@ -146,7 +146,7 @@ describe('deploy/quire.service', () => {
   );
 });
 
-describe('V8\'s young generation (docs/deploy.md, "Memory: V8\'s heap flags")', () => {
+describe('V8\'s young generation (docs/guide/deploy.md, "Memory: V8\'s heap flags")', () => {
   const FLAG = '--max-semi-space-size=8';
   it('is set the same way by npm start, the image and the systemd unit, and the unit lets quire.env change it', () => {
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
@@ -156,6 +156,6 @@ describe('V8\'s young generation (docs/deploy.md, "Memory: V8\'s heap flags")', 
     const set = unit.indexOf(`Environment=NODE_OPTIONS=${FLAG}\n`);
     expect(set).toBeGreaterThan(0);
     expect(set).toBeLessThan(unit.indexOf('EnvironmentFile='));
-    expect(read('docs/deploy.md')).toContain(FLAG);
+    expect(read('docs/guide/deploy.md')).toContain(FLAG);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The shell blocks of README.md and docs/*.md whose fence says `sh runnable` run as written, in an
+ * The shell blocks of README.md and docs/ (every folder) whose fence says `sh runnable` run as written, in an
  * empty folder holding the release tarball (as an operator who downloaded it), file by file, block
  * after block, with PORT and RELAY_PORT set to free ports. Each block has a time limit; whatever it
  * left running (its process group) is killed when it ends. A broken step fails here.
@@ -22,9 +22,12 @@ export function runnableBlocks(markdown: string): string[] {
   return blocks;
 }
 
-const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => join('docs', f))].filter((f) =>
-  f.endsWith('.md'),
-);
+/** The markdown pages under `dir`, recursively. */
+const pages = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? pages(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [],
+  );
+const FILES = ['README.md', ...pages('docs')];
 const byFile = FILES.map((f) => ({
   file: f,
   blocks: runnableBlocks(readFileSync(join(ROOT, f), 'utf8')),
@@ -77,8 +80,8 @@ describe('runnable blocks of the README and docs', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it('finds the marked blocks (docs/deploy.md: install, run, two relays on Redis)', () => {
-    const deploy = byFile.find((f) => f.file === 'docs/deploy.md');
+  it('finds the marked blocks (docs/guide/deploy.md: install, run, two relays on Redis)', () => {
+    const deploy = byFile.find((f) => f.file === 'docs/guide/deploy.md');
     expect(deploy?.blocks.length).toBeGreaterThanOrEqual(3);
     expect(deploy?.blocks.join('\n')).toContain('RELAY_QUEUE_KEY');
   });

@@ -2,7 +2,7 @@
  * Every environment variable of Quire, once: its kind, default and bounds (from which read.ts
  * derives its valibot schema), what it means, which programs read it (`for`: the note server when
  * unset) and how it bears on the security audit. The readers (server.ts, relay.ts, agent.ts,
- * embeddings.ts) read through `readVariables` over a program's view of it, and docs/configuration.md
+ * embeddings.ts) read through `readVariables` over a program's view of it, and docs/reference/configuration.md
  * is generated from it (`npm run docs:config`; a test fails when the page drifts).
  */
 import { AUDIT_THRESHOLDS } from '../../../core/security/thresholds.ts';
@@ -20,7 +20,7 @@ export interface AuditEffect {
   weaker: 'higher' | 'lower' | 'on' | 'off' | 'value' | 'neutral' | 'audit-threshold';
   /** For `value`: a less safe value. */
   value?: string;
-  /** Where the audit starts reporting, in words (shown on docs/configuration.md). */
+  /** Where the audit starts reporting, in words (shown on docs/reference/configuration.md). */
   threshold?: string;
 }
 
@@ -136,7 +136,7 @@ export const VARIABLES = {
       kind: 'bool',
       def: true,
       meaning:
-        'Keep the history and the trash in `DATA_DIR/history` (docs/history.md): every change keeps the version before it, deletes go to the trash. Off: deletes are for good.',
+        'Keep the history and the trash in `DATA_DIR/history` (docs/reference/history.md): every change keeps the version before it, deletes go to the trash. Off: deletes are for good.',
       audit: { weaker: 'neutral' },
     },
     HISTORY_MAX_AGE_DAYS: {
@@ -171,7 +171,7 @@ export const VARIABLES = {
       values: ['data', 'vault'],
       def: 'data',
       meaning:
-        "Where deleted notes and files go: `data` keeps them in `DATA_DIR/history` only; `vault` also puts a copy in the vault's `.trash/` folder (Obsidian's convention), removed when the item is restored or purged. Needs HISTORY (docs/history.md).",
+        "Where deleted notes and files go: `data` keeps them in `DATA_DIR/history` only; `vault` also puts a copy in the vault's `.trash/` folder (Obsidian's convention), removed when the item is restored or purged. Needs HISTORY (docs/reference/history.md).",
       audit: { weaker: 'neutral' },
     },
     TRASH_RETENTION_DAYS: {
