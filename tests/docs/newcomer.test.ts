@@ -1,5 +1,5 @@
 /**
- * The README's "Start here" path, step by step, with the same commands (free ports instead of 3000,
+ * The getting-started path (docs/guide/getting-started.md), step by step, with the same commands (free ports instead of 3000,
  * 8787, 8788 and 8789, and temporary folders, so it can run beside other tests).
  */
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-describe('the README, word for word', () => {
+describe('the getting-started guide, word for word', () => {
   it('install, start, setup link, link a client, a channel, a relay, scale it', async () => {
     const tmp = await tempDir('quire-readme-');
     cleanups.push(tmp.cleanup);
@@ -46,7 +46,7 @@ describe('the README, word for word', () => {
     expect((await client.auth.verify()).valid).toBe(true);
     expect((await client.auth.link()).setupComplete).toBe(true);
 
-    // 5. The web channel, with the README's body and $KEY.
+    // 5. The web channel, with the guide's body and $KEY.
     const channel = await fetch(`${url}/api/v1/channels`, {
       method: 'POST',
       headers: { 'X-Service-Key': key, 'content-type': 'application/json' },

@@ -1,4 +1,4 @@
-/** The README's "Writing your own plugin" example, run as written (imports aside). */
+/** The "Writing your own plugin" example of docs/guide/plugins.md, run as written (imports aside). */
 import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
@@ -20,7 +20,7 @@ afterEach(async () => {
   for (const s of stops.splice(0)) await s();
 });
 
-describe('the README plugin example', () => {
+describe('the plugins guide example', () => {
   it('registers in code, shows in the catalog as "code", and its hook and tool work', async () => {
     const { logger, lines } = capturingLogger();
     const clock = { now: () => Date.now() };
