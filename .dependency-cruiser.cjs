@@ -1,7 +1,7 @@
 /**
  * Import rules, checked by `npm run cycles` (part of `npm test`) over the source tree (tests and
  * bench excluded). Layers, top to bottom: bin, bench > deploy > client-link > sdk > adapters >
- * relay > http-kit > core; an import points down or sideways, never up (docs/architecture.md).
+ * relay > http-kit > core; an import points down or sideways, never up (docs/reference/architecture.md).
  */
 const others = (...dirs) => `^(${dirs.join('|')})/`;
 

@@ -5,7 +5,7 @@
  */
 import { DomainError } from './errors.ts';
 
-/** JSON values (objects and arrays) may nest at most this deep (docs/security.md). */
+/** JSON values (objects and arrays) may nest at most this deep (docs/reference/security.md). */
 export const MAX_JSON_DEPTH = 64;
 
 /** The nesting depth of `value`, counting up to `limit + 1` at most (a scalar is 0, `[]` is 1). */

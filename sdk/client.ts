@@ -139,7 +139,7 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
       mintKey: (name: string, scope?: KeyScope) =>
         call<Out<typeof R.MintedKey>>('mintKey', {}, { body: scope ? { name, scope } : { name } }),
       revokeKey: (id: string) => call<Out<typeof R.RevokedKey>>('revokeKey', { id }),
-      /** The OAuth grants MCP clients hold (docs/mcp.md, "OAuth"). */
+      /** The OAuth grants MCP clients hold (docs/guide/mcp.md, "OAuth"). */
       listOAuthGrants: () => call<Out<typeof O.OAuthGrant>[]>('listOAuthGrants'),
       /** Ends one OAuth grant without revoking the key that approved it. */
       revokeOAuthGrant: (id: string) => call<Out<typeof O.RevokedGrant>>('revokeOAuthGrant', { id }),
@@ -275,7 +275,7 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
         path ? call<R.FolderNodeShape>('folderSubtree', { path }) : call<R.FolderNodeShape>('folderTree'),
     },
     /**
-     * Ranked search (docs/search.md): a question or words, with `"phrase"`, `-word`, `a OR b`,
+     * Ranked search (docs/reference/search.md): a question or words, with `"phrase"`, `-word`, `a OR b`,
      * `tag:`, `path:` and `file:`; hits are notes, or attachments by name (`type: 'file'`).
      * `mode`: lexical, semantic or hybrid (default: hybrid when the server has embeddings).
      */

@@ -2,7 +2,7 @@ import type { NoteLink, NoteSummary } from '../../core/notes/note-index.ts';
 import { SUMMARY_FIELDS } from './list-query.ts';
 
 /**
- * The note list column by column (`GET /api/v1/notes?format=columns`, docs/api.md): the same
+ * The note list column by column (`GET /api/v1/notes?format=columns`, docs/reference/api.md): the same
  * summaries as the spec's default answer, in the same order, written so that gzip's 32 KB window
  * finds what repeats. In the spec's shape most of the list is links and backlinks that spell out
  * paths of notes far away in the list, which deflate cannot reach; here a reference to a listed

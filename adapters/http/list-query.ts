@@ -21,7 +21,7 @@ export const EXTRA_FIELDS = ['aliases'] as const;
 export const LIST_FIELDS = [...SUMMARY_FIELDS, ...EXTRA_FIELDS] as const;
 export type SummaryField = (typeof LIST_FIELDS)[number];
 
-/** The beyond-spec options of `GET /notes` (docs/api.md, "Paging and field selection"). */
+/** The beyond-spec options of `GET /notes` (docs/reference/api.md, "Paging and field selection"). */
 export interface ListQuery {
   /** Notes per page, 1 to 1,000; absent: every note from the cursor on. */
   limit?: number;
@@ -56,7 +56,7 @@ function decodeCursor(cursor: string): string {
 
 /**
  * Reads `format`: `columns` asks for the list column by column (adapters/http/list-columns.ts,
- * docs/api.md); absent: the spec's shape. It stands alone: with `limit`, `cursor` or `fields`, or
+ * docs/reference/api.md); absent: the spec's shape. It stands alone: with `limit`, `cursor` or `fields`, or
  * any other value, 400 VALIDATION_ERROR.
  */
 export function parseListFormat(get: (name: string) => string | undefined): 'columns' | null {

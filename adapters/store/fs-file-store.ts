@@ -62,7 +62,7 @@ export function fsFileStore(opts: { dir: string }): FileStore {
       await ensureParents(root, path);
       const abs = join(root, path);
       const prev = await lstat(abs).catch(() => null);
-      // Neither followed nor replaced: a symlink is no file (docs/security.md).
+      // Neither followed nor replaced: a symlink is no file (docs/reference/security.md).
       await refuseSymlink(root, path, prev);
       if (prev?.isDirectory()) throw new DomainError('INVALID_PATH', `"${path}" is a folder.`);
       const tmp = join(dirname(abs), `${TEMP_PREFIX}${crypto.randomUUID().slice(0, 12)}`);
@@ -142,7 +142,7 @@ export function fsFileStore(opts: { dir: string }): FileStore {
           const childRel = rel ? `${rel}/${d.name}` : d.name;
           const abs = join(root, childRel);
           if (d.isDirectory()) stack.push(childRel);
-          // A symlink is not followed (docs/security.md): what it names is listed under its real path.
+          // A symlink is not followed (docs/reference/security.md): what it names is listed under its real path.
           else if (d.isFile() && isAttachment(d.name)) {
             const st = await stat(abs).catch(() => null);
             if (st?.isFile()) out.push(toInfo(childRel, st));

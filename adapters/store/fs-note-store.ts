@@ -135,7 +135,7 @@ export function fsNoteStore(opts: {
         }
         const note = isNote(name);
         if (!note && !want.files) continue;
-        // A symlink is not followed (docs/security.md): what it names is listed under its real path.
+        // A symlink is not followed (docs/reference/security.md): what it names is listed under its real path.
         if (d.isFile()) (note ? notes : files).push([childRel, join(dir, name)]);
       }
     }
@@ -225,7 +225,7 @@ export function fsNoteStore(opts: {
       await ensureParents(root, path);
       const abs = join(root, path);
       const prev = await lstat(abs).catch(() => null);
-      // Neither followed nor replaced: a symlink is no note (docs/security.md).
+      // Neither followed nor replaced: a symlink is no note (docs/reference/security.md).
       await refuseSymlink(root, path, prev);
       if (prev?.isDirectory()) throw conflictOf({ code: 'EISDIR' }, path);
       await writeAtomic(abs, bytes, undefined, durable).catch((err) => {

@@ -60,7 +60,7 @@ const fold = (s: string) => s.normalize('NFC').toLowerCase();
 /**
  * Throws INVALID_PATH unless `real` (where the file system led) is `abs` (the path asked for):
  * outside the vault, or through a symlink inside it. A symlink inside the vault is not followed,
- * so every note and file has one path, the one every folder scope is decided on (docs/security.md).
+ * so every note and file has one path, the one every folder scope is decided on (docs/reference/security.md).
  */
 function checkReal(root: string, abs: string, real: string): void {
   if (!isInside(root, real)) throw new DomainError('INVALID_PATH', 'That path leads outside the vault.');

@@ -104,7 +104,7 @@ export function vaultWatchSet(debounceMs: number, toRel: (abs: string) => string
     }
     if (st.isDirectory()) await add(abs, true);
     else if (st.isFile()) push(abs, 'changed');
-    // A symlink is not followed (docs/security.md): a note replaced by one is gone from its path.
+    // A symlink is not followed (docs/reference/security.md): a note replaced by one is gone from its path.
     else if (st.isSymbolicLink()) push(abs, 'removed');
   };
 

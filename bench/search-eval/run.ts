@@ -6,7 +6,7 @@
  *
  * Vaults: SEARCH_EVAL_VAULTS (default /tmp/quire-search-eval) holds `obsidian-help/` (the
  * `en/` folder of obsidianmd/obsidian-help) and `silverbullet/` (the `docs/` folder of
- * silverbulletmd/silverbullet); see docs/search.md. Run: `npm run bench:search`.
+ * silverbulletmd/silverbullet); see docs/reference/search.md. Run: `npm run bench:search`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   for (const set of SETS) {
     const dir = join(root, set.name);
     if (!existsSync(dir)) {
-      process.stderr.write(`missing vault ${dir}: see docs/search.md (Evaluation)\n`);
+      process.stderr.write(`missing vault ${dir}: see docs/reference/search.md (Evaluation)\n`);
       process.exit(2);
     }
     const files = readVault(dir);

@@ -60,7 +60,7 @@ export interface ChatInput {
   principal?: Principal;
 }
 
-/** The chat reply (docs/agent.md, "Answers"). */
+/** The chat reply (docs/reference/agent.md, "Answers"). */
 export interface ChatReply {
   reply: string;
   actions: AgentAction[];

@@ -66,7 +66,7 @@ export interface HistoryDeps {
 /** A prune started by a write goes down to this share of HISTORY_MAX_BYTES, so it is not redone at once. */
 const PRUNE_TO = 0.75;
 
-/** The default trigger of the background compaction (docs/history.md). */
+/** The default trigger of the background compaction (docs/reference/history.md). */
 export const AUTO_COMPACT = { minBytes: 1024 * 1024, fraction: 0.25 };
 
 /** The in-memory index of a history, shared with pruning. */

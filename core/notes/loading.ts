@@ -51,7 +51,7 @@ export async function loadVault(
     await ctx.saving;
     // The snapshot (and its journal) is what the index was at the last save, not the vault: it only
     // spares reading and parsing the notes whose size and mtime the walk below finds unchanged.
-    // Nothing is answered from it before the walk (docs/note-index.md, "The warm start").
+    // Nothing is answered from it before the walk (docs/reference/note-index.md, "The warm start").
     // Read beside the walk (one walk for notes, folders and the vault's other files where the store
     // can): the walk's stats and the snapshot's reads overlap.
     const [cache, listing] = await Promise.all([readCache(ctx), listForLoad(store, ctx.files, logger, opts)]);
@@ -306,7 +306,7 @@ export function saveCache(ctx: NoteContext): Promise<boolean> {
 
 async function saveNow(ctx: NoteContext): Promise<boolean> {
   // Dead postings swept out by their bytes and the vocabulary rebuilt, a step at a time; with or
-  // without a cache to save (docs/search.md, Memory).
+  // without a cache to save (docs/reference/search.md, Memory).
   if (ctx.status.state === 'ready' && ctx.index.search.needsUpkeep) {
     for await (const _ of sliced(ctx.index.search.upkeep()));
   }

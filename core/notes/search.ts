@@ -41,7 +41,7 @@ const HEADING = 2;
 const PATH = 4;
 const TAG = 8;
 /**
- * The ranking's weights (tuned on bench/search-eval, see docs/search.md). What a word in each field
+ * The ranking's weights (tuned on bench/search-eval, see docs/reference/search.md). What a word in each field
  * adds (the body's count goes through BM25: at most k1 + 1); `coverage`: the power of the share of
  * the query a note covers; `wholeTitle`: the lift when every title word is in the query; `depth`:
  * the discount per folder level; `prefix`: the weight of a word matched as a prefix.
@@ -326,7 +326,7 @@ const TERM_BYTES = 176;
 const SWEEP_MIN_BYTES = 4 * 1024 * 1024;
 
 /**
- * A compact inverted index ranking notes for a query (see docs/search.md): every query word may
+ * A compact inverted index ranking notes for a query (see docs/reference/search.md): every query word may
  * match (notes covering more of the query rank far higher), in the body through BM25 and in the
  * title and aliases, headings, folder and file names and tags through field bonuses; English
  * stems, stop words, a prefix for the last word and typos bounded by word length. Postings are

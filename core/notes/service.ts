@@ -252,7 +252,7 @@ export function createNoteService(deps: NoteServiceDeps) {
 
     /**
      * Ranked search over notes (title, aliases, headings, folder and file names, tags, body) and
-     * attachments' file names, in the query syntax of docs/search.md; bad syntax reads as words.
+     * attachments' file names, in the query syntax of docs/reference/search.md; bad syntax reads as words.
      * `opts.see`: only the paths it accepts exist for this search (a folder-limited key's view),
      * ranked as a vault holding only them would rank them.
      */

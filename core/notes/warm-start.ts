@@ -3,7 +3,7 @@
  * the quiet spell that background work waits for once the first answers are out.
  *
  * A start never answers from the snapshot alone: the load walks the vault and checks every note's
- * size and mtime against it before the index is ready (docs/note-index.md, "The warm start").
+ * size and mtime against it before the index is ready (docs/reference/note-index.md, "The warm start").
  */
 import type { NoteContext } from './context.ts';
 import { createNoteIndex, type NoteIndex } from './note-index.ts';

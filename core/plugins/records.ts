@@ -8,7 +8,7 @@ function describePlugin({ def, source }: Slot) {
   return { id: def.id, name: def.name, version: def.version, description: def.description, source };
 }
 
-/** An installed plugin (docs/plugins.md, "Plugin record"); secrets redacted. */
+/** An installed plugin (docs/reference/plugins.md, "Plugin record"); secrets redacted. */
 export function pluginRecord(slot: Slot, rec: StoredPlugin) {
   const { def } = slot;
   return {

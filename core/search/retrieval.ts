@@ -44,7 +44,7 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
     if (input !== 'lexical' && !semantic) {
       throw new DomainError(
         'VALIDATION_ERROR',
-        `mode=${input} needs semantic search: set EMBEDDINGS_URL and EMBEDDINGS_MODEL (docs/search.md).`,
+        `mode=${input} needs semantic search: set EMBEDDINGS_URL and EMBEDDINGS_MODEL (docs/reference/search.md).`,
       );
     }
     return input as SearchMode;

@@ -29,7 +29,7 @@ export const LIMIT_CHECKS: readonly Check[] = [
       'Keep the rate limits near their defaults (20 failures per 600 s, 30 auth calls per minute).',
     fix: () => ({
       steps: [
-        'Unset RATE_LIMIT_FAILURES, RATE_LIMIT_FAILURE_WINDOW_SECONDS, RATE_LIMIT_AUTH_PER_MINUTE and RATE_LIMIT_WEBHOOK_PER_MINUTE, or set them within the thresholds on docs/configuration.md.',
+        'Unset RATE_LIMIT_FAILURES, RATE_LIMIT_FAILURE_WINDOW_SECONDS, RATE_LIMIT_AUTH_PER_MINUTE and RATE_LIMIT_WEBHOOK_PER_MINUTE, or set them within the thresholds on docs/reference/configuration.md.',
       ],
       variables: [
         { name: 'RATE_LIMIT_FAILURES', value: '20' },

@@ -1,7 +1,7 @@
 import type { SecuritySettings } from './service.ts';
 import type { SecuritySnapshot } from './types.ts';
 
-/** The configuration the audit reads: every variable that bears on it (docs/configuration.md). */
+/** The configuration the audit reads: every variable that bears on it (docs/reference/configuration.md). */
 export interface SecurityConfig {
   authMode: SecuritySnapshot['authMode'];
   host: string;

@@ -1,6 +1,6 @@
 /**
  * Where the audit starts calling a setting weak. Each threshold is shown next to its variable in
- * the variable table (deploy/shared/config/variables.ts) and on docs/configuration.md.
+ * the variable table (deploy/shared/config/variables.ts) and on docs/reference/configuration.md.
  */
 export const AUDIT_THRESHOLDS = {
   /** RATE_LIMIT_FAILURES above this lets a guesser try too often per window. */

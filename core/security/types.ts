@@ -1,4 +1,4 @@
-/** The security audit's shapes (docs/security.md, "The report"). */
+/** The security audit's shapes (docs/reference/security.md, "The report"). */
 
 /** How bad a finding is, worst first. */
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
@@ -111,7 +111,7 @@ export interface Finding {
 
 /** `GET /api/v1/security/audit` data. */
 export interface AuditReport {
-  /** 0 to 100; see docs/security.md for the rule. */
+  /** 0 to 100; see docs/reference/security.md for the rule. */
   score: number;
   grade: 'A' | 'B' | 'C' | 'D' | 'F';
   summary: Record<Severity, number>;

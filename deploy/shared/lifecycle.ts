@@ -1,5 +1,5 @@
 /**
- * The one lifecycle of a Quire server, shared by every runtime root (docs/architecture.md
+ * The one lifecycle of a Quire server, shared by every runtime root (docs/reference/architecture.md
  * "Lifecycle"): index the vault, then watch it, save the index cache and reconcile on timers;
  * stop in one order. Long-running runtimes (Node, Bun, Deno) use `startLifecycle`; the Worker,
  * which may be evicted at any time and has no timers between requests, uses `alarmLifecycle`,
@@ -188,7 +188,7 @@ export interface AlarmStorage {
  * (INDEX_CACHE_SAVE_SECONDS); every request makes sure it is armed for the next reconcile
  * (RECONCILE_SECONDS after the last one). The alarm saves the cache and reconciles when due. An
  * idle vault is not kept awake: after the last request at most one reconcile follows, and a cold
- * start compares the bucket with the index anyway (docs/runtimes.md).
+ * start compares the bucket with the index anyway (docs/guide/runtimes.md).
  */
 export function alarmLifecycle(opts: {
   notes: NoteService;

@@ -2,7 +2,7 @@
  * What every runtime root does between reading its environment and serving: validate the
  * configuration, build the core over the runtime's stores, compose the HTTP app, and record the
  * port once the runtime listens. Runtime-neutral (no `node:*` import): Node, Bun, Deno and the
- * Worker call it with their own adapters (docs/architecture.md "Runtime roots").
+ * Worker call it with their own adapters (docs/reference/architecture.md "Runtime roots").
  */
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
 import type { Clock, FileStore, HistoryStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
@@ -67,7 +67,7 @@ export async function composeQuire(config: ServerConfig, adapters: QuireAdapters
     logger,
     version: VERSION,
   });
-  // Versions and trash past their retention go in the background, hourly (docs/history.md).
+  // Versions and trash past their retention go in the background, hourly (docs/reference/history.md).
   const pruning = setInterval(() => {
     composed.core.prune().then(
       (r) => (r.versions || r.trash ? logger.info('history pruned', r) : undefined),

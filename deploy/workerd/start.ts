@@ -30,7 +30,7 @@ export async function start(env: Env, storage: AlarmStorage, first: URL) {
     notes: r2NoteStore({ bucket: env.NOTES, clock }),
     state: kvStateStore({ kv: env.STATE }),
     // Versions and trash in the notes' bucket, under a dot-folder the note store never lists
-    // (docs/history.md "Runtimes"); HISTORY=false: deletes are for good.
+    // (docs/reference/history.md "Runtimes"); HISTORY=false: deletes are for good.
     history: config.historyEnabled
       ? r2HistoryStore({ bucket: env.NOTES, prefix: HISTORY_PREFIX })
       : undefined,

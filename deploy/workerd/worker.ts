@@ -1,7 +1,7 @@
 /**
  * The Cloudflare Worker root (workerd): every request goes to one Durable Object so that one
  * in-memory index serves them all; the object runs the alarm form of the shared lifecycle.
- * start.ts builds it from the bindings wrangler.toml names (README "Running on Bun, Deno and Workers").
+ * start.ts builds it from the bindings wrangler.toml names (docs/guide/runtimes.md).
  */
 import type { AlarmStorage } from '../shared/lifecycle.ts';
 import { startFailure } from '../shared/process.ts';

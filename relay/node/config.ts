@@ -3,7 +3,7 @@ import type { RelayLimits } from '../service/types.ts';
 
 /**
  * What the relay's Node server takes (`startRelay`). Its root reads it from the environment
- * (deploy/shared/config/relay.ts: docs/configuration.md and docs/relay.md list every variable);
+ * (deploy/shared/config/relay.ts: docs/reference/configuration.md and docs/reference/relay.md list every variable);
  * the relay itself reads no environment.
  */
 export interface RelayConfig {

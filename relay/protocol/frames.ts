@@ -1,5 +1,5 @@
 /**
- * The tunnel's binary frames (docs/relay.md, "Frame format"). One WebSocket binary message is
+ * The tunnel's binary frames (docs/reference/relay.md, "Frame format"). One WebSocket binary message is
  * one frame:
  *
  *   byte 0      type

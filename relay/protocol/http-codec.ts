@@ -121,7 +121,7 @@ const FORM_PAGE = /^\/oauth\/authorize(?:\?|$)/;
  * `Content-Security-Policy: sandbox` (added to the server's own, so both apply) and
  * `X-Frame-Options: DENY`, and every answer `X-Content-Type-Options: nosniff`, so one server on
  * a shared relay can neither run script on the relay's origin nor set state for the others
- * (docs/relay.md, "One origin, many servers").
+ * (docs/reference/relay.md, "One origin, many servers").
  */
 export function proxiedHeaders(
   pairs: Iterable<[string, string]>,

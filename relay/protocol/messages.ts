@@ -1,7 +1,7 @@
 /**
  * The relay's wire protocol, shared by the relay and the server-side connector. Bodies are
  * JSON; HTTP bodies travel as base64 (bytes, not text); headers as ordered [name, value]
- * pairs so repeated headers (Set-Cookie) survive. See docs/relay.md.
+ * pairs so repeated headers (Set-Cookie) survive. See docs/reference/relay.md.
  */
 import * as v from 'valibot';
 import { WIRE_LIMITS } from './limits.ts';

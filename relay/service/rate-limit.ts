@@ -58,7 +58,7 @@ export class FixedWindows {
 /**
  * The proxied routes' rates, in fixed windows of `proxyWindowMs` (`FixedWindows`): per client
  * address, per serverId, and the stranger budget per serverId. Per relay instance, as
- * docs/relay.md says: a Redis round trip per proxied request would cost more than the check is
+ * docs/reference/relay.md says: a Redis round trip per proxied request would cost more than the check is
  * worth (bench/results/2026-11-26-relay.md), and every instance keeps its own share. Over a
  * limit: RATE_LIMITED with Retry-After, the seconds left in the window. Synchronous: the door
  * decides without a promise.

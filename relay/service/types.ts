@@ -46,7 +46,7 @@ export interface RelayLimits {
   bodyTimeoutMs: number;
 }
 
-/** Defaults of the relay's limits; docs/relay.md ("Variables") lists each with its variable. */
+/** Defaults of the relay's limits; docs/reference/relay.md ("Variables") lists each with its variable. */
 export const DEFAULT_LIMITS: RelayLimits = {
   maxBodyBytes: 10 * 1024 * 1024,
   answerTimeoutMs: 30_000,

@@ -210,7 +210,7 @@ describe('one reader over a plain record', () => {
     expect(loadRelayConfig(bindings).port).toBe(8787);
   });
 
-  it('checks every variable at start, as docs/configuration.md says, not only those the mode uses', () => {
+  it('checks every variable at start, as docs/reference/configuration.md says, not only those the mode uses', () => {
     expect(() => loadConfig({ SERVICE_AUTH_MODE: 'api-key', JWT_TTL_SECONDS: '5' })).toThrow(
       new ConfigError('JWT_TTL_SECONDS must be between 30 and 86400, got 5.'),
     );

@@ -1,5 +1,5 @@
 /**
- * The runtime roots stay thin and independent (docs/architecture.md "Runtime roots"): each is a
+ * The runtime roots stay thin and independent (docs/reference/architecture.md "Runtime roots"): each is a
  * short file over the shared configuration, composition and lifecycle; none reaches into the Node
  * root; and Redis' client is loaded only by a relay configured with REDIS_URL.
  */

@@ -71,7 +71,7 @@ async function roundTrip(base: string, apiKey: string, name: string) {
     await fetch(`${base}/api/v1/notes/${encodeURIComponent(path)}`, { method: 'DELETE', headers: h }),
   );
   expect(del.body.data).toMatchObject({ deleted: path });
-  expect(typeof del.body.data.trashId).toBe('string'); // deletes go to the trash (docs/history.md)
+  expect(typeof del.body.data.trashId).toBe('string'); // deletes go to the trash (docs/reference/history.md)
   expect((await fetch(`${base}/api/v1/notes/${encodeURIComponent(path)}`, { headers: h })).status).toBe(404);
 }
 

@@ -1,5 +1,5 @@
 /**
- * The model-based consistency test (docs/reliability.md, "The model test"): a seeded run of
+ * The model-based consistency test (docs/reference/reliability.md, "The model test"): a seeded run of
  * operations from every writer (REST, MCP, files on disk) against a real server process, every
  * read compared with a reference model after every step. A failure prints its seed, a shrunk
  * sequence and the commands that replay them. The long run is `npm run soak`.

@@ -127,7 +127,7 @@ export class VaultModel {
   }
 
   /**
-   * Where `[[name]]` points, by the server's rule (docs/api.md): the note at the vault's root of
+   * Where `[[name]]` points, by the server's rule (docs/reference/api.md): the note at the vault's root of
    * that name, else the shortest path of that name, then the first in order. Names are unique in
    * what the generator writes, but a SIGKILL's cut create found applied after the start (the model
    * takes it then) can leave two notes of one name.

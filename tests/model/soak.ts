@@ -1,5 +1,5 @@
 /**
- * The long run of the model test (docs/reliability.md):
+ * The long run of the model test (docs/reference/reliability.md):
  *   npm run soak -- --seed 1 --ops 10000 --restarts 100 [--shrink 40] [--kill-every 3] [--no-downtime]
  *   npm run soak -- --replay /tmp/quire-model-<seed>-<time>.json
  * Prints progress, the figures at the end, and on a failure the seed and a minimal sequence.

@@ -382,14 +382,14 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
       expect(await server.stop(), server.out.stderr).toBe(0);
       const files = await filesUnder(tmp.dir);
       expect(files.filter(isOutside)).toEqual(outsideBefore);
-      // The history store (docs/history.md) keeps its journal and one pack under data/history/.
+      // The history store (docs/reference/history.md) keeps its journal and one pack under data/history/.
       const history = files.filter((f) => f.startsWith('data/history/'));
       expect(history).toContain('data/history/journal');
       expect(
         history.every((f) => /^data\/history\/(journal|pack-\d+)$/.test(f)),
         history.join(),
       ).toBe(true);
-      // The kept gzip list (docs/api.md) is there once a full list was built and saved.
+      // The kept gzip list (docs/reference/api.md) is there once a full list was built and saved.
       const data = files.filter((f) => f.startsWith('data/') && !f.startsWith('data/history/')).sort();
       // oauth.json is written with the first grant, not a registration (core/auth/oauth.ts).
       const optional = ['data/list-gzip.bin', 'data/oauth.json'];

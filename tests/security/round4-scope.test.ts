@@ -5,7 +5,7 @@
  *   current checksum in a 412; a PATCH that must find a target needs notes:read;
  * - links resolve among the notes a folder key sees: a hidden `plan.md` neither wins `[[plan]]`
  *   over the visible `Work/probe/plan.md` nor shows; backlinks follow;
- * - deleting a trash item for good is an admin action (docs/history.md).
+ * - deleting a trash item for good is an admin action (docs/reference/history.md).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

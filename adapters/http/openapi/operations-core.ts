@@ -277,7 +277,7 @@ export const notes: Operation[] = [
       '(both, fused by reciprocal rank). Default: `hybrid` when semantic search is on, else `lexical`. The ' +
       'mode that ran is in the `X-Search-Mode` header: `hybrid` answers `lexical` hits when the embeddings ' +
       'provider fails; `semantic` then answers 502 EMBEDDINGS_ERROR. A semantic mode while semantic ' +
-      'search is off: 400 VALIDATION_ERROR. See docs/search.md.',
+      'search is off: 400 VALIDATION_ERROR. See docs/reference/search.md.',
     data: v.array(r.SearchHit),
     query: {
       q: {

@@ -157,7 +157,7 @@ const pluginRoute = (method: Operation['method']): Operation => ({
   tag: 'Plugins',
   summary: `A route a plugin contributes (${method.toUpperCase()})`,
   description:
-    'The plugin documents its own routes (docs/plugins.md); `route` may contain slashes. GET passes the query, POST and PUT a JSON body.',
+    'The plugin documents its own routes (docs/reference/plugins.md); `route` may contain slashes. GET passes the query, POST and PUT a JSON body.',
   ...(method === 'post' || method === 'put'
     ? { body: v.record(v.string(), v.unknown()), bodyOptional: true }
     : {}),

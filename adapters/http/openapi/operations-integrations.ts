@@ -35,7 +35,7 @@ export const integrations: Operation[] = [
     summary:
       'Append, prepend or replace one part of a note (heading section, block, frontmatter key, document)',
     description:
-      'Everything outside the target (line endings, frontmatter, other sections) is kept byte for byte. A heading path is matched level by level outside code; a missing target is 404 TARGET_NOT_FOUND unless createTarget; an ambiguous heading path is 409 CONFLICT with the candidates in details. See docs/api.md.',
+      'Everything outside the target (line endings, frontmatter, other sections) is kept byte for byte. A heading path is matched level by level outside code; a missing target is 404 TARGET_NOT_FOUND unless createTarget; an ambiguous heading path is 409 CONFLICT with the candidates in details. See docs/reference/api.md.',
     headers: {
       'If-Match': {
         description: 'The checksum the change is based on, quoted; 412 when the note changed since.',

@@ -6,7 +6,7 @@ const severity = v.picklist(['critical', 'high', 'medium', 'low', 'info']);
 const grade = v.picklist(['A', 'B', 'C', 'D', 'F']);
 const checkedAt = v.pipe(v.string(), v.isoTimestamp());
 
-/** `GET /api/v1/security/audit` (docs/security.md, "The report"). */
+/** `GET /api/v1/security/audit` (docs/reference/security.md, "The report"). */
 export const AuditReport = v.object({
   score: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100)),
   grade,

@@ -1,7 +1,7 @@
 /**
  * Embeds and links to the vault's files, resolved by the server: each note's `links[]` says where
  * a target points (`path`) and whether it is a note or a file (`type`), by Obsidian's rules
- * (docs/obsidian.md). Images, audio and video are fetched as blobs with the key (never a key in a
+ * (docs/guide/obsidian.md). Images, audio and video are fetched as blobs with the key (never a key in a
  * URL); other files are downloads; embedded notes render inline, down to a depth limit.
  */
 import type { Note } from '../flow/workspace-api.ts';

@@ -28,7 +28,7 @@ export interface Found {
 
 /**
  * Where `target`, as written in `note`, points by the server's index (`links[].path`, resolved by
- * Obsidian's rules: docs/obsidian.md); null when unresolved. The exact target first, then
+ * Obsidian's rules: docs/guide/obsidian.md); null when unresolved. The exact target first, then
  * case-insensitively.
  */
 export function locate(note: Pick<Note, 'links'>, target: string): Found | null {

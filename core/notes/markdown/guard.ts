@@ -2,7 +2,7 @@
  * What the markdown parser is not given. micromark's time grows faster than linearly on some
  * shapes (long runs of unmatched emphasis or brackets, deep nesting, long lazy paragraphs) and
  * its memory is about 800 bytes per input byte, so one hostile or merely huge note could stall
- * the server. Such notes are indexed as plain text instead (docs/security.md has the numbers).
+ * the server. Such notes are indexed as plain text instead (docs/reference/security.md has the numbers).
  */
 
 /**

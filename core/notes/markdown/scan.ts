@@ -1,7 +1,7 @@
 /**
  * The fast index parse: the same answers as `analyzeMarkdown` (core/notes/markdown/remark.ts, the remark
  * reference) without building a syntax tree, in time linear in the note's length for every input.
- * docs/markdown-index.md has the figures, the choice, and the few intended differences.
+ * docs/reference/markdown-index.md has the figures, the choice, and the few intended differences.
  */
 
 import { readBlocks } from './blocks.ts';
@@ -68,7 +68,7 @@ function frontmatterBlock(raw: string, from: number): [string, number] | null {
 
 /**
  * A wiki-link's parts. Obsidian writes `\|` for the alias bar inside tables; the reference keeps
- * the backslash in the target (an intended difference, docs/markdown-index.md).
+ * the backslash in the target (an intended difference, docs/reference/markdown-index.md).
  */
 function wikiOf(inner: string, embed: boolean, start: number, end: number): Wiki {
   const bar = inner.indexOf('|');
@@ -82,7 +82,7 @@ export function analyzeMarkdownFast(raw: string): MarkdownAnalysis {
   // `bodyStart` is the note service's (FRONTMATTER); the reading follows the reference's fences.
   const bodyStart = FRONTMATTER.exec(raw)?.[0].length ?? 0;
   // A byte order mark is not part of the text (the reference drops it too, but then counts its
-  // offsets without it: an intended difference, docs/markdown-index.md).
+  // offsets without it: an intended difference, docs/reference/markdown-index.md).
   const bom = raw.charCodeAt(0) === 0xfeff ? 1 : 0;
   const fm = frontmatterBlock(raw, bom);
   const frontmatter = fm ? parseFrontmatter(fm[0], warnings) : {};

@@ -5,7 +5,7 @@
  */
 import { decodeNamedCharacterReference } from 'decode-named-character-reference';
 
-/** Link destinations and titles longer than this are not read as such (see docs/markdown-index.md). */
+/** Link destinations and titles longer than this are not read as such (see docs/reference/markdown-index.md). */
 export const MAX_DESTINATION = 4096;
 /** CommonMark's limit on link labels. */
 export const MAX_LABEL = 999;

@@ -8,7 +8,7 @@ export interface Clause {
   words: string[];
 }
 
-/** A search query taken apart (see docs/search.md for the syntax). */
+/** A search query taken apart (see docs/reference/search.md for the syntax). */
 export interface ParsedQuery {
   clauses: Clause[];
   /** Whether the last clause's word may also match as a prefix (the word being typed). */

@@ -31,7 +31,7 @@ function filterOf(p: ParsedQuery, tagsOf: (path: string) => string[] | null) {
 }
 
 /**
- * Runs a query (the syntax of docs/search.md) over the note index and the vault's attachments:
+ * Runs a query (the syntax of docs/reference/search.md) over the note index and the vault's attachments:
  * ranks notes in the index, checks phrases and lifts notes holding the query's words side by
  * side (reading the best candidates' text through `body`), and adds attachments whose file name
  * matches every word (`type: 'file'`). Filters alone list matching notes, latest first.
@@ -72,7 +72,7 @@ export async function runSearch(
   const depth =
     p.phrases.length || p.notPhrases.length ? 200 : bigrams.length ? Math.min(limit + 5, 105) : limit;
   // The query's words expanded first (prefixes, misspellings), a turn of the event loop after each
-  // word looked up as a misspelling: each look-up has its own share of the budget (docs/search.md).
+  // word looked up as a misspelling: each look-up has its own share of the budget (docs/reference/search.md).
   const steps = index.search.expand(p, see);
   let step = steps.next();
   while (!step.done) {

@@ -2,7 +2,7 @@
 export const MAX_PREFIX = 30;
 export const MAX_TYPO = 6;
 /**
- * A query's budget for typo matching (docs/search.md): at most `TYPO_WORDS` of its words are
+ * A query's budget for typo matching (docs/reference/search.md): at most `TYPO_WORDS` of its words are
  * looked up as misspellings, and each look-up computes at most `TYPO_WORK` rows of the
  * edit-distance table (a row per trie node visited, per recent word compared, a few per variant
  * stemmed): a few ms whatever the vocabulary. The walk takes the words sharing the misspelt

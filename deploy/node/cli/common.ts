@@ -2,7 +2,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isOperatorError, nodeHost, type Service, untilStopped } from '../../shared/process.ts';
 
-/** Exit codes scripts can trust (docs/cli.md). */
+/** Exit codes scripts can trust (docs/reference/cli.md). */
 export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
 
 /** A wrong command line: printed with the command's help hint, exit 2. */

@@ -171,7 +171,7 @@ export async function checkRelayConfigAndRedis(env: NodeJS.ProcessEnv): Promise<
       status: 'fail',
       name: 'relay config',
       detail: err.message,
-      fix: 'fix the variable named (docs/configuration.md)',
+      fix: 'fix the variable named (docs/reference/configuration.md)',
     });
     // A missing RELAY_QUEUE_KEY should not hide whether Redis itself answers.
     try {

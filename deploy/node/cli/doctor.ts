@@ -60,7 +60,7 @@ export async function runChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
       status: 'fail',
       name: 'config',
       detail: err.message,
-      fix: 'fix the variable named above (docs/configuration.md lists them all)',
+      fix: 'fix the variable named above (docs/reference/configuration.md lists them all)',
     });
   }
   if (config) {
@@ -81,7 +81,7 @@ export const doctor: Command = {
   help: `Usage: quire doctor [options]
 
 Checks, with the same environment the server would get: the Node version; every variable
-(docs/configuration.md); DATA_DIR and VAULT_DIR (they exist or can be created, are readable and
+(docs/reference/configuration.md); DATA_DIR and VAULT_DIR (they exist or can be created, are readable and
 writable); the state files (private, credentials.json intact); the history and the trash
 (bytes, versions, items, against HISTORY_MAX_BYTES); PORT (free, or a Quire server already
 answers); the relay (RELAY_URL answers, or RELAY_PORT is free for the embedded one);

@@ -49,7 +49,7 @@ ${Object.entries(COMMANDS)
   .join('\n')}
 
 quire <command> --help tells more. Configuration comes from environment variables
-(docs/configuration.md); options override them.
+(docs/reference/configuration.md); options override them.
 
 Exit codes: 0 ok, 1 a problem was found or the command failed, 2 a usage error.`;
 }

@@ -1,6 +1,6 @@
 /**
  * `quire mcp`: a stdio MCP server that forwards every message to a Quire server's `/mcp` (issue 29),
- * for clients that only start local processes (Claude Desktop, and others in docs/mcp.md). A plain
+ * for clients that only start local processes (Claude Desktop, and others in docs/guide/mcp.md). A plain
  * pump: JSON-RPC from stdin goes to the remote over Streamable HTTP, its answers come back on
  * stdout unchanged; stdout carries nothing else. Problems go to stderr, never the key.
  */
@@ -98,7 +98,7 @@ export const mcp: Command = {
 
 Speaks MCP over stdin/stdout and forwards every message to the server's /mcp (Streamable HTTP),
 for MCP clients that only start local processes (Claude Desktop, Claude Code, Cursor, VS Code:
-docs/mcp.md has a config block for each). Nothing but MCP is written to stdout; problems go to
+docs/guide/mcp.md has a config block for each). Nothing but MCP is written to stdout; problems go to
 stderr, without the key.
 
 Options:

@@ -6,7 +6,7 @@ export const relay = serviceCommand(
   `Usage: quire relay [options]
 
 Runs the relay, like npm run relay. Every option is also an environment variable
-(docs/configuration.md, docs/relay.md).
+(docs/reference/configuration.md, docs/reference/relay.md).
 
 Options:
   --port <n>          RELAY_PORT (default 8787)

@@ -6,7 +6,7 @@ export const serve = serviceCommand(
   `Usage: quire serve [options]
 
 Runs the note server, like npm start (without building the client: run npm run build:client
-once, or use npm start). Every option is also an environment variable (docs/configuration.md).
+once, or use npm start). Every option is also an environment variable (docs/reference/configuration.md).
 
 Options:
   --port <n>          PORT (default 3000)

@@ -1,7 +1,7 @@
 import { ConfigError, type Env, readVariables, withPrefix } from './read.ts';
 import { SERVER_VARIABLES } from './variables.ts';
 
-/** The agent's settings from AGENT_* (README "The agent"). */
+/** The agent's settings from AGENT_* (docs/guide/agent.md). */
 export interface AgentConfig {
   enabled: boolean;
   provider: 'local' | 'openai' | 'anthropic';

@@ -1,7 +1,7 @@
 import { ConfigError, type Env, readVariables, withPrefix } from './read.ts';
 import { SERVER_VARIABLES } from './variables.ts';
 
-/** The semantic search provider from EMBEDDINGS_* (docs/search.md, "Semantic search"). */
+/** The semantic search provider from EMBEDDINGS_* (docs/reference/search.md, "Semantic search"). */
 export interface EmbeddingsConfig {
   url: string;
   model: string;

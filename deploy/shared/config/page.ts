@@ -1,5 +1,5 @@
 /**
- * docs/configuration.md, generated from the variable table that validation reads
+ * docs/reference/configuration.md, generated from the variable table that validation reads
  * (`npm run docs:config` writes it; tests/docs fails when the page and the tables differ).
  */
 import { KINDS, type VariableSpec } from './read.ts';

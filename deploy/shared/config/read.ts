@@ -9,7 +9,7 @@ import * as v from 'valibot';
 /** A bad environment value; the message is one line naming the variable (a secret's value never). */
 export class ConfigError extends Error {}
 
-/** The words a boolean variable accepts (docs/configuration.md says the same). */
+/** The words a boolean variable accepts (docs/reference/configuration.md says the same). */
 export const TRUE_WORDS = ['1', 'true', 'yes', 'on'] as const;
 export const FALSE_WORDS = ['0', 'false', 'no', 'off'] as const;
 const WORDS: readonly string[] = [...TRUE_WORDS, ...FALSE_WORDS];
@@ -81,7 +81,7 @@ const parse = (fn: (s: string) => unknown): Step =>
 const split = (s: string) => s.split(',').flatMap((x) => x.trim() || []);
 const lower = (s: string) => s.toLowerCase();
 
-/** Each kind: its schema for one variable, and what it accepts in words (docs/configuration.md). */
+/** Each kind: its schema for one variable, and what it accepts in words (docs/reference/configuration.md). */
 export const KINDS: {
   [K in Kind]: {
     step(name: string, spec: Extract<VariableSpec, { kind: K }>): Step;

@@ -4,7 +4,7 @@ import { ConfigError, type Env, type LogLevel, readVariables } from './read.ts';
 import { RELAY_VARIABLES } from './variables.ts';
 
 /**
- * The validated relay environment (docs/configuration.md and docs/relay.md list every variable):
+ * The validated relay environment (docs/reference/configuration.md and docs/reference/relay.md list every variable):
  * what the relay server takes (relay/node/config.ts), and the level of its root's logger.
  */
 export interface RelayConfig extends RelayServerConfig {

@@ -11,7 +11,7 @@ export { ConfigError };
 
 /**
  * The validated server environment: what loadConfig returns, each field read from the variable of
- * the same meaning (docs/configuration.md lists them).
+ * the same meaning (docs/reference/configuration.md lists them).
  */
 export type ServerConfig = ReturnType<typeof loadConfig>;
 /** TELEGRAM_API_BASE_URL, WHATSAPP_API_BASE_URL: the channels' provider APIs. */
@@ -37,7 +37,7 @@ export function loadConfig(env: Env, cwd = workingDir()) {
   let startNotice: string | undefined;
   // Mode none pairs with no relay unless asked to: with no relay variable set (PAIRING_MODE,
   // RELAY_URL, RELAY_PUBLIC_BASE_URL, RELAY_HOST, RELAY_PORT), it starts in open-port pairing and
-  // says so; a relay asked for is refused below (docs/security.md).
+  // says so; a relay asked for is refused below (docs/reference/security.md).
   const relayAsked = RELAY_PAIRING.some((name) => !!env[name]);
   if (authMode === 'none' && !allowInsecure && !relayAsked) {
     pairingMode = 'open-port';

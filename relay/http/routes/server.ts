@@ -41,7 +41,7 @@ export function serverRoutes(ctx: RelayContext) {
     if (!publicKey || !proof)
       throw new DomainError(
         'FORBIDDEN',
-        'This relay accepts only key-based server identities; update the server (docs/relay.md, Migration).',
+        'This relay accepts only key-based server identities; update the server (docs/reference/relay.md, Migration).',
       );
     if ((await serverIdOf(publicKey)) !== serverId)
       throw new DomainError('FORBIDDEN', 'This serverId is not the one the public key names.');

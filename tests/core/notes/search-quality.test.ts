@@ -2,7 +2,7 @@
  * Search quality cannot silently regress: a small labelled vault of our own
  * (tests/fixtures/search-vault, questions.json beside the notes) searched through the note
  * service, with hit@5 and MRR@10 held above thresholds (the full evaluation over real vaults
- * is bench/search-eval, see docs/search.md).
+ * is bench/search-eval, see docs/reference/search.md).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-/** The query syntax (docs/search.md) through the note service, attachments by name, typos, fields, CJK. */
+/** The query syntax (docs/reference/search.md) through the note service, attachments by name, typos, fields, CJK. */
 import { describe, expect, it } from 'vitest';
 import { memoryFileStore } from '../../../adapters/store/memory-file-store.ts';
 import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';

@@ -72,7 +72,7 @@ describe('relay connector (in-process relay)', () => {
     expect(echo.headers.get('x-seen-headers')).toContain('x-extra');
     const cookies = await h.call('GET', `/r/${serverId}/api/v1/cookies`);
     // Issue 31 overrides decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
-    // cookie would be every server's on the shared origin; docs/relay.md, "One origin, many servers").
+    // cookie would be every server's on the shared origin; docs/reference/relay.md, "One origin, many servers").
     expect(cookies.headers.getSetCookie()).toEqual([]);
     expect(cookies.headers.get('x-secret-hop')).toBeNull();
     const bin = await h.call('GET', `/r/${serverId}/api/v1/binary`);

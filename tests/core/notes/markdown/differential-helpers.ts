@@ -7,7 +7,7 @@ import type { MarkdownAnalysis } from '../../../../core/notes/markdown/types.ts'
 import { tokenize } from '../../../../core/notes/search.ts';
 
 /**
- * The reference's answer with the documented intended differences applied (docs/markdown-index.md):
+ * The reference's answer with the documented intended differences applied (docs/reference/markdown-index.md):
  * 1. a wiki-link written with `\|` (Obsidian's alias bar inside tables) has its backslash dropped;
  * 2. in a note starting with a byte order mark, markdown links' offsets count the mark (the
  *    reference's are one short, so link rewriting would cut the wrong characters);
