@@ -50,7 +50,7 @@ export interface CoreDeps {
    * of the vault) waits for a quiet moment, a second at most.
    */
   busy?: () => boolean;
-  /** Where versions and the trash are kept (issue 30); without it deletes are for good. */
+  /** Where versions and the trash are kept; without it deletes are for good. */
   history?: HistoryStore;
   /** Largest attachment whose versions are kept (default 10 MiB). */
   historyMaxFileBytes?: number;
@@ -87,7 +87,7 @@ export interface CoreSettings extends SecurityConfig, ReachConfig {
   maxFileBytes: number;
   /** Recent change-feed events kept for resumes. */
   eventsRingSize: number;
-  /** History and trash retention (issue 30); absent: the defaults of `HISTORY_DEFAULTS`. */
+  /** History and trash retention; absent: the defaults of `HISTORY_DEFAULTS`. */
   history?: Partial<PruneLimits> & { maxFileBytes?: number };
   /** The semantic search provider (EMBEDDINGS_*); null or absent: lexical search only. */
   embeddings?: { url: string; model: string } | null;

@@ -58,7 +58,7 @@ const SYNC_HASH_MAX = 64 * 1024;
 /**
  * SHA-256 of `bytes` as lowercase hex, computed at once where the runtime hashes synchronously and
  * the input is small (about 5 µs for a 4 kB note, where a `crypto.subtle` digest costs a promise
- * and a thread-pool trip: issue 33); null otherwise (use `sha256Hex`). The same digest either way.
+ * and a thread-pool trip); null otherwise (use `sha256Hex`). The same digest either way.
  */
 export function sha256HexNow(bytes: Uint8Array): string | null {
   if (bytes.length > SYNC_HASH_MAX || typeof syncCrypto?.createHash !== 'function') return null;

@@ -35,7 +35,7 @@ export type StopWatching = (() => Promise<void>) & {
   sinceListing?: boolean;
 };
 
-/** Everything one walk of the vault finds (issue 33). */
+/** Everything one walk of the vault finds. */
 export interface VaultListing {
   /** What `list()` answers: every note. */
   notes: FileInfo[];
@@ -73,7 +73,7 @@ export interface NoteStore {
   /**
    * The bytes of several files (a load's batch), in order, `null` for each that is not there.
    * Optional: without it the core calls `read` for each. The fs store reads small files
-   * synchronously in slices of a few ms (issue 33): a promise and four thread-pool trips per
+   * synchronously in slices of a few ms: a promise and four thread-pool trips per
    * note cost several times the read itself.
    */
   readMany?(paths: string[]): Promise<(Uint8Array | null)[]>;
@@ -219,7 +219,7 @@ export interface FileStore {
   list(): Promise<FileInfo[]>;
   /**
    * Optional: an opaque name of the folder it keeps; a note store's `listAll` naming the same
-   * `vault` lists these files in its one walk, so the start need not call `list` (issue 33).
+   * `vault` lists these files in its one walk, so the start need not call `list`.
    */
   readonly vault?: string;
   /** The text of `.obsidian/app.json` (Obsidian's settings, e.g. `attachmentFolderPath`); `null` when absent. */
@@ -227,7 +227,7 @@ export interface FileStore {
 }
 
 /**
- * Where the history of the vault lives (issue 30): an append-only pack of compressed blobs and an
+ * Where the history of the vault lives: an append-only pack of compressed blobs and an
  * append-only journal of JSON lines describing versions, moves and trash items. The core does the
  * content addressing, compression and indexing; an adapter only keeps bytes. A resolved append is
  * durable (fsynced where the adapter promises it), so a version is safe before the write it protects.

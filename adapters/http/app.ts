@@ -84,7 +84,7 @@ export function createApp(deps: AppDeps) {
     let principal: Awaited<ReturnType<typeof authn.authenticate>>;
     try {
       if (deps.oauth && bearer?.startsWith(ACCESS_PREFIX) && c.req.path === '/mcp') {
-        // An OAuth access token (issue 29): valid for the resource `/mcp` it was issued for only.
+        // An OAuth access token: valid for the resource `/mcp` it was issued for only.
         const granted = await deps.oauth.verifyAccess(bearer, `${publicBase(c, deps)}/mcp`);
         if (!granted) {
           throw new DomainError(

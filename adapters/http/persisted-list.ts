@@ -1,5 +1,5 @@
 /**
- * The gzip'd note list kept next to the index snapshot (issue 33), so that a warm start answers
+ * The gzip'd note list kept next to the index snapshot, so that a warm start answers
  * its first `GET /notes` from the deflated chunks of the last run instead of deflating 18 MB
  * (10,000 notes) again.
  *

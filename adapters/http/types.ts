@@ -119,7 +119,7 @@ export interface AppDeps {
   mcpWrite?: boolean;
   /** The largest answer to one MCP POST (MCP_MAX_ANSWER_BYTES; default 4 MiB). */
   mcpMaxAnswerBytes?: number;
-  /** Quire as the OAuth authorization server of `/mcp` (issue 29); absent: no OAuth routes. */
+  /** Quire as the OAuth authorization server of `/mcp`; absent: no OAuth routes. */
   oauth?: OAuthService;
   /** Event streams open at once per credential (EVENTS_STREAMS_PER_KEY; default 8). */
   eventsStreamsPerKey?: number;

@@ -1,4 +1,4 @@
-/** The MCP tools over the history and the trash (issue 30). */
+/** The MCP tools over the history and the trash. */
 import { DomainError } from '../../core/errors.ts';
 import { restoreFromTrash } from '../../core/history/trash.ts';
 import type { NoteService } from '../../core/notes/service.ts';

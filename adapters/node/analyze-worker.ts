@@ -14,7 +14,7 @@ import { LINKS_PER_PIECE, type WireAnalysis } from './analyze-wire.ts';
 parentPort?.on('message', (msg: { id: number; texts: string[]; paths?: string[] }) => {
   const results = msg.texts.map((t, i): WireAnalysis => {
     let a: WireAnalysis = analyzeNote(t);
-    // A load (paths given): the search terms are made here, and the plain text stays here (issue 33).
+    // A load (paths given): the search terms are made here, and the plain text stays here.
     const path = msg.paths?.[i];
     if (path !== undefined) a = { ...a, terms: noteTerms(path, a, t), text: '' };
     if (a.links.length <= LINKS_PER_PIECE) return a;

@@ -89,7 +89,7 @@ export function fsNoteStore(opts: {
   let watching = false;
 
   /**
-   * The one walk (issue 33): notes, the other files when `files`, folders; with `arm`, each folder
+   * The one walk: notes, the other files when `files`, folders; with `arm`, each folder
    * is watched before it is read. Folders are read synchronously, with a yield every few ms (as
    * the stats below): one promise per folder cost several times the CPU of the read itself. It
    * yields once before the first read too, so a caller listing in a loop never starves the event
@@ -177,7 +177,7 @@ export function fsNoteStore(opts: {
         throw err;
       }
     },
-    // A load's batch (issue 33): small files read synchronously, a yield every few ms (like the
+    // A load's batch: small files read synchronously, a yield every few ms (like the
     // stats above; a read that hangs on a stalled mount blocks meanwhile); larger ones, and any this
     // way does not apply to, through `read`.
     async readMany(paths) {

@@ -113,7 +113,7 @@ export const SYNC_READ_MAX = 256 * 1024;
 /**
  * The bytes of the small file at vault-relative `rel`, read synchronously: one open, the check of
  * what was opened through /proc/self/fd (as `openInside`), one fstat, one read, one close; no
- * promise and no thread-pool trip (issue 33: a cold load's reads cost several times less CPU).
+ * promise and no thread-pool trip (a cold load's reads cost several times less CPU).
  * Null when there is no such file (or it is not a file); INVALID_PATH when it lies outside the
  * vault; `undefined` when this way does not apply (no /proc, a file over SYNC_READ_MAX or growing
  * meanwhile, another error): the caller reads it the usual way.

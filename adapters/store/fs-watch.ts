@@ -28,7 +28,7 @@ export function watchVault(
 }
 
 /**
- * The watches of one vault, armed folder by folder by whoever walks it (issue 33: the store's one
+ * The watches of one vault, armed folder by folder by whoever walks it (the store's one
  * walk arms each folder before reading it, so nothing created meanwhile is missed) and started
  * later: changes seen before `start` wait in the batch and are reported by it.
  */

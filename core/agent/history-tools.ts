@@ -1,5 +1,5 @@
 /**
- * The agent's tools over the history and the trash (issue 30): list a note's versions, restore
+ * The agent's tools over the history and the trash: list a note's versions, restore
  * one, list the trash, restore from it. Offered only when the server keeps a history. Restores
  * are normal writes by `agent`, so each is itself a version and can be undone.
  */

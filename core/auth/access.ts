@@ -1,5 +1,5 @@
 /**
- * The one check of what a principal may do (issue 29). Every path that serves or changes vault
+ * The one check of what a principal may do. Every path that serves or changes vault
  * content calls these: the HTTP routes (through `requireRoute` and the scoped views of
  * core/auth/scoped.ts), MCP, the agent's tools, plugins' routes, and the fast paths (which hand
  * a scoped principal to the full path instead).

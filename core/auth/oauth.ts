@@ -1,5 +1,5 @@
 /**
- * Quire as its own OAuth 2.1 authorization server for `/mcp` (issue 29), per the MCP
+ * Quire as its own OAuth 2.1 authorization server for `/mcp`, per the MCP
  * authorization specification: dynamic client registration (RFC 7591), the authorization code
  * with PKCE S256 only, access tokens bound to a scope and to the resource (`aud`), refresh tokens
  * that rotate (a reused one ends the grant), revocation (RFC 7009). Framework-free: the HTTP

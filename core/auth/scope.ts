@@ -1,5 +1,5 @@
 /**
- * What a credential may do: capabilities and folder scopes (issue 29). A key or token without a
+ * What a credential may do: capabilities and folder scopes. A key or token without a
  * scope has full access (the first key, device keys, and every key minted before scopes existed).
  *
  * This file is the one definition the enforcement (routes, MCP, agent, fast paths) and the OAuth

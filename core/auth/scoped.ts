@@ -1,5 +1,5 @@
 /**
- * Scoped views (issue 29): the note service, the files service, the retrieval and the change feed
+ * Scoped views: the note service, the files service, the retrieval and the change feed
  * as one principal may see them. A view has the service's own shape, so a route, the MCP server
  * or the agent takes the view instead of the service and needs no check of its own; for a
  * principal with full access the view IS the service (no cost, every fast path unchanged).
@@ -188,7 +188,7 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
       requireCap(p, 'notes:read');
       if (!folders) return notes.search(q, limitInput);
       // Hidden notes are skipped before ranking and count in no statistic: the answer (paths,
-      // order, scores) is what a vault holding only the visible notes gives (issue 29).
+      // order, scores) is what a vault holding only the visible notes gives.
       return notes.search(q, limitInput, { see });
     },
     subscribe(fn) {

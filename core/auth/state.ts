@@ -11,7 +11,7 @@ const KeyRecordSchema = v.object({
   last4: v.string(),
   createdAt: v.string(),
   lastUsedAt: v.nullable(v.string()),
-  /** What the key may do (issue 29); absent: full access (every key minted before scopes). */
+  /** What the key may do; absent: full access (every key minted before scopes). */
   scope: v.optional(KeyScopeSchema),
 });
 

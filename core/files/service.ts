@@ -38,7 +38,7 @@ export interface FileServiceDeps {
   listTtlMs?: number;
   /** How long a list waits for a new walk before it answers the last listing (ms, default 250). */
   listWaitMs?: number;
-  /** Keeps versions of attachments (up to its size limit) and trashes deleted ones (issue 30). */
+  /** Keeps versions of attachments (up to its size limit) and trashes deleted ones. */
   history?: History;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The history of the vault (issue 30): every version of every note and attachment, and the
+ * The history of the vault: every version of every note and attachment, and the
  * trash, in a content-addressed store of our own (sha-256 dedup, deflate, an append-only pack
  * and journal behind the HistoryStore port). The whole index lives in memory; the bytes stay in
  * the store. Appends run one at a time; each resolves once durable.

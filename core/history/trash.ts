@@ -1,5 +1,5 @@
 /**
- * Restoring out of the trash (issue 30), once for every caller: the REST route, the MCP tool and
+ * Restoring out of the trash, once for every caller: the REST route, the MCP tool and
  * the agent's tool. It works through the services it is handed, so a scoped view (a key limited
  * to some folders) guards it as it guards every other write: the item must be in its folders.
  */

@@ -32,7 +32,7 @@ export type NoteEvent =
  * Parses many notes at once; lets a runtime spread the work over threads. With `paths` (one per
  * text: a load), an analyzer may also give each note's search terms (`noteTerms`, computed beside
  * the parse) and then leave `text` empty: the load's main thread neither tokenizes the vault nor
- * receives its plain text back (issue 33).
+ * receives its plain text back.
  */
 export type BatchAnalyzer = ((
   texts: string[],
@@ -41,7 +41,7 @@ export type BatchAnalyzer = ((
   /**
    * Called when a load has parsed the whole vault: an analyzer with threads may stop them now
    * instead of after its idle time (their heaps are most of a cold start's memory beside the
-   * index; issue 33). The next batch starts them again.
+   * index). The next batch starts them again.
    */
   loadDone?: () => void;
 };
@@ -63,7 +63,7 @@ export interface NoteServiceDeps {
    * embeds to them resolve. Without it, links to files stay unresolved until `filesChanged`.
    */
   files?: Pick<FileStore, 'list' | 'stat'> & Partial<Pick<FileStore, 'read' | 'vault'>>;
-  /** Where every change keeps the version before it, and deleted notes go (issue 30). */
+  /** Where every change keeps the version before it, and deleted notes go. */
   history?: History;
   /**
    * True while the host is answering requests: what a load leaves for later (the link map) and the
@@ -105,7 +105,7 @@ const PARSE_SLICE_MS = 8;
 
 /**
  * Parses on the caller's thread (no search terms: the load makes them from the plain text), a
- * few ms at a time with a yield between: a load prepares batches ahead (issue 33), and a batch
+ * few ms at a time with a yield between: a load prepares batches ahead, and a batch
  * parsed whole in one turn would hold the event loop for the batch's time, two of them for twice.
  */
 const inPlace: BatchAnalyzer = async (texts) => {

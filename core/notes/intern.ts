@@ -1,5 +1,5 @@
 /**
- * One copy of the short strings many notes share (issue 33): tags, link kinds and targets,
+ * One copy of the short strings many notes share: tags, link kinds and targets,
  * frontmatter values, warnings. A note parsed on an analyzer thread arrives with its own copy of
  * each (a structured clone never shares), so at 10,000 notes the index held 52,000 copies of
  * "wikilink" and over a thousand of each tag. The pool keeps one; it is bounded (cleared when

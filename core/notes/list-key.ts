@@ -1,5 +1,5 @@
 /**
- * The key of the note list (issue 33): a digest of everything the index's note summaries are made
+ * The key of the note list: a digest of everything the index's note summaries are made
  * of, so that a list encoded by one run can be answered by the next without building a summary.
  *
  * A summary (`NoteIndex.summary`) is a function of the note's entry, the link graph and the

@@ -94,7 +94,7 @@ export async function loadVault(
     let reused = 0;
     /**
      * One batch: the notes the cache holds as they are, and the others read, hashed and parsed.
-     * Batches are prepared AHEAD of the one being joined to the index (issue 33): the main thread
+     * Batches are prepared AHEAD of the one being joined to the index: the main thread
      * reads and hashes the next notes while the analyzer threads parse these, instead of each
      * waiting for the other. Every batch is still joined in order, so the index is the same.
      */
@@ -122,7 +122,7 @@ export async function loadVault(
         : await Promise.all(paths.map((p) => store.read(p)));
       const bytes = read.map((b) => b ?? new Uint8Array());
       const texts = bytes.map(decode);
-      // With the paths, a threaded analyzer gives the search terms too (issue 33). Sent first: the
+      // With the paths, a threaded analyzer gives the search terms too. Sent first: the
       // hashes are made meanwhile (at once where the runtime can, else by crypto.subtle).
       const analyzing = ctx.analyzeBatch(texts, paths);
       // Awaited below; should the hashing throw first, its failure must not count as unhandled.
@@ -174,7 +174,7 @@ export async function loadVault(
       ctx.status.done = Math.min(files.length, i + BATCH);
       onProgress?.(ctx.status.done, files.length);
     }
-    // The vault is parsed: an analyzer's threads are not needed for the rest (issue 33).
+    // The vault is parsed: an analyzer's threads are not needed for the rest.
     ctx.analyzeBatch.loadDone?.();
     // Joined to the index a few hundred notes a step, yielding every few ms (`sliced`).
     for await (const _ of sliced(index.putManySteps(loaded, resolvedFor(cache, files, filePaths, loaded))));
@@ -476,7 +476,7 @@ export function applyExternalChanges(ctx: NoteContext, changes: StoreChange[]): 
  */
 export async function reconcile(ctx: NoteContext): Promise<number> {
   if (ctx.status.state !== 'ready') return 0;
-  // One walk for notes and other files where the store can (issue 33).
+  // One walk for notes and other files where the store can.
   const listed = await listForReconcile(ctx.store, ctx.files);
   const files = listed.notes;
   const seen = new Set<string>();

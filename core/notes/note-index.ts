@@ -179,7 +179,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
     },
 
     /**
-     * The index's own bytes, estimated (issue 33; `health` shows them): the note table, the link
+     * The index's own bytes, estimated (`health` shows them): the note table, the link
      * graph, the search index and the cached summaries. Strings many notes share are interned, so
      * they are not counted per note. Notes, links and summaries come from running counts; the search
      * part walks the terms (no allocation), so the answer is kept for `MEMORY_TTL_MS` while the index

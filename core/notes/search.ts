@@ -187,7 +187,7 @@ export interface RankedNote {
 }
 
 /**
- * Which notes a query may see (a folder-limited key's, issue 29): called with a note's path. The
+ * Which notes a query may see (a folder-limited key's): called with a note's path. The
  * same function object should be passed query after query (its visible set is cached per index
  * change, keyed by the function).
  */
@@ -512,7 +512,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
   /**
    * The notes `see` lets a query see, and the statistics of a vault holding only them (note count,
    * body lengths, each term's document frequency, counted lazily): a scoped query ranks as a vault
-   * of its own would, so no score or rank reveals a hidden note (issue 29). Cached per `see`;
+   * of its own would, so no score or rank reveals a hidden note. Cached per `see`;
    * after changes it catches up with the notes added and removed since (not a pass over all).
    */
   interface Visible {
@@ -852,7 +852,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       }
     },
     /**
-     * Estimated bytes the index holds (issue 33, `health`): its doc table, and per term the map
+     * Estimated bytes the index holds (`health` shows them): its doc table, and per term the map
      * slot, the word, the list object and its buffer (on the heap while small, off it once grown).
      * Work proportional to the terms.
      */

@@ -38,7 +38,7 @@ export function createNoteService(deps: NoteServiceDeps) {
   return {
     /** Indexing state, for health. O(1): the byte total is kept up to date by every change. */
     status: () => ({ ...ctx.status, notes: ctx.index.entries.size, bytes: ctx.index.bytes }),
-    /** The index's own bytes, estimated (issue 33): kept for 30 s while the index changes. */
+    /** The index's own bytes, estimated: kept for 30 s while the index changes. */
     memory: () => ctx.index.memory(ctx.clock.now()),
 
     /**
@@ -102,7 +102,7 @@ export function createNoteService(deps: NoteServiceDeps) {
      * Indexes the vault, reusing the cache for files whose size and mtime did not change.
      * `onProgress` is called after each batch.
      */
-    // The history's index first (issue 30): every runtime loads the vault through here (the
+    // The history's index first: every runtime loads the vault through here (the
     // lifecycle calls this, not the core's load), and a write must find the versions kept before.
     // `watch`: the caller watches the store next (the lifecycle), so the load's walk arms it.
     load: async (
@@ -227,7 +227,7 @@ export function createNoteService(deps: NoteServiceDeps) {
 
     ...createWrites(ctx),
 
-    /** The history (versions and trash) when the service keeps one (issue 30); null otherwise. */
+    /** The history (versions and trash) when the service keeps one; null otherwise. */
     history: ctx.history ?? null,
 
     /**

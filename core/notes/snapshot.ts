@@ -1,5 +1,5 @@
 /**
- * The index snapshot in binary (issue 33), on stores that read by byte range (`StateStore.getRange`).
+ * The index snapshot in binary, on stores that read by byte range (`StateStore.getRange`).
  *
  * Layout 1 (`index-snapshot.bin`):
  *

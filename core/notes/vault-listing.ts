@@ -1,5 +1,5 @@
 /**
- * What a load needs to know of the vault (issue 33): its notes, folders and other files, from one
+ * What a load needs to know of the vault: its notes, folders and other files, from one
  * walk where the store can (`NoteStore.listAll`), else from the separate listings.
  */
 import type { FileInfo, FileStore, Logger, NoteStore } from '../ports.ts';

@@ -53,10 +53,10 @@ export function createWrites(ctx: NoteContext) {
 
   /**
    * Writes and indexes `text`; with `change`, keeps the new bytes as a version by `by`. The
-   * version is appended while the note is written (one durable wait, not two: issue 30's write
-   * cost). The bytes being replaced are already in the history (`keepBefore`, called first), so a
-   * crash between the two leaves either the old note with its history (and perhaps a version that
-   * never reached the vault) or the new note with the old one in history.
+   * version is appended while the note is written (one durable wait, not two: history may add
+   * under 1 ms to a write). The bytes being replaced are already in the history (`keepBefore`,
+   * called first), so a crash between the two leaves either the old note with its history (and
+   * perhaps a version that never reached the vault) or the new note with the old one in history.
    */
   const writeAndIndex = async (
     path: string,
@@ -328,7 +328,7 @@ export function createWrites(ctx: NoteContext) {
     },
 
     /**
-     * Writes back `bytes` kept in the history (issue 30), byte for byte, as a `restore` version.
+     * Writes back `bytes` kept in the history, byte for byte, as a `restore` version.
      * `to: 'same'` replaces the note at `path` (checked against `ifMatch`; created when gone);
      * `to: 'free'` (out of the trash) never overwrites: a taken path gets ` (restored N)`.
      */

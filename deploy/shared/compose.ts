@@ -69,7 +69,7 @@ export async function composeApp(
     plugins?: readonly PluginDefinition[];
     /** The vault's attachments; absent means no `/api/v1/files` routes. */
     fileStore?: FileStore;
-    /** Versions and trash (issue 30). */
+    /** Versions and trash. */
     historyStore?: HistoryStore;
   },
 ) {
@@ -145,7 +145,7 @@ export async function composeApp(
       : createOAuthService({ state: opts.state, clock, auth: core.auth, logger });
   await oauth?.init();
   const noteCache = createNoteCache(config.noteCacheBytes);
-  // The gzip'd list kept next to the index snapshot, so a warm start answers it at once (issue 33).
+  // The gzip'd list kept next to the index snapshot, so a warm start answers it at once.
   const listStore = stateListStore(opts.state);
   const frameStats: FrameStats = { requests: 0 };
   const app = createApp({

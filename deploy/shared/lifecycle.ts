@@ -87,7 +87,7 @@ export function startLifecycle(parts: LifecycleParts): Lifecycle {
   let watching: Promise<StopWatching> | undefined;
   const started = performance.now();
   let lastLog = 0;
-  // The load's walk of the vault arms the watch (issue 33), which is adopted below without a
+  // The load's walk of the vault arms the watch, which is adopted below without a
   // second walk; it reports every change since that walk, so no reconcile is needed after it.
   const ready = notes
     .load(

@@ -38,7 +38,7 @@ export interface QuireAdapters extends RuntimeParts {
   notes: NoteStore;
   state: StateStore;
   files?: FileStore;
-  /** Versions and trash (issue 30); absent: deletes are for good. */
+  /** Versions and trash; absent: deletes are for good. */
   history?: HistoryStore;
   logger: Logger;
   clock?: Clock;

@@ -121,8 +121,8 @@ export function createRelay(deps: RelayDeps & { closing?: AbortSignal }): {
   app.route('/r', proxyRoutes(ctx, door));
 
   // RFC 8414 and RFC 9728 place the OAuth metadata of an issuer or resource with a path at
-  // `/.well-known/<document>/<path>`, on the relay's root: MCP clients look there for a server's
-  // (issue 29). Answered by that server, as `/r/<serverId>/.well-known/<document>`.
+  // `/.well-known/<document>/<path>`, on the relay's root: MCP clients look there for a server's.
+  // Answered by that server, as `/r/<serverId>/.well-known/<document>`.
   app.get('/.well-known/*', (c) => {
     const m = WELL_KNOWN_OAUTH.exec(c.req.path);
     if (!m) return c.json(errorBody('NOT_FOUND', `No route for GET ${c.req.path}.`), 404);

@@ -107,7 +107,7 @@ const ACTIVE_TYPE =
 /** The CSP a proxied active answer gets: a unique opaque origin, no script, no form, no plugin. */
 export const RELAY_SANDBOX_CSP = 'sandbox';
 /**
- * The one exception: the OAuth consent page (`/oauth/authorize`, issue 29) must submit its form
+ * The one exception: the OAuth consent page (`/oauth/authorize`) must submit its form
  * for an owner to approve an MCP client through the relay. It stays an opaque origin without
  * script, popups or plugins; a form on it can only send what a user types to that same server,
  * which any page on the web can do.

@@ -152,7 +152,7 @@ function responses(op: Operation): Json {
   if (op.body || op.rawBody) codes.add(400).add(413);
   if (op.path.includes('{path}')) codes.add(400);
   if (!op.public || op.keyOnly) codes.add(401);
-  // A scoped key (issue 29) without the route's capability: 403 naming it.
+  // A scoped key without the route's capability: 403 naming it.
   if (!op.public) codes.add(403);
   if (op.keyOnly || op.public) codes.add(429);
   for (const c of [...codes].sort()) out[String(c)] = { $ref: `#/components/responses/Error${c}` };

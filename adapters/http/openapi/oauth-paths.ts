@@ -1,5 +1,5 @@
 /**
- * The OAuth endpoints for MCP clients (issue 29; adapters/http/routes/oauth.ts), as OpenAPI paths.
+ * The OAuth endpoints for MCP clients (adapters/http/routes/oauth.ts), as OpenAPI paths.
  * They live outside `/api/v1`, answer in OAuth's own shapes (not the envelope) and are public, so
  * they are written here rather than in OPERATIONS (the typed client has no use for them).
  */

@@ -1,4 +1,4 @@
-/** The documented operations of the history and the trash (issue 30). */
+/** The documented operations of the history and the trash. */
 import * as v from 'valibot';
 import type { Operation, Param } from './operation.ts';
 

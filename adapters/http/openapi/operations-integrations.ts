@@ -1,4 +1,4 @@
-/** The documented operations of issue 23: section PATCH, tags, and the change feed. */
+/** The documented operations of section PATCH, tags, and the change feed. */
 import * as v from 'valibot';
 import { PatchNoteBody } from '../../../core/notes/schemas.ts';
 import type { Operation } from './operation.ts';

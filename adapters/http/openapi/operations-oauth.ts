@@ -1,4 +1,4 @@
-/** The owner's operations on OAuth grants (issue 29; the OAuth endpoints themselves: oauth-paths.ts). */
+/** The owner's operations on OAuth grants (the OAuth endpoints themselves: oauth-paths.ts). */
 import * as v from 'valibot';
 import { KeyScopeSchema } from '../../../core/auth/scope.ts';
 import type { Operation } from './operation.ts';

@@ -129,7 +129,7 @@ export const Health = v.object({
     state: v.picklist(['starting', 'indexing', 'ready']),
     done: v.pipe(v.number(), v.integer()),
     total: v.pipe(v.number(), v.integer()),
-    /** The index's own bytes, estimated (issue 33): note table, link graph, search index, cached summaries. */
+    /** The index's own bytes, estimated: note table, link graph, search index, cached summaries. */
     bytes: v.optional(
       v.object({
         notes: v.pipe(v.number(), v.integer(), v.minValue(0)),
@@ -149,7 +149,7 @@ export const Health = v.object({
       total: v.pipe(v.number(), v.integer(), v.minValue(0)),
     }),
   ]),
-  /** History and trash (issue 30): `off`, or the store's size in bytes, versions and trash items. */
+  /** History and trash: `off`, or the store's size in bytes, versions and trash items. */
   history: v.optional(
     v.union([
       v.object({ state: v.literal('off') }),

@@ -1,4 +1,4 @@
-/** `/api/v1/notes/:path/versions...` and `/api/v1/trash...`: the history and the trash (issue 30). */
+/** `/api/v1/notes/:path/versions...` and `/api/v1/trash...`: the history and the trash. */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
 import type { FileService } from '../../../core/files/service.ts';

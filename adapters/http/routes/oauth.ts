@@ -1,5 +1,5 @@
 /**
- * The OAuth 2.1 surface for MCP clients (issue 29; rules in core/auth/oauth.ts): the metadata of
+ * The OAuth 2.1 surface for MCP clients (rules in core/auth/oauth.ts): the metadata of
  * RFC 9728 and RFC 8414, registration (RFC 7591), the consent page, the token and revocation
  * endpoints. Every URL is built from the base the client used: through the relay that is
  * `<relay>/r/<serverId>`, from the relay's X-Forwarded-* headers (it sets them itself and drops a

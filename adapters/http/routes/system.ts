@@ -22,7 +22,7 @@ export function createHealthBody(
   return () => {
     const s = deps.notes.status();
     const up = Math.round((deps.clock.now() - startedAt) / 1000);
-    // The index's own bytes (issue 33), in whole KiB so the body is not encoded anew for every byte.
+    // The index's own bytes, in whole KiB so the body is not encoded anew for every byte.
     const m = s.state === 'ready' ? deps.notes.memory?.() : undefined;
     const kib = (n: number) => Math.round(n / 1024) * 1024;
     const e = deps.semantic?.status();
@@ -54,7 +54,7 @@ export function createHealthBody(
         // Semantic search: off, or the background embedding's progress in passages. Health is
         // public: the provider's error text (its address) stays in the log.
         embeddings: e ? { state: e.state, done: e.done, total: e.total } : { state: 'off' },
-        // History and trash (issue 30): their size, or off.
+        // History and trash: their size, or off.
         history: h ? { state: 'on', bytes: h.bytes, versions: h.versions, trash: h.trash } : { state: 'off' },
       };
       health = { key, body: encoder.encode(JSON.stringify({ success: true, data })) };

@@ -63,9 +63,9 @@ export function workspaceApi(profile: Profile, fetchFn: typeof fetch = (...a) =>
     search: (q: string) => api.search(q, 30),
     tags: () => api.tags(),
     chat: (message: string, notePath?: string) => api.agent.chat({ message, notePath, channel: 'web' }),
-    /** A note's kept versions: list, get, diff, restore (issue 30). */
+    /** A note's kept versions: list, get, diff, restore. */
     history: api.history,
-    /** Deleted notes and files: list, restore, delete for good (issue 30). */
+    /** Deleted notes and files: list, restore, delete for good. */
     trash: api.trash,
     /** Attachments: blobs fetched with the key, uploads, the attachment folder. */
     files: filesApi(profile, fetchFn),

@@ -1,5 +1,5 @@
 /**
- * The "History" view of the open note (issue 30): its kept versions newest first (time, who,
+ * The "History" view of the open note: its kept versions newest first (time, who,
  * what kind of change), a diff between a version and the note as it is now, and restore (a
  * normal write with If-Match: it is itself a version, so it can be undone).
  */

@@ -1,5 +1,5 @@
 /**
- * The "Trash" view (issue 30): deleted notes and files, newest first, with restore (to the
+ * The "Trash" view: deleted notes and files, newest first, with restore (to the
  * original path, or beside it when that is taken: never overwrites) and delete for good.
  */
 import './history.css';

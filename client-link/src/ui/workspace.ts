@@ -129,7 +129,7 @@ export function renderWorkspace(root: HTMLElement): void {
   // slow earlier read (a live-feed reload, say) never replaces the note the user went to since.
   let showing = 0;
   async function showFromHash() {
-    // The Trash view and a note's History view (issue 30) have addresses of their own, so a
+    // The Trash view and a note's History view have addresses of their own, so a
     // live-feed reload shows them again (with what changed) instead of the note.
     const special = /^#(trash$|history=(.+))/.exec(location.hash);
     if (special) {

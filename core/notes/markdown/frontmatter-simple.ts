@@ -1,6 +1,6 @@
 /**
  * The frontmatter most notes have (`key: value` lines and lists of plain words), read without the
- * YAML library (issue 33): a cold index spent about a fifth of its parse in `yaml`'s
+ * YAML library: a cold index spent about a fifth of its parse in `yaml`'s
  * `parseDocument` for blocks such as
  *
  * ```yaml

@@ -14,7 +14,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
  * How many WORD matches `text` holds. On ASCII text (most notes) a scan of character codes, without
- * the array of every word (issue 33): there a match is a maximal run of letters, digits, `'`, `_`
+ * the array of every word: there a match is a maximal run of letters, digits, `'`, `_`
  * and `-` that holds a letter or digit (it starts at the run's first one and ends at its last).
  */
 export function countWords(text: string): number {
@@ -131,7 +131,7 @@ export function parseFrontmatter(yamlText: string, warnings: string[]): Record<s
     warnings.push(`Frontmatter larger than ${MAX_FRONTMATTER_CHARS / 1024} KiB was ignored.`);
     return {};
   }
-  // Plain `key: value` lines and word lists (most notes) without the YAML library (issue 33).
+  // Plain `key: value` lines and word lists (most notes) without the YAML library.
   const simple = simpleFrontmatter(yamlText);
   if (simple) return simple;
   if (breaksAtMost(yamlText, MAX_FRONTMATTER_BREAKS) > MAX_FRONTMATTER_BREAKS) {

@@ -6,7 +6,7 @@ import { searchDocOf } from './fields.ts';
 /**
  * A note's search terms from its analysis and raw text, exactly as a load puts it into the index
  * (title from the analysis or the file name, aliases, headings, tags, body). Pure: an analyzer
- * thread computes them beside the parse (issue 33), so the cold start's main thread does not
+ * thread computes them beside the parse, so the cold start's main thread does not
  * tokenize and stem the vault.
  */
 export function noteTerms(path: string, a: MarkdownAnalysis, raw: string): DocTerms {

@@ -212,7 +212,7 @@ async function checkRedis(redisUrl: string): Promise<Check> {
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 2 : 0)} MiB`;
 
 /**
- * The history and the trash in `DATA_DIR/history` (issue 30): bytes held, versions and trash
+ * The history and the trash in `DATA_DIR/history`: bytes held, versions and trash
  * items, read from the store's files (the server may be running: nothing is written). A store
  * past its byte budget is a warning (the hourly prune brings it back).
  */

@@ -1,5 +1,5 @@
 /**
- * `quire mcp`: a stdio MCP server that forwards every message to a Quire server's `/mcp` (issue 29),
+ * `quire mcp`: a stdio MCP server that forwards every message to a Quire server's `/mcp`,
  * for clients that only start local processes (Claude Desktop, and others in docs/guide/mcp.md). A plain
  * pump: JSON-RPC from stdin goes to the remote over Streamable HTTP, its answers come back on
  * stdout unchanged; stdout carries nothing else. Problems go to stderr, never the key.

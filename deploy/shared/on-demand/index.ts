@@ -1,6 +1,6 @@
 /**
  * Development tools that only a few tests and benchmarks use, installed on first use instead of by
- * every `npm ci` (issue 28: a contributor's install stays light). Each group is a folder beside this
+ * every `npm ci` (a contributor's install stays light). Each group is a folder beside this
  * file with a pinned package.json and its package-lock.json; `onDemand(group)` copies both into
  * `.cache/on-demand/<group>-<hash of the lock>/` (gitignored) and runs `npm ci` there once. A changed
  * lock is a new folder, so a version bump reinstalls. Test workers that ask at the same time wait

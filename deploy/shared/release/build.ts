@@ -68,7 +68,7 @@ async function buildClient(say: (line: string) => void): Promise<void> {
 }
 
 /**
- * Start-up trims (issue 28: spawn to health under 300 ms). Each swaps a module the server loads at
+ * Start-up trims (the target: spawn to health under 300 ms). Each swaps a module the server loads at
  * start for a smaller one with the same behaviour for what the bundle uses; a name the bundle
  * imports but a shim lacks fails the build, so a dependency update cannot silently break one.
  * - `node:process` as an ES module (vfile's default import): Node builds that module by reading
