@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import { LINGER_MS, lingeringClose } from './linger.ts';
 
 /**
  * Graceful close of a node:http server. `server.close()` alone is not enough: it keeps serving
@@ -10,6 +11,10 @@ import { Server as NetServer, type Socket } from 'node:net';
  * its connection, idle kept-alive connections are closed, a new connection gets `idleMs` for
  * its first request to arrive (and be refused properly), and whatever is still open after the
  * grace is cut. It resolves once every connection has really closed.
+ *
+ * Every connection the server closes after an answer closes lingering (./linger.ts): a refusal
+ * sent while the client is still sending its body reaches it instead of a reset. A lingering
+ * connection is not idle: the sweep leaves it to its linger (`lingerMs`), within the grace.
  */
 export function httpDrain(
   server: Server,
@@ -20,9 +25,12 @@ export function httpDrain(
      * poll): in flight, but not `working`. A workspace holds one open all the time.
      */
     waits?: (req: IncomingMessage) => boolean;
+    /** Longest a closed connection goes on reading what its client still sends (./linger.ts). */
+    lingerMs?: number;
   } = {},
 ) {
   const idleMs = opts.idleMs ?? 250;
+  const linger = lingeringClose(server, opts.lingerMs ?? LINGER_MS);
   /** The responses of open requests that `waits`. */
   const waiting = new Set<ServerResponse>();
   let draining = false;
@@ -91,7 +99,7 @@ export function httpDrain(
           if (!listening && sockets.size === 0) return;
           const now = Date.now();
           for (const [socket, s] of sockets) {
-            const idle = s.busy === 0 && (s.served > 0 || now - s.since >= idleMs);
+            const idle = s.busy === 0 && (s.served > 0 || now - s.since >= idleMs) && !linger.has(socket);
             if (now > until || idle) socket.destroy();
           }
           setTimeout(sweep, 20).unref();
