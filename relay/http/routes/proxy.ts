@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
-import { errorBody } from '../../../http-kit/envelope.ts';
 import type { HotRoute } from '../../../http-kit/hot-route.ts';
 import {
   answerToResponse,
@@ -79,16 +78,29 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
   const { limits } = ctx;
 
   const handler = async (c: import('hono').Context<RelayEnv>) => {
-    const serverId = c.req.param('serverId') ?? '';
-    if (!door.validId(serverId)) throw new DomainError('NOT_FOUND', 'No server has that id.');
     const method = c.req.method;
     const withBody = method !== 'GET' && method !== 'HEAD' && c.req.raw.body !== null;
+    try {
+      return await proxy(c, method, withBody);
+    } catch (err) {
+      // Every refusal (404, 413, 429, 414, 431, 503, 408) comes here. One of a request whose body
+      // may still be coming closes its connection, and node:http closes it lingering
+      // (http-kit/node/linger.ts): the rest of the body is read and dropped, so the refusal
+      // reaches a client that is still sending instead of a reset.
+      if (withBody && err instanceof DomainError) c.header('connection', 'close');
+      throw err;
+    }
+  };
+
+  const proxy = async (c: import('hono').Context<RelayEnv>, method: string, withBody: boolean) => {
+    const serverId = c.req.param('serverId') ?? '';
+    if (!door.validId(serverId)) throw new DomainError('NOT_FOUND', 'No server has that id.');
     const length = c.req.header('content-length');
     const declared = length !== undefined && /^\d+$/.test(length) ? Number(length) : null;
     if (withBody && declared !== null && declared > limits.maxBodyBytes)
-      return c.json(
-        errorBody('PAYLOAD_TOO_LARGE', `The request body is larger than ${limits.maxBodyBytes} bytes.`),
-        413,
+      throw new DomainError(
+        'PAYLOAD_TOO_LARGE',
+        `The request body is larger than ${limits.maxBodyBytes} bytes.`,
       );
     const address = ctx.clientAddress(c);
     const lease = door.admit(
@@ -103,7 +115,7 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
       const path = (url.pathname.slice(prefix.length) || '/') + url.search;
       const headers = door.headers(headerPairs(c.req.raw.headers), serverId, address);
       const breach = checkRequestHead(path, headers);
-      if (breach) return c.json(errorBody(breach.code, breach.message), breach.status);
+      if (breach) throw new DomainError(breach.code, breach.message);
       if (!ctx.tunnels?.get(serverId) && !(await ctx.queue.isOnline(serverId))) throw offline();
       let bytes: AsyncIterable<Uint8Array> | Uint8Array | null = null;
       if (withBody && c.req.raw.body && declared !== 0) {
@@ -130,10 +142,6 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
       const answer = done.answer as HttpAnswer;
       door.settle(serverId, answer.status);
       return answerToResponse(answer, method, done.requestId, path);
-    } catch (err) {
-      // A request refused while its body may still be coming: its connection is not reused.
-      if (withBody && err instanceof DomainError) c.header('connection', 'close');
-      throw err;
     } finally {
       lease.release();
     }
