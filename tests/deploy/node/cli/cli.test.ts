@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../../../deploy/node/cli/main.ts';
+import { COMMANDS, main } from '../../../../deploy/node/cli/main.ts';
 import { tempDir } from '../../../helpers/app.ts';
 import { closedPortUrl } from '../../../helpers/ports.ts';
 import { quire, quireDaemon } from './run.ts';
@@ -18,13 +18,34 @@ const temp = async () => {
   return t.dir;
 };
 
+/**
+ * `main` in this process, as bin/quire.js runs it: the real binary is spawned where the process
+ * matters (its exit code, its streams); the help and usage texts need no process of their own, and
+ * a dozen cold starts of the TypeScript loader at once outlast a busy machine's time-out.
+ */
+async function inProcess(args: string[], env: NodeJS.ProcessEnv = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    env,
+    out: (s) => {
+      stdout += s;
+    },
+    err: (s) => {
+      stderr += s;
+    },
+    tty: false,
+  });
+  return { code, stdout, stderr };
+}
+
 describe('quire: help and exit codes', () => {
   it('--help lists every command; each command has its own --help', async () => {
     const top = await quire(['--help']);
     expect(top.code).toBe(0);
     for (const name of Object.keys(COMMANDS)) expect(top.stdout).toContain(`  ${name} `);
     expect(top.stdout).toMatch(/Exit codes: 0 ok, 1 .*, 2 a usage error/);
-    const helps = await Promise.all(Object.keys(COMMANDS).map((n) => quire([n, '--help'])));
+    const helps = await Promise.all(Object.keys(COMMANDS).map((n) => inProcess([n, '--help'])));
     for (const [i, name] of Object.keys(COMMANDS).entries()) {
       expect(helps[i]!.code, name).toBe(0);
       expect(helps[i]!.stdout).toContain(`Usage: quire ${name}`);
@@ -32,13 +53,13 @@ describe('quire: help and exit codes', () => {
   });
 
   it('usage errors exit 2 and say what was wrong', async () => {
-    const [none, unknown, badOption, keysNoAction, keysNoKey, badUrl] = await Promise.all([
-      quire([]),
-      quire(['frobnicate']),
-      quire(['doctor', '--bogus']),
-      quire(['keys']),
-      quire(['keys', 'list', '--url', 'http://127.0.0.1:9']),
-      quire(['setup', '--url', 'ftp://x']),
+    const none = await quire([]);
+    const [unknown, badOption, keysNoAction, keysNoKey, badUrl] = await Promise.all([
+      inProcess(['frobnicate']),
+      inProcess(['doctor', '--bogus']),
+      inProcess(['keys']),
+      inProcess(['keys', 'list', '--url', 'http://127.0.0.1:9']),
+      inProcess(['setup', '--url', 'ftp://x']),
     ]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('Usage: quire <command>');
@@ -128,38 +149,38 @@ describe('quire serve, setup and keys', () => {
     expect(setup.stdout).toContain(`hosted client:  ${url}/link?serverUrl=`);
     expect(setup.stdout).toContain('hidden: --show-key');
     expect(setup.stdout).not.toContain(firstKey);
-    const shown = await quire(['setup', '--show-key'], { QUIRE_URL: url });
+    const shown = await inProcess(['setup', '--show-key'], { QUIRE_URL: url });
     expect(shown.stdout).toContain(firstKey);
-    const unreachable = await quire(['setup', '--url', await closedPortUrl()]);
+    const unreachable = await inProcess(['setup', '--url', await closedPortUrl()]);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain('Cannot reach a Quire server');
 
     const keyEnv = { QUIRE_URL: url, QUIRE_API_KEY: firstKey };
-    const minted = await quire(['keys', 'mint', 'phone'], keyEnv);
+    const minted = await inProcess(['keys', 'mint', 'phone'], keyEnv);
     expect(minted.code).toBe(0);
     const newKey = minted.stdout.match(/quire_sk_\S+/)?.[0];
     expect(newKey).toBeDefined();
-    const list = await quire(['keys', 'list', '--json'], keyEnv);
+    const list = await inProcess(['keys', 'list', '--json'], keyEnv);
     const rows = JSON.parse(list.stdout) as { id: string; name: string }[];
     expect(rows.map((k) => k.name)).toEqual(expect.arrayContaining(['phone']));
     expect(list.stdout).not.toContain(firstKey);
     const phone = rows.find((k) => k.name === 'phone')!;
-    expect((await quire(['keys', 'revoke', phone.id], keyEnv)).code).toBe(0);
-    const again = await quire(['keys', 'revoke', phone.id], keyEnv);
+    expect((await inProcess(['keys', 'revoke', phone.id], keyEnv)).code).toBe(0);
+    const again = await inProcess(['keys', 'revoke', phone.id], keyEnv);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('404');
-    const wrongKey = await quire(['keys', 'list'], { ...keyEnv, QUIRE_API_KEY: 'quire_sk_nope' });
+    const wrongKey = await inProcess(['keys', 'list'], { ...keyEnv, QUIRE_API_KEY: 'quire_sk_nope' });
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toContain('INVALID_API_KEY');
-    const refused = await quire(['keys', 'list', '--offline', '--url', url], env);
+    const refused = await inProcess(['keys', 'list', '--offline', '--url', url], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('stop it');
 
     expect(await server.stop()).toBe(0);
-    const offline = await quire(['keys', 'mint', 'laptop', '--offline', '--url', url], env);
+    const offline = await inProcess(['keys', 'mint', 'laptop', '--offline', '--url', url], env);
     expect(offline.code).toBe(0);
     expect(offline.stdout).toMatch(/quire_sk_/);
-    const offlineList = await quire(['keys', 'list', '--offline', '--url', url], env);
+    const offlineList = await inProcess(['keys', 'list', '--offline', '--url', url], env);
     expect(offlineList.stdout).toContain('laptop');
   }, 60_000);
 
