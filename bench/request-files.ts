@@ -1,0 +1,134 @@
+/**
+ * How many of the project's source files one request crosses: the real Node server with its
+ * embedded relay in this process, V8's precise coverage reset before a request and taken after
+ * it, and every source file with a function that ran counted. Three requests of each kind, each
+ * of a note not read before; a file counts only if it ran in all three (a timer or heartbeat that
+ * happens to fire during one request is not the request's path).
+ *
+ * - relayed read: `GET /r/<serverId>/api/v1/notes/<path>` through the relay, of a note never read;
+ * - MCP search with a folder key: `tools/call search` on `/mcp` with a key limited to one folder.
+ *
+ * Usage: npx tsx bench/request-files.ts [--list]   (--list prints the files, in the order first run)
+ */
+import { Session } from 'node:inspector/promises';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../deploy/node/server.ts';
+import { loadConfig } from '../deploy/shared/config/server.ts';
+import { tempDir } from '../tests/helpers/app.ts';
+import { capturingLogger } from '../tests/helpers/logger.ts';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const SOURCE = ['core', 'http-kit', 'adapters', 'relay', 'deploy', 'sdk', 'client-link/src'];
+const LIST = process.argv.includes('--list');
+
+const session = new Session();
+session.connect();
+await session.post('Profiler.enable');
+await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+
+/** The project's source files with a function that ran since the last call, in first-seen order. */
+async function ranSinceLast(): Promise<string[]> {
+  const { result } = await session.post('Profiler.takePreciseCoverage');
+  const files: string[] = [];
+  for (const script of result) {
+    if (!script.url.startsWith('file://')) continue;
+    const file = relative(ROOT, fileURLToPath(script.url));
+    if (file.startsWith('..') || file.includes('node_modules')) continue;
+    if (!SOURCE.some((r) => file.startsWith(`${r}/`))) continue;
+    if (script.functions.some((f) => f.ranges.some((r) => r.count > 0))) files.push(file);
+  }
+  return files;
+}
+
+async function crossed(label: string, run: (i: number) => Promise<void>) {
+  const seen: string[][] = [];
+  for (let i = 0; i < 3; i++) {
+    await ranSinceLast();
+    await run(i);
+    seen.push(await ranSinceLast());
+  }
+  const all = seen[0]!.filter((f) => seen.every((s) => s.includes(f)));
+  process.stdout.write(`${label}: ${all.length} files\n`);
+  if (LIST) for (const f of all) process.stdout.write(`  ${f}\n`);
+  return all.length;
+}
+
+const tmp = await tempDir('quire-request-files-');
+const config = loadConfig({
+  PORT: '0',
+  RELAY_PORT: '0',
+  HOST: '127.0.0.1',
+  DATA_DIR: join(tmp.dir, 'data'),
+  LOG_LEVEL: 'warn',
+});
+const server = await startServer(config, { logger: capturingLogger().logger });
+try {
+  await server.ready;
+  const setup = (await (await fetch(`${server.url}/api/v1/system/setup`)).json()).data;
+  const key = setup.apiKey as string;
+  const direct = (path: string, init: RequestInit = {}) =>
+    fetch(`${server.url}${path}`, {
+      ...init,
+      headers: { 'x-service-key': key, 'content-type': 'application/json', ...init.headers },
+    });
+  for (let i = 0; i < 200 && setup.pairing.mode === 'relay'; i++) {
+    const info = (await (await direct('/api/v1/system/info')).json()).data;
+    if (info.relay.state === 'online') break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const relayed = `${setup.pairing.relayUrl}/r/${setup.serverId}`;
+  for (let i = 0; i < 8; i++) {
+    const res = await direct('/api/v1/notes', {
+      method: 'POST',
+      body: JSON.stringify({
+        path: `Work/n${i}.md`,
+        content: `# Note ${i}\n\nplanning words [[n${i + 1}]] #tag\n`,
+      }),
+    });
+    if (res.status !== 201) throw new Error(`create: ${res.status}`);
+  }
+  // Warm every lazy path once (module loads, the first tunnel stream) on notes not measured.
+  for (const i of [6, 7]) {
+    const r = await fetch(`${relayed}/api/v1/notes/Work%2Fn${i}.md`, { headers: { 'x-service-key': key } });
+    if (r.status !== 200) throw new Error(`relayed read: ${r.status}`);
+  }
+  await crossed('relayed read of an uncached note', async (i) => {
+    const r = await fetch(`${relayed}/api/v1/notes/Work%2Fn${i}.md`, { headers: { 'x-service-key': key } });
+    if (r.status !== 200) throw new Error(`relayed read: ${r.status}`);
+    await r.arrayBuffer();
+  });
+
+  const minted = await direct('/api/v1/auth/keys', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'folder', scope: { capabilities: ['notes:read'], folders: ['Work/'] } }),
+  });
+  const folderKey = ((await minted.json()) as any).data?.apiKey as string | undefined;
+  if (!folderKey) throw new Error(`mint a folder key: ${minted.status}`);
+  const mcp = (body: unknown) =>
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${folderKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(body),
+    });
+  const call = async (id: number, q: string) => {
+    const r = await mcp({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'search_notes', arguments: { query: q } },
+    });
+    const text = await r.text();
+    if (r.status !== 200 || !text.includes('result')) throw new Error(`mcp search: ${r.status} ${text}`);
+  };
+  await call(1, 'warm');
+  await crossed('MCP search with a folder key', async (i) => call(10 + i, `planning ${i}`));
+} finally {
+  await server.stop();
+  await tmp.cleanup();
+  session.disconnect();
+}
