@@ -33,12 +33,44 @@ module.exports = {
     {
       name: 'relay-below-adapters',
       severity: 'error',
-      comment:
-        'relay/ imports core/ and http-kit/ only, never adapters/ or the roots. Exception until the ' +
-        "roots work of issue 32 lands: relay/node/server.ts (the relay's Node start) still reads " +
-        'deploy/shared/config/relay.ts and adapters/node/{logger,http-timeouts,http-drain}.ts.',
-      from: { path: '^relay/', pathNot: '^relay/node/server\\.ts$' },
+      comment: 'relay/ imports core/ and http-kit/ only, never adapters/ or the roots.',
+      from: { path: '^relay/' },
       to: { path: others('adapters', 'sdk', 'client-link', 'deploy', 'bench', 'bin') },
+    },
+    {
+      name: 'adapters-below-sdk-and-roots',
+      severity: 'error',
+      comment: 'adapters/ implement the ports of core/ over http-kit/ and relay/; the roots compose them, never the reverse.',
+      from: { path: '^adapters/' },
+      to: { path: others('sdk', 'client-link', 'deploy', 'bench', 'bin') },
+    },
+    {
+      name: 'sdk-below-client-and-roots',
+      severity: 'error',
+      comment: 'sdk/ is the client library: core/ and the OpenAPI operation types of adapters/http, nothing above.',
+      from: { path: '^sdk/' },
+      to: { path: others('client-link', 'deploy', 'bench', 'bin') },
+    },
+    {
+      name: 'client-link-below-roots',
+      severity: 'error',
+      comment: 'client-link/ is the browser client: it imports core/ and sdk/, never a runtime root.',
+      from: { path: '^client-link/' },
+      to: { path: others('deploy', 'bench', 'bin') },
+    },
+    {
+      name: 'deploy-below-bench-and-bin',
+      severity: 'error',
+      comment: 'deploy/ holds the runtime roots; nothing of bench/ or bin/ is part of a running server.',
+      from: { path: '^deploy/' },
+      to: { path: others('bench', 'bin') },
+    },
+    {
+      name: 'deploy-shared-imports-no-runtime-root',
+      severity: 'error',
+      comment: 'deploy/shared/ is what every runtime root shares; it never reaches into one of them.',
+      from: { path: '^deploy/shared/' },
+      to: { path: '^deploy/(node|workerd|bun|deno|relay)/' },
     },
   ],
   options: {

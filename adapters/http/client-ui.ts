@@ -1,18 +1,8 @@
 import { Hono } from 'hono';
 import { errorBody } from '../../http-kit/envelope.ts';
-import type { AppEnv } from './types.ts';
+import type { AppEnv, ClientUiDeps } from './types.ts';
 
-/** Where the built client UI (client-link/dist) comes from; runtime-specific. */
-export interface ClientAssets {
-  /** Bytes of `name` (`index.html`, `favicon.svg`, `assets/<hashed file>`); null when absent. */
-  get(name: string): Promise<Uint8Array | null>;
-}
-
-export interface ClientUiDeps {
-  assets: ClientAssets;
-  /** The relay this server pairs through, written into the page for links that name none. */
-  relayUrl?: () => string | null;
-}
+export type { ClientAssets, ClientUiDeps } from './types.ts';
 
 /**
  * Scripts and styles only from this origin (no inline script), calls to any http(s) server (the

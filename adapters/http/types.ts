@@ -13,10 +13,21 @@ import type { Retrieval } from '../../core/search/retrieval.ts';
 import type { SemanticStatus } from '../../core/search/semantic/semantic-index.ts';
 import type { SecurityService } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
-import type { ClientUiDeps } from './client-ui.ts';
 import type { FrameStats } from './frame.ts';
 import type { NoteCache } from './note-cache.ts';
 import type { ListStore } from './persisted-list.ts';
+
+/** Where the built client UI (client-link/dist) comes from; runtime-specific. */
+export interface ClientAssets {
+  /** Bytes of `name` (`index.html`, `favicon.svg`, `assets/<hashed file>`); null when absent. */
+  get(name: string): Promise<Uint8Array | null>;
+}
+
+export interface ClientUiDeps {
+  assets: ClientAssets;
+  /** The relay this server pairs through, written into the page for links that name none. */
+  relayUrl?: () => string | null;
+}
 
 /** Variables set on the Hono context by the app's middleware. */
 export type AppEnv = {

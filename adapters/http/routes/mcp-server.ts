@@ -18,7 +18,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { isDomainError } from '../../../core/errors.ts';
 import { capMcpAnswer, MCP_MAX_ANSWER_BYTES, readMcpBody } from '../../mcp/limits.ts';
 import { callMcpTool, isMcpToolName, mcpToolList } from '../../mcp/tools.ts';
-import type { McpDeps } from './mcp.ts';
+import type { McpDeps } from './mcp-deps.ts';
 
 /** The scheme and host of a note's resource URI. */
 const PREFIX = 'quire://note/';
