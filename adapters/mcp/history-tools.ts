@@ -1,6 +1,8 @@
 /** The MCP tools over the history and the trash. */
+import type * as v from 'valibot';
 import { DomainError } from '../../core/errors.ts';
 import { restoreFromTrash } from '../../core/history/trash.ts';
+import type { McpToolInputs } from '../../core/notes/schemas.ts';
 import type { NoteService } from '../../core/notes/service.ts';
 import { type McpToolResult, toolResult } from './result.ts';
 
@@ -12,35 +14,40 @@ export const HISTORY_TOOLS = {
   restore_from_trash: true,
 } as const;
 
-/** Runs one history tool with validated input; domain errors are thrown for the caller to wrap. */
-export async function runHistoryTool(
-  notes: NoteService,
-  tool: keyof typeof HISTORY_TOOLS,
-  i: Record<string, unknown>,
-  by = 'mcp',
-): Promise<McpToolResult> {
-  const history = notes.history;
-  if (!history) throw new DomainError('NOT_FOUND', 'This server keeps no history.');
-  switch (tool) {
-    case 'list_versions':
-      return toolResult({ versions: history.list(String(i.path)) });
-    case 'restore_version': {
-      const v = await history.get(String(i.path), String(i.id));
-      const ifMatch = i.ifMatch as string | undefined;
-      const r = await notes.withActor(by, () =>
-        notes.restore(String(i.path), v.bytes, { to: 'same', ifMatch }),
-      );
-      return toolResult({ path: r.path, checksum: r.note.checksum });
-    }
-    case 'list_trash':
-      return toolResult({ items: history.listTrash() });
-    case 'restore_from_trash': {
-      const noFiles = new DomainError(
-        'VALIDATION_ERROR',
-        'Restore files through POST /api/v1/trash/:id/restore.',
-      );
-      const r = await restoreFromTrash(notes, String(i.id), { by, noFiles });
-      return toolResult({ path: r.path });
-    }
-  }
+type HistoryTool = keyof typeof HISTORY_TOOLS;
+type Input<K extends HistoryTool> = v.InferOutput<(typeof McpToolInputs)[K]>;
+interface Context {
+  notes: NoteService;
+  /** The `by` of a restore. */
+  by: string;
 }
+
+/** The history of `notes`, or the error a server without one answers. */
+function historyOf(notes: NoteService) {
+  if (!notes.history) throw new DomainError('NOT_FOUND', 'This server keeps no history.');
+  return notes.history;
+}
+
+/** Each history tool over its validated input; domain errors are thrown for the caller to wrap. */
+export const HISTORY_HANDLERS: {
+  [K in HistoryTool]: (i: Input<K>, c: Context) => Promise<McpToolResult>;
+} = {
+  list_versions: async (i, { notes }) => toolResult({ versions: historyOf(notes).list(i.path) }),
+  restore_version: async (i, { notes, by }) => {
+    const version = await historyOf(notes).get(i.path, i.id);
+    const r = await notes.withActor(by, () =>
+      notes.restore(i.path, version.bytes, { to: 'same', ifMatch: i.ifMatch }),
+    );
+    return toolResult({ path: r.path, checksum: r.note.checksum });
+  },
+  list_trash: async (_i, { notes }) => toolResult({ items: historyOf(notes).listTrash() }),
+  restore_from_trash: async (i, { notes, by }) => {
+    historyOf(notes);
+    const noFiles = new DomainError(
+      'VALIDATION_ERROR',
+      'Restore files through POST /api/v1/trash/:id/restore.',
+    );
+    const r = await restoreFromTrash(notes, i.id, { by, noFiles });
+    return toolResult({ path: r.path });
+  },
+};

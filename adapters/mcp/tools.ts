@@ -4,12 +4,12 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { DomainError, isDomainError } from '../../core/errors.ts';
+import { isDomainError } from '../../core/errors.ts';
 import { McpToolInputs } from '../../core/notes/schemas.ts';
 import type { PatchOperation } from '../../core/notes/section-patch.ts';
 import type { NoteService } from '../../core/notes/service.ts';
 import { createRetrieval, type Retrieval } from '../../core/search/retrieval.ts';
-import { HISTORY_TOOLS, runHistoryTool } from './history-tools.ts';
+import { HISTORY_HANDLERS, HISTORY_TOOLS } from './history-tools.ts';
 import { type McpToolResult, toolResult } from './result.ts';
 
 type ToolName = keyof typeof McpToolInputs;
@@ -121,7 +121,7 @@ export async function callMcpTool(
   by = 'mcp',
 ): Promise<McpToolResult> {
   if (!isMcpToolName(name)) return toolError('NOT_FOUND', `No tool called "${name}".`);
-  const tool = name as ToolName;
+  const tool = name;
   if (WRITE.has(tool) && !write) {
     return toolError('FORBIDDEN', `"${tool}" is a write tool and writes are off on this server (MCP_WRITE).`);
   }
@@ -131,78 +131,76 @@ export async function callMcpTool(
     return toolError('VALIDATION_ERROR', `Invalid ${issues[0]!.field}: ${issues[0]!.message}`, { issues });
   }
   try {
-    const input = parsed.output as Record<string, never>;
-    if (tool in HISTORY_TOOLS)
-      return await runHistoryTool(notes, tool as keyof typeof HISTORY_TOOLS, input, by);
-    // A write reads its author when called: `run` calls it before its first await.
-    return await notes.withActor(by, () => run(notes, retrieval, tool, input));
+    return await runTool(tool, parsed.output, { notes, retrieval, by });
   } catch (err) {
     if (isDomainError(err)) return toolError(err.code, err.message, err.details);
     return toolError('INTERNAL_ERROR', 'Something went wrong in the server.');
   }
 }
 
-async function run(
-  notes: NoteService,
-  retrieval: Retrieval,
-  tool: ToolName,
-  a: Record<string, never>,
-): Promise<McpToolResult> {
-  const i = a as Record<string, unknown>;
-  switch (tool) {
-    case 'search_notes':
-      return toolResult({
-        results: (await retrieval.search(i.query, { limit: i.limit, mode: i.mode })).hits,
-      });
-    case 'list_notes': {
-      const folder = String(i.folder ?? '').replace(/^\/+|\/+$/g, '');
-      const prefix = folder ? `${folder}/` : '';
-      const limit = (i.limit as number | undefined) ?? 100;
-      const cursor = i.cursor as string | undefined;
-      const items = notes
-        .list()
-        .items.filter((n) => n.path.startsWith(prefix) && (!cursor || n.path > cursor));
-      const page = items.slice(0, limit).map((n) => ({
-        path: n.path,
-        title: n.title,
-        tags: n.tags,
-        wordCount: n.wordCount,
-        updatedAt: n.updatedAt,
-        checksum: n.checksum,
-      }));
-      const out: Record<string, unknown> = { notes: page };
-      if (items.length > limit) out.nextCursor = page.at(-1)!.path;
-      return toolResult(out);
-    }
-    case 'read_note':
-      return toolResult(noteFields(await notes.get(i.path)));
-    case 'get_backlinks': {
-      const n = await notes.get(i.path);
-      return toolResult({ path: n.path, backlinks: n.backlinks });
-    }
-    case 'list_tags':
-      return toolResult({ tags: notes.tags() });
-    case 'create_note':
-      return toolResult(noteFields(await notes.create(i.path, i.content as string)));
-    case 'update_note':
-      return toolResult(
-        noteFields(
-          await notes.update(i.path, { content: i.content as string }, i.ifMatch as string | undefined),
-        ),
-      );
-    case 'patch_note': {
-      const op = { operation: i.operation, target: i.target, content: i.content } as PatchOperation;
-      return toolResult(noteFields(await notes.patch(i.path, op, i.ifMatch as string | undefined)));
-    }
-    case 'move_note': {
-      const r = await notes.move(i.path, i.to, {
-        updateLinks: (i.updateLinks as boolean | undefined) ?? false,
-      });
-      return toolResult({ ...noteFields(r.note), rewritten: r.rewritten });
-    }
-    case 'delete_note':
-      return toolResult(await notes.remove(i.path, i.ifMatch as string | undefined));
-    default:
-      throw new DomainError('NOT_FOUND', `No tool called "${tool}".`);
-  }
+/** A tool's input as its valibot schema outputs it. */
+type Input<K extends ToolName> = v.InferOutput<(typeof McpToolInputs)[K]>;
+/** What every tool runs with. */
+interface ToolContext {
+  notes: NoteService;
+  retrieval: Retrieval;
+  /** The `by` of its writes. */
+  by: string;
 }
+type Handlers = { [K in ToolName]: (i: Input<K>, c: ToolContext) => Promise<McpToolResult> };
+
+/** Runs one tool with its validated input: the handler and the input share the tool's type. */
+function runTool<K extends ToolName>(tool: K, input: Input<K>, c: ToolContext): Promise<McpToolResult> {
+  const handler: Handlers[K] = HANDLERS[tool];
+  return handler(input, c);
+}
+
+/** A write reads its author when called: `withActor` runs it before its first await. */
+const asActor = <T>(c: ToolContext, fn: () => Promise<T>) => c.notes.withActor(c.by, fn);
+
+const HANDLERS: Handlers = {
+  search_notes: async (i, c) =>
+    toolResult({ results: (await c.retrieval.search(i.query, { limit: i.limit, mode: i.mode })).hits }),
+  list_notes: async (i, { notes }) => {
+    const folder = (i.folder ?? '').replace(/^\/+|\/+$/g, '');
+    const prefix = folder ? `${folder}/` : '';
+    const limit = i.limit ?? 100;
+    const cursor = i.cursor;
+    const items = notes.list().items.filter((n) => n.path.startsWith(prefix) && (!cursor || n.path > cursor));
+    const page = items.slice(0, limit).map((n) => ({
+      path: n.path,
+      title: n.title,
+      tags: n.tags,
+      wordCount: n.wordCount,
+      updatedAt: n.updatedAt,
+      checksum: n.checksum,
+    }));
+    const out: Record<string, unknown> = { notes: page };
+    if (items.length > limit) out.nextCursor = page.at(-1)!.path;
+    return toolResult(out);
+  },
+  read_note: async (i, { notes }) => toolResult(noteFields(await notes.get(i.path))),
+  get_backlinks: async (i, { notes }) => {
+    const n = await notes.get(i.path);
+    return toolResult({ path: n.path, backlinks: n.backlinks });
+  },
+  list_tags: async (_i, { notes }) => toolResult({ tags: notes.tags() }),
+  create_note: (i, c) =>
+    asActor(c, async () => toolResult(noteFields(await c.notes.create(i.path, i.content)))),
+  update_note: (i, c) =>
+    asActor(c, async () =>
+      toolResult(noteFields(await c.notes.update(i.path, { content: i.content }, i.ifMatch))),
+    ),
+  patch_note: (i, c) =>
+    asActor(c, async () => {
+      const op: PatchOperation = { operation: i.operation, target: i.target, content: i.content };
+      return toolResult(noteFields(await c.notes.patch(i.path, op, i.ifMatch)));
+    }),
+  move_note: (i, c) =>
+    asActor(c, async () => {
+      const r = await c.notes.move(i.path, i.to, { updateLinks: i.updateLinks ?? false });
+      return toolResult({ ...noteFields(r.note), rewritten: r.rewritten });
+    }),
+  delete_note: (i, c) => asActor(c, async () => toolResult(await c.notes.remove(i.path, i.ifMatch))),
+  ...HISTORY_HANDLERS,
+};
