@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { hasCapability } from '../../../core/auth/scope.ts';
-import { scopedNotes, scopedRetrieval } from '../../../core/auth/scoped.ts';
 import { createRetrieval } from '../../../core/search/retrieval.ts';
+import { notesFor, retrievalFor } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { actorOf } from './history.ts';
 import type { McpDeps } from './mcp-deps.ts';
@@ -20,17 +20,15 @@ export function mcpRoutes(deps: McpDeps) {
     const p = c.get('principal');
     const actor = actorOf(c);
     const principalActor = actor === 'api' ? undefined : actor;
-    const scoped: McpDeps =
-      p?.scope === undefined
-        ? { ...deps, principalActor }
-        : {
-            ...deps,
-            principalActor,
-            notes: scopedNotes(deps.notes, p),
-            retrieval: scopedRetrieval(deps.retrieval ?? createRetrieval({ notes: deps.notes }), p),
-            canWrite: hasCapability(p.scope, 'notes:write'),
-            read: hasCapability(p.scope, 'notes:read'),
-          };
+    const scope = p?.scope;
+    const scoped: McpDeps = {
+      ...deps,
+      principalActor,
+      notes: notesFor(c, deps.notes),
+      retrieval: retrievalFor(c, deps.retrieval ?? createRetrieval({ notes: deps.notes })),
+      canWrite: scope === undefined || hasCapability(scope, 'notes:write'),
+      read: scope === undefined || hasCapability(scope, 'notes:read'),
+    };
     return (await import('./mcp-server.ts')).handleMcp(scoped, c.req.raw);
   });
   return app;
