@@ -589,6 +589,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
     },
     status: () => ({
       state,
+      transport: 'tunnel',
       relayUrl: opts.relayUrl,
       serverId: opts.serverId,
       publicUrl,
