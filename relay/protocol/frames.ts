@@ -36,9 +36,13 @@ export const CLOSE_WIRE_VERSION = 4010;
 /** Why a peer naming `theirs` in its greeting is refused; null when it speaks this version. */
 export function wireVersionMismatch(theirs: unknown): string | null {
   if (theirs === WIRE_VERSION) return null;
-  // Cut short: the reason travels in a WebSocket close frame (at most 123 bytes).
+  // Plain and short: the reason travels in a WebSocket close frame (at most 123 bytes).
   const named =
-    typeof theirs === 'number' || typeof theirs === 'string' ? String(theirs).slice(0, 16) : 'none';
+    typeof theirs === 'number' || typeof theirs === 'string'
+      ? String(theirs)
+          .replace(/[^\w.-]/g, '?')
+          .slice(0, 16)
+      : 'none';
   return `tunnel wire version ${named} is not supported (this end speaks ${WIRE_VERSION}); update the older end`;
 }
 

@@ -20,6 +20,8 @@ import {
   pairAnswerKey,
   type RequestHead,
   requestHead,
+  WIRE_VERSION,
+  wireVersionMismatch,
 } from '../../../relay/protocol/frames.ts';
 import { WIRE_LIMITS } from '../../../relay/protocol/limits.ts';
 import { statusOfCode } from '../../../relay/service/tunnel-hub.ts';
@@ -172,6 +174,17 @@ describe('RESET frames carry the error code', () => {
     for (const body of bad) expect(frameError(() => reset(body)).stream).toBe(3);
     const notJson = decodeFrame(encodeFrame(FrameType.RESET, 3, END, new Uint8Array([0xff])));
     expect(frameError(() => decodeReset(notJson, statusOfCode)).stream).toBe(3);
+  });
+});
+
+describe('the wire version', () => {
+  it('accepts exactly this version; any other reason fits a WebSocket close frame', () => {
+    expect(wireVersionMismatch(WIRE_VERSION)).toBeNull();
+    for (const odd of [2, 0, '1', null, undefined, {}, 'é😀'.repeat(100), 1e300, Number.NaN]) {
+      const why = wireVersionMismatch(odd) as string;
+      expect(why).toMatch(/^tunnel wire version [\w.?+-]+ is not supported \(this end speaks 1\)/);
+      expect(new TextEncoder().encode(why).byteLength).toBeLessThanOrEqual(123);
+    }
   });
 });
 
