@@ -3,7 +3,6 @@ import { DomainError } from '../errors.ts';
 import { createIdentity, type StoredIdentity, serverIdOf } from '../identity.ts';
 import { createMutex } from '../mutex.ts';
 import type { Clock, Logger, StateStore } from '../ports.ts';
-import { withIdentity } from './identity-migration.ts';
 import { hashKey, newApiKey, newId, newPairCode, normalizePairCode, redactKey } from './keys.ts';
 import { hasCapability, inScope, type KeyScope } from './scope.ts';
 import { type AuthState, type KeyRecord, parseAuthState } from './state.ts';
@@ -125,7 +124,6 @@ export function createAuthService(deps: AuthServiceDeps) {
         const text = await store.get(AUTH_STATE_KEY);
         if (text !== null) {
           s = parseAuthState(text, `${AUTH_STATE_KEY} in DATA_DIR`);
-          if (!s.identity) await save(await withIdentity(s, logger));
           return { created: false };
         }
         const { apiKey, rec } = await newKeyRecord('first key', 'first');
@@ -162,7 +160,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
     /** The identity key pair; the serverId is derived from its public key (core/identity.ts). */
     get identity(): StoredIdentity {
-      return cur().identity as StoredIdentity;
+      return cur().identity;
     },
     /** The secret that proves this server's ownership of its serverId at the relay. */
     get relaySecret(): string {

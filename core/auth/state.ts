@@ -29,9 +29,7 @@ export const AuthStateSchema = v.object({
   relaySecret: v.pipe(v.string(), v.minLength(32)),
   pairing: v.object({ code: v.string(), expiresAt: v.string() }),
   /** The Ed25519 identity key (core/identity.ts); the serverId is derived from its public half. */
-  identity: v.optional(v.object({ publicKey: v.string(), privateKey: v.string() })),
-  /** The random serverId this server had before it was re-keyed (kept for the operator's record). */
-  previousServerId: v.optional(v.string()),
+  identity: v.object({ publicKey: v.string(), privateKey: v.string() }),
 });
 
 export type KeyRecord = v.InferOutput<typeof KeyRecordSchema>;

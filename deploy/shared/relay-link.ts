@@ -10,7 +10,7 @@ import type { Lifecycle } from './lifecycle.ts';
 /**
  * Relay pairing on Node: registers with RELAY_URL, or runs the relay in this process (the memory
  * queue; Redis' client is never loaded) so every link works. One multiplexed tunnel carries the
- * relayed requests. Returns null in open-port pairing.
+ * relayed requests (or, with RELAY_TRANSPORT=poll, the long-poll protocol). Returns null in open-port pairing.
  */
 export async function linkRelay(opts: {
   config: ServerConfig;
@@ -42,8 +42,11 @@ export async function linkRelay(opts: {
     opts.setupConfig.relayUrl = relay.publicBaseUrl;
   }
   // Loaded here, after the server listens: the connector and ws are not on the way to the first answer.
-  const { tunnelConnector } = await import('../../relay/connector/tunnel-connector.ts');
-  const connector = tunnelConnector({
+  const make =
+    config.relayTransport === 'poll'
+      ? (await import('../../relay/connector/connector.ts')).relayConnector
+      : (await import('../../relay/connector/tunnel-connector.ts')).tunnelConnector;
+  const connector = make({
     relayUrl: config.relayUrl ?? relay!.url,
     serverId: auth.serverId,
     identity: auth.identity,

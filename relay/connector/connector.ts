@@ -39,6 +39,8 @@ export interface RelayConnectorOptions {
 /** What `status()` reports; never the secret. */
 export interface RelayConnectorStatus {
   state: 'stopped' | 'connecting' | 'online' | 'offline' | 'refused';
+  /** How it reaches the relay: the tunnel, or the spec's long-poll register/pull/respond. */
+  transport: 'tunnel' | 'poll';
   relayUrl: string;
   serverId: string;
   /** `<relay public base>/r/<serverId>` once registered. */
@@ -233,6 +235,7 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
     },
     status: () => ({
       state,
+      transport: 'poll',
       relayUrl: opts.relayUrl,
       serverId: opts.serverId,
       publicUrl: registered?.publicUrl ?? null,

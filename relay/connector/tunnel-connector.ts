@@ -6,6 +6,7 @@ import { STATUS } from '../../http-kit/envelope.ts';
 import { answerHot } from '../../http-kit/hot-answer.ts';
 import { corkedSender } from '../node/ws-cork.ts';
 import {
+  CLOSE_WIRE_VERSION,
   chunks,
   concat,
   decodeFrame,
@@ -19,20 +20,16 @@ import {
   FrameType,
   frameHead,
   frameJson,
-  HEADS_LINES,
   inlineBody,
+  pairAnswerHead,
   type RequestHead,
+  WIRE_VERSION,
+  wireVersionMismatch,
 } from '../protocol/frames.ts';
 import { headerPairs } from '../protocol/http-codec.ts';
 import { WIRE_LIMITS } from '../protocol/limits.ts';
 import { backoffDelay, sleep, within } from './backoff.ts';
-import {
-  type RelayConnector,
-  type RelayConnectorOptions,
-  type RelayConnectorStatus,
-  relayConnector,
-} from './connector.ts';
-import { withFallback } from './fallback.ts';
+import type { RelayConnector, RelayConnectorOptions, RelayConnectorStatus } from './connector.ts';
 import {
   type TunnelHotExchange,
   type TunnelHotFrame,
@@ -180,24 +177,14 @@ class HotStream extends Once implements TunnelHotIo {
 const hotToApp = (x: TunnelHotExchange<HotStream>) => x.io.settle(x.io.conn.toApp(x.io));
 
 /**
- * The server's relay connector: the tunnel, or the long-poll protocol when the relay has no
- * tunnel endpoint (a relay older than the tunnel; see fallback.ts).
- */
-export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
-  return withFallback(
-    (unsupported) => tunnelOnly(opts, unsupported),
-    () => relayConnector(opts),
-    opts,
-  );
-}
-
-/**
  * The server side of the relay over one long-lived WebSocket carrying binary frames: proves the
  * key by signing the relay's challenge, runs every request the relay sends (many at once) against
- * `handle`, answers with raw bytes in chunks, pings, and reconnects with backoff. A relay without
- * the tunnel endpoint (404 on upgrade) stops it and calls `unsupported` (the stop is immediate).
+ * `handle`, answers with raw bytes in chunks, pings, and reconnects with backoff. A relay of
+ * another wire version, or one without the tunnel endpoint (404 on upgrade), leaves it `refused`
+ * with a `lastError` that says why (the long-poll connector, connector.ts, is the spec's other
+ * way to a relay: `RELAY_TRANSPORT=poll`).
  */
-export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void = () => {}): RelayConnector {
+export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
   const { logger } = opts;
   const random = opts.random ?? Math.random;
   const origin = (opts.origin ?? new URL(opts.relayUrl).origin).replace(/\/+$/, '');
@@ -233,7 +220,7 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
   }
 
   /** One connection, from open to close; resolves with why it ended. */
-  function connectOnce(): Promise<'closed' | 'refused' | 'unsupported'> {
+  function connectOnce(): Promise<'closed' | 'refused'> {
     return new Promise((resolve) => {
       const socket = new WebSocket(wsUrl, {
         perMessageDeflate: false,
@@ -243,8 +230,6 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
       ws = socket;
       const streams = new Map<number, Inbound>();
       let ready = false;
-      /** The relay said (HELLO `heads`) it reads line heads: answers go to it as lines. */
-      let lines = false;
       let lastSeen = Date.now();
       let ended = false;
       const out = corkedSender(socket);
@@ -263,7 +248,7 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         }
         if (socket.readyState === WebSocket.OPEN) socket.ping();
       }, heartbeatMs);
-      const end = (why: 'closed' | 'refused' | 'unsupported', error?: string) => {
+      const end = (why: 'closed' | 'refused', error?: string) => {
         if (ended) return;
         ended = true;
         clearInterval(beat);
@@ -279,7 +264,12 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         const status = res.statusCode ?? 0;
         res.resume();
         socket.terminate();
-        end(status === 404 ? 'unsupported' : 'closed', `tunnel upgrade answered ${status}`);
+        if (status === 404)
+          end(
+            'refused',
+            'the relay has no tunnel endpoint (upgrade answered 404); set RELAY_TRANSPORT=poll for a relay that only long-polls',
+          );
+        else end('closed', `tunnel upgrade answered ${status}`);
       });
       socket.on('error', (err) => end('closed', `tunnel: ${err.message}`));
       socket.on('pong', () => {
@@ -287,7 +277,8 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
       });
       socket.on('close', (code, reason) => {
         const why = reason.toString();
-        end(code === 4003 ? 'refused' : 'closed', `tunnel closed ${code}${why ? `: ${why}` : ''}`);
+        const refused = code === 4003 || code === CLOSE_WIRE_VERSION;
+        end(refused ? 'refused' : 'closed', `tunnel closed ${code}${why ? `: ${why}` : ''}`);
       });
       socket.on('open', () => {
         (socket as unknown as { _socket?: { setNoDelay?: (v: boolean) => void } })._socket?.setNoDelay?.(
@@ -319,8 +310,15 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
       function onFrame(frame: Frame) {
         switch (frame.type) {
           case FrameType.HELLO: {
-            const { challenge, heads } = frameJson<{ challenge: string; heads?: unknown }>(frame);
-            lines = Array.isArray(heads) && heads.includes(HEADS_LINES);
+            const { challenge, version } = frameJson<{ challenge: string; version?: unknown }>(frame);
+            const mismatch = wireVersionMismatch(version);
+            if (mismatch) {
+              // A relay of another wire version: nothing it sends could be read; say why, both ends.
+              logger.error('relay tunnel refused', { error: mismatch });
+              socket.close(CLOSE_WIRE_VERSION, mismatch);
+              end('refused', `tunnel closed ${CLOSE_WIRE_VERSION}: ${mismatch}`);
+              return;
+            }
             void (async () => {
               const signature = await signer.sign(
                 tunnelStatement(opts.serverId, signer.publicKey, String(challenge)),
@@ -330,12 +328,11 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
                 : undefined;
               sentPairHash = pairCodeHash;
               send(FrameType.AUTH, 0, 0, {
+                version: WIRE_VERSION,
                 serverId: opts.serverId,
                 publicKey: signer.publicKey,
                 signature,
                 pairCodeHash,
-                // This server reads line heads (frames.ts LINES): a relay that does too sends them.
-                heads: [HEADS_LINES],
               });
             })();
             return;
@@ -471,7 +468,7 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
       async function runPair(stream: number, head: RequestHead) {
         const r = await opts.redeemPairCode(String(head.code ?? '')).catch(() => null);
         handled += 1;
-        send(FrameType.RES, stream, END, { apiKey: r?.apiKey ?? null });
+        sendBytes(encodeHead(FrameType.RES, stream, END, pairAnswerHead(r?.apiKey ?? null)));
         if (r?.apiKey) void syncPairCode();
       }
 
@@ -526,9 +523,9 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
         const noBody = bytes.byteLength === 0;
         const answerHead = { status, headers };
         // An answer that fits in one frame goes with its head: one message.
-        const whole = noBody ? null : encodeInline(FrameType.RES, stream, answerHead, bytes, lines);
+        const whole = noBody ? null : encodeInline(FrameType.RES, stream, answerHead, bytes);
         if (whole) return sendBytes(whole);
-        sendBytes(encodeHead(FrameType.RES, stream, noBody ? END : 0, answerHead, lines));
+        sendBytes(encodeHead(FrameType.RES, stream, noBody ? END : 0, answerHead));
         if (noBody) return;
         return sendChunks(stream, s, bytes);
       }
@@ -559,12 +556,6 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
     while (running) {
       const why = await connectOnce();
       if (!running) break;
-      if (why === 'unsupported') {
-        setState('stopped', lastError ?? undefined);
-        running = false;
-        unsupported();
-        return;
-      }
       if (state === 'online') attempt = 0;
       setState(why === 'refused' ? 'refused' : 'offline', lastError ?? undefined);
       await sleep(backoffDelay(attempt, opts.backoff, random), stopCtl.signal);
@@ -598,6 +589,7 @@ export function tunnelOnly(opts: TunnelConnectorOptions, unsupported: () => void
     },
     status: () => ({
       state,
+      transport: 'tunnel',
       relayUrl: opts.relayUrl,
       serverId: opts.serverId,
       publicUrl,

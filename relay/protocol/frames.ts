@@ -1,44 +1,65 @@
 /**
- * The tunnel's binary frames (docs/reference/relay.md, "Frame format"). One WebSocket binary message is
- * one frame:
+ * The tunnel's binary frames (docs/reference/relay.md, "Frame format"), wire version
+ * `WIRE_VERSION`. One WebSocket binary message is one frame:
  *
  *   byte 0      type
  *   bytes 1-4   stream id (uint32, big endian; 0 for connection-level frames)
- *   byte 5      flags (bit 0: END, the last frame of this stream's direction)
- *   bytes 6-    payload: UTF-8 JSON for HELLO, AUTH, READY, REQ, RES, RESET, PAIR; raw bytes for DATA
+ *   byte 5      flags (bit 0: END, the last frame of this stream's direction; bit 1: INLINE)
+ *   bytes 6-    payload: a line head for REQ and RES; UTF-8 JSON for HELLO, AUTH, READY, RESET,
+ *               PAIR, GOAWAY; raw bytes for DATA
  *
- * A request is one REQ frame (method, path, headers, deadline) followed by DATA frames of at
- * most `WIRE_LIMITS.maxChunkBytes` each, the last one with END (or REQ itself carries END when
- * there is no body); an answer is a RES frame then DATA frames the same way. A head whose whole
- * body fits in one chunk carries it inline instead (flag INLINE, with END): the payload is then a
- * uint32 length of the JSON head, the head, and the body bytes, so a small request or answer is
- * one message each way. Bodies travel as raw bytes, never base64. Web-standard APIs only
- * (Uint8Array, DataView, TextEncoder).
+ * A request is one REQ frame (its head) followed by DATA frames of at most
+ * `WIRE_LIMITS.maxChunkBytes` each, the last one with END (or REQ itself carries END when there is
+ * no body); an answer is a RES frame then DATA frames the same way. A head whose whole body fits
+ * in one chunk carries it inline instead (flag INLINE, with END): the payload is then a uint32
+ * length of the head, the head, and the body bytes, so a small request or answer is one message
+ * each way. Bodies travel as raw bytes, never base64. Web-standard APIs only (Uint8Array,
+ * DataView, TextEncoder).
  *
- * Line heads (flag LINES, REQ and RES only): an http request head or an answer head as UTF-8 lines
- * joined by `\n` instead of JSON: `http, method, path, ttlMs, name, value, …` for a request,
- * `status, name, value, …` for an answer (decoded with one TextDecoder call and one split, about
- * twice as fast both ways as JSON). A peer sends them only to a peer that said it reads them
- * (HELLO's and AUTH's `heads: ["lines"]`, `HEADS_LINES`); every decoder reads both forms, and a
- * head with a `\n` in any part (no HTTP head has one) or of another kind stays JSON.
+ * Heads are UTF-8 lines joined by `\n` (decoded with one TextDecoder call and one split; about
+ * twice as fast both ways as JSON, which heads were once sent as too): `http, method, path, ttlMs,
+ * name, value, …` or `pair, code, ttlMs` for a request, `status, name, value, …` for an answer. No
+ * part may hold a `\n` (no HTTP head does): such a head is not encoded (FrameError).
  */
 import type { ErrorCode } from '../../core/errors.ts';
 import { WIRE_LIMITS } from './limits.ts';
 
+/**
+ * The one wire version of the tunnel. The relay names it in HELLO, the server in AUTH; each end
+ * closes a tunnel whose peer names another (or none) with `CLOSE_WIRE_VERSION` and a reason that
+ * says both versions. A change to the frames, their heads or their JSON bodies is a new version.
+ */
+export const WIRE_VERSION = 1;
+/** WebSocket close code for a peer of another wire version (the reason names both). */
+export const CLOSE_WIRE_VERSION = 4010;
+
+/** Why a peer naming `theirs` in its greeting is refused; null when it speaks this version. */
+export function wireVersionMismatch(theirs: unknown): string | null {
+  if (theirs === WIRE_VERSION) return null;
+  // Plain and short: the reason travels in a WebSocket close frame (at most 123 bytes).
+  const named =
+    typeof theirs === 'number' || typeof theirs === 'string'
+      ? String(theirs)
+          .replace(/[^\w.-]/g, '?')
+          .slice(0, 16)
+      : 'none';
+  return `tunnel wire version ${named} is not supported (this end speaks ${WIRE_VERSION}); update the older end`;
+}
+
 export const FrameType = {
-  /** relay → server: `{challenge}` on connect. */
+  /** relay → server: `{challenge, version}` on connect. */
   HELLO: 1,
-  /** server → relay: `{serverId, publicKey, signature, pairCodeHash?}`. */
+  /** server → relay: `{version, serverId, publicKey, signature, pairCodeHash?}`. */
   AUTH: 2,
   /** relay → server: `{publicUrl, now, limits}` once the key is proven. */
   READY: 3,
-  /** relay → server: a request head. */
+  /** relay → server: a request head (lines). */
   REQ: 4,
-  /** server → relay: an answer head. */
+  /** server → relay: an answer head (lines). */
   RES: 5,
   /** either way: body bytes of the stream. */
   DATA: 6,
-  /** either way: `{code, status, message}`: the stream failed (alone). Older peers send no `code`. */
+  /** either way: `{code, status, message}`: the stream failed (alone). */
   RESET: 7,
   /** server → relay: `{pairCodeHash}` (null clears) whenever the pairing code changes. */
   PAIR: 8,
@@ -48,12 +69,8 @@ export const FrameType = {
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
 export const END = 1;
-/** REQ/RES only: the payload is `uint32 headLength, JSON head, body bytes` (always sent with END). */
+/** REQ/RES only: the payload is `uint32 headLength, head, body bytes` (always sent with END). */
 export const INLINE = 2;
-/** REQ/RES only: the head is lines (`http\nmethod\npath\nttlMs\nname\nvalue…` or `status\nname\nvalue…`), not JSON. */
-export const LINES = 4;
-/** The head form a peer names in HELLO (relay) and AUTH (server) `heads` when it reads line heads. */
-export const HEADS_LINES = 'lines';
 const HEADER = 6;
 
 /** One decoded frame. `payload` is a view into the message; copy it to keep it. */
@@ -149,29 +166,25 @@ export function decodeFrame(bytes: Uint8Array): Frame {
   if (type < FrameType.HELLO || type > FrameType.GOAWAY)
     throw new FrameError(`unknown frame type ${type}`, stream);
   const flags = bytes[5] as number;
+  if (flags & ~(END | INLINE)) throw new FrameError(`unknown frame flags ${flags}`, stream);
   if (flags & INLINE && (!(flags & END) || (type !== FrameType.REQ && type !== FrameType.RES)))
     throw new FrameError('INLINE is for a whole request or answer head (REQ or RES, with END)', stream);
-  if (flags & LINES && type !== FrameType.REQ && type !== FrameType.RES)
-    throw new FrameError('LINES is for a request or answer head (REQ or RES)', stream);
   return { type, stream, flags, payload: bytes.subarray(HEADER) };
 }
 
 /**
  * A REQ or RES frame carrying `head` and, when it fits in one frame, the whole `body` (INLINE);
- * null when the body must follow in DATA frames. `lines`: the peer reads line heads (the head is
- * sent as lines when it can be).
+ * null when the body must follow in DATA frames. Throws FrameError when the head has no line form.
  */
 export function encodeInline(
   type: FrameType,
   stream: number,
-  head: unknown,
+  head: RequestHead | AnswerHead,
   body: Uint8Array,
-  lines = false,
 ): Uint8Array | null {
   if (body.byteLength > WIRE_LIMITS.maxChunkBytes) return null;
-  const asLines = lines ? headLines(type, head) : null;
-  const text = asLines ?? JSON.stringify(head);
-  const flags = asLines === null ? END | INLINE : END | INLINE | LINES;
+  const text = headLines(type, head, stream);
+  const flags = END | INLINE;
   const room = poolRoom(HEADER + 4 + text.length * 3 + body.byteLength);
   if (room) {
     const { written } = enc.encodeInto(text, room.subarray(HEADER + 4));
@@ -182,64 +195,66 @@ export function encodeInline(
     room.set(body, HEADER + 4 + written);
     return commit(room, size);
   }
-  const json = enc.encode(text);
-  const size = HEADER + 4 + json.byteLength + body.byteLength;
+  const bytes = enc.encode(text);
+  const size = HEADER + 4 + bytes.byteLength + body.byteLength;
   if (size > WIRE_LIMITS.maxFrameBytes) return null;
   const out = new Uint8Array(size);
   putHeader(out, type, stream >>> 0, flags);
-  putUint32(out, HEADER, json.byteLength);
-  out.set(json, HEADER + 4);
-  out.set(body, HEADER + 4 + json.byteLength);
+  putUint32(out, HEADER, bytes.byteLength);
+  out.set(bytes, HEADER + 4);
+  out.set(body, HEADER + 4 + bytes.byteLength);
   return out;
 }
 
 /**
- * A REQ or RES head frame (its body, if any, follows in DATA frames): as lines when `lines` (the
- * peer reads them) and the head can be, else JSON.
+ * A REQ or RES head frame (its body, if any, follows in DATA frames). Throws FrameError when the
+ * head has no line form.
  */
 export function encodeHead(
   type: FrameType,
   stream: number,
   flags: number,
-  head: unknown,
-  lines = false,
+  head: RequestHead | AnswerHead,
 ): Uint8Array {
-  const text = lines ? headLines(type, head) : null;
-  if (text === null) return encodeFrame(type, stream, flags, head);
+  const text = headLines(type, head, stream);
   const room = poolRoom(HEADER + text.length * 3);
   if (room) {
     const { written } = enc.encodeInto(text, room.subarray(HEADER));
-    putHeader(room, type, stream >>> 0, flags | LINES);
+    putHeader(room, type, stream >>> 0, flags);
     return commit(room, HEADER + written);
   }
-  return withHeader(type, stream, flags | LINES, enc.encode(text));
+  return withHeader(type, stream, flags, enc.encode(text));
 }
 
-/** True when `s` can be one line of a line head. */
+/** True when `s` can be one line of a head. */
 const oneLine = (s: unknown): s is string => typeof s === 'string' && s.indexOf('\n') === -1;
 
 /**
- * `head` as line text: an http request head for REQ, an answer head with a status for RES; null
- * when it is neither (a pairing head, a pairing answer) or a part holds a `\n` (then it goes as JSON).
+ * `head` as its lines: a request head for REQ (http or pair), an answer head for RES. Throws
+ * FrameError (for `stream`) when it is neither or a part holds a `\n`.
  */
-export function headLines(type: FrameType, head: unknown): string | null {
-  if (typeof head !== 'object' || head === null) return null;
-  const h = head as RequestHead & AnswerHead;
+export function headLines(type: FrameType, head: RequestHead | AnswerHead, stream = 0): string {
+  const h = head as Partial<RequestHead & AnswerHead>;
   let text: string;
-  if (type === FrameType.REQ) {
-    if (h.kind !== 'http' || !oneLine(h.method) || !oneLine(h.path) || !Number.isFinite(h.ttlMs)) return null;
+  if (type === FrameType.REQ && h.kind === 'pair') {
+    if (!oneLine(h.code) || !Number.isFinite(h.ttlMs))
+      throw new FrameError('a pairing head without a line form', stream);
+    return `pair\n${h.code}\n${h.ttlMs}`;
+  }
+  if (type === FrameType.REQ && h.kind === 'http') {
+    if (!oneLine(h.method) || !oneLine(h.path) || !Number.isFinite(h.ttlMs))
+      throw new FrameError('a request head without a line form', stream);
     text = `http\n${h.method}\n${h.path}\n${h.ttlMs}`;
-  } else if (type === FrameType.RES) {
-    if (typeof h.status !== 'number' || 'apiKey' in h) return null;
+  } else if (type === FrameType.RES && Number.isInteger(h.status)) {
     text = String(h.status);
-  } else return null;
+  } else throw new FrameError('not a request or answer head', stream);
   const headers = h.headers ?? [];
-  if (!Array.isArray(headers)) return null;
+  if (!Array.isArray(headers)) throw new FrameError('head headers are not a list', stream);
   for (let i = 0; i < headers.length; i++) {
     const pair = headers[i] as [unknown, unknown];
     const k = pair[0];
     const v = pair[1];
-    if (!oneLine(k) || !oneLine(v)) return null;
+    if (!oneLine(k) || !oneLine(v)) throw new FrameError('a header without a line form', stream);
     text += `\n${k}\n${v}`;
   }
   return text;
@@ -252,7 +267,7 @@ function putUint32(out: Uint8Array, at: number, n: number): void {
   out[at + 3] = n & 0xff;
 }
 
-/** The head part of a frame's payload (JSON or lines; the head of an INLINE frame); throws FrameError for its stream. */
+/** The head part of a REQ or RES frame's payload (the head of an INLINE frame); throws FrameError for its stream. */
 function headPart(frame: Frame): Uint8Array {
   if (!(frame.flags & INLINE)) return frame.payload;
   const p = frame.payload;
@@ -268,36 +283,36 @@ export function inlineBody(frame: Frame): Uint8Array | null {
   return frame.payload.subarray(4 + headPart(frame).byteLength);
 }
 
-/** The JSON payload of a frame; throws FrameError (for its stream) when it is not JSON. */
+/** The JSON payload of a connection or RESET frame; throws FrameError (for its stream) when it is not JSON. */
 export function frameJson<T>(frame: Frame): T {
-  const part = headPart(frame);
   try {
-    return JSON.parse(dec.decode(part)) as T;
+    return JSON.parse(dec.decode(frame.payload)) as T;
   } catch {
     throw new FrameError('frame payload is not JSON', frame.stream);
   }
 }
 
-/**
- * The head of a REQ or RES frame, JSON or lines (flag LINES) alike; throws FrameError (for its
- * stream) when it does not decode.
- */
+/** The head of a REQ or RES frame; throws FrameError (for its stream) when it does not decode. */
 export function frameHead<T extends RequestHead | AnswerHead>(frame: Frame): T {
-  if (!(frame.flags & LINES)) return frameJson<T>(frame);
   let parts: string[];
   try {
     parts = dec.decode(headPart(frame)).split('\n');
   } catch {
     throw new FrameError('frame head is not UTF-8', frame.stream);
   }
+  if (frame.type === FrameType.REQ && parts[0] === 'pair') {
+    if (parts.length !== 3) throw new FrameError('pairing head with a missing line', frame.stream);
+    const head: RequestHead = { kind: 'pair', code: parts[1] as string, ttlMs: Number(parts[2]) };
+    return head as T;
+  }
   // A request: kind, method, path, ttlMs; an answer: status; then name and value pairs.
   const at = frame.type === FrameType.REQ ? 4 : 1;
   if (parts.length < at || (parts.length - at) % 2 !== 0)
-    throw new FrameError('line head with a missing line', frame.stream);
+    throw new FrameError('head with a missing line', frame.stream);
   const headers: [string, string][] = [];
   for (let i = at; i < parts.length; i += 2) headers.push([parts[i] as string, parts[i + 1] as string]);
   if (frame.type === FrameType.REQ) {
-    if (parts[0] !== 'http') throw new FrameError('line head of an unknown request kind', frame.stream);
+    if (parts[0] !== 'http') throw new FrameError('head of an unknown request kind', frame.stream);
     const head: RequestHead = {
       kind: 'http',
       method: parts[1] as string,
@@ -307,7 +322,11 @@ export function frameHead<T extends RequestHead | AnswerHead>(frame: Frame): T {
     };
     return head as T;
   }
-  const head: AnswerHead = { status: Number(parts[0]), headers };
+  if (frame.type !== FrameType.RES) throw new FrameError('not a head frame', frame.stream);
+  const status = Number(parts[0]);
+  if (!Number.isInteger(status) || status < 200 || status > 599)
+    throw new FrameError('answer head with a status outside 200-599', frame.stream);
+  const head: AnswerHead = { status, headers };
   return head as T;
 }
 
@@ -342,11 +361,10 @@ export interface RequestHead {
   ttlMs: number;
 }
 
-/** An answer head as RES carries it. */
+/** An answer head as RES carries it (a pairing answer too: `pairAnswerHead`). */
 export interface AnswerHead {
-  status?: number;
-  headers?: [string, string][];
-  apiKey?: string | null;
+  status: number;
+  headers: [string, string][];
 }
 
 /** A request head as REQ carries it, from a proxied request or a queued item (the one place it is built). */
@@ -361,11 +379,22 @@ export function requestHead(
     : { kind: 'http', method: item.method, path: item.path, headers: item.headers, ttlMs };
 }
 
-/**
- * RESET's payload: the error `code` the stream failed with travels as it is (since the coded
- * RESET); `status` is its HTTP status, still sent so an older peer (which reads only the
- * status) understands it.
- */
+/** The header of a pairing answer that carries the minted key. */
+const API_KEY = 'api-key';
+
+/** The answer to a pairing request: 200 with the minted key, or 401 when the code is refused. */
+export function pairAnswerHead(apiKey: string | null): AnswerHead {
+  return apiKey ? { status: 200, headers: [[API_KEY, apiKey]] } : { status: 401, headers: [] };
+}
+
+/** The key a pairing answer carries (`pairAnswerHead`); null when it refused the code. */
+export function pairAnswerKey(head: AnswerHead): string | null {
+  if (head.status !== 200) return null;
+  const found = head.headers.find(([k]) => k === API_KEY);
+  return found?.[1] || null;
+}
+
+/** RESET's payload: the error `code` the stream failed with and the HTTP status its client gets. */
 export interface ResetBody {
   code: ErrorCode;
   status: number;
@@ -377,35 +406,23 @@ export function encodeReset(stream: number, body: ResetBody): Uint8Array {
   return encodeFrame(FrameType.RESET, stream, END, body);
 }
 
-/**
- * What an older peer's RESET (a status, no code) stands for: the codes its senders meant by
- * those statuses; any other status is an INTERNAL_ERROR.
- */
-const LEGACY_RESET_CODES: Readonly<Record<number, ErrorCode>> = {
-  400: 'VALIDATION_ERROR',
-  408: 'REQUEST_TIMEOUT',
-  413: 'PAYLOAD_TOO_LARGE',
-  503: 'SERVER_OFFLINE',
-  504: 'RELAY_TIMEOUT',
-};
-
 const CODE = /^[A-Z][A-Z_]{0,63}$/;
 
 /**
  * Reads a RESET: its code, status and message. `statusOf` names the known codes (the HTTP kit's
- * one table); an unknown or missing code (an older peer sends none) becomes the code its status
- * stands for. The status is the one sent (400-599), else the code's. Throws FrameError when it
- * is not JSON.
+ * one table). Throws FrameError (for its stream) when it is not JSON, its code is not a known
+ * one, or its status is not 400-599: the stream then fails as an undecodable answer.
  */
 export function decodeReset(frame: Frame, statusOf: (code: string) => number | undefined): ResetBody {
   const r = frameJson<{ code?: unknown; status?: unknown; message?: unknown } | null>(frame) ?? {};
-  const sent =
-    typeof r.status === 'number' && Number.isInteger(r.status) && r.status >= 400 && r.status <= 599
-      ? r.status
-      : null;
-  const known = typeof r.code === 'string' && CODE.test(r.code) ? statusOf(r.code) : undefined;
-  const code =
-    known !== undefined ? (r.code as ErrorCode) : (LEGACY_RESET_CODES[sent ?? 502] ?? 'INTERNAL_ERROR');
-  const status = sent ?? known ?? 502;
-  return { code, status, message: typeof r.message === 'string' ? r.message : 'the server could not answer' };
+  if (typeof r.code !== 'string' || !CODE.test(r.code) || statusOf(r.code) === undefined)
+    throw new FrameError('RESET without a known error code', frame.stream);
+  const status = r.status;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)
+    throw new FrameError('RESET without a status of 400-599', frame.stream);
+  return {
+    code: r.code as ErrorCode,
+    status,
+    message: typeof r.message === 'string' ? r.message : 'the server could not answer',
+  };
 }

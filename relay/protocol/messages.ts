@@ -52,15 +52,14 @@ export const RegisterProof = v.object({
 
 /**
  * POST /api/v1/relay/register. `serverId` must be the one `publicKey` names, `proof` signed by
- * its private key. `pairCodeHash`: absent keeps, null clears, a hash replaces. `publicKey` and
- * `proof` are optional only so an old secret-only register gets a clear 403, not a 400.
+ * its private key. `pairCodeHash`: absent keeps, null clears, a hash replaces.
  */
 export const RegisterBody = v.object({
   serverId: ServerId,
   /** The session secret pull, respond and unregister will prove (the relay keeps its SHA-256). */
   secret: Secret,
-  publicKey: v.optional(PublicKey),
-  proof: v.optional(RegisterProof),
+  publicKey: PublicKey,
+  proof: RegisterProof,
   pairCodeHash: v.optional(v.nullable(CodeHash)),
 });
 

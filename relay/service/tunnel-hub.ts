@@ -13,6 +13,7 @@ import type { Clock, Logger } from '../../core/ports.ts';
 import { errorBody, STATUS } from '../../http-kit/envelope.ts';
 import {
   type AnswerHead,
+  CLOSE_WIRE_VERSION,
   chunks,
   concat,
   decodeFrame,
@@ -27,10 +28,12 @@ import {
   FrameType,
   frameHead,
   frameJson,
-  HEADS_LINES,
   inlineBody,
+  pairAnswerKey,
   type RequestHead,
   requestHead,
+  WIRE_VERSION,
+  wireVersionMismatch,
 } from '../protocol/frames.ts';
 import { fromBase64, toBase64 } from '../protocol/http-codec.ts';
 import type { HttpItem, PairItem } from '../protocol/messages.ts';
@@ -96,6 +99,8 @@ const GONE: TunnelAnswer = { kind: 'gone' };
 
 interface Pending {
   resolve(a: TunnelAnswer | null): void;
+  /** A pairing request: its answer is read as one (frames.ts `pairAnswerKey`). */
+  pair: boolean;
   head?: AnswerHead;
   parts: Uint8Array[];
   size: number;
@@ -113,6 +118,7 @@ interface WaitingStreams {
  * one its client's leaving calls.
  */
 class Waiting implements Pending {
+  pair = false;
   head?: AnswerHead;
   parts: Uint8Array[] = [];
   size = 0;
@@ -175,8 +181,6 @@ export function createTunnelHub(deps: TunnelHubDeps) {
     let serverId: string | null = null;
     let open = true;
     let nextStream = 1;
-    /** The server said (AUTH `heads`) it reads line heads: requests go to it as lines. */
-    let lines = false;
     const pending = new Map<number, Pending>();
     const stop = new AbortController();
     let presence: ReturnType<typeof setInterval> | undefined;
@@ -188,8 +192,8 @@ export function createTunnelHub(deps: TunnelHubDeps) {
     const send = (type: FrameType, stream: number, flags: number, body: unknown) => {
       if (open) socket.send(encodeFrame(type, stream, flags, body));
     };
-    // `heads`: this relay reads line heads (frames.ts LINES); a server that does too says so in AUTH.
-    send(FrameType.HELLO, 0, 0, { challenge, version: 1, heads: [HEADS_LINES] });
+    // The wire version this relay speaks: a server of another one closes the tunnel (frames.ts).
+    send(FrameType.HELLO, 0, 0, { challenge, version: WIRE_VERSION });
 
     function closeNow(code: number, reason: string) {
       if (!open) return;
@@ -237,16 +241,38 @@ export function createTunnelHub(deps: TunnelHubDeps) {
           const stream = nextStream;
           nextStream = nextStream >= 0xfffffff0 ? 1 : nextStream + 1;
           const w = new Waiting(stream, streams, resolve);
+          w.pair = head.kind === 'pair';
           pending.set(stream, w);
           w.timer = setTimeout(giveUpAtDeadline, Math.max(1, deadline - clock.now()), w);
           if (gone) w.unlisten = whenGone(gone, () => w.giveUp(true));
           // The head is the caller's own (frames.ts requestHead): its time left is set in place.
           const reqHead = head;
           reqHead.ttlMs = Math.max(1, deadline - clock.now());
-          if (body && !(body instanceof Uint8Array)) {
-            // A streamed body: the head now, DATA frames as the client's bytes arrive.
-            if (open) socket.send(encodeHead(FrameType.REQ, stream, 0, reqHead, lines));
-            void streamBody(stream, body, () => w.settled).then(
+          const streamed = !!body && !(body instanceof Uint8Array);
+          const hasBody = !!body && (streamed || (body as Uint8Array).byteLength > 0);
+          let first: Uint8Array;
+          let whole = false;
+          try {
+            // A body that fits in one frame goes with its head: one message.
+            const inline =
+              hasBody && !streamed ? encodeInline(FrameType.REQ, stream, reqHead, body as Uint8Array) : null;
+            whole = inline !== null;
+            first = inline ?? encodeHead(FrameType.REQ, stream, hasBody ? 0 : END, reqHead);
+          } catch {
+            // A head with no line form (a `\n` in a part: no HTTP request has one) is never sent.
+            w.finish();
+            return resolve({
+              kind: 'reset',
+              code: 'VALIDATION_ERROR',
+              status: 400,
+              message: 'The request has a line break in its target or a header.',
+            });
+          }
+          if (open) socket.send(first);
+          if (whole) return;
+          if (streamed) {
+            // A streamed body: DATA frames as the client's bytes arrive.
+            void streamBody(stream, body as AsyncIterable<Uint8Array>, () => w.settled).then(
               () => undefined,
               (err: unknown) => {
                 if (w.settled) return;
@@ -267,16 +293,6 @@ export function createTunnelHub(deps: TunnelHubDeps) {
             );
             return;
           }
-          const hasBody = !!body && body.byteLength > 0;
-          // A body that fits in one frame goes with its head: one message.
-          const whole = hasBody
-            ? encodeInline(FrameType.REQ, stream, reqHead, body as Uint8Array, lines)
-            : null;
-          if (whole) {
-            if (open) socket.send(whole);
-            return;
-          }
-          if (open) socket.send(encodeHead(FrameType.REQ, stream, hasBody ? 0 : END, reqHead, lines));
           if (hasBody) {
             const parts = chunks(body as Uint8Array);
             for (let i = 0; i < parts.length; i++)
@@ -328,8 +344,10 @@ export function createTunnelHub(deps: TunnelHubDeps) {
         publicKey?: unknown;
         signature?: unknown;
         pairCodeHash?: unknown;
-        heads?: unknown;
+        version?: unknown;
       }>(frame);
+      const mismatch = wireVersionMismatch(auth.version);
+      if (mismatch) return closeNow(CLOSE_WIRE_VERSION, mismatch);
       const { serverId: id, publicKey, signature } = auth;
       if (typeof id !== 'string' || typeof publicKey !== 'string' || typeof signature !== 'string')
         return closeNow(4003, 'malformed proof of key');
@@ -343,7 +361,6 @@ export function createTunnelHub(deps: TunnelHubDeps) {
       if (!open) return;
       clearTimeout(authTimer);
       serverId = id;
-      lines = Array.isArray(auth.heads) && auth.heads.includes(HEADS_LINES);
       // A newer tunnel of the same server replaces an older one on this instance.
       tunnels.get(id)?.closeNow(4009, 'replaced by a newer tunnel');
       tunnels.set(id, tunnel);
@@ -449,14 +466,10 @@ export function createTunnelHub(deps: TunnelHubDeps) {
       }
       if (!(frame.flags & END)) return;
       const h = p.head as AnswerHead;
-      if ('apiKey' in h)
-        return p.resolve({ kind: 'pair', apiKey: typeof h.apiKey === 'string' ? h.apiKey : null });
-      const status = h.status;
-      if (typeof status !== 'number' || status < 200 || status > 599 || !Array.isArray(h.headers))
-        throw new FrameError('malformed answer head', frame.stream);
+      if (p.pair) return p.resolve({ kind: 'pair', apiKey: pairAnswerKey(h) });
       p.resolve({
         kind: 'http',
-        status,
+        status: h.status,
         headers: h.headers,
         bytes: p.parts.length ? concat(p.parts, p.size) : null,
       });

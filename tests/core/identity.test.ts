@@ -43,36 +43,20 @@ describe('server identity key', () => {
     expect(svc.serverId).toBe(await serverIdOf(svc.identity.publicKey));
     const stored = JSON.parse((await state.get(AUTH_STATE_KEY)) as string);
     expect(stored.identity.publicKey).toBe(svc.identity.publicKey);
-    expect(stored.previousServerId).toBeUndefined();
   });
 
-  it('migrates an existing installation once: a key pair, the derived serverId, the old id kept for the record', async () => {
+  it('credentials without a key pair are refused with one line, never re-keyed behind the operator', async () => {
+    // No build without identity keys was ever released: a file without a key pair is damaged.
     const state = memoryStateStore();
-    const before = createAuthService({ state, clock });
-    await before.init();
-    // An installation made before identity keys: a random srv_ id and no key pair.
-    const old = JSON.parse((await state.get(AUTH_STATE_KEY)) as string);
-    delete old.identity;
-    old.serverId = 'srv_AbCdEf123456';
-    await state.put(AUTH_STATE_KEY, JSON.stringify(old));
-
-    warnings.length = 0;
-    const svc = createAuthService({ state, clock, logger });
-    await svc.init();
-    expect(svc.serverId).not.toBe('srv_AbCdEf123456');
-    expect(svc.serverId).toBe(await serverIdOf(svc.identity.publicKey));
+    await createAuthService({ state, clock }).init();
     const stored = JSON.parse((await state.get(AUTH_STATE_KEY)) as string);
-    expect(stored).toMatchObject({ serverId: svc.serverId, previousServerId: 'srv_AbCdEf123456' });
-    // Keys and everything else are untouched.
-    expect(stored.keys).toEqual(old.keys);
-    expect(warnings).toEqual([
-      expect.objectContaining({ fields: { previousServerId: 'srv_AbCdEf123456', serverId: svc.serverId } }),
-    ]);
-    // Once: the next start keeps the same key and id.
-    const again = createAuthService({ state, clock, logger });
-    await again.init();
-    expect(again.serverId).toBe(svc.serverId);
-    expect(again.identity).toEqual(svc.identity);
-    expect(warnings).toHaveLength(1);
+    delete stored.identity;
+    await state.put(AUTH_STATE_KEY, JSON.stringify(stored));
+    await expect(createAuthService({ state, clock, logger }).init()).rejects.toThrow(
+      /credentials\.json in DATA_DIR is damaged \(field identity\)/,
+    );
+    // Nothing was written over it.
+    expect(JSON.parse((await state.get(AUTH_STATE_KEY)) as string)).toEqual(stored);
+    expect(warnings).toEqual([]);
   });
 });

@@ -2,9 +2,8 @@
  * The relay's end of one tunnel, by hand: a WebSocket server that greets a connector (HELLO,
  * READY; the proof of key is not checked), sends it REQ frames and hands back each answer as the
  * connector wrote it (status, header pairs, body bytes), before any relay transforms it. For
- * tests that compare the server's end of the tunnel with the app itself. `lines`: it offers line
- * heads in HELLO (a relay of today) and sends requests as lines when the connector reads them;
- * without, it is a relay from before line heads (JSON heads only).
+ * tests that compare the server's end of the tunnel with the app itself. `version`: the wire
+ * version its HELLO names (default this code's).
  */
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -18,20 +17,17 @@ import {
   encodeHead,
   FrameType,
   frameHead,
-  frameJson,
-  HEADS_LINES,
   inlineBody,
+  WIRE_VERSION,
 } from '../../relay/protocol/frames.ts';
 
 export interface PeerAnswer {
   status: number;
   headers: [string, string][];
   body: Uint8Array;
-  /** The answer head's frame flags (LINES when it came as lines). */
-  flags: number;
 }
 
-export async function framePeer(opts: { lines?: boolean } = {}) {
+export async function framePeer(opts: { version?: unknown } = {}) {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', path: '/api/v1/relay/tunnel' });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(wss.address() as AddressInfo).port}`;
@@ -39,30 +35,32 @@ export async function framePeer(opts: { lines?: boolean } = {}) {
     number,
     {
       head?: AnswerHead;
-      flags?: number;
       parts: Uint8Array[];
       resolve: (a: PeerAnswer) => void;
       reject: (e: Error) => void;
     }
   >();
   let next = 1;
-  /** The connector said in AUTH that it reads line heads. */
-  let peerLines = false;
   let ready: (send: (bytes: Uint8Array) => void) => void = () => {};
   const online = new Promise<(bytes: Uint8Array) => void>((resolve) => {
     ready = resolve;
   });
+  /** How the first connection closed: its code and reason. */
+  let closedWith: (c: { code: number; reason: string }) => void = () => {};
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    closedWith = resolve;
+  });
+  /** The type of each frame the connector sent, in order. */
+  const received: FrameType[] = [];
   wss.on('connection', (ws) => {
+    ws.once('close', (code, reason) => closedWith({ code, reason: reason.toString() }));
     const send = (bytes: Uint8Array) => ws.send(bytes, { binary: true });
-    send(
-      encodeFrame(FrameType.HELLO, 0, 0, { challenge: 'c', ...(opts.lines ? { heads: [HEADS_LINES] } : {}) }),
-    );
+    send(encodeFrame(FrameType.HELLO, 0, 0, { challenge: 'c', version: opts.version ?? WIRE_VERSION }));
     ws.on('message', (data) => {
       const buf = data as Buffer;
       const frame = decodeFrame(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
+      received.push(frame.type);
       if (frame.type === FrameType.AUTH) {
-        const { heads } = frameJson<{ heads?: unknown }>(frame);
-        peerLines = !!opts.lines && Array.isArray(heads) && heads.includes(HEADS_LINES);
         send(encodeFrame(FrameType.READY, 0, 0, { publicUrl: `${url}/r/x`, now: Date.now(), limits: {} }));
         ready(send);
         return;
@@ -75,9 +73,7 @@ export async function framePeer(opts: { lines?: boolean } = {}) {
         return;
       }
       if (frame.type === FrameType.RES) {
-        // A relay from before line heads reads JSON only: it would fail on anything else.
-        p.head = opts.lines ? frameHead<AnswerHead>(frame) : frameJson<AnswerHead>(frame);
-        p.flags = frame.flags;
+        p.head = frameHead<AnswerHead>(frame);
         const inline = inlineBody(frame);
         if (inline) p.parts.push(inline.slice());
       } else if (frame.type === FrameType.DATA) p.parts.push(frame.payload.slice());
@@ -87,13 +83,14 @@ export async function framePeer(opts: { lines?: boolean } = {}) {
           status: p.head?.status ?? 0,
           headers: p.head?.headers ?? [],
           body: p.parts.length ? concat(p.parts) : new Uint8Array(0),
-          flags: p.flags ?? 0,
         });
       }
     });
   });
   return {
     url,
+    closed,
+    received,
     /** Sends one bodiless request down the tunnel (headers as the relay forwards them) and waits for its answer. */
     async ask(method: string, path: string, headers: [string, string][]): Promise<PeerAnswer> {
       const send = await online;
@@ -101,15 +98,7 @@ export async function framePeer(opts: { lines?: boolean } = {}) {
       const answer = new Promise<PeerAnswer>((resolve, reject) =>
         pending.set(stream, { parts: [], resolve, reject }),
       );
-      send(
-        encodeHead(
-          FrameType.REQ,
-          stream,
-          END,
-          { kind: 'http', method, path, headers, ttlMs: 10_000 },
-          peerLines,
-        ),
-      );
+      send(encodeHead(FrameType.REQ, stream, END, { kind: 'http', method, path, headers, ttlMs: 10_000 }));
       return answer;
     },
     close: () => new Promise<void>((resolve) => wss.close(() => resolve())),

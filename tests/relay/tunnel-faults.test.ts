@@ -7,9 +7,13 @@ import {
   decodeFrame,
   END,
   encodeFrame,
+  encodeHead,
   type Frame,
   FrameType,
+  frameHead,
   frameJson,
+  type RequestHead,
+  WIRE_VERSION,
 } from '../../relay/protocol/frames.ts';
 import { silentLogger } from '../helpers/logger.ts';
 import { until } from '../helpers/wait.ts';
@@ -28,6 +32,9 @@ afterEach(async () => {
  * A hand-made server end of a tunnel to `relayUrl`: it proves a fresh key, then hands each
  * request frame to `onRequest` with the socket to answer on. Resolves once the relay said READY.
  */
+/** The path of a request frame's head. */
+const pathOf = (f: Frame) => String(frameHead<RequestHead>(f).path);
+
 async function handMadeServer(
   relayUrl: string,
   onRequest: (ws: WebSocket, f: Frame) => void,
@@ -45,7 +52,12 @@ async function handMadeServer(
       const { challenge } = frameJson<{ challenge: string }>(f);
       const signature = await signer.sign(tunnelStatement(who.serverId, signer.publicKey, challenge));
       ws.send(
-        encodeFrame(FrameType.AUTH, 0, 0, { serverId: who.serverId, publicKey: signer.publicKey, signature }),
+        encodeFrame(FrameType.AUTH, 0, 0, {
+          version: WIRE_VERSION,
+          serverId: who.serverId,
+          publicKey: signer.publicKey,
+          signature,
+        }),
       );
     } else if (f.type === FrameType.READY) ready = true;
     else if (f.type === FrameType.REQ) onRequest(ws, f);
@@ -61,9 +73,12 @@ describe('tunnel faults (real sockets, Redis)', () => {
     for (const fastLane of [true, false]) {
       const relay = await world.relay({ redisUrl: null, fastLane });
       const who = await handMadeServer(relay.url, (ws, f) => {
-        const bad = frameJson<{ path: string }>(f).path.endsWith('/bad');
-        const headers = bad ? [['x-bad', 'line\r\nbreak']] : [['content-type', 'text/plain']];
-        ws.send(encodeFrame(FrameType.RES, f.stream, END, { status: 200, headers }));
+        const bad = pathOf(f).endsWith('/bad');
+        // A lone CR: a head line can carry it, no HTTP message can.
+        const headers: [string, string][] = bad
+          ? [['x-bad', 'line\rbreak']]
+          : [['content-type', 'text/plain']];
+        ws.send(encodeHead(FrameType.RES, f.stream, END, { status: 200, headers }));
       });
       const base = `${relay.url}/r/${who.serverId}`;
       for (const method of ['GET', 'POST']) {
@@ -92,8 +107,8 @@ describe('tunnel faults (real sockets, Redis)', () => {
         (ws, f) => {
           asked.push(f.stream);
           // `/slow` is never answered; anything else at once.
-          if (!frameJson<{ path: string }>(f).path.endsWith('/slow'))
-            ws.send(encodeFrame(FrameType.RES, f.stream, END, { status: 200, headers: [] }));
+          if (!pathOf(f).endsWith('/slow'))
+            ws.send(encodeHead(FrameType.RES, f.stream, END, { status: 200, headers: [] }));
         },
         (f) => {
           if (f.type === FrameType.RESET)
@@ -127,29 +142,35 @@ describe('tunnel faults (real sockets, Redis)', () => {
       sawGoaway = r;
     });
     wss.on('connection', (ws) => {
-      ws.send(encodeFrame(FrameType.HELLO, 0, 0, { challenge: 'c'.repeat(43), version: 1 }));
+      ws.send(encodeFrame(FrameType.HELLO, 0, 0, { challenge: 'c'.repeat(43), version: WIRE_VERSION }));
       ws.on('message', (data: Buffer) => {
         const f = decodeFrame(new Uint8Array(data));
         if (f.type === FrameType.AUTH) {
           ws.send(encodeFrame(FrameType.READY, 0, 0, { publicUrl: 'http://relay/r/x', now: Date.now() }));
-          const slow = {
+          const slow: RequestHead = {
             kind: 'http',
             method: 'GET',
             path: '/api/v1/slow?ms=300',
             headers: [],
             ttlMs: 5_000,
           };
-          ws.send(encodeFrame(FrameType.REQ, 1, END, slow));
+          ws.send(encodeHead(FrameType.REQ, 1, END, slow));
           return;
         }
         frames.push({
           type: f.type,
           stream: f.stream,
-          json: f.type === FrameType.DATA ? undefined : frameJson(f),
+          json: f.type === FrameType.RESET ? frameJson(f) : undefined,
         });
         if (f.type === FrameType.GOAWAY) {
-          const late = { kind: 'http', method: 'GET', path: '/api/v1/n/7', headers: [], ttlMs: 5_000 };
-          ws.send(encodeFrame(FrameType.REQ, 3, END, late));
+          const late: RequestHead = {
+            kind: 'http',
+            method: 'GET',
+            path: '/api/v1/n/7',
+            headers: [],
+            ttlMs: 5_000,
+          };
+          ws.send(encodeHead(FrameType.REQ, 3, END, late));
           sawGoaway();
         }
       });
@@ -179,7 +200,7 @@ describe('tunnel faults (real sockets, Redis)', () => {
     // A hand-made server end: it answers every request, but stream 2 gets a garbage answer head.
     const seen: number[] = [];
     const who = await handMadeServer(relay.url, (ws, f) => {
-      const head = frameJson<{ path: string }>(f);
+      const head = { path: pathOf(f) };
       seen.push(f.stream);
       if (head.path.endsWith('/bad')) {
         ws.send(encodeFrame(FrameType.RES, f.stream, END, new Uint8Array([0x7b, 0xff, 0x00])));
@@ -188,10 +209,7 @@ describe('tunnel faults (real sockets, Redis)', () => {
       } else {
         const body = new TextEncoder().encode(head.path);
         ws.send(
-          encodeFrame(FrameType.RES, f.stream, 0, {
-            status: 200,
-            headers: [['content-type', 'text/plain']],
-          }),
+          encodeHead(FrameType.RES, f.stream, 0, { status: 200, headers: [['content-type', 'text/plain']] }),
         );
         setTimeout(() => ws.send(encodeFrame(FrameType.DATA, f.stream, END, body)), 50);
       }
@@ -207,26 +225,24 @@ describe('tunnel faults (real sockets, Redis)', () => {
     expect((await call(`${base}/three`)).status).toBe(200);
   });
 
-  it('a RESET carries its error code to the client, through the tunnel and through the queue; an older peer (status only) maps by status', async () => {
+  it('a RESET carries its error code to the client, through the tunnel and through the queue; one without a known code fails as undecodable', async () => {
     world = e2eWorld();
     const entry = await world.relay();
     const home = await world.relay();
     const who = await handMadeServer(home.url, (ws, f) => {
-      const path = frameJson<{ path: string }>(f).path;
+      const path = pathOf(f);
       const body = path.endsWith('/coded')
         ? { code: 'REQUEST_TIMEOUT', status: 408, message: 'coded' }
-        : { status: 413, message: 'legacy' };
+        : { status: 413, message: 'no code' };
       ws.send(encodeFrame(FrameType.RESET, f.stream, END, body));
     });
     for (const relay of [home, entry]) {
       const base = `${relay.url}/r/${who.serverId}`;
       const coded = await call(`${base}/coded`);
       expect([coded.status, coded.json.error]).toEqual([408, { code: 'REQUEST_TIMEOUT', message: 'coded' }]);
-      const legacy = await call(`${base}/legacy`);
-      expect([legacy.status, legacy.json.error]).toEqual([
-        413,
-        { code: 'PAYLOAD_TOO_LARGE', message: 'legacy' },
-      ]);
+      // Nothing guesses a code from a status: the answer does not decode, its client gets a 502.
+      const uncoded = await call(`${base}/uncoded`);
+      expect([uncoded.status, uncoded.json.error.code]).toEqual([502, 'INTERNAL_ERROR']);
     }
   });
 

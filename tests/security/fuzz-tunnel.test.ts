@@ -17,6 +17,7 @@ import {
   FrameType,
   frameJson,
   INLINE,
+  WIRE_VERSION,
 } from '../../relay/protocol/frames.ts';
 import { until } from '../helpers/wait.ts';
 import { call, e2eWorld } from '../relay/e2e-harness.ts';
@@ -50,8 +51,16 @@ const head = fc.oneof(
   }),
   json,
 );
+/** An answer head as lines (frames.ts): a status, then names and values, any of them odd. */
+const lineHead = fc
+  .tuple(
+    fc.oneof(fc.integer({ min: 100, max: 599 }), fc.integer(), fc.constantFrom('0', '-1', '200.5', 'x', '')),
+    fc.array(fc.string({ maxLength: 30 }), { maxLength: 9 }),
+  )
+  .map(([status, parts]) => [String(status), ...parts].join('\n'));
 const payload = fc.oneof(
   head.map((h) => new TextEncoder().encode(JSON.stringify(h))),
+  lineHead.map((t) => new TextEncoder().encode(t)),
   fc.uint8Array({ maxLength: 200 }),
   fc.string({ maxLength: 100 }).map((s) => new TextEncoder().encode(s)),
 );
@@ -101,7 +110,12 @@ async function fakeEnd(relayUrl: string, signIn: boolean) {
       const { challenge } = frameJson<{ challenge: string }>(f);
       const signature = await signer.sign(tunnelStatement(who.serverId, signer.publicKey, challenge));
       ws.send(
-        encodeFrame(FrameType.AUTH, 0, 0, { serverId: who.serverId, publicKey: signer.publicKey, signature }),
+        encodeFrame(FrameType.AUTH, 0, 0, {
+          version: WIRE_VERSION,
+          serverId: who.serverId,
+          publicKey: signer.publicKey,
+          signature,
+        }),
       );
     } else if (f.type === FrameType.READY) ready = true;
     else if (f.type === FrameType.REQ) streams.push(f.stream);

@@ -110,6 +110,7 @@ export function loadConfig(env: Env, cwd = workingDir()) {
     jwt,
     pairingMode,
     relayUrl,
+    relayTransport: vars.RELAY_TRANSPORT,
     relayPort: vars.RELAY_PORT,
     relayHost: vars.RELAY_HOST ?? host,
     relayPublicBaseUrl,

@@ -316,6 +316,14 @@ export const VARIABLES = {
         threshold: 'plain http to another host is high',
       },
     },
+    RELAY_TRANSPORT: {
+      kind: 'enum',
+      values: ['tunnel', 'poll'],
+      def: 'tunnel',
+      meaning:
+        "How the server reaches its relay: `tunnel` (one WebSocket, many requests at once) or `poll` (the spec's register/pull/respond, for a relay without the tunnel endpoint).",
+      audit: { weaker: 'neutral' },
+    },
     RELAY_HOST: {
       for: ['server', 'relay'],
       relay: { group: 'Relay', def: '0.0.0.0', shown: undefined, meaning: 'Listening address.' },

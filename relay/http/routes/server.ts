@@ -34,15 +34,10 @@ export function serverRoutes(ctx: RelayContext) {
    */
   async function proveIdentity(
     serverId: string,
-    publicKey: string | undefined,
-    proof: { at: number; nonce: string; signature: string } | undefined,
+    publicKey: string,
+    proof: { at: number; nonce: string; signature: string },
     secretHash: string,
   ): Promise<void> {
-    if (!publicKey || !proof)
-      throw new DomainError(
-        'FORBIDDEN',
-        'This relay accepts only key-based server identities; update the server (docs/reference/relay.md, Migration).',
-      );
     if ((await serverIdOf(publicKey)) !== serverId)
       throw new DomainError('FORBIDDEN', 'This serverId is not the one the public key names.');
     if (Math.abs(ctx.clock.now() - proof.at) > STATEMENT_SKEW_MS)

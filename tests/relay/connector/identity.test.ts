@@ -23,14 +23,14 @@ async function strangerTries(url: string, serverId: string, ownerPublicKey: stri
   const borrowed = await registerBody({ identity: stranger.identity, serverId });
   borrowed.publicKey = ownerPublicKey;
   const claimed = await postJson(`${url}/api/v1/relay/register`, borrowed);
-  // The old way: a secret of its own choosing, first come first served.
+  // A secret of its own choosing and no key: not a register at all (first come is never served).
   const old = await postJson(`${url}/api/v1/relay/register`, { serverId, secret: 'x'.repeat(40) });
   // Pulling with a guessed session.
   const pull = await postJson(`${url}/api/v1/relay/pull`, { serverId, secret: 'y'.repeat(43), waitMs: 0 });
   return [own.status, claimed.status, old.status, [401, 403].includes(pull.status) ? 'refused' : pull.status];
 }
 
-const REFUSED = [403, 403, 403, 'refused'];
+const REFUSED = [403, 403, 400, 'refused'];
 
 describe('key-based server identity (real sockets, Redis)', () => {
   it('a stranger cannot take a serverId: fresh relay, restarted memory relay, flushed Redis, second instance; no request reaches it', async () => {

@@ -129,9 +129,14 @@ describe('relay HTTP surface', () => {
     expect((await h.post('/api/v1/relay/register', once)).status).toBe(200);
     await refused(once, /already used/);
     await refused({ ...(await registerBody(mine)), secret: newSecret() }, /not signed/);
-    // The old secret-only register is refused outright, never trusted on first use.
-    await refused({ serverId: mine.serverId, secret: newSecret() }, /key-based/);
-    await refused({ serverId: 'srv_oldstyle123', secret: newSecret() }, /key-based/);
+    // A register without a key and its proof does not validate: nothing is trusted on first use.
+    for (const body of [
+      { serverId: mine.serverId, secret: newSecret() },
+      { serverId: 'srv_oldstyle123', secret: newSecret() },
+    ]) {
+      const r = await h.post('/api/v1/relay/register', body);
+      expect([r.status, r.json.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    }
     // A guessed secret cannot pull or respond; the latest proven register's secret can.
     const guess = newSecret();
     const pull = (secret: string) =>
