@@ -19,8 +19,7 @@ import {
   readNotes,
   readSnapshotIndex,
   readTerms,
-  resolvedPath,
-  rowsOf,
+  resolvedPathsOf,
   SECTION,
   SnapshotError,
   type SnapshotIndex,
@@ -159,16 +158,13 @@ export async function readBinaryCache(
     files: graph.files,
     resolved(entry) {
       const row = entries.rowOf.get(entry);
-      let rows: Uint32Array | null = null;
+      if (row === undefined) return null;
       try {
-        rows = row === undefined ? null : rowsOf(graph, row);
+        return resolvedPathsOf(notes, graph, row);
       } catch {
         // A row that does not hold up is resolved again (the section passed its checksum).
+        return null;
       }
-      if (!rows) return null;
-      const out = new Array<string | null>(rows.length);
-      for (let i = 0; i < rows.length; i++) out[i] = resolvedPath(notes, graph, rows[i]!);
-      return out;
     },
   };
 }

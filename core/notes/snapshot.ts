@@ -543,6 +543,8 @@ export interface GraphTable {
   at: Int32Array;
   b: Uint8Array;
   max: number;
+  /** A view of `b`, made at the first read. */
+  view?: DataView;
 }
 
 export function readGraph(b: Uint8Array, notes: number): GraphTable {
@@ -562,20 +564,22 @@ export function readGraph(b: Uint8Array, notes: number): GraphTable {
   return { files, at, b, max: notes + files.length };
 }
 
-/** The resolutions of note row `i` (null: resolve on load). */
-export function rowsOf(g: GraphTable, i: number): Uint32Array | null {
+/**
+ * Where the links of note row `i` point, as paths (null: resolve on load). Read straight from the
+ * section's bytes (their bounds were checked by `readGraph`): no typed array per note.
+ */
+export function resolvedPathsOf(t: NoteTable, g: GraphTable, i: number): (string | null)[] | null {
   const at = g.at[i]!;
   if (at < 0) return null;
-  const r = new Reader(g.b);
-  r.at = at;
-  const a = r.u32s(r.u32());
-  for (let j = 0; j < a.length; j++) if (a[j]! > g.max) fail('a link to nowhere');
-  return a;
-}
-
-/** The row of a resolution back as a path. */
-export function resolvedPath(t: NoteTable, g: GraphTable, row: number): string | null {
-  return row === 0 ? null : row <= t.n ? t.paths[row - 1]! : g.files[row - 1 - t.n]!;
+  const v = (g.view ??= new DataView(g.b.buffer, g.b.byteOffset, g.b.byteLength));
+  const k = v.getUint32(at, true);
+  const out = new Array<string | null>(k);
+  for (let j = 0; j < k; j++) {
+    const row = v.getUint32(at + 4 + j * 4, true);
+    if (row > g.max) fail('a link to nowhere');
+    out[j] = row === 0 ? null : row <= t.n ? t.paths[row - 1]! : g.files[row - 1 - t.n]!;
+  }
+  return out;
 }
 
 /** The search index's notes: `[id, path, body length, title words]` and the next id. */
