@@ -543,8 +543,8 @@ export interface GraphTable {
   at: Int32Array;
   b: Uint8Array;
   max: number;
-  /** A view of `b`, made at the first read. */
-  view?: DataView;
+  /** A view of `b`. */
+  view: DataView;
 }
 
 export function readGraph(b: Uint8Array, notes: number): GraphTable {
@@ -561,7 +561,7 @@ export function readGraph(b: Uint8Array, notes: number): GraphTable {
     r.need(k * 4);
     r.at += k * 4;
   }
-  return { files, at, b, max: notes + files.length };
+  return { files, at, b, max: notes + files.length, view: r.v };
 }
 
 /**
@@ -571,7 +571,7 @@ export function readGraph(b: Uint8Array, notes: number): GraphTable {
 export function resolvedPathsOf(t: NoteTable, g: GraphTable, i: number): (string | null)[] | null {
   const at = g.at[i]!;
   if (at < 0) return null;
-  const v = (g.view ??= new DataView(g.b.buffer, g.b.byteOffset, g.b.byteLength));
+  const v = g.view;
   const k = v.getUint32(at, true);
   const out = new Array<string | null>(k);
   for (let j = 0; j < k; j++) {
