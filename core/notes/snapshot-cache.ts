@@ -72,7 +72,12 @@ export class SnapshotEntries {
     const row = this.rowOfPath.get(path);
     if (row === undefined || this.notes.size[row] !== size || this.notes.mtime[row] !== mtimeMs)
       return undefined;
-    return this.parse(row);
+    try {
+      return this.parse(row);
+    } catch {
+      // A row that does not hold up (its section passed its checksum) is read from the file again.
+      return undefined;
+    }
   }
   /** When the snapshot first saw `path` (no row parsed); undefined when it does not hold it. */
   firstSeen(path: string): number | undefined {
@@ -119,7 +124,7 @@ export interface BinaryCache {
 /**
  * Reads the snapshot of `size` bytes and the journal. Throws (a `SnapshotError`, or whatever a
  * damaged byte makes a decoder throw) when anything fails its check: the caller indexes cold.
- * A row of the note table fails its check when it is parsed (the load then indexes cold too).
+ * A row of the note table is checked when it is parsed; one that fails is read from its file again.
  */
 export async function readBinaryCache(
   state: BinaryStateStore,

@@ -11,7 +11,7 @@ import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts'
 import { analyzeNote } from '../../../core/notes/markdown/analyzer.ts';
 import { createNoteService, type NoteService } from '../../../core/notes/service.ts';
 import { Checksum, checksum32, SNAPSHOT_LAYOUT } from '../../../core/notes/snapshot.ts';
-import { SNAPSHOT_KEY } from '../../../core/notes/snapshot-cache.ts';
+import { SNAPSHOT_KEY, SnapshotEntries } from '../../../core/notes/snapshot-cache.ts';
 import type { StateStore } from '../../../core/ports.ts';
 import { clock, fixtureFiles, fixtureNotes, fixtureStores, jsonOnlyStateStore } from './snapshot-vault.ts';
 
@@ -309,5 +309,36 @@ describe('lazy search lists', () => {
     const s2 = createNoteService({ ...fixtureStores(), state, clock });
     await s2.load();
     expect(await answers(s2)).toBe(await answers(await coldOf()));
+  });
+});
+
+describe("the snapshot's entries, parsed only when kept", () => {
+  const row = (json: string) => new TextEncoder().encode(json);
+  const good = JSON.stringify(['abc', null, ['t'], [], 3, null, [], {}, 0]);
+  const table = (rest: string) => {
+    const bytes = row(rest);
+    return {
+      n: 1,
+      paths: ['a.md'],
+      size: new Float64Array([10]),
+      mtime: new Float64Array([5]),
+      firstSeen: new Float64Array([1]),
+      rest: bytes,
+      at: new Uint32Array([0, bytes.length]),
+    };
+  };
+
+  it('compares size and mtime before parsing, and gives a row that does not parse as not kept', () => {
+    const entries = new SnapshotEntries(table(good));
+    expect(entries.kept('a.md', 11, 5)).toBeUndefined();
+    expect(entries.kept('a.md', 10, 6)).toBeUndefined();
+    expect(entries.rowOf.size).toBe(0);
+    expect(entries.firstSeen('a.md')).toBe(1);
+    expect(entries.kept('a.md', 10, 5)?.checksum).toBe('abc');
+    expect(entries.rowOf.size).toBe(1);
+    const damaged = new SnapshotEntries(table('[not json'));
+    expect(damaged.kept('a.md', 10, 5)).toBeUndefined();
+    expect(damaged.has('a.md')).toBe(true);
+    expect(damaged.firstSeen('a.md')).toBe(1);
   });
 });
