@@ -223,11 +223,12 @@ export function createLinkGraph() {
     }
   };
 
-  const attach = (path: string, src: Source, changed: Set<string>) => {
+  /** `changed` null: a bulk load, where nothing was read before (no set to fill and clear per note). */
+  const attach = (path: string, src: Source, changed: Set<string> | null) => {
     for (const p of src.paths) {
       if (!p) continue;
       addTo(backlinks, p, path);
-      changed.add(p);
+      changed?.add(p);
     }
   };
 
@@ -275,27 +276,29 @@ export function createLinkGraph() {
   const setLinks = (
     path: string,
     links: readonly LinkRef[],
-    changed: Set<string>,
+    changed: Set<string> | null,
     memo?: Map<string, string | null>,
     given?: (string | null)[] | null,
     keyMemo?: Map<string, string>,
   ) => {
-    const shared = distinctShared(links);
+    // Resolutions given (a snapshot's) were made for these very links, which an entry keeps
+    // distinct (`toEntry`): no Set per note to check it again.
+    const known = !!given && given.length === links.length;
+    const shared = known ? links : distinctShared(links);
     const src: Source = {
       links: shared,
-      paths:
-        given && shared === links && given.length === links.length
-          ? given
-          : shared.map((l) => {
-              // Only a markdown link's resolution depends on the note it is written in.
-              if (!memo || l.kind === 'markdown') return resolve(path, l);
-              let p = memo.get(l.target);
-              if (p === undefined) {
-                p = resolve(path, l);
-                memo.set(l.target, p);
-              }
-              return p;
-            }),
+      paths: known
+        ? given
+        : shared.map((l) => {
+            // Only a markdown link's resolution depends on the note it is written in.
+            if (!memo || l.kind === 'markdown') return resolve(path, l);
+            let p = memo.get(l.target);
+            if (p === undefined) {
+              p = resolve(path, l);
+              memo.set(l.target, p);
+            }
+            return p;
+          }),
     };
     if (!refsPending) for (const k of keysOf(shared, keyMemo)) addTo(refsByKey, k, path);
     sources.set(path, src);
@@ -388,15 +391,13 @@ export function createLinkGraph() {
         if (!sources.has(path)) addPath(path);
         if ((i & 1023) === 1023) yield;
       }
-      const ignored = new Set<string>();
       // Nothing changes while loading: each distinct wiki-link target resolves once.
       const memo = new Map<string, string | null>();
       const keyMemo = new Map<string, string>();
       for (let i = 0; i < notes.length; i++) {
         const [path, links] = notes[i]!;
         // Resolutions known (a snapshot of these very notes and files) are taken as they are.
-        setLinks(path, links, ignored, memo, resolved?.(i), keyMemo);
-        ignored.clear();
+        setLinks(path, links, null, memo, resolved?.(i), keyMemo);
         if ((i & 255) === 255) yield;
       }
     },

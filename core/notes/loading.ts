@@ -22,8 +22,8 @@ import { indexFromCache, settled } from './warm-start.ts';
 
 /**
  * The snapshot of the index as JSON (layout in note-index.ts): written on stores that cannot read
- * by byte range (Workers KV); elsewhere read once, when no binary snapshot exists, and replaced by
- * one (`SNAPSHOT_KEY`, snapshot.ts).
+ * by byte range (Workers KV), and only there; elsewhere the binary snapshot (`SNAPSHOT_KEY`,
+ * snapshot.ts) is the only cache.
  */
 export const CACHE_KEY = 'index-cache.json';
 export { SNAPSHOT_KEY };
@@ -46,7 +46,7 @@ export async function loadVault(
   onProgress?: (done: number, total: number) => void,
   opts: { watch?: boolean } = {},
 ): Promise<void> {
-  const { store, state, logger, clock } = ctx;
+  const { store, logger, clock } = ctx;
   await ctx.mutex.run(async () => {
     await ctx.saving;
     // The snapshot (and its journal) is what the index was at the last save, not the vault: it only
@@ -102,16 +102,13 @@ export async function loadVault(
       const kept: IndexEntry[] = [];
       const toParse: { info: FileInfo; firstSeen: number }[] = [];
       for (const info of files.slice(i, i + BATCH)) {
-        const cached = cache?.entries.get(info.path);
-        if (
-          cached &&
-          cached.size === info.size &&
-          cached.mtimeMs === info.mtimeMs &&
-          index.search.has(info.path)
-        ) {
+        // Size and mtime are compared before anything of the entry is parsed (snapshot-cache.ts).
+        const cached = cache && keptEntry(cache, info);
+        if (cached && index.search.has(info.path)) {
           kept.push(cached);
         } else {
-          toParse.push({ info, firstSeen: cached?.firstSeen ?? Math.min(clock.now(), info.mtimeMs) });
+          const firstSeen = cache && firstSeenOf(cache, info.path);
+          toParse.push({ info, firstSeen: firstSeen ?? Math.min(clock.now(), info.mtimeMs) });
         }
       }
       if (!toParse.length) return { kept, toParse, bytes: [], texts: [], sums: [], analyses: [] };
@@ -179,11 +176,6 @@ export async function loadVault(
     // Joined to the index a few hundred notes a step, yielding every few ms (`sliced`).
     for await (const _ of sliced(index.putManySteps(loaded, resolvedFor(cache, files, filePaths, loaded))));
     if (cache && cache.entries.size !== files.length) ctx.dirty = true;
-    // A JSON cache read where a binary one can be written: replaced by the first save.
-    if (cache && !('notePaths' in cache) && canHoldBinary(state)) {
-      ctx.dirty = true;
-      ctx.snapshotNeeded = true;
-    }
     // What the warm path spared: the operator's (and the stop tests') sign that the snapshot was used.
     if (cache)
       logger?.info('vault checked against the index snapshot', {
@@ -208,25 +200,35 @@ export async function loadVault(
 
 type WarmCache = ReturnType<typeof parseIndexCache> | BinaryCache;
 
+/** The cached entry of `info.path` when its size and mtime are the file's (a snapshot row is parsed only then). */
+function keptEntry(cache: NonNullable<WarmCache>, info: FileInfo): IndexEntry | undefined {
+  if ('notePaths' in cache) return cache.entries.kept(info.path, info.size, info.mtimeMs);
+  const e = cache.entries.get(info.path);
+  return e && e.size === info.size && e.mtimeMs === info.mtimeMs ? e : undefined;
+}
+
+/** When the cache first saw `path` (undefined: it does not hold it). */
+const firstSeenOf = (cache: NonNullable<WarmCache>, path: string): number | undefined =>
+  'notePaths' in cache ? cache.entries.firstSeen(path) : cache.entries.get(path)?.firstSeen;
+
 /**
- * The index cache: the binary snapshot where the store reads byte ranges, else (or when there is
- * none yet: a cache of the JSON layout is read once, then replaced) the JSON one; null when there is
- * none, or it is damaged (the vault is indexed cold; nothing damaged is ever trusted).
+ * The index cache: the binary snapshot where the store reads byte ranges, else the JSON one (Workers
+ * KV); null when there is none, or it is damaged (the vault is indexed cold; nothing damaged is
+ * ever trusted). A store that reads byte ranges never reads a JSON cache (none was ever released).
  */
 async function readCache(ctx: NoteContext): Promise<WarmCache> {
   const { state, logger } = ctx;
   if (!state) return null;
   if (canHoldBinary(state)) {
     const size = await state.byteSize(SNAPSHOT_KEY);
-    if (size !== null) {
-      try {
-        return await readBinaryCache(state, size, JOURNAL_KEY, ctx.pause);
-      } catch (err) {
-        logger?.warn('ignoring a damaged index snapshot: the vault is indexed again', {
-          error: err instanceof Error ? err.message : String(err),
-        });
-        return null;
-      }
+    if (size === null) return null;
+    try {
+      return await readBinaryCache(state, size, JOURNAL_KEY, ctx.pause);
+    } catch (err) {
+      logger?.warn('ignoring a damaged index snapshot: the vault is indexed again', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return null;
     }
   }
   const [snapshot, journal] = await Promise.all([
@@ -362,9 +364,7 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
   for await (const _ of sliced(index.search.sweep()));
   const gen = Math.max((cache?.gen ?? 0) + 1, ctx.clock.now());
   const binary = canHoldBinary(state);
-  const capture = binary
-    ? { ...index.captureSnapshot(gen), vault: ctx.files?.vault ?? null }
-    : index.capture(gen);
+  const capture = binary ? index.captureSnapshot(gen) : index.capture(gen);
   // Changes from here on are journaled under the new generation (by the next save).
   index.track(true);
   try {
@@ -373,8 +373,6 @@ async function saveNow(ctx: NoteContext): Promise<boolean> {
         SNAPSHOT_KEY,
         sliced(snapshotBytes(capture as ReturnType<typeof index.captureSnapshot>)),
       );
-      // The JSON cache it replaces (if any) is read no more.
-      await state.remove(CACHE_KEY);
     } else {
       const pieces = sliced(snapshotParts(capture));
       if (state.putPieces) await state.putPieces(CACHE_KEY, pieces);

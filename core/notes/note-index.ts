@@ -438,14 +438,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
         // A large note is indexed in steps: its entry may be ahead of the graph for a moment.
         return r.links === e.links ? r.paths : null;
       });
-      return {
-        gen,
-        entries: c.entries,
-        resolutions,
-        files: graph.filesUnder(''),
-        folders: [...folders],
-        search: c.search,
-      };
+      return { gen, entries: c.entries, resolutions, files: graph.filesUnder(''), search: c.search };
     },
 
     /** Serializes entries and the search index for a warm restart (tests; the server saves in pieces). */
@@ -534,7 +527,7 @@ export function parseIndexCache(text: string | null, journal?: string | null): P
 export function applyJournal(
   gen: number,
   journal: string | null | undefined,
-  entries: Map<string, IndexEntry>,
+  entries: { set(path: string, entry: IndexEntry): unknown; delete(path: string): unknown },
   searchJournal: ([string] | [string, DocTerms])[],
 ): number {
   if (!journal?.startsWith(journalHeader(gen))) return 0;

@@ -11,23 +11,18 @@ import { yieldToEventLoop } from './slices.ts';
 import {
   Checksum,
   entryAt,
-  FOLDERS_SECTION,
   type GraphTable,
   type NoteTable,
   rangeOf,
   readDocs,
-  readFolders,
   readGraph,
   readNotes,
   readSnapshotIndex,
   readTerms,
-  readVault,
-  resolvedPath,
-  rowsOf,
+  resolvedPathsOf,
   SECTION,
   SnapshotError,
   type SnapshotIndex,
-  VAULT_SECTION,
 } from './snapshot.ts';
 
 /** The binary snapshot's key in the state store. */
@@ -39,32 +34,97 @@ export type BinaryStateStore = StateStore & Required<Pick<StateStore, 'putBytes'
 export const canHoldBinary = (s: StateStore | undefined): s is BinaryStateStore =>
   !!s?.putBytes && !!s.getRange && !!s.byteSize;
 
+/**
+ * The snapshot's entries (with its journal applied), each parsed from the note table only when
+ * asked for: the load compares a file's size and mtime with the table's columns first (`kept`) and
+ * parses only the rows it keeps; a note changed while the server was down is never parsed.
+ */
+export class SnapshotEntries {
+  /** Paths of the journal's lines: the entry it left, or null (removed). */
+  private readonly journal = new Map<string, IndexEntry | null>();
+  private readonly rowOfPath = new Map<string, number>();
+  /** The row each parsed entry came from (its link resolutions are found by it). */
+  readonly rowOf = new Map<IndexEntry, number>();
+  private count: number;
+  /** The table's own paths (before the journal). */
+  readonly tablePaths: { has(path: string): boolean; readonly size: number };
+  constructor(private readonly notes: NoteTable) {
+    for (let i = 0; i < notes.n; i++) this.rowOfPath.set(notes.paths[i]!, i);
+    this.count = notes.n;
+    const rows = this.rowOfPath;
+    this.tablePaths = { has: (path) => rows.has(path), size: rows.size };
+  }
+  has(path: string): boolean {
+    const j = this.journal.get(path);
+    return j !== undefined ? j !== null : this.rowOfPath.has(path);
+  }
+  /** The entry of `path` (parsed now when it comes from the table). */
+  get(path: string): IndexEntry | undefined {
+    const j = this.journal.get(path);
+    if (j !== undefined) return j ?? undefined;
+    const row = this.rowOfPath.get(path);
+    return row === undefined ? undefined : this.parse(row);
+  }
+  /** The entry of `path` when it has this size and mtime (only then parsed), else undefined. */
+  kept(path: string, size: number, mtimeMs: number): IndexEntry | undefined {
+    const j = this.journal.get(path);
+    if (j !== undefined) return j && j.size === size && j.mtimeMs === mtimeMs ? j : undefined;
+    const row = this.rowOfPath.get(path);
+    if (row === undefined || this.notes.size[row] !== size || this.notes.mtime[row] !== mtimeMs)
+      return undefined;
+    try {
+      return this.parse(row);
+    } catch {
+      // A row that does not hold up (its section passed its checksum) is read from the file again.
+      return undefined;
+    }
+  }
+  /** When the snapshot first saw `path` (no row parsed); undefined when it does not hold it. */
+  firstSeen(path: string): number | undefined {
+    const j = this.journal.get(path);
+    if (j !== undefined) return j?.firstSeen;
+    const row = this.rowOfPath.get(path);
+    return row === undefined ? undefined : this.notes.firstSeen[row];
+  }
+  set(path: string, entry: IndexEntry): void {
+    if (!this.has(path)) this.count++;
+    this.journal.set(path, entry);
+  }
+  delete(path: string): void {
+    if (this.has(path)) this.count--;
+    this.journal.set(path, null);
+  }
+  *keys(): Generator<string> {
+    for (const [p, e] of this.journal) if (e) yield p;
+    for (const p of this.notes.paths) if (!this.journal.has(p)) yield p;
+  }
+  get size(): number {
+    return this.count;
+  }
+  private parse(row: number): IndexEntry {
+    const e = entryAt(this.notes, row);
+    this.rowOf.set(e, row);
+    return e;
+  }
+}
+
 /** What the warm start takes from a binary snapshot and its journal. */
 export interface BinaryCache {
   gen: number;
-  entries: Map<string, IndexEntry>;
+  entries: SnapshotEntries;
   search: LazySearch;
   journaled: number;
   /** The snapshot's notes (before the journal) and the vault's files when it was taken. */
-  notePaths: ReadonlySet<string>;
+  notePaths: { has(path: string): boolean; readonly size: number };
   files: readonly string[];
-  /**
-   * The vault's folders when it was taken (empty ones included); null for a snapshot written
-   * without them (before 2026-11-27): such a snapshot is checked against the vault before use.
-   */
-  folders: readonly string[] | null;
-  /** The name of the vault it was taken of (null: none); undefined for a snapshot without it. */
-  vault: string | null | undefined;
   /** Where an entry's links pointed, for the entries as the snapshot holds them (by object). */
   resolved(entry: IndexEntry): (string | null)[] | null;
 }
 
-/** Longest run of decoding between two yields to the event loop, in ms. */
-const SLICE_MS = 8;
-
 /**
  * Reads the snapshot of `size` bytes and the journal. Throws (a `SnapshotError`, or whatever a
  * damaged byte makes a decoder throw) when anything fails its check: the caller indexes cold.
+ * A row of the note table is checked when it is parsed; one that fails is read from its file again.
  */
 export async function readBinaryCache(
   state: BinaryStateStore,
@@ -76,8 +136,6 @@ export async function readBinaryCache(
   const read = (offset: number, length: number) => state.getRange(SNAPSHOT_KEY, offset, length);
   const index = await readSnapshotIndex(size, read);
   const eager: number[] = [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS];
-  if (index.sections.has(FOLDERS_SECTION)) eager.push(FOLDERS_SECTION);
-  if (index.sections.has(VAULT_SECTION)) eager.push(VAULT_SECTION);
   const range = rangeOf(index, eager);
   const [bytes, journal] = await Promise.all([
     read(range.offset, range.length),
@@ -90,25 +148,8 @@ export async function readBinaryCache(
   const graph: GraphTable = readGraph(sections.get(SECTION.GRAPH)!, notes.n);
   await pause();
   const docs = readDocs(sections.get(SECTION.DOCS)!, notes);
-  const folderBytes = sections.get(FOLDERS_SECTION);
-  const folders = folderBytes ? readFolders(folderBytes) : null;
-  const vaultBytes = sections.get(VAULT_SECTION);
-  const vault = vaultBytes ? readVault(vaultBytes) : undefined;
-
   await pause();
-  // Entries parsed one by one, yielding to the event loop every few ms.
-  const entries = new Map<string, IndexEntry>();
-  const rowOf = new Map<IndexEntry, number>();
-  let slice = performance.now();
-  for (let i = 0; i < notes.n; i++) {
-    const e = entryAt(notes, i);
-    entries.set(e.path, e);
-    rowOf.set(e, i);
-    if ((i & 63) === 0 && performance.now() - slice > SLICE_MS) {
-      await pause();
-      slice = performance.now();
-    }
-  }
+  const entries = new SnapshotEntries(notes);
   const searchJournal: ([string] | [string, DocTerms])[] = [];
   const journaled = applyJournal(index.gen, journal, entries, searchJournal);
   const terms = lazyTerms(state, index.gen);
@@ -118,22 +159,17 @@ export async function readBinaryCache(
     entries,
     search: { lazy: true, nextId: docs.nextId, docs: docs.docs, journal: searchJournal, terms },
     journaled,
-    notePaths: new Set(notes.paths),
+    notePaths: entries.tablePaths,
     files: graph.files,
-    folders,
-    vault,
     resolved(entry) {
-      const row = rowOf.get(entry);
-      let rows: Uint32Array | null = null;
+      const row = entries.rowOf.get(entry);
+      if (row === undefined) return null;
       try {
-        rows = row === undefined ? null : rowsOf(graph, row);
+        return resolvedPathsOf(notes, graph, row);
       } catch {
         // A row that does not hold up is resolved again (the section passed its checksum).
+        return null;
       }
-      if (!rows) return null;
-      const out = new Array<string | null>(rows.length);
-      for (let i = 0; i < rows.length; i++) out[i] = resolvedPath(notes, graph, rows[i]!);
-      return out;
     },
   };
 }

@@ -24,15 +24,11 @@
  *    the terms (a string list). Read on first search only.
  * 5. POSTINGS, every term's posting list as memory holds it (varints), one after another. Read with
  *    TERMS, on first search only.
- * 6. FOLDERS (optional, `FOLDERS_SECTION`; written between DOCS and TERMS since 2026-11-27): the
- *    vault's folders as the index knew them, empty ones included (a string list). Still written; the
- *    load takes the folders from its walk of the vault (loading.ts). Readers that do not know it
- *    skip it (sections are found through the table), so the layout stays 1.
- * 7. VAULT (optional, `VAULT_SECTION`, written with FOLDERS): the name of the vault it was taken of
- *    (`FileStore.vault`, a string list of one, or none). Still written, not needed by the load.
+ * Sections of other ids (6 and 7 held the vault's folders and name until 2026-12-06: the load
+ * takes both from its walk of the vault) are skipped: they are found through the table.
  *
- * The warm start reads the header, table, NOTES, GRAPH, DOCS, FOLDERS and VAULT (one range); TERMS and
- * POSTINGS when a search (or a save) first needs them. Any failed check means a cold index.
+ * The warm start reads the header, table, NOTES, GRAPH and DOCS (one range); TERMS and POSTINGS
+ * when a search (or a save) first needs them. Any failed check means a cold index.
  */
 import type { IndexEntry } from './note-index.ts';
 
@@ -41,10 +37,6 @@ export const SNAPSHOT_MAGIC = 'QUIRESNP';
 export const SNAPSHOT_LAYOUT = 1;
 
 export const SECTION = { NOTES: 1, GRAPH: 2, DOCS: 3, TERMS: 4, POSTINGS: 5 } as const;
-/** The optional section of the vault's folders (not in `SECTION`: a snapshot may lack it). */
-export const FOLDERS_SECTION = 6;
-/** The optional section naming the vault the snapshot was taken of (written with FOLDERS). */
-export const VAULT_SECTION = 7;
 const HEADER = 24;
 const TRAILER = 16;
 const ROW = 24;
@@ -181,10 +173,6 @@ export interface SnapshotCapture {
   resolutions: (readonly (string | null)[] | null)[];
   /** The vault's other files known to the link graph. */
   files: string[];
-  /** The vault's folders as the index knows them (empty ones included); absent: no FOLDERS section. */
-  folders?: string[];
-  /** The vault's name (`FileStore.vault`; null: none), written with the folders. */
-  vault?: string | null;
   search: {
     nextId: number;
     docs: [number, string, number, number][];
@@ -256,10 +244,6 @@ function* sectionPieces(c: SnapshotCapture, id: number): Generator<Uint8Array> {
     }
     yield w.take();
     yield* stringList(extra);
-  } else if (id === FOLDERS_SECTION) {
-    yield* stringList(c.folders ?? []);
-  } else if (id === VAULT_SECTION) {
-    yield* stringList(c.vault == null ? [] : [c.vault]);
   } else if (id === SECTION.TERMS) {
     const t = c.search.terms;
     w.u32(t.length);
@@ -313,9 +297,7 @@ export function* snapshotBytes(c: SnapshotCapture): Generator<Uint8Array> {
   yield header;
   let at = HEADER;
   const table = new Writer();
-  const ids: number[] = [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS];
-  if (c.folders) ids.push(FOLDERS_SECTION, VAULT_SECTION);
-  ids.push(SECTION.TERMS, SECTION.POSTINGS);
+  const ids: number[] = [SECTION.NOTES, SECTION.GRAPH, SECTION.DOCS, SECTION.TERMS, SECTION.POSTINGS];
   for (const id of ids) {
     const start = at;
     const sum = new Checksum();
@@ -523,16 +505,23 @@ export function entryAt(t: NoteTable, i: number): IndexEntry {
   const end = i + 1 < t.n ? t.at[i + 1]! - 4 : t.at[i + 1]!;
   const rest = JSON.parse(utf8.decode(t.rest.subarray(t.at[i]!, end))) as unknown[];
   if (!Array.isArray(rest) || rest.length !== REST_FIELDS.length) fail('a damaged entry');
-  const e: Record<string, unknown> = {
-    path: t.paths[i],
-    size: t.size[i],
-    mtimeMs: t.mtime[i],
-  };
-  REST_FIELDS.forEach((f, k) => {
-    e[f] = rest[k];
-  });
-  e.firstSeen = t.firstSeen[i];
-  const entry = e as unknown as IndexEntry;
+  // One literal in the order `toEntry` builds an entry: every entry has the same shape, whether
+  // parsed here or indexed now (REST_FIELDS' order, written by `sectionPieces`).
+  const entry = {
+    path: t.paths[i]!,
+    size: t.size[i]!,
+    mtimeMs: t.mtime[i]!,
+    checksum: rest[0],
+    titleExplicit: rest[1],
+    tags: rest[2],
+    links: rest[3],
+    wordCount: rest[4],
+    created: rest[5],
+    firstSeen: t.firstSeen[i]!,
+    warnings: rest[6],
+    frontmatter: rest[7],
+    bodyStart: rest[8],
+  } as IndexEntry;
   if (
     typeof entry.checksum !== 'string' ||
     !Array.isArray(entry.tags) ||
@@ -554,6 +543,8 @@ export interface GraphTable {
   at: Int32Array;
   b: Uint8Array;
   max: number;
+  /** A view of `b`. */
+  view: DataView;
 }
 
 export function readGraph(b: Uint8Array, notes: number): GraphTable {
@@ -570,23 +561,25 @@ export function readGraph(b: Uint8Array, notes: number): GraphTable {
     r.need(k * 4);
     r.at += k * 4;
   }
-  return { files, at, b, max: notes + files.length };
+  return { files, at, b, max: notes + files.length, view: r.v };
 }
 
-/** The resolutions of note row `i` (null: resolve on load). */
-export function rowsOf(g: GraphTable, i: number): Uint32Array | null {
+/**
+ * Where the links of note row `i` point, as paths (null: resolve on load). Read straight from the
+ * section's bytes (their bounds were checked by `readGraph`): no typed array per note.
+ */
+export function resolvedPathsOf(t: NoteTable, g: GraphTable, i: number): (string | null)[] | null {
   const at = g.at[i]!;
   if (at < 0) return null;
-  const r = new Reader(g.b);
-  r.at = at;
-  const a = r.u32s(r.u32());
-  for (let j = 0; j < a.length; j++) if (a[j]! > g.max) fail('a link to nowhere');
-  return a;
-}
-
-/** The row of a resolution back as a path. */
-export function resolvedPath(t: NoteTable, g: GraphTable, row: number): string | null {
-  return row === 0 ? null : row <= t.n ? t.paths[row - 1]! : g.files[row - 1 - t.n]!;
+  const v = g.view;
+  const k = v.getUint32(at, true);
+  const out = new Array<string | null>(k);
+  for (let j = 0; j < k; j++) {
+    const row = v.getUint32(at + 4 + j * 4, true);
+    if (row > g.max) fail('a link to nowhere');
+    out[j] = row === 0 ? null : row <= t.n ? t.paths[row - 1]! : g.files[row - 1 - t.n]!;
+  }
+  return out;
 }
 
 /** The search index's notes: `[id, path, body length, title words]` and the next id. */
@@ -611,22 +604,6 @@ export function readDocs(
     docs[i] = [ids[i]!, path!, lens[i]!, tlens[i]!];
   }
   return { nextId, docs };
-}
-
-/** The vault's folders of a FOLDERS section. */
-export function readFolders(b: Uint8Array): string[] {
-  const r = new Reader(b);
-  const folders = r.strings();
-  if (r.at !== b.length) fail('a damaged folder list');
-  return folders;
-}
-
-/** The vault's name of a VAULT section (null: none). */
-export function readVault(b: Uint8Array): string | null {
-  const r = new Reader(b);
-  const names = r.strings();
-  if (r.at !== b.length || names.length > 1) fail('a damaged vault name');
-  return names[0] ?? null;
 }
 
 /** The search terms, their lists' counts and last ids, and where each list sits in POSTINGS. */

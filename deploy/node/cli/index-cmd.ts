@@ -9,7 +9,6 @@ import { ConfigError, loadConfig } from '../../shared/config/server.ts';
 import { CliProblem, type Command, EXIT, parse } from './common.ts';
 import { duration, progressBar } from './progress.ts';
 
-const CACHE_KEY = 'index-cache.json';
 const JOURNAL_KEY = 'index-journal.log';
 
 /** `quire index`: parses the whole vault again and writes a fresh index cache. */
@@ -17,7 +16,7 @@ export const index: Command = {
   help: `Usage: quire index [options]
 
 Parses every note of VAULT_DIR again, ignoring the cache, and writes DATA_DIR/index-snapshot.bin
-(the index cache; an older index-cache.json is removed), so the next start does not re-parse anything. Run it with the server stopped (a running server
+(the index cache), so the next start does not re-parse anything. Run it with the server stopped (a running server
 keeps its own index and saves it over this one). Progress goes to stderr: a bar on a terminal,
 a line a second otherwise.
 
@@ -51,7 +50,7 @@ Exit 0 when the cache is written, 1 on a bad configuration or a failure, 2 on a 
     const state = fsStateStore({ dir: config.dataDir });
     // The cache is read by nobody here: every note is parsed again.
     const fresh: StateStore = {
-      get: (key) => (key === CACHE_KEY ? Promise.resolve(null) : state.get(key)),
+      get: (key) => state.get(key),
       put: (key, value) => state.put(key, value),
       putPieces: (key, pieces) => state.putPieces!(key, pieces),
       append: (key, value) => state.append!(key, value),
@@ -75,7 +74,6 @@ Exit 0 when the cache is written, 1 on a bad configuration or a failure, 2 on a 
       // Nothing to save (an empty vault): no stale cache stays behind either.
       if (!(await notes.saveCache())) {
         await state.remove(SNAPSHOT_KEY);
-        await state.remove(CACHE_KEY);
         await state.remove(JOURNAL_KEY);
       }
     } finally {

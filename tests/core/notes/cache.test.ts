@@ -41,7 +41,12 @@ async function snapshotOf(state: StateStore): Promise<string | null> {
 async function cacheOf(
   state: StateStore,
   journal?: string,
-): Promise<{ gen: number; entries: Map<string, IndexEntry>; journaled: number; search: unknown } | null> {
+): Promise<{
+  gen: number;
+  entries: Pick<Map<string, IndexEntry>, 'get' | 'has' | 'size'>;
+  journaled: number;
+  search: unknown;
+} | null> {
   if (canHoldBinary(state)) {
     const size = await state.byteSize(SNAPSHOT_KEY);
     if (size === null) return null;

@@ -8,9 +8,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
+import { analyzeNote } from '../../../core/notes/markdown/analyzer.ts';
 import { createNoteService, type NoteService } from '../../../core/notes/service.ts';
 import { Checksum, checksum32, SNAPSHOT_LAYOUT } from '../../../core/notes/snapshot.ts';
-import { SNAPSHOT_KEY } from '../../../core/notes/snapshot-cache.ts';
+import { SNAPSHOT_KEY, SnapshotEntries } from '../../../core/notes/snapshot-cache.ts';
 import type { StateStore } from '../../../core/ports.ts';
 import { clock, fixtureFiles, fixtureNotes, fixtureStores, jsonOnlyStateStore } from './snapshot-vault.ts';
 
@@ -76,41 +77,25 @@ describe('the binary index snapshot', () => {
     );
   });
 
-  it('reads the committed JSON cache of layout 5 once, parses no note, and replaces it by a binary snapshot', async () => {
+  it('ignores a JSON cache where the binary snapshot is kept (no release wrote one there): the vault is parsed', async () => {
     const state = memoryStateStore();
     await state.put('index-cache.json', fixture('layout5.json').toString('utf8'));
     let parsed = 0;
+    const stores = fixtureStores();
     const s = createNoteService({
-      ...fixtureStores(),
+      ...stores,
       state,
       clock,
       analyze: async (texts) => {
         parsed += texts.length;
-        return [];
+        return texts.map((t) => analyzeNote(t));
       },
     });
     await s.load();
-    expect(parsed).toBe(0);
+    expect(parsed).toBe(s.status().notes);
     const cold = await coldOf();
     expect(picture(s)).toBe(picture(cold));
     expect(await answers(s)).toBe(await answers(cold));
-    // The first save writes the binary snapshot and drops the JSON one.
-    expect(await s.saveCache()).toBe(true);
-    expect(await state.get('index-cache.json')).toBeNull();
-    expect(await binaryOf(state)).not.toBeNull();
-    const again = createNoteService({
-      ...fixtureStores(),
-      state,
-      clock,
-      analyze: async (texts) => {
-        parsed += texts.length;
-        return [];
-      },
-    });
-    await again.load();
-    expect(parsed).toBe(0);
-    expect(picture(again)).toBe(picture(cold));
-    expect(await answers(again)).toBe(await answers(cold));
   });
 
   it('reads the committed binary snapshot of layout 1 without parsing a note', async () => {
@@ -324,5 +309,36 @@ describe('lazy search lists', () => {
     const s2 = createNoteService({ ...fixtureStores(), state, clock });
     await s2.load();
     expect(await answers(s2)).toBe(await answers(await coldOf()));
+  });
+});
+
+describe("the snapshot's entries, parsed only when kept", () => {
+  const row = (json: string) => new TextEncoder().encode(json);
+  const good = JSON.stringify(['abc', null, ['t'], [], 3, null, [], {}, 0]);
+  const table = (rest: string) => {
+    const bytes = row(rest);
+    return {
+      n: 1,
+      paths: ['a.md'],
+      size: new Float64Array([10]),
+      mtime: new Float64Array([5]),
+      firstSeen: new Float64Array([1]),
+      rest: bytes,
+      at: new Uint32Array([0, bytes.length]),
+    };
+  };
+
+  it('compares size and mtime before parsing, and gives a row that does not parse as not kept', () => {
+    const entries = new SnapshotEntries(table(good));
+    expect(entries.kept('a.md', 11, 5)).toBeUndefined();
+    expect(entries.kept('a.md', 10, 6)).toBeUndefined();
+    expect(entries.rowOf.size).toBe(0);
+    expect(entries.firstSeen('a.md')).toBe(1);
+    expect(entries.kept('a.md', 10, 5)?.checksum).toBe('abc');
+    expect(entries.rowOf.size).toBe(1);
+    const damaged = new SnapshotEntries(table('[not json'));
+    expect(damaged.kept('a.md', 10, 5)).toBeUndefined();
+    expect(damaged.has('a.md')).toBe(true);
+    expect(damaged.firstSeen('a.md')).toBe(1);
   });
 });
