@@ -500,7 +500,7 @@ const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : 'n/a');
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 
-/** Runs every size and renders the markdown section. */
+/** Runs every size: the markdown section, each size's figures, and the empty vault's spawn to health. */
 export async function indexScaleBench(opts: {
   root: string;
   sizes: number[];
@@ -511,7 +511,7 @@ export async function indexScaleBench(opts: {
   mixSeconds?: number;
   indexWork?: boolean;
   log: (l: string) => void;
-}): Promise<string> {
+}): Promise<{ section: string; rows: IndexScaleResult[]; empty: number }> {
   const build = spawnSync('npm', ['run', 'build:server'], { cwd: repo, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`npm run build:server failed: ${build.stderr}`);
   const empty = await emptyVaultHealth();
@@ -523,7 +523,7 @@ export async function indexScaleBench(opts: {
     opts.log(`${notes}: ${JSON.stringify(r)}`);
     rows.push(r);
   }
-  return renderIndexScale(rows, { empty, writes: opts.writes });
+  return { section: renderIndexScale(rows, { empty, writes: opts.writes }), rows, empty };
 }
 
 /**
