@@ -409,12 +409,18 @@ export function relayOverNginx(rounds: RelayBenchResult[][]) {
       const costs = addedCosts(r);
       const n = costs.find((c) => c.label === 'nginx')!;
       const x = costs.find((c) => c.label === label)!;
-      return { cpu: x.cpuUs / n.cpuUs, p50: x.p50ms / n.p50ms, relay: x, nginx: n };
+      // A round where nginx added nothing measurable (the machine's noise above its cost) has no ratio.
+      const over = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
+      return { cpu: over(x.cpuUs, n.cpuUs), p50: over(x.p50ms, n.p50ms), relay: x, nginx: n };
     });
+    const finite = (xs: number[]) => {
+      const ok = xs.filter(Number.isFinite);
+      return ok.length ? median(ok) : Number.NaN;
+    };
     return {
       label,
-      cpuRatio: median(per.map((p) => p.cpu)),
-      p50Ratio: median(per.map((p) => p.p50)),
+      cpuRatio: finite(per.map((p) => p.cpu)),
+      p50Ratio: finite(per.map((p) => p.p50)),
       relayCpuUs: median(per.map((p) => p.relay.cpuUs)),
       nginxCpuUs: median(per.map((p) => p.nginx.cpuUs)),
       relayP50ms: median(per.map((p) => p.relay.p50ms)),

@@ -135,7 +135,7 @@ const suite: Bench[] = [
           figure: `${figure}, ${notes.toLocaleString('en-US')} notes: req/s (server CPU µs/req)`,
           value: `${c[1] ?? 'n/a'} (${c[3] ?? 'n/a'})`,
           anchor: 'bare node:http',
-          anchorValue: `${bare[1] ?? 'n/a'} (${bare[3] ?? 'n/a'})`,
+          anchorValue: `${bare[1] ?? 'n/a'}${bare[3] ? ` (${bare[3]})` : ''}`,
           ratio: `${c[2] ?? 'n/a'}`,
           target,
           met: met(Number.isFinite(share) ? ok(share) : null),
@@ -187,7 +187,7 @@ const suite: Bench[] = [
             anchorValue: `${r.nginxCpuUs} µs`,
             ratio: `${r.cpuRatio.toFixed(2)}x`,
             target: '<= 1.5x',
-            met: met(r.cpuRatio <= 1.5),
+            met: met(Number.isFinite(r.cpuRatio) ? r.cpuRatio <= 1.5 : null),
           },
           {
             bench: 'relay',
@@ -197,7 +197,7 @@ const suite: Bench[] = [
             anchorValue: `${r.nginxP50ms.toFixed(3)} ms`,
             ratio: `${r.p50Ratio.toFixed(2)}x`,
             target: '<= 1.5x',
-            met: met(r.p50Ratio <= 1.5),
+            met: met(Number.isFinite(r.p50Ratio) ? r.p50Ratio <= 1.5 : null),
           },
         );
       }
@@ -469,13 +469,7 @@ async function main(argv: string[]): Promise<number> {
   const chosen = suite.filter((b) => (only ? only.includes(b.name) : b.modes.includes(mode)));
   await mkdir(runDir, { recursive: true });
   const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
-  const info = machineInfo({
-    command,
-    load: { connections: 32, duration: 0, warmup: 0 },
-    coldRuns: 0,
-    warmRuns: 0,
-    updates: 0,
-  });
+  const info = machineInfo(command);
   const started = Date.now();
   const rows: SummaryRow[] = [];
   const sections: string[] = [];
