@@ -398,34 +398,58 @@ export function addedCosts(round: RelayBenchResult[]): AddedCost[] {
 }
 
 /**
- * The relay's added cost against nginx's: per round the ratio of added CPU and of added p50 (each
- * relay target over the nginx of the same round), then the median over rounds. Empty without nginx.
+ * The relay against nginx, per round then the median over rounds (each ratio the relay target over
+ * the nginx of the same round, same server):
+ * - `proxy`: the CPU of the proxy process alone per read (the relay's process against nginx's);
+ * - `total`: the CPU per read of server and proxy together (the relay's server end included);
+ * - `added`: what each adds over a direct read of the round (server + proxy - direct); on a loaded
+ *   machine the direct read's own spread can exceed nginx's cost, and such a round has no ratio;
+ * - `p50`: the latency at one connection through each.
+ * Empty without nginx.
  */
 export function relayOverNginx(rounds: RelayBenchResult[][]) {
   const labels = (rounds[0] ?? []).map((r) => r.label).filter((l) => l.startsWith('relay'));
   if (!rounds[0]?.some((r) => r.label === 'nginx')) return [];
+  const over = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
+  const finite = (xs: number[]) => {
+    const ok = xs.filter(Number.isFinite);
+    return ok.length ? median(ok) : Number.NaN;
+  };
   return labels.map((label) => {
     const per = rounds.map((r) => {
+      const x = r.find((t) => t.label === label)!;
+      const n = r.find((t) => t.label === 'nginx')!;
       const costs = addedCosts(r);
-      const n = costs.find((c) => c.label === 'nginx')!;
-      const x = costs.find((c) => c.label === label)!;
-      // A round where nginx added nothing measurable (the machine's noise above its cost) has no ratio.
-      const over = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
-      return { cpu: over(x.cpuUs, n.cpuUs), p50: over(x.p50ms, n.p50ms), relay: x, nginx: n };
+      const xa = costs.find((c) => c.label === label)!;
+      const na = costs.find((c) => c.label === 'nginx')!;
+      const all = (t: RelayBenchResult) => (t.serverUs ?? 0) + (t.relayUs ?? 0);
+      return {
+        proxy: over(x.relayUs ?? 0, n.relayUs ?? 0),
+        total: over(all(x), all(n)),
+        added: over(xa.cpuUs, na.cpuUs),
+        p50: over(x.p50one ?? 0, n.p50one ?? 0),
+        x,
+        n,
+        xa,
+        na,
+      };
     });
-    const finite = (xs: number[]) => {
-      const ok = xs.filter(Number.isFinite);
-      return ok.length ? median(ok) : Number.NaN;
-    };
+    const f = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}x` : 'n/a');
     return {
       label,
-      cpuRatio: finite(per.map((p) => p.cpu)),
+      proxyRatio: finite(per.map((p) => p.proxy)),
+      totalRatio: finite(per.map((p) => p.total)),
+      addedRatio: finite(per.map((p) => p.added)),
       p50Ratio: finite(per.map((p) => p.p50)),
-      relayCpuUs: median(per.map((p) => p.relay.cpuUs)),
-      nginxCpuUs: median(per.map((p) => p.nginx.cpuUs)),
-      relayP50ms: median(per.map((p) => p.relay.p50ms)),
-      nginxP50ms: median(per.map((p) => p.nginx.p50ms)),
-      perRound: per.map((p) => `${p.cpu.toFixed(2)}x / ${p.p50.toFixed(2)}x`),
+      relayUs: median(per.map((p) => p.x.relayUs ?? 0)),
+      nginxUs: median(per.map((p) => p.n.relayUs ?? 0)),
+      relayTotalUs: median(per.map((p) => (p.x.serverUs ?? 0) + (p.x.relayUs ?? 0))),
+      nginxTotalUs: median(per.map((p) => (p.n.serverUs ?? 0) + (p.n.relayUs ?? 0))),
+      relayAddedUs: median(per.map((p) => p.xa.cpuUs)),
+      nginxAddedUs: median(per.map((p) => p.na.cpuUs)),
+      relayP50ms: median(per.map((p) => p.x.p50one ?? 0)),
+      nginxP50ms: median(per.map((p) => p.n.p50one ?? 0)),
+      perRound: per.map((p) => `${f(p.proxy)} / ${f(p.total)} / ${f(p.added)} / ${f(p.p50)}`),
     };
   });
 }
@@ -456,12 +480,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       );
   }
   console.log(
-    '\nadded per read over direct, relay against nginx (medians of per-round ratios; target <= 1.5x):',
+    '\nrelay against nginx, medians of per-round ratios (proxy CPU / server + proxy CPU / added over direct / p50 at 1 connection; target <= 1.5x):',
   );
   for (const t of out)
     for (const r of relayOverNginx(t.rounds))
       console.log(
-        `${t.label}, ${r.label}: CPU ${r.relayCpuUs} vs ${r.nginxCpuUs} µs (${r.cpuRatio.toFixed(2)}x), p50 at 1 connection ${r.relayP50ms.toFixed(3)} vs ${r.nginxP50ms.toFixed(3)} ms (${r.p50Ratio.toFixed(2)}x); rounds ${r.perRound.join(', ')}`,
+        `${t.label}, ${r.label}: proxy ${r.relayUs} vs ${r.nginxUs} µs (${r.proxyRatio.toFixed(2)}x), server + proxy ${r.relayTotalUs} vs ${r.nginxTotalUs} µs (${r.totalRatio.toFixed(2)}x), added ${r.relayAddedUs} vs ${r.nginxAddedUs} µs (${r.addedRatio.toFixed(2)}x), p50 ${r.relayP50ms} vs ${r.nginxP50ms} ms (${r.p50Ratio.toFixed(2)}x); rounds ${r.perRound.join(', ')}`,
       );
   // Per round, the shares in that round (the rounds' own same-run ratios).
   console.log('\nshares per round (proxied targets of direct):');
