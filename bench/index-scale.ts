@@ -7,8 +7,8 @@
  * req/s with wrk (server on CPU 0, wrk on CPU 1); the index work of one update in-process.
  * Issue 33 adds the list (its gzip share in the spec's shape and as `?format=columns`, the server
  * CPU of the first list after a write), a read-and-write mix, and a growth column per doubling.
- * Run by `npm run bench` (BENCH_INDEX=0 skips it, `only` runs nothing else); sizes from
- * BENCH_INDEX_SIZES (default 1000,10000,50000). `npm run bench:scale` runs 10k, 50k and 100k alone.
+ * The suite's `start` (`npm run bench -- --only start`: 1,000 notes quick, 10k and 50k with --full;
+ * BENCH_START_SIZES names others). `npm run bench:scale` runs 10k, 50k and 100k.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
