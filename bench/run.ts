@@ -15,6 +15,9 @@
  * needs the evaluation vaults (docs/reference/search.md), the warm start a baseline checkout in
  * BENCH_BASE, the runtimes Bun, Deno and workerd, the workspace Chromium. Reads and the relay need
  * wrk and taskset; the relay's anchor needs nginx (Debian: `apt-get install wrk nginx`).
+ * Sizes of their own: BENCH_START_SIZES (the start-up's vaults), BENCH_RELIABILITY_CLIENTS, _SECONDS,
+ * _WARMUP, _NOTES, _KILLS and RELIABILITY_SEED (bench/reliability/run.ts), BENCH_NGINX (its binary,
+ * or 0 for none).
  */
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
