@@ -4,9 +4,8 @@
  * routes carry X-Service-Key. Cache misses: a second server with a small NOTE_CACHE_BYTES, read in a
  * round robin over every note (more notes than its cache holds).
  *
- * Run alone: `BENCH_ONLY=http npm run bench`. Env: BENCH_HTTP_NOTES (10000), BENCH_HTTP_SECONDS (5),
- * BENCH_HTTP_ROUNDS (3),
- * BENCH_CONNECTIONS (32). Needs wrk (`apt-get install wrk`).
+ * The suite's `reads` (`npm run bench -- --only reads`; 1,000 notes quick, 10,000 with --full).
+ * Needs wrk (`apt-get install wrk`).
  */
 import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';

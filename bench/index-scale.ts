@@ -7,8 +7,8 @@
  * req/s with wrk (server on CPU 0, wrk on CPU 1); the index work of one update in-process.
  * Issue 33 adds the list (its gzip share in the spec's shape and as `?format=columns`, the server
  * CPU of the first list after a write), a read-and-write mix, and a growth column per doubling.
- * Run by `npm run bench` (BENCH_INDEX=0 skips it, `only` runs nothing else); sizes from
- * BENCH_INDEX_SIZES (default 1000,10000,50000). `npm run bench:scale` runs 10k, 50k and 100k alone.
+ * The suite's `start` (`npm run bench -- --only start`: 1,000 notes quick, 10k and 50k with --full;
+ * BENCH_START_SIZES names others). `npm run bench:scale` runs 10k, 50k and 100k.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -500,7 +500,7 @@ const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : 'n/a');
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 
-/** Runs every size and renders the markdown section. */
+/** Runs every size: the markdown section, each size's figures, and the empty vault's spawn to health. */
 export async function indexScaleBench(opts: {
   root: string;
   sizes: number[];
@@ -511,7 +511,7 @@ export async function indexScaleBench(opts: {
   mixSeconds?: number;
   indexWork?: boolean;
   log: (l: string) => void;
-}): Promise<string> {
+}): Promise<{ section: string; rows: IndexScaleResult[]; empty: number }> {
   const build = spawnSync('npm', ['run', 'build:server'], { cwd: repo, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`npm run build:server failed: ${build.stderr}`);
   const empty = await emptyVaultHealth();
@@ -523,7 +523,7 @@ export async function indexScaleBench(opts: {
     opts.log(`${notes}: ${JSON.stringify(r)}`);
     rows.push(r);
   }
-  return renderIndexScale(rows, { empty, writes: opts.writes });
+  return { section: renderIndexScale(rows, { empty, writes: opts.writes }), rows, empty };
 }
 
 /**

@@ -22,18 +22,7 @@ const store = memoryNoteStore({
 const notes = createNoteService({ store, clock, logger: quiet });
 await notes.load();
 const inner = createApp({ notes, version: 'bench', clock, logger: quiet });
-// A 10 MB answer for the large-body figure (same bytes direct and relayed).
-const BIG = new Uint8Array(10 * 1024 * 1024).fill(97);
-const app = {
-  fetch: async (req: Request) => {
-    const path = new URL(req.url).pathname;
-    if (path.endsWith('/bench-big'))
-      return new Response(BIG, { headers: { 'content-type': 'application/octet-stream' } });
-    // An upload sink for bench/relay-upload.ts: reads the whole body, answers its size.
-    if (path.endsWith('/bench-sink')) return Response.json({ bytes: (await req.arrayBuffer()).byteLength });
-    return inner.fetch(req);
-  },
-};
+const app = inner;
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
 await new Promise((r) => server.once('listening', r));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { nginxAvailable, startNginx } from './nginx.ts';
 import { canPin, pin, wrk } from './wrk.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -72,7 +73,7 @@ async function child(entry: string, env: Record<string, string>, msg: string, ke
   return { line, stop, pid: proc.pid as number };
 }
 
-/** One measured target. Latencies in ms; CPU in µs per request (relay 0 when direct). */
+/** One measured target. Latencies in ms; CPU in µs per request (`relayUs`: the proxy in front, relay or nginx; 0 when direct). */
 export interface RelayBenchResult {
   label: string;
   rps: number;
@@ -275,11 +276,23 @@ async function measure(
   };
 }
 
-/** One round of one tree: direct, then through the memory relay, then through Redis. */
-async function round(root: string, redisUrl: string | null, seconds: number, tmp: string) {
+/**
+ * One round of one tree: direct, through nginx and through the memory relay on one server (in an
+ * order that turns with `turn`, so no target always meets the server coldest or the machine's
+ * minute alone), then through Redis on a second pair. Results come back in a fixed order: direct,
+ * nginx (when measured), relay (memory), relay (redis).
+ */
+async function round(
+  root: string,
+  redisUrl: string | null,
+  seconds: number,
+  tmp: string,
+  withNginx: boolean,
+  turn = 0,
+) {
   const pinned = await canPin();
   const cpu = pinned ? 1 : undefined;
-  const out: RelayBenchResult[] = [];
+  const out = new Map<string, RelayBenchResult>();
   const queues: [string, string][] = [['relay (memory)', '']];
   if (redisUrl) queues.push(['relay (redis)', redisUrl]);
   for (const [label, url] of queues) {
@@ -287,28 +300,28 @@ async function round(root: string, redisUrl: string | null, seconds: number, tmp
     const relay = await startRelay(root, url, prefix);
     try {
       const server = await startServer(root, relay.url);
+      // The anchor of what a proxy adds: nginx in front of the same server, on the same CPU.
+      const nginx = out.size === 0 && withNginx ? await startNginx(server.url) : null;
       try {
         if (pinned) {
           await pin(relay.pid, 0);
           await pin(server.pid, 0);
+          if (nginx) await pin(nginx.pid, 0);
         }
-        if (out.length === 0)
-          out.push(
-            await measure(
-              'direct',
-              `${server.url}${NOTE}`,
-              server.key,
-              seconds,
-              { server: server.pid },
-              cpu,
-              tmp,
-            ),
-          );
         const via = `${relay.url}/r/${server.serverId}${NOTE}`;
-        out.push(
-          await measure(label, via, server.key, seconds, { server: server.pid, relay: relay.pid }, cpu, tmp),
-        );
+        const targets: [string, string, { server: number; relay?: number }][] = [
+          [label, via, { server: server.pid, relay: relay.pid }],
+        ];
+        if (out.size === 0) {
+          targets.unshift(['direct', `${server.url}${NOTE}`, { server: server.pid }]);
+          if (nginx)
+            targets.splice(1, 0, ['nginx', `${nginx.url}${NOTE}`, { server: server.pid, relay: nginx.pid }]);
+          for (let i = 0; i < turn % targets.length; i++) targets.push(targets.shift()!);
+        }
+        for (const [name, target, pids] of targets)
+          out.set(name, await measure(name, target, server.key, seconds, pids, cpu, tmp));
       } finally {
+        await nginx?.stop();
         await server.stop();
       }
     } finally {
@@ -321,7 +334,7 @@ async function round(root: string, redisUrl: string | null, seconds: number, tmp
       }
     }
   }
-  return out;
+  return ['direct', 'nginx', ...queues.map(([l]) => l)].flatMap((l) => out.get(l) ?? []);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -352,11 +365,12 @@ export async function relayRounds(trees: { label: string; dir: string }[], secon
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   const redis = (await redisAvailable(redisUrl)) ? redisUrl : null;
   const tmp = await mkdtemp(join(tmpdir(), 'quire-relay-wrk-'));
+  const withNginx = process.env.BENCH_NGINX !== '0' && (await nginxAvailable());
   const all = new Map<string, RelayBenchResult[][]>();
   try {
     for (let i = 0; i < rounds; i++)
       for (const t of trees) {
-        const r = await round(t.dir, redis, seconds, tmp);
+        const r = await round(t.dir, redis, seconds, tmp, withNginx, i);
         all.set(t.label, [...(all.get(t.label) ?? []), r]);
         if (process.env.BENCH_VERBOSE) console.error(t.label, i, JSON.stringify(r));
       }
@@ -364,6 +378,80 @@ export async function relayRounds(trees: { label: string; dir: string }[], secon
     await rm(tmp, { recursive: true, force: true });
   }
   return trees.map((t) => ({ ...t, medians: medians(all.get(t.label)!), rounds: all.get(t.label)! }));
+}
+
+/** What one proxied target adds to a read over direct in the same round: CPU µs (both processes) and p50 at 1 connection. */
+export interface AddedCost {
+  label: string;
+  cpuUs: number;
+  p50ms: number;
+}
+
+/** Each proxied target's added cost in one round (direct is the round's first target). */
+export function addedCosts(round: RelayBenchResult[]): AddedCost[] {
+  const direct = round[0]!;
+  return round.slice(1).map((r) => ({
+    label: r.label,
+    cpuUs: (r.serverUs ?? 0) + (r.relayUs ?? 0) - (direct.serverUs ?? 0),
+    p50ms: (r.p50one ?? 0) - (direct.p50one ?? 0),
+  }));
+}
+
+/**
+ * The relay against nginx, per round then the median over rounds (each ratio the relay target over
+ * the nginx of the same round, same server):
+ * - `proxy`: the CPU of the proxy process alone per read (the relay's process against nginx's);
+ * - `total`: the CPU per read of server and proxy together (the relay's server end included);
+ * - `added`: what each adds over a direct read of the round (server + proxy - direct); on a loaded
+ *   machine the direct read's own spread can exceed nginx's cost, and such a round has no ratio;
+ * - `p50`: the latency at one connection through each.
+ * Empty without nginx.
+ */
+export function relayOverNginx(rounds: RelayBenchResult[][]) {
+  const labels = (rounds[0] ?? []).map((r) => r.label).filter((l) => l.startsWith('relay'));
+  if (!rounds[0]?.some((r) => r.label === 'nginx')) return [];
+  const over = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
+  const finite = (xs: number[]) => {
+    const ok = xs.filter(Number.isFinite);
+    return ok.length ? median(ok) : Number.NaN;
+  };
+  return labels.map((label) => {
+    const per = rounds.map((r) => {
+      const x = r.find((t) => t.label === label)!;
+      const n = r.find((t) => t.label === 'nginx')!;
+      const costs = addedCosts(r);
+      const xa = costs.find((c) => c.label === label)!;
+      const na = costs.find((c) => c.label === 'nginx')!;
+      const all = (t: RelayBenchResult) => (t.serverUs ?? 0) + (t.relayUs ?? 0);
+      return {
+        proxy: over(x.relayUs ?? 0, n.relayUs ?? 0),
+        total: over(all(x), all(n)),
+        added: over(xa.cpuUs, na.cpuUs),
+        p50: over(x.p50one ?? 0, n.p50one ?? 0),
+        x,
+        n,
+        xa,
+        na,
+      };
+    });
+    const f = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}x` : 'n/a');
+    return {
+      label,
+      proxyRatio: finite(per.map((p) => p.proxy)),
+      totalRatio: finite(per.map((p) => p.total)),
+      addedRatio: finite(per.map((p) => p.added)),
+      p50Ratio: finite(per.map((p) => p.p50)),
+      relayUs: median(per.map((p) => p.x.relayUs ?? 0)),
+      nginxUs: median(per.map((p) => p.n.relayUs ?? 0)),
+      relayTotalUs: median(per.map((p) => (p.x.serverUs ?? 0) + (p.x.relayUs ?? 0))),
+      nginxTotalUs: median(per.map((p) => (p.n.serverUs ?? 0) + (p.n.relayUs ?? 0))),
+      relayAddedUs: median(per.map((p) => p.xa.cpuUs)),
+      nginxAddedUs: median(per.map((p) => p.na.cpuUs)),
+      relayP50ms: median(per.map((p) => p.x.p50one ?? 0)),
+      nginxP50ms: median(per.map((p) => p.n.p50one ?? 0)),
+      perRound: per.map((p) => `${f(p.proxy)} / ${f(p.total)} / ${f(p.added)} / ${f(p.p50)}`),
+    };
+  });
 }
 
 /** This tree alone: its targets' medians, direct first (bench/run.ts). */
@@ -391,8 +479,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         `| ${t.label} | ${r.label} | ${r.rps} | ${Math.round((r.rps / direct.rps) * 100)}% | ${r.p50} | ${r.p99} | ${r.p50one} | ${((r.p50one ?? 0) - (direct.p50one ?? 0)).toFixed(3)} | ${r.serverUs} | ${r.relayUs} | ${r.non2xx} |`,
       );
   }
+  console.log(
+    '\nrelay against nginx, medians of per-round ratios (proxy CPU / server + proxy CPU / added over direct / p50 at 1 connection; target <= 1.5x):',
+  );
+  for (const t of out)
+    for (const r of relayOverNginx(t.rounds))
+      console.log(
+        `${t.label}, ${r.label}: proxy ${r.relayUs} vs ${r.nginxUs} µs (${r.proxyRatio.toFixed(2)}x), server + proxy ${r.relayTotalUs} vs ${r.nginxTotalUs} µs (${r.totalRatio.toFixed(2)}x), added ${r.relayAddedUs} vs ${r.nginxAddedUs} µs (${r.addedRatio.toFixed(2)}x), p50 ${r.relayP50ms} vs ${r.nginxP50ms} ms (${r.p50Ratio.toFixed(2)}x); rounds ${r.perRound.join(', ')}`,
+      );
   // Per round, the shares in that round (the rounds' own same-run ratios).
-  console.log('\nshares per round (memory / redis of direct):');
+  console.log('\nshares per round (proxied targets of direct):');
   for (const t of out)
     console.log(
       `${t.label}: ${t.rounds

@@ -118,13 +118,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const rounds = num('BENCH_RUNTIME_ROUNDS', 3);
   const connections = num('BENCH_CONNECTIONS', 32);
   const log = (line: string) => process.stdout.write(`[bench] ${line}\n`);
-  const info = machineInfo({
-    command: 'npx tsx bench/runtimes.ts',
-    load: { connections, duration: seconds, warmup: 1 },
-    coldRuns: 0,
-    warmRuns: 0,
-    updates: 0,
-  });
+  const info = machineInfo('npx tsx bench/runtimes.ts');
   const rows = await runtimeBench({ seconds, rounds, connections, log });
   const section = `## ${info.date.slice(0, 10)}: runtimes (\`${info.command}\`, commit ${info.commit})\n\nMachine: ${info.nproc} CPUs (${info.cpu}), ${info.ramGiB} GiB, node ${info.node}; load generator on the same machine.\n\n${renderRuntimes(rows, seconds, connections)}`;
   process.stdout.write(`\n${section}\n`);

@@ -94,7 +94,7 @@ export class Base64Error extends TypeError {
 /**
  * Standard base64 of `bytes`, padded. Web-standard: the platform's `toBase64` where there is
  * one, else a table-based encoder writing ASCII into bytes (decoded once by TextDecoder), several
- * times faster than `btoa` over a binary string (bench/base64.ts).
+ * times faster than `btoa` over a binary string (bench/results/2026-11-26-relay.md).
  */
 export function toBase64(bytes: Uint8Array): string {
   if (nativeTo) return (bytes as unknown as { toBase64(): string }).toBase64();

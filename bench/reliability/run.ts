@@ -71,13 +71,7 @@ export async function reliabilityBench(header: string[], log: (line: string) => 
 
 if (import.meta.url === `file://${resolve(process.argv[1] ?? '')}`) {
   const { appendResults, machineInfo } = await import('../report.ts');
-  const info = machineInfo({
-    command: 'npx tsx bench/reliability/run.ts',
-    load: { connections: 0, duration: 0, warmup: 0 },
-    coldRuns: 0,
-    warmRuns: 0,
-    updates: 0,
-  });
+  const info = machineInfo('npx tsx bench/reliability/run.ts');
   const header = [
     `Machine: ${info.nproc} CPUs (${info.cpu}), ${info.ramGiB} GiB, node ${info.node}; commit ${info.commit}; load average at start ${info.loadavg[0]?.toFixed(1)}.`,
     `Command: \`${info.command}\`.`,

@@ -195,7 +195,7 @@ export function createNoteIndex(serializedSearch?: string | SerializedSearch | L
         return memory.value;
       // From running counts (notes, path characters, links, cached summaries): no walk of the
       // entries. Constants calibrated against the heap V8 reports for the generated 10,000-note
-      // vault (bench/index-memory.ts): an entry with its strings, tags, links and frontmatter; its
+      // vault (bench/results/2026-11-26-memory.md): an entry with its strings, tags, links and frontmatter; its
       // records in the graph's maps; a summary with its link and backlink objects.
       const notes = entries.size * 600 + pathTotal + linkTotal * 64;
       const links = entries.size * 480 + pathTotal * 3 + linkTotal * 72;

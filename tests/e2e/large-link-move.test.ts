@@ -88,8 +88,8 @@ describe('moving a note linked 200,000 times from one note', () => {
     // 100 ms, held on a quiet machine by the bench; a generous bound here for a shared machine).
     expect(healthMs.length).toBeGreaterThanOrEqual(20);
     expect(Math.max(...healthMs)).toBeLessThan(1_000);
-    // The loop never stalls long (target 100 ms; a generous bound here for a shared machine, the tight one in the bench:
-    // bench/link-move-health.ts).
+    // The loop never stalls long (target 100 ms; a generous bound here for a shared machine, the tight one measured
+    // in bench/results/2026-11-26-quiet-run-1852.md).
     expect(stalledMs).toBeLessThan(1_000);
 
     const hub = (await (await fetch(`${server.url}/api/v1/notes/hub.md`, { headers })).json()) as {
