@@ -23,7 +23,6 @@ const STILL_OVER: Record<string, number> = {
   'core/notes/link-graph.ts createLinkGraph': 427,
   'core/history/history.ts createHistory': 420,
   'relay/connector/tunnel-connector.ts tunnelOnly': 413,
-  'core/auth/oauth.ts createOAuthService': 396,
   'relay/service/tunnel-hub.ts createTunnelHub': 392,
   'relay/service/tunnel-hub.ts createTunnelHub.accept': 344,
   'core/notes/note-index.ts createNoteIndex': 323,
