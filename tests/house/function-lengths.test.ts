@@ -30,7 +30,6 @@ const STILL_OVER: Record<string, number> = {
   'relay/connector/tunnel-connector.ts tunnelOnly.connectOnce': 312,
   'relay/connector/tunnel-connector.ts tunnelOnly.connectOnce.<function>': 310,
   'core/notes/service.ts createNoteService': 266,
-  'core/auth/service.ts createAuthService': 243,
   'adapters/store/fs-note-store.ts fsNoteStore': 240,
   'core/notes/markdown/blocks.ts readBlocks': 237,
   'core/files/service.ts createFileService': 235,
