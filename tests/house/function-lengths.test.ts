@@ -32,7 +32,6 @@ const STILL_OVER: Record<string, number> = {
   'core/notes/service.ts createNoteService': 266,
   'adapters/store/fs-note-store.ts fsNoteStore': 240,
   'core/notes/markdown/blocks.ts readBlocks': 237,
-  'core/plugins/manager.ts createPluginManager': 210,
   'relay/queue/memory.ts memoryRelayQueue': 191,
   'core/notes/context.ts createNoteContext': 190,
   'core/search/semantic/semantic-index.ts createSemanticIndex': 190,
