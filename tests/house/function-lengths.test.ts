@@ -33,7 +33,6 @@ const STILL_OVER: Record<string, number> = {
   'adapters/store/fs-note-store.ts fsNoteStore': 240,
   'core/notes/markdown/blocks.ts readBlocks': 237,
   'relay/queue/memory.ts memoryRelayQueue': 191,
-  'core/notes/context.ts createNoteContext': 190,
   'core/search/semantic/semantic-index.ts createSemanticIndex': 190,
   'core/search/retrieval.ts createRetrieval': 188,
   'adapters/store/fs-history-store.ts fsHistoryStore': 187,
