@@ -35,7 +35,6 @@ const STILL_OVER: Record<string, number> = {
   'relay/queue/memory.ts memoryRelayQueue': 191,
   'core/search/semantic/semantic-index.ts createSemanticIndex': 190,
   'core/search/retrieval.ts createRetrieval': 188,
-  'adapters/store/fs-history-store.ts fsHistoryStore': 187,
   'relay/queue/redis.ts redisRelayQueue': 185,
   'core/notes/search.ts createSearchIndex.query': 177,
   'core/channels/service.ts createChannelService': 174,
