@@ -37,7 +37,6 @@ const STILL_OVER: Record<string, number> = {
   'core/search/retrieval.ts createRetrieval': 188,
   'relay/queue/redis.ts redisRelayQueue': 185,
   'core/notes/search.ts createSearchIndex.query': 177,
-  'core/channels/service.ts createChannelService': 174,
   'core/notes/search/vocabulary.ts createVocabulary': 172,
   'relay/connector/connector.ts relayConnector': 172,
   'client-link/src/ui/note-view.ts noteView': 168,
