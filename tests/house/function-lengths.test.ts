@@ -39,7 +39,6 @@ const STILL_OVER: Record<string, number> = {
   'core/notes/search.ts createSearchIndex.query': 177,
   'core/notes/search/vocabulary.ts createVocabulary': 172,
   'relay/connector/connector.ts relayConnector': 172,
-  'client-link/src/ui/note-view.ts noteView': 168,
   'core/notes/markdown/inline.ts readInline': 166,
   'core/notes/loading.ts loadVault': 164,
   'adapters/http/routes/notes.ts notesRoutes': 163,
