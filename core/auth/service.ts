@@ -1,48 +1,13 @@
-import { constantTimeEqual, type RandomBytes, secureRandom, toBase64Url } from '../crypto.ts';
-import { DomainError } from '../errors.ts';
-import { createIdentity, type StoredIdentity, serverIdOf } from '../identity.ts';
-import { createMutex } from '../mutex.ts';
-import type { Clock, Logger, StateStore } from '../ports.ts';
-import { hashKey, newApiKey, newId, newPairCode, normalizePairCode, redactKey } from './keys.ts';
+import type { StoredIdentity } from '../identity.ts';
+import { keyInfo, mintKey, revokeKey, verifyKey } from './api-keys.ts';
+import { type AuthServiceDeps, Credentials } from './credentials.ts';
+import { redactKey } from './keys.ts';
+import { link, pairCode, redeemPairCode, rotatePairCode } from './pairing.ts';
 import { hasCapability, inScope, type KeyScope } from './scope.ts';
-import { type AuthState, type KeyRecord, parseAuthState } from './state.ts';
+import type { KeyInfo } from './state.ts';
 
-/** Name of the state file; it holds key hashes, never keys (but the first key until setup completes). */
-export const AUTH_STATE_KEY = 'credentials.json';
-
-/** A key as the API lists it. */
-export interface KeyInfo {
-  id: string;
-  name: string;
-  kind: 'first' | 'device';
-  /** Redacted: the prefix and the last 4 characters. */
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  /** What the key may do; null: full access. */
-  scope: KeyScope | null;
-}
-
-export interface AuthServiceDeps {
-  state: StateStore;
-  clock: Clock;
-  random?: RandomBytes;
-  logger?: Logger;
-  /** Lifetime of a pairing code (default 15 minutes). */
-  pairCodeTtlMs?: number;
-}
-
-const LAST_USED_PERSIST_MS = 60_000;
-
-const info = (k: KeyRecord): KeyInfo => ({
-  id: k.id,
-  name: k.name,
-  kind: k.kind,
-  prefix: `quire_sk_…${k.last4}`,
-  createdAt: k.createdAt,
-  lastUsedAt: k.lastUsedAt,
-  scope: k.scope ?? null,
-});
+export { AUTH_STATE_KEY, type AuthServiceDeps } from './credentials.ts';
+export type { KeyInfo } from './state.ts';
 
 /**
  * True when a key with scope `child` can do nothing a key with scope `parent` cannot: every
@@ -68,86 +33,22 @@ export function scopeWithin(child: KeyScope | undefined, parent: KeyScope | unde
 
 /**
  * First-run setup and the server's credentials: serverId, API keys (stored hashed), the relay
- * secret and the pairing code. Every change is written atomically before it takes effect.
+ * secret and the pairing code. Every change is written atomically before it takes effect: the
+ * file is a `Credentials`, the keys are in api-keys.ts, the pairing code and link in pairing.ts.
  */
 export function createAuthService(deps: AuthServiceDeps) {
-  const { state: store, clock, logger } = deps;
-  const random = deps.random ?? secureRandom;
-  const ttl = deps.pairCodeTtlMs ?? 15 * 60_000;
-  const mutex = createMutex();
-  const listeners = new Set<() => void>();
-  let s: AuthState | null = null;
-  /** Bumped by every saved change (revoke, mint, rotate...): caches of verified keys compare it. */
-  let generation = 0;
-
-  const iso = () => new Date(clock.now()).toISOString();
-  const cur = (): AuthState => {
-    if (!s) throw new Error('auth service used before init()');
-    return s;
-  };
-  const save = async (next: AuthState) => {
-    await store.put(AUTH_STATE_KEY, JSON.stringify(next, null, 2));
-    s = next;
-    generation++;
-  };
-  const freshCode = () => ({
-    code: newPairCode(random),
-    expiresAt: new Date(clock.now() + ttl).toISOString(),
-  });
-  /** An expired code: nothing redeems it, and after link nothing replaces it but a rotate. */
-  const retiredCode = () => ({ code: newPairCode(random), expiresAt: new Date(clock.now()).toISOString() });
-  const changedCode = () => {
-    for (const fn of listeners) fn();
-  };
-  const newKeyRecord = async (name: string, kind: KeyRecord['kind'], scope?: KeyScope) => {
-    const apiKey = newApiKey(random);
-    const rec: KeyRecord = {
-      id: newId('key', random),
-      name,
-      kind,
-      hash: await hashKey(apiKey),
-      last4: apiKey.slice(-4),
-      createdAt: iso(),
-      lastUsedAt: null,
-      ...(scope ? { scope } : {}),
-    };
-    return { apiKey, rec };
-  };
-
+  const creds = new Credentials(deps);
+  const cur = () => creds.cur();
   return {
     /**
      * Loads the state, or creates it on first boot. A damaged file throws (the caller stops the
      * start); it is never replaced, so no second key appears behind the operator's back.
      */
-    init(): Promise<{ created: boolean }> {
-      return mutex.run(async () => {
-        const text = await store.get(AUTH_STATE_KEY);
-        if (text !== null) {
-          s = parseAuthState(text, `${AUTH_STATE_KEY} in DATA_DIR`);
-          return { created: false };
-        }
-        const { apiKey, rec } = await newKeyRecord('first key', 'first');
-        const identity = await createIdentity();
-        await save({
-          v: 1,
-          serverId: (await serverIdOf(identity.publicKey)) as string,
-          identity,
-          createdAt: iso(),
-          setupComplete: false,
-          linkedAt: null,
-          firstKeyPlain: apiKey,
-          keys: [rec],
-          relaySecret: toBase64Url(random(32)),
-          pairing: freshCode(),
-        });
-        logger?.info('first boot: credentials created', { serverId: cur().serverId });
-        return { created: true };
-      });
-    },
+    init: (): Promise<{ created: boolean }> => creds.init(),
 
     /** Changes whenever the stored credentials change; a cache of verified keys is void then. */
     get generation(): number {
-      return generation;
+      return creds.generation;
     },
     get serverId(): string {
       return cur().serverId;
@@ -177,138 +78,28 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /** The key's record when `key` is valid, else null. Compares every key in constant time. */
-    async verifyKey(key: string | undefined): Promise<KeyInfo | null> {
-      if (!key || key.length > 256) return null;
-      const h = await hashKey(key);
-      let found: KeyRecord | null = null;
-      for (const k of cur().keys) if (constantTimeEqual(k.hash, h)) found = k;
-      if (!found) return null;
-      const now = clock.now();
-      const last = found.lastUsedAt ? Date.parse(found.lastUsedAt) : 0;
-      if (now - last > LAST_USED_PERSIST_MS) {
-        const id = found.id;
-        await mutex.run(async () => {
-          const st = cur();
-          await save({ ...st, keys: st.keys.map((k) => (k.id === id ? { ...k, lastUsedAt: iso() } : k)) });
-        });
-      }
-      return info(found);
-    },
-
+    verifyKey: (key: string | undefined): Promise<KeyInfo | null> => verifyKey(creds, key),
     /** Marks setup complete (once) and erases the first key's plain text. Idempotent. */
-    link(): Promise<{ serverId: string; setupComplete: true; linkedAt: string }> {
-      return mutex.run(async () => {
-        const st = cur();
-        if (!st.setupComplete) {
-          // The code the public setup payload showed dies with the link.
-          await save({
-            ...st,
-            setupComplete: true,
-            linkedAt: iso(),
-            firstKeyPlain: null,
-            pairing: retiredCode(),
-          });
-          changedCode();
-          logger?.info('setup complete: first key erased from disk', { serverId: st.serverId });
-        }
-        return { serverId: cur().serverId, setupComplete: true, linkedAt: cur().linkedAt! };
-      });
-    },
-
-    /**
-     * Mints a device key, limited to `scope` when given; its plain text is returned once and never
-     * stored.
-     */
-    mintKey(name: string, scope?: KeyScope): Promise<KeyInfo & { apiKey: string }> {
-      return mutex.run(async () => {
-        const { apiKey, rec } = await newKeyRecord(name, 'device', scope);
-        const st = cur();
-        await save({ ...st, keys: [...st.keys, rec] });
-        return { ...info(rec), apiKey };
-      });
-    },
-
+    link: () => link(creds),
+    /** Mints a device key, limited to `scope` when given; its plain text is returned once. */
+    mintKey: (name: string, scope?: KeyScope) => mintKey(creds, name, scope),
     /** The scope of the key with this id (undefined: full access, or no such key). */
-    scopeOf(id: string): KeyScope | undefined {
-      return cur().keys.find((k) => k.id === id)?.scope;
-    },
-
+    scopeOf: (id: string): KeyScope | undefined => cur().keys.find((k) => k.id === id)?.scope,
     /** True while the key with this id exists (not revoked). */
-    hasKey(id: string): boolean {
-      return cur().keys.some((k) => k.id === id);
-    },
-
-    listKeys(): KeyInfo[] {
-      return cur().keys.map(info);
-    },
-
+    hasKey: (id: string): boolean => cur().keys.some((k) => k.id === id),
+    listKeys: (): KeyInfo[] => cur().keys.map(keyInfo),
     /** Revokes a key; the last remaining key cannot be revoked (it would lock everyone out). */
-    revokeKey(id: string): Promise<{ revoked: string }> {
-      return mutex.run(async () => {
-        const st = cur();
-        if (!st.keys.some((k) => k.id === id)) throw new DomainError('NOT_FOUND', `No key with id "${id}".`);
-        if (st.keys.length === 1) {
-          throw new DomainError('CONFLICT', 'This is the last key; mint another one before revoking it.');
-        }
-        // Revoking a key also retires the outstanding pairing code (it could mint a replacement).
-        await save({ ...st, keys: st.keys.filter((k) => k.id !== id), pairing: retiredCode() });
-        changedCode();
-        return { revoked: id };
-      });
-    },
-
-    /**
-     * The current pairing code. Before link an expired code is replaced by a fresh one (the setup
-     * payload shows it); after link only an authenticated rotate makes a new code.
-     */
-    pairCode(): Promise<{ code: string; expiresAt: string }> {
-      return mutex.run(async () => {
-        const st = cur();
-        if (st.setupComplete || Date.parse(st.pairing.expiresAt) > clock.now()) return st.pairing;
-        await save({ ...st, pairing: freshCode() });
-        changedCode();
-        return cur().pairing;
-      });
-    },
-
+    revokeKey: (id: string) => revokeKey(creds, id),
+    /** The current pairing code (replaced when expired before link). */
+    pairCode: () => pairCode(creds),
     /** Replaces the pairing code now. */
-    rotatePairCode(): Promise<{ code: string; expiresAt: string }> {
-      return mutex.run(async () => {
-        await save({ ...cur(), pairing: freshCode() });
-        changedCode();
-        return cur().pairing;
-      });
-    },
-
-    /**
-     * Trades a valid, unexpired pairing code for a new device key. The code is spent: before link
-     * a fresh one replaces it, after link a retired one (a rotate makes the next). Returns null for
-     * a wrong, spent or expired code.
-     */
-    redeemPairCode(
-      code: string,
-      deviceName = 'paired device',
-    ): Promise<(KeyInfo & { apiKey: string }) | null> {
-      return mutex.run(async () => {
-        const st = cur();
-        const ok =
-          typeof code === 'string' &&
-          constantTimeEqual(normalizePairCode(code), st.pairing.code) &&
-          Date.parse(st.pairing.expiresAt) > clock.now();
-        if (!ok) return null;
-        const { apiKey, rec } = await newKeyRecord(deviceName.slice(0, 100), 'device');
-        const next = st.setupComplete ? retiredCode() : freshCode();
-        await save({ ...st, keys: [...st.keys, rec], pairing: next });
-        changedCode();
-        logger?.info('pairing code redeemed: device key minted', { keyId: rec.id });
-        return { ...info(rec), apiKey };
-      });
-    },
-
+    rotatePairCode: () => rotatePairCode(creds),
+    /** Trades a valid, unexpired pairing code for a new device key; null for a wrong, spent or expired one. */
+    redeemPairCode: (code: string, deviceName = 'paired device') => redeemPairCode(creds, code, deviceName),
     /** Called after every change of the pairing code (the relay connector re-announces its hash). */
     onPairCodeChange(fn: () => void): () => void {
-      listeners.add(fn);
-      return () => listeners.delete(fn);
+      creds.listeners.add(fn);
+      return () => creds.listeners.delete(fn);
     },
   };
 }

@@ -58,3 +58,16 @@ export function parseAuthState(text: string, where: string): AuthState {
   }
   return r.output;
 }
+
+/** A key as the API lists it. */
+export interface KeyInfo {
+  id: string;
+  name: string;
+  kind: 'first' | 'device';
+  /** Redacted: the prefix and the last 4 characters. */
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  /** What the key may do; null: full access. */
+  scope: v.InferOutput<typeof KeyScopeSchema> | null;
+}

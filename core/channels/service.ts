@@ -51,32 +51,134 @@ export interface CreatedChannel {
 
 export { channelView } from './records.ts';
 
-/** Builds the channel service; call `load()` before use. */
-export function createChannelService(deps: ChannelServiceDeps) {
-  const { clock, random, agent, logger } = deps;
-  const store = channelStore(deps.state);
-  const mutex = createMutex();
-  const webhooks = createWebhookHandler(deps);
-  const maxChannels = deps.maxChannels ?? 100;
-  const historyTurns = deps.historyTurns ?? 50;
-  let records: ChannelRecord[] = [];
-  const now = () => new Date(clock.now()).toISOString();
+/**
+ * The channels as stored: the records (written to `channels.json` before memory holds them),
+ * one mutex for every change, and the service's settings.
+ */
+class Channels {
+  readonly store: ReturnType<typeof channelStore>;
+  readonly mutex = createMutex();
+  readonly maxChannels: number;
+  readonly historyTurns: number;
+  records: ChannelRecord[] = [];
 
-  const find = (id: string): ChannelRecord => {
-    const r = records.find((x) => x.id === id);
+  constructor(readonly deps: ChannelServiceDeps) {
+    this.store = channelStore(deps.state);
+    this.maxChannels = deps.maxChannels ?? 100;
+    this.historyTurns = deps.historyTurns ?? 50;
+  }
+
+  now(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+
+  find(id: string): ChannelRecord {
+    const r = this.records.find((x) => x.id === id);
     if (!r) throw new DomainError('CHANNEL_NOT_FOUND', `No channel with id ${id}.`);
     return r;
-  };
+  }
+
   /** Writes `next` first, so memory never holds what the disk does not. */
-  const commit = async (next: ChannelRecord[]) => {
-    await store.save(next);
-    records = next;
-  };
+  async commit(next: ChannelRecord[]): Promise<void> {
+    await this.store.save(next);
+    this.records = next;
+  }
+}
+
+/** Refuses a channel's `settings.apiBaseUrl` that the egress policy refuses (its token would travel there). */
+async function checkApiBase(deps: ChannelServiceDeps, input: CreateChannelInput): Promise<void> {
+  const base = input.provider === 'web' ? undefined : input.settings?.apiBaseUrl;
+  if (!base || !deps.egress) return;
+  await deps.egress.check(base).catch((err: unknown) => {
+    const why = err instanceof Error ? err.message.replace(/^Refused to call [^:]+: /, '') : '';
+    throw new DomainError('VALIDATION_ERROR', `settings.apiBaseUrl is refused: ${why}`, {
+      issues: [{ field: 'settings.apiBaseUrl', message: why }],
+    });
+  });
+}
+
+/** Creates a channel; its webhook secret (given or generated) is answered this once. */
+function createChannel(ch: Channels, input: CreateChannelInput): Promise<CreatedChannel> {
+  const { random, logger } = ch.deps;
+  return ch.mutex.run(async () => {
+    await checkApiBase(ch.deps, input);
+    if (ch.records.length >= ch.maxChannels)
+      throw new DomainError('CONFLICT', `There are already ${ch.maxChannels} channels; remove one first.`);
+    const webhookSecret = input.webhookSecret ?? toBase64Url(random(32));
+    const webhookSecretHash = await secretHash(webhookSecret);
+    if (ch.records.some((r) => r.provider === input.provider && r.webhookSecretHash === webhookSecretHash))
+      throw new DomainError(
+        'CONFLICT',
+        `webhookSecret is already used by another ${input.provider} channel.`,
+      );
+    const at = ch.now();
+    const record: ChannelRecord = {
+      id: `ch_${toHex(random(8))}`,
+      provider: input.provider,
+      name: input.name,
+      enabled: input.enabled ?? true,
+      webhookSecretHash,
+      credentials: await credentialsOf(input),
+      settings: settingsOf(input),
+      createdAt: at,
+      updatedAt: at,
+    };
+    await ch.commit([...ch.records, record]);
+    logger?.info('channel created', { channelId: record.id, provider: record.provider });
+    return { channel: channelView(record), webhookSecret };
+  });
+}
+
+/** Posts a message to a web channel and answers with the agent's reply; the turn is kept. */
+async function webMessage(
+  ch: Channels,
+  id: string,
+  input: { message: string; notePath?: string; signal?: AbortSignal },
+): Promise<WebMessageReply> {
+  const r = ch.find(id);
+  if (r.provider !== 'web')
+    throw new DomainError(
+      'CONFLICT',
+      `Channel ${id} is a ${r.provider} channel; only web channels take messages here.`,
+    );
+  if (!r.enabled)
+    throw new DomainError(
+      'CONFLICT',
+      `Channel ${id} is disabled; enable it with POST /api/v1/channels/${id}/toggle.`,
+    );
+  const turns = await ch.store.history(id);
+  const reply = await ch.deps.agent.chat({
+    message: input.message,
+    notePath: input.notePath,
+    channel: 'web',
+    history: turns.map(({ role, content }) => ({ role, content })),
+    allowWrite: r.settings.allowWrite,
+    signal: input.signal,
+  });
+  await ch.mutex.run(async () => {
+    if (!ch.records.some((x) => x.id === id)) return;
+    const latest = await ch.store.history(id);
+    latest.push(
+      { role: 'user', content: input.message, at: ch.now() },
+      { role: 'assistant', content: reply.reply, at: reply.createdAt },
+    );
+    await ch.store.saveHistory(id, latest.slice(-ch.historyTurns));
+  });
+  return { ...reply, channelId: id };
+}
+
+/** Builds the channel service; call `load()` before use. */
+export function createChannelService(deps: ChannelServiceDeps) {
+  const { logger } = deps;
+  const ch = new Channels(deps);
+  const { store, mutex } = ch;
+  const webhooks = createWebhookHandler(deps);
+  const find = (id: string) => ch.find(id);
 
   return {
     /** Reads `channels.json`; throws ChannelStateError when it is damaged. */
     async load(): Promise<void> {
-      records = await store.load();
+      ch.records = await store.load();
     },
 
     /** Every provider, its fields and its webhook. */
@@ -86,7 +188,7 @@ export function createChannelService(deps: ChannelServiceDeps) {
 
     /** Every channel, oldest first. */
     list(): ChannelView[] {
-      return records.map(channelView);
+      return ch.records.map(channelView);
     },
 
     /** One channel; 404 CHANNEL_NOT_FOUND. */
@@ -95,51 +197,14 @@ export function createChannelService(deps: ChannelServiceDeps) {
     },
 
     /** Creates a channel; its webhook secret (given or generated) is answered this once. */
-    create(input: CreateChannelInput): Promise<CreatedChannel> {
-      return mutex.run(async () => {
-        const base = input.provider === 'web' ? undefined : input.settings?.apiBaseUrl;
-        if (base && deps.egress) {
-          // The bot token or access token would travel there: refuse what the egress policy refuses.
-          await deps.egress.check(base).catch((err: unknown) => {
-            const why = err instanceof Error ? err.message.replace(/^Refused to call [^:]+: /, '') : '';
-            throw new DomainError('VALIDATION_ERROR', `settings.apiBaseUrl is refused: ${why}`, {
-              issues: [{ field: 'settings.apiBaseUrl', message: why }],
-            });
-          });
-        }
-        if (records.length >= maxChannels)
-          throw new DomainError('CONFLICT', `There are already ${maxChannels} channels; remove one first.`);
-        const webhookSecret = input.webhookSecret ?? toBase64Url(random(32));
-        const webhookSecretHash = await secretHash(webhookSecret);
-        if (records.some((r) => r.provider === input.provider && r.webhookSecretHash === webhookSecretHash))
-          throw new DomainError(
-            'CONFLICT',
-            `webhookSecret is already used by another ${input.provider} channel.`,
-          );
-        const at = now();
-        const record: ChannelRecord = {
-          id: `ch_${toHex(random(8))}`,
-          provider: input.provider,
-          name: input.name,
-          enabled: input.enabled ?? true,
-          webhookSecretHash,
-          credentials: await credentialsOf(input),
-          settings: settingsOf(input),
-          createdAt: at,
-          updatedAt: at,
-        };
-        await commit([...records, record]);
-        logger?.info('channel created', { channelId: record.id, provider: record.provider });
-        return { channel: channelView(record), webhookSecret };
-      });
-    },
+    create: (input: CreateChannelInput): Promise<CreatedChannel> => createChannel(ch, input),
 
     /** Sets `enabled`, or flips it when not given. */
     toggle(id: string, enabled?: boolean): Promise<ChannelView> {
       return mutex.run(async () => {
         const r = find(id);
-        const next = { ...r, enabled: enabled ?? !r.enabled, updatedAt: now() };
-        await commit(records.map((x) => (x.id === id ? next : x)));
+        const next = { ...r, enabled: enabled ?? !r.enabled, updatedAt: ch.now() };
+        await ch.commit(ch.records.map((x) => (x.id === id ? next : x)));
         logger?.info('channel toggled', { channelId: id, enabled: next.enabled });
         return channelView(next);
       });
@@ -149,7 +214,7 @@ export function createChannelService(deps: ChannelServiceDeps) {
     remove(id: string): Promise<{ deleted: string }> {
       return mutex.run(async () => {
         find(id);
-        await commit(records.filter((x) => x.id !== id));
+        await ch.commit(ch.records.filter((x) => x.id !== id));
         await store.removeHistory(id);
         webhooks.forget(id);
         logger?.info('channel removed', { channelId: id });
@@ -164,7 +229,7 @@ export function createChannelService(deps: ChannelServiceDeps) {
           'NOT_FOUND',
           `No webhook for provider "${provider}" (telegram and whatsapp have one).`,
         );
-      return webhooks.handle(provider, records, req);
+      return webhooks.handle(provider, ch.records, req);
     },
 
     /** WhatsApp's GET verification handshake; answers the challenge. */
@@ -174,7 +239,7 @@ export function createChannelService(deps: ChannelServiceDeps) {
           'NOT_FOUND',
           `Only the whatsapp webhook answers GET (the verification handshake).`,
         );
-      return webhooks.handshake(records, q);
+      return webhooks.handshake(ch.records, q);
     },
 
     /** A web channel's conversation, oldest first. */
@@ -184,41 +249,8 @@ export function createChannelService(deps: ChannelServiceDeps) {
     },
 
     /** Posts a message to a web channel and answers with the agent's reply; the turn is kept. */
-    async message(
-      id: string,
-      input: { message: string; notePath?: string; signal?: AbortSignal },
-    ): Promise<WebMessageReply> {
-      const r = find(id);
-      if (r.provider !== 'web')
-        throw new DomainError(
-          'CONFLICT',
-          `Channel ${id} is a ${r.provider} channel; only web channels take messages here.`,
-        );
-      if (!r.enabled)
-        throw new DomainError(
-          'CONFLICT',
-          `Channel ${id} is disabled; enable it with POST /api/v1/channels/${id}/toggle.`,
-        );
-      const turns = await store.history(id);
-      const reply = await agent.chat({
-        message: input.message,
-        notePath: input.notePath,
-        channel: 'web',
-        history: turns.map(({ role, content }) => ({ role, content })),
-        allowWrite: r.settings.allowWrite,
-        signal: input.signal,
-      });
-      await mutex.run(async () => {
-        if (!records.some((x) => x.id === id)) return;
-        const latest = await store.history(id);
-        latest.push(
-          { role: 'user', content: input.message, at: now() },
-          { role: 'assistant', content: reply.reply, at: reply.createdAt },
-        );
-        await store.saveHistory(id, latest.slice(-historyTurns));
-      });
-      return { ...reply, channelId: id };
-    },
+    message: (id: string, input: { message: string; notePath?: string; signal?: AbortSignal }) =>
+      webMessage(ch, id, input),
 
     /** Resolves when every webhook reply under way has been sent. */
     drain: () => webhooks.drain(),

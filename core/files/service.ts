@@ -2,28 +2,15 @@ import { DomainError } from '../errors.ts';
 import type { History } from '../history/history.ts';
 import { freePath as freeRestorePath } from '../notes/free-path.ts';
 import { validateNotePath } from '../paths.ts';
-import type { ByteRange, Clock, FileInfo, FileStore } from '../ports.ts';
+import type { Clock, FileInfo, FileStore } from '../ports.ts';
 import { attachmentFolder, freePath, parseAttachmentRule } from './attachment-folder.ts';
-import { contentTypeOf } from './content-types.ts';
+import { etagMatches, etagOf, type FileMeta, type FileRead, fileMeta } from './file-meta.ts';
+import { FileListing } from './listing.ts';
+import { PathLocks } from './path-locks.ts';
 import { validateFilePath } from './paths.ts';
 import { parseRange } from './range.ts';
 
-/** An attachment as the API describes it. */
-export interface FileMeta {
-  path: string;
-  size: number;
-  /** Last modification, ISO 8601 UTC. */
-  updatedAt: string;
-  contentType: string;
-  /** Strong validator from size and mtime (hashing every large file on each GET would not scale). */
-  etag: string;
-}
-
-/** What a GET answers: the whole file, one range of it, or nothing when the range cannot be met. */
-export type FileRead =
-  | { kind: 'full'; meta: FileMeta; body: ReadableStream<Uint8Array> }
-  | { kind: 'partial'; meta: FileMeta; range: ByteRange; body: ReadableStream<Uint8Array> }
-  | { kind: 'unsatisfiable'; meta: FileMeta };
+export { etagMatches, type FileMeta, type FileRead } from './file-meta.ts';
 
 export interface FileServiceDeps {
   store: FileStore;
@@ -44,16 +31,33 @@ export interface FileServiceDeps {
 
 export const DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024;
 
-const etagOf = (info: FileInfo) =>
-  `"f-${info.size.toString(36)}-${Math.round(info.mtimeMs * 1000).toString(36)}"`;
+/** PRECONDITION_FAILED unless `ifMatch` is absent or names the file's current ETag. */
+function checkIfMatch(ifMatch: string | undefined, info: FileInfo | null): void {
+  if (ifMatch !== undefined && !etagMatches(ifMatch, info ? etagOf(info) : null)) {
+    throw new DomainError(
+      'PRECONDITION_FAILED',
+      'The file changed since you read it (If-Match does not match).',
+    );
+  }
+}
 
-/** True when an `If-Match` / `If-None-Match` list names `etag` (or is `*` and the file exists). */
-export function etagMatches(header: string, etag: string | null): boolean {
-  if (etag === null) return false;
-  return header.split(',').some((t) => {
-    const s = t.trim();
-    return s === '*' || s === etag || s === `W/${etag}`;
-  });
+/**
+ * Where a new attachment `name` for note `note` goes, by `.obsidian/app.json`'s
+ * `attachmentFolderPath`, and the first free path there (`x.png`, `x 1.png`, ...).
+ */
+async function attachmentPath(
+  store: FileStore,
+  noteInput: unknown,
+  nameInput: unknown,
+): Promise<{ folder: string; path: string }> {
+  const note = noteInput === undefined || noteInput === '' ? null : validateNotePath(noteInput);
+  const name = validateFilePath(nameInput);
+  if (name.includes('/'))
+    throw new DomainError('INVALID_PATH', 'The name must be a file name, without folders.');
+  const rule = parseAttachmentRule(await store.obsidianAppConfig());
+  const folder = attachmentFolder(rule, note);
+  const path = await freePath(folder, name, async (p) => (await store.stat(p)) !== null);
+  return { folder, path: validateFilePath(path) };
 }
 
 /** The attachments service: validation, preconditions, ranges and the listing cache over a FileStore. */
@@ -61,60 +65,10 @@ export function createFileService(deps: FileServiceDeps) {
   const { store } = deps;
   const clock = deps.clock ?? { now: () => Date.now() };
   const maxBytes = deps.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const ttl = deps.listTtlMs ?? 2_000;
-  const listWaitMs = deps.listWaitMs ?? 250;
-  /** The attachments as last listed, kept current by this service's writes; null before the first walk. */
-  let known: { at: number; files: Map<string, FileInfo> } | null = null;
-  /** The walk in progress, and the writes made here since it began (applied to what it finds). */
-  type Walk = { done: Promise<Map<string, FileInfo>>; changes: [string, FileInfo | null][] };
-  let walk: Walk | null = null;
-  const locks = new Map<string, Promise<unknown>>();
-
-  /** Records one write of this service in the listing (and in the walk under way, if any). */
-  const changed = (path: string, info: FileInfo | null) => {
-    if (known) {
-      if (info) known.files.set(path, info);
-      else known.files.delete(path);
-    }
-    walk?.changes.push([path, info]);
-  };
-
-  /** Walks the vault once (one walk at a time); the result replaces the listing. */
-  const walkVault = (): Promise<Map<string, FileInfo>> => {
-    if (walk) return walk.done;
-    const at = clock.now();
-    const w: Walk = { changes: [], done: Promise.resolve(new Map()) };
-    w.done = store
-      .list()
-      .then((list) => {
-        const files = new Map(list.map((f): [string, FileInfo] => [f.path, f]));
-        for (const [p, info] of w.changes) {
-          if (info) files.set(p, info);
-          else files.delete(p);
-        }
-        known = { at, files };
-        return files;
-      })
-      .finally(() => {
-        if (walk === w) walk = null;
-      });
-    walk = w;
-    return w.done;
-  };
-
-  /** Runs `fn` holding the locks of `paths` (writes to one path happen one at a time). */
-  const locked = async <T>(paths: string[], fn: () => Promise<T>): Promise<T> => {
-    const keys = [...new Set(paths.map((p) => p.toLowerCase()))].sort();
-    const waits = keys.map((k) => locks.get(k) ?? Promise.resolve());
-    const run = Promise.all(waits.map((w) => w.catch(() => {}))).then(fn);
-    const settled = run.catch(() => {});
-    for (const k of keys) locks.set(k, settled);
-    try {
-      return await run;
-    } finally {
-      for (const k of keys) if (locks.get(k) === settled) locks.delete(k);
-    }
-  };
+  const listing = new FileListing(store, clock, deps.listTtlMs ?? 2_000, deps.listWaitMs ?? 250);
+  const changed = (path: string, info: FileInfo | null) => listing.changed(path, info);
+  const pathLocks = new PathLocks();
+  const locked = <T>(paths: string[], fn: () => Promise<T>): Promise<T> => pathLocks.run(paths, fn);
 
   const history = deps.history;
   /** The whole file when the history keeps files of its size; null otherwise. */
@@ -124,27 +78,12 @@ export function createFileService(deps: FileServiceDeps) {
     return stream ? new Uint8Array(await new Response(stream).arrayBuffer()) : null;
   };
 
-  const meta = (info: FileInfo): FileMeta => ({
-    path: info.path,
-    size: info.size,
-    updatedAt: new Date(info.mtimeMs).toISOString(),
-    contentType: contentTypeOf(info.path),
-    etag: etagOf(info),
-  });
+  const meta = fileMeta;
 
   const mustStat = async (path: string): Promise<FileInfo> => {
     const info = await store.stat(path);
     if (!info) throw new DomainError('FILE_NOT_FOUND', `No file at "${path}".`);
     return info;
-  };
-
-  const checkIfMatch = (ifMatch: string | undefined, info: FileInfo | null) => {
-    if (ifMatch !== undefined && !etagMatches(ifMatch, info ? etagOf(info) : null)) {
-      throw new DomainError(
-        'PRECONDITION_FAILED',
-        'The file changed since you read it (If-Match does not match).',
-      );
-    }
   };
 
   return {
@@ -253,26 +192,11 @@ export function createFileService(deps: FileServiceDeps) {
 
     /**
      * Every attachment, sorted by path. The vault is walked at most once per `listTtlMs`, never
-     * once per request or per write (this service's writes update the listing in place); when
-     * the walk is due, a list waits for it up to `listWaitMs` and otherwise answers the last
-     * listing. A walk is one file-system call per folder and file in sequence: behind a busy
-     * thread pool (writes syncing to disk) it took seconds, and every tree request waited on it.
+     * once per request or per write (this service's writes update the listing in place); see
+     * listing.ts for how a due walk is waited for.
      */
     async list(): Promise<FileMeta[]> {
-      let files: Map<string, FileInfo>;
-      if (!known) files = await walkVault();
-      else if (clock.now() - known.at <= ttl) files = known.files;
-      else {
-        const last = known.files;
-        const fresh = walkVault();
-        fresh.catch(() => {}); // a failed walk keeps the last listing; the next list tries again
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const late = new Promise<null>((resolve) => {
-          timer = setTimeout(() => resolve(null), listWaitMs);
-        });
-        files =
-          (await Promise.race([fresh.catch(() => null), late]).finally(() => clearTimeout(timer))) ?? last;
-      }
+      const files = await listing.files();
       return [...files.values()].map(meta).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     },
 
@@ -280,16 +204,7 @@ export function createFileService(deps: FileServiceDeps) {
      * Where a new attachment `name` for note `note` goes, by `.obsidian/app.json`'s
      * `attachmentFolderPath`, and the first free path there (`x.png`, `x 1.png`, ...).
      */
-    async attachmentPath(noteInput: unknown, nameInput: unknown): Promise<{ folder: string; path: string }> {
-      const note = noteInput === undefined || noteInput === '' ? null : validateNotePath(noteInput);
-      const name = validateFilePath(nameInput);
-      if (name.includes('/'))
-        throw new DomainError('INVALID_PATH', 'The name must be a file name, without folders.');
-      const rule = parseAttachmentRule(await store.obsidianAppConfig());
-      const folder = attachmentFolder(rule, note);
-      const path = await freePath(folder, name, async (p) => (await store.stat(p)) !== null);
-      return { folder, path: validateFilePath(path) };
-    },
+    attachmentPath: (noteInput: unknown, nameInput: unknown) => attachmentPath(store, noteInput, nameInput),
   };
 }
 

@@ -9,6 +9,7 @@ import { createMutex } from '../mutex.ts';
 import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '../ports.ts';
 import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/types.ts';
+import { NoteCache } from './note-cache.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
 import type { DocTerms } from './search.ts';
@@ -124,18 +125,8 @@ const inPlace: BatchAnalyzer = async (texts) => {
 /** Builds the shared state of one note service. */
 export function createNoteContext(deps: NoteServiceDeps) {
   const { store, clock, logger } = deps;
-  const noteCache = new Map<string, { note: Note; bytes: number }>();
-  const maxNotes = deps.noteCacheSize ?? 2000;
-  const maxBytes = deps.noteCacheBytes ?? 32 * 1024 * 1024;
-  let cachedBytes = 0;
+  const noteCache = new NoteCache(deps.noteCacheSize ?? 2000, deps.noteCacheBytes ?? 32 * 1024 * 1024);
   const listeners = new Set<(e: NoteEvent) => void>();
-
-  const uncache = (path: string) => {
-    const c = noteCache.get(path);
-    if (!c) return;
-    noteCache.delete(path);
-    cachedBytes -= c.bytes;
-  };
 
   const ctx = {
     store,
@@ -177,31 +168,21 @@ export function createNoteContext(deps: NoteServiceDeps) {
     },
 
     invalidate(paths: Iterable<string>): void {
-      for (const p of paths) uncache(p);
+      for (const p of paths) noteCache.drop(p);
       ctx.dirty = true;
     },
 
     clearNoteCache(): void {
       noteCache.clear();
-      cachedBytes = 0;
     },
 
     cachedNote(path: string): Note | undefined {
-      return noteCache.get(path)?.note;
+      return noteCache.get(path);
     },
 
     /** Keeps a note for fast reads; the cache is bounded in notes and in bytes of text. */
     cacheNote(note: Note): void {
-      uncache(note.path);
-      const bytes = note.content.length * 2 + 512;
-      if (bytes > maxBytes / 4) return;
-      noteCache.set(note.path, { note, bytes });
-      cachedBytes += bytes;
-      while (noteCache.size > maxNotes || cachedBytes > maxBytes) {
-        const oldest = noteCache.keys().next().value;
-        if (oldest === undefined) break;
-        uncache(oldest);
-      }
+      noteCache.put(note);
     },
 
     /**
@@ -243,24 +224,7 @@ export function createNoteContext(deps: NoteServiceDeps) {
         ctx.invalidate(ctx.index.put(entry, analysis.text, text));
         return entry;
       }
-      // A large note (a 2 MB note of 200,000 links rewritten by a move) is indexed in three
-      // steps with a turn of the event loop between them, so no one step holds the loop for
-      // all of them: its entry (distinct links), the entry and its links in the graph, its words
-      // for search. The write lock is held throughout; searches meanwhile see the note as it was.
-      await yieldToEventLoop();
-      const entry = toEntry(path, info, checksum, analysis, firstSeen);
-      await yieldToEventLoop();
-      ctx.invalidate(ctx.index.put(entry));
-      await yieldToEventLoop();
-      // Its words in steps too (a 4 MiB note of distinct words is seconds of work in one go).
-      for await (const _ of sliced(
-        ctx.index.search.putSteps(searchDocOf(entry, ctx.index.titleOf(path), analysis.text, text)),
-      ));
-      // A save may have taken the index's changes between the steps: mark the note changed
-      // again, so the journal's next record of it carries its new words.
-      ctx.index.markChanged(path);
-      ctx.dirty = true;
-      return entry;
+      return indexLargeNote(ctx, path, text, checksum, info, analysis, firstSeen);
     },
 
     indexBytes(path: string, bytes: Uint8Array, info: FileInfo, keepFirstSeen?: number): Promise<IndexEntry> {
@@ -269,7 +233,7 @@ export function createNoteContext(deps: NoteServiceDeps) {
 
     dropEntry(path: string): void {
       ctx.invalidate(ctx.index.remove(path));
-      uncache(path);
+      noteCache.drop(path);
     },
 
     /**
@@ -277,27 +241,12 @@ export function createNoteContext(deps: NoteServiceDeps) {
      * `force`, the bytes are compared even when size and mtime look unchanged. `known` passes
      * what the caller already read (info and bytes), so the file is read once.
      */
-    async refresh(
+    refresh(
       path: string,
       force = false,
       known?: { info: FileInfo; bytes: Uint8Array },
     ): Promise<IndexEntry | null> {
-      const info = known?.info ?? (await store.stat(path));
-      const entry = ctx.index.entries.get(path);
-      if (!info) {
-        if (entry) ctx.dropEntry(path);
-        return null;
-      }
-      if (!force && entry && entry.size === info.size && entry.mtimeMs === info.mtimeMs) return entry;
-      const bytes = known?.bytes ?? (await store.read(path));
-      if (!bytes) return null;
-      const sum = await sha256Hex(bytes);
-      if (entry && entry.checksum === sum) {
-        ctx.index.touch(path, info);
-        ctx.invalidate([path]);
-        return entry;
-      }
-      return ctx.indexText(path, decode(bytes), sum, info);
+      return refreshEntry(ctx, path, force, known);
     },
 
     buildNote(entry: IndexEntry, text: string): Note {
@@ -314,3 +263,63 @@ export function createNoteContext(deps: NoteServiceDeps) {
 }
 
 export type NoteContext = ReturnType<typeof createNoteContext>;
+
+/**
+ * A large note (a 2 MB note of 200,000 links rewritten by a move) is indexed in three steps with
+ * a turn of the event loop between them, so no one step holds the loop for all of them: its entry
+ * (distinct links), the entry and its links in the graph, its words for search. The write lock
+ * is held throughout; searches meanwhile see the note as it was.
+ */
+async function indexLargeNote(
+  ctx: NoteContext,
+  path: string,
+  text: string,
+  checksum: string,
+  info: FileInfo,
+  analysis: MarkdownAnalysis,
+  firstSeen: number,
+): Promise<IndexEntry> {
+  await yieldToEventLoop();
+  const entry = toEntry(path, info, checksum, analysis, firstSeen);
+  await yieldToEventLoop();
+  ctx.invalidate(ctx.index.put(entry));
+  await yieldToEventLoop();
+  // Its words in steps too (a 4 MiB note of distinct words is seconds of work in one go).
+  for await (const _ of sliced(
+    ctx.index.search.putSteps(searchDocOf(entry, ctx.index.titleOf(path), analysis.text, text)),
+  ));
+  // A save may have taken the index's changes between the steps: mark the note changed
+  // again, so the journal's next record of it carries its new words.
+  ctx.index.markChanged(path);
+  ctx.dirty = true;
+  return entry;
+}
+
+/**
+ * Makes sure the index agrees with the store for `path`; returns the entry or null. With
+ * `force`, the bytes are compared even when size and mtime look unchanged. `known` passes
+ * what the caller already read (info and bytes), so the file is read once.
+ */
+async function refreshEntry(
+  ctx: NoteContext,
+  path: string,
+  force: boolean,
+  known: { info: FileInfo; bytes: Uint8Array } | undefined,
+): Promise<IndexEntry | null> {
+  const info = known?.info ?? (await ctx.store.stat(path));
+  const entry = ctx.index.entries.get(path);
+  if (!info) {
+    if (entry) ctx.dropEntry(path);
+    return null;
+  }
+  if (!force && entry && entry.size === info.size && entry.mtimeMs === info.mtimeMs) return entry;
+  const bytes = known?.bytes ?? (await ctx.store.read(path));
+  if (!bytes) return null;
+  const sum = await sha256Hex(bytes);
+  if (entry && entry.checksum === sum) {
+    ctx.index.touch(path, info);
+    ctx.invalidate([path]);
+    return entry;
+  }
+  return ctx.indexText(path, decode(bytes), sum, info);
+}

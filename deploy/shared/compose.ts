@@ -15,6 +15,7 @@ import { createCore } from '../../core/create-core.ts';
 import type { PinnedFetch } from '../../core/net/egress.ts';
 import { publicRelayUrl, selfOrigins } from '../../core/net/origins.ts';
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
+import type { PluginManager } from '../../core/plugins/manager.ts';
 import type { PluginDefinition } from '../../core/plugins/types.ts';
 import type { Clock, FileStore, HistoryStore, Logger, NoteStore, StateStore } from '../../core/ports.ts';
 import type { SecurityDeps } from '../../core/security/service.ts';
@@ -44,38 +45,34 @@ export interface RuntimeParts {
   compress?: boolean;
 }
 
-/**
- * The composition every runtime root (Node, Bun, Deno, workerd) shares, without sockets: the
- * configuration and the adapters go into `createCore`, which builds the whole domain; the HTTP
- * app is made over it. Only adapters and configuration are chosen here.
- */
-export async function composeApp(
-  opts: RuntimeParts & {
-    config: ServerConfig;
-    store: NoteStore;
-    state: StateStore;
-    clock: Clock;
-    logger: Logger;
-    version: string;
-    analyze?: BatchAnalyzer;
-    /** True while the runtime answers requests (core `busy`). */
-    busy?: () => boolean;
-    relayStatus?: () => unknown;
-    /** Tools plugins contribute to the agent. */
-    agentTools?: ToolSource;
-    /** The HTTP client of the agent, the channel providers and the plugins (default: global fetch). */
-    fetch?: typeof globalThis.fetch;
-    /** Plugins registered in code, beside the built-ins. */
-    plugins?: readonly PluginDefinition[];
-    /** The vault's attachments; absent means no `/api/v1/files` routes. */
-    fileStore?: FileStore;
-    /** Versions and trash. */
-    historyStore?: HistoryStore;
-  },
-) {
-  const { config, clock, logger } = opts;
-  const setupConfig: SetupConfig = {
-    version: opts.version,
+/** What `composeApp` takes: the runtime's parts, the configuration and the built stores. */
+export type ComposeOptions = RuntimeParts & {
+  config: ServerConfig;
+  store: NoteStore;
+  state: StateStore;
+  clock: Clock;
+  logger: Logger;
+  version: string;
+  analyze?: BatchAnalyzer;
+  /** True while the runtime answers requests (core `busy`). */
+  busy?: () => boolean;
+  relayStatus?: () => unknown;
+  /** Tools plugins contribute to the agent. */
+  agentTools?: ToolSource;
+  /** The HTTP client of the agent, the channel providers and the plugins (default: global fetch). */
+  fetch?: typeof globalThis.fetch;
+  /** Plugins registered in code, beside the built-ins. */
+  plugins?: readonly PluginDefinition[];
+  /** The vault's attachments; absent means no `/api/v1/files` routes. */
+  fileStore?: FileStore;
+  /** Versions and trash. */
+  historyStore?: HistoryStore;
+};
+
+/** The setup payload's configuration (relay URL, addresses, the connect links' bases). */
+function setupConfigOf(config: ServerConfig, version: string): SetupConfig {
+  return {
+    version,
     authMode: config.authMode,
     pairingMode: config.pairingMode,
     relayUrl: publicRelayUrl(config),
@@ -86,6 +83,45 @@ export async function composeApp(
     testClientUrl: config.testClientUrl,
     localDevUiUrl: config.localDevUiUrl,
   };
+}
+
+/** The start's log lines: authentication off, the plugins, the agent, semantic search. */
+function logStart(
+  core: { plugins: Pick<PluginManager, 'list'> },
+  config: ServerConfig,
+  logger: Logger,
+): void {
+  if (config.authMode === 'none') {
+    logger.warn(
+      'AUTHENTICATION IS OFF (SERVICE_AUTH_MODE=none): anyone who can reach this server can read and change every note. Development only.',
+    );
+  }
+  logger.info('plugins', {
+    installed: core.plugins.list().map((p) => p.id),
+    enabled: core.plugins.list().flatMap((p) => (p.enabled ? [p.id] : [])),
+  });
+  logger.info('agent', {
+    enabled: config.agent.enabled,
+    provider: config.agent.provider,
+    model: config.agent.model || 'quire-local-rules',
+    baseURL: config.agent.baseURL,
+  });
+  if (config.embeddings) {
+    logger.info('semantic search', {
+      host: new URL(config.embeddings.url).host,
+      model: config.embeddings.model,
+    });
+  }
+}
+
+/**
+ * The composition every runtime root (Node, Bun, Deno, workerd) shares, without sockets: the
+ * configuration and the adapters go into `createCore`, which builds the whole domain; the HTTP
+ * app is made over it. Only adapters and configuration are chosen here.
+ */
+export async function composeApp(opts: ComposeOptions) {
+  const { config, clock, logger } = opts;
+  const setupConfig = setupConfigOf(config, opts.version);
   const core = createCore({
     store: opts.store,
     state: opts.state,
@@ -114,27 +150,7 @@ export async function composeApp(
     relayUrl: () => setupConfig.relayUrl,
   });
   await core.init();
-  if (config.authMode === 'none') {
-    logger.warn(
-      'AUTHENTICATION IS OFF (SERVICE_AUTH_MODE=none): anyone who can reach this server can read and change every note. Development only.',
-    );
-  }
-  logger.info('plugins', {
-    installed: core.plugins.list().map((p) => p.id),
-    enabled: core.plugins.list().flatMap((p) => (p.enabled ? [p.id] : [])),
-  });
-  logger.info('agent', {
-    enabled: config.agent.enabled,
-    provider: config.agent.provider,
-    model: config.agent.model || 'quire-local-rules',
-    baseURL: config.agent.baseURL,
-  });
-  if (config.embeddings) {
-    logger.info('semantic search', {
-      host: new URL(config.embeddings.url).host,
-      model: config.embeddings.model,
-    });
-  }
+  logStart(core, config, logger);
   const jwt = config.jwt ? createJwt({ ...config.jwt, clock }) : null;
   // Shared with the hot routes for cached note reads (adapters/http/hot.ts).
   const authenticator = createAuthenticator({ mode: config.authMode, auth: core.auth, jwt });

@@ -7,19 +7,15 @@
  */
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { type Context, Hono } from 'hono';
-import {
-  type AuthorizeRequest,
-  boundedScope,
-  OAuthError,
-  type OAuthService,
-} from '../../../core/auth/oauth.ts';
-import { type Capability, hasCapability, type KeyScope, READ_ONLY } from '../../../core/auth/scope.ts';
+import { boundedScope, OAuthError, type OAuthService } from '../../../core/auth/oauth.ts';
+import { hasCapability, type KeyScope } from '../../../core/auth/scope.ts';
 import { DomainError } from '../../../core/errors.ts';
 import type { Authenticator } from '../../../core/ports.ts';
 import { ok } from '../../../http-kit/envelope.ts';
 import { clientAddress, serverUrl } from '../client.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { AppDeps, AppEnv } from '../types.ts';
+import { backTo, consentCsp, consentPage, esc, OFFERED, page } from './oauth-consent.ts';
 
 const HOST = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i;
 const PREFIX = /^(\/[A-Za-z0-9._~-]+)*$/;
@@ -50,104 +46,6 @@ export function mcpChallenge(base: string, invalidToken: boolean): string {
   return invalidToken ? `Bearer error="invalid_token", ${meta}` : `Bearer ${meta}`;
 }
 
-const esc = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string,
-  );
-
-/** Offered on the consent page; `agent` and `admin` are never granted to an MCP client. */
-const OFFERED: Capability[] = ['notes:read', 'files:read', 'notes:write', 'files:write'];
-
-const LABEL: Record<string, string> = {
-  'notes:read': 'Read notes',
-  'files:read': 'Read attachments',
-  'notes:write': 'Create, change and delete notes',
-  'files:write': 'Upload and delete attachments',
-};
-
-const STYLE =
-  'body{font:15px/1.5 system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;color:#222}' +
-  'fieldset{border:1px solid #ccc;border-radius:6px;margin:1rem 0}label{display:block;margin:.3rem 0}' +
-  'input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:.4rem}' +
-  '.err{color:#a00;font-weight:600}.muted{color:#666;font-size:13px}button{padding:.5rem 1rem;margin-right:.5rem}';
-
-/** The consent page's policy: no script at all, its one inline style, forms to this server and the client's redirect. */
-function consentCsp(redirectUri: string): string {
-  let target = '';
-  try {
-    const u = new URL(redirectUri);
-    target = u.protocol === 'http:' || u.protocol === 'https:' ? ` ${u.origin}` : ` ${u.protocol}`;
-  } catch {}
-  return [
-    "default-src 'none'",
-    "style-src 'unsafe-inline'",
-    `form-action 'self'${target}`,
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
-}
-
-function consentPage(req: AuthorizeRequest, params: Record<string, string>, error?: string): string {
-  const name = req.client.clientName ?? 'An MCP client';
-  let where = req.redirectUri;
-  try {
-    const u = new URL(req.redirectUri);
-    where = u.host ? `${u.protocol}//${u.host}` : u.protocol;
-  } catch {}
-  // Read-only unless the owner ticks more: a write capability is never checked in advance, even
-  // when the client asks for it (clients ask for every scope the metadata lists).
-  const asked = req.requested.filter((cap) => READ_ONLY.includes(cap));
-  const picked = asked.length > 0 ? asked : READ_ONLY;
-  const hidden = Object.entries(params)
-    .filter(([k]) => HIDDEN.includes(k))
-    .map(([k, val]) => `<input type="hidden" name="${esc(k)}" value="${esc(val)}">`)
-    .join('');
-  const boxes = OFFERED.map(
-    (cap) =>
-      `<label><input type="checkbox" name="capability" value="${cap}"${picked.includes(cap) ? ' checked' : ''}> ${esc(LABEL[cap] ?? cap)} <span class="muted">(${cap})</span></label>`,
-  ).join('');
-  return page(
-    'Allow access to Quire',
-    `<h1>Allow access to your notes?</h1>
-<p><strong>${esc(name)}</strong> <span class="muted">(the name the client gave itself)</span> asks to use this Quire server through MCP. After you approve, your browser returns to <strong>${esc(where)}</strong>.</p>
-${error ? `<p class="err" role="alert">${esc(error)}</p>` : ''}
-<form method="post" action="">
-${hidden}
-<fieldset><legend>What it may do</legend>${boxes}
-<label>Only these folders (optional, comma-separated, e.g. <code>Work/, Journal/</code>):<input type="text" name="folders" value="${esc(params.folders ?? '')}" autocomplete="off"></label>
-</fieldset>
-<label>Approve with one of your Quire keys (<code>quire_sk_…</code>); it is not stored or shown to the client:<input type="password" name="key" autocomplete="off" required></label>
-<p class="muted">The client never sees this key: it gets short-lived tokens limited to what you pick, which end when you revoke the grant or this key.</p>
-<p><button type="submit" name="action" value="approve">Approve</button><button type="submit" name="action" value="deny" formnovalidate>Deny</button></p>
-</form>`,
-  );
-}
-
-/** The authorization request parameters the consent form carries back. */
-const HIDDEN = [
-  'response_type',
-  'client_id',
-  'redirect_uri',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-  'scope',
-  'resource',
-];
-
-/** `redirect_uri` with the answer's parameters added (its own query kept). */
-function backTo(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
-  const u = new URL(redirectUri);
-  for (const [k, val] of Object.entries(params)) if (val !== undefined) u.searchParams.set(k, val);
-  u.searchParams.set('iss', issuer);
-  return u.toString();
-}
-
 const strings = (o: Record<string, unknown>): Record<string, string> => {
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(o)) if (typeof val === 'string') out[k] = val;
@@ -172,6 +70,31 @@ const firsts = (form: URLSearchParams): Record<string, string> => {
   return out;
 };
 
+/** What the OAuth routes work with. */
+interface OAuthRouteDeps {
+  deps: AppDeps;
+  oauth: OAuthService;
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+}
+
+const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/** An OAuthError as the token endpoints answer it (RFC 6749 5.2); anything else is thrown on. */
+function oauthError(c: Context, err: unknown) {
+  if (err instanceof OAuthError) {
+    return c.json({ error: err.error, error_description: err.description }, err.status as 400, noStore);
+  }
+  throw err;
+}
+
+/** A page on this server for a request it will not act on; never a redirect. */
+const refusal = (c: Context, heading: string, description: string) =>
+  c.html(page('Cannot authorize', `<h1>${esc(heading)}</h1><p>${esc(description)}</p>`), 400, {
+    'Content-Security-Policy': consentCsp(''),
+    ...noStore,
+  });
+
 /** The OAuth routes, mounted at the root (`/.well-known/*`, `/oauth/*`). */
 export function oauthRoutes(
   deps: AppDeps,
@@ -179,197 +102,23 @@ export function oauthRoutes(
   authenticator: Authenticator,
   limiter: RateLimiter,
 ) {
+  const r: OAuthRouteDeps = { deps, oauth, authenticator, limiter };
   const app = new Hono<AppEnv>();
-  const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-
-  const oauthError = (c: Context, err: unknown) => {
-    if (err instanceof OAuthError) {
-      return c.json({ error: err.error, error_description: err.description }, err.status as 400, noStore);
-    }
-    throw err;
-  };
-
-  const resourceMeta = (c: Context) => {
-    const base = publicBase(c, deps);
-    const body: OAuthProtectedResourceMetadata = {
-      resource: mcpResource(base),
-      authorization_servers: [base],
-      scopes_supported: [...OFFERED],
-      bearer_methods_supported: ['header'],
-      resource_name: 'Quire',
-    };
-    return c.json(body, 200, { 'Cache-Control': 'max-age=300' });
-  };
+  const resourceMeta = (c: Context) => resourceMetadata(c, deps);
   app.get('/.well-known/oauth-protected-resource', resourceMeta);
   app.get('/.well-known/oauth-protected-resource/mcp', resourceMeta);
-
-  app.get('/.well-known/oauth-authorization-server', (c) => {
-    const base = publicBase(c, deps);
-    const body: OAuthMetadata = {
-      issuer: base,
-      authorization_endpoint: `${base}/oauth/authorize`,
-      token_endpoint: `${base}/oauth/token`,
-      registration_endpoint: `${base}/oauth/register`,
-      revocation_endpoint: `${base}/oauth/revoke`,
-      response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
-      code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none'],
-      revocation_endpoint_auth_methods_supported: ['none'],
-      scopes_supported: [...OFFERED],
-      authorization_response_iss_parameter_supported: true,
-    };
-    return c.json(body, 200, { 'Cache-Control': 'max-age=300' });
-  });
-
-  app.post('/oauth/register', async (c) => {
-    await limiter.auth(clientAddress(c, deps));
-    let raw: unknown;
-    try {
-      raw = await c.req.json();
-    } catch {
-      return c.json({ error: 'invalid_client_metadata', error_description: 'The body is not JSON.' }, 400);
-    }
-    // The SDK's own schema (zod) checks the shape; loaded on the first registration only.
-    const { OAuthClientMetadataSchema } = await import('@modelcontextprotocol/sdk/shared/auth.js');
-    const parsed = OAuthClientMetadataSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return c.json(
-        {
-          error: 'invalid_client_metadata',
-          error_description: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
-        },
-        400,
-      );
-    }
-    const meta = parsed.data;
-    const grantTypes = meta.grant_types ?? ['authorization_code', 'refresh_token'];
-    if (grantTypes.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
-      return c.json(
-        { error: 'invalid_client_metadata', error_description: 'Only authorization_code and refresh_token.' },
-        400,
-      );
-    }
-    try {
-      const client = await oauth.registerClient({
-        redirect_uris: meta.redirect_uris.map(String),
-        ...(meta.client_name ? { client_name: meta.client_name } : {}),
-      });
-      return c.json(
-        {
-          client_id: client.clientId,
-          client_id_issued_at: Math.floor(client.createdAt / 1000),
-          redirect_uris: client.redirectUris,
-          ...(client.clientName ? { client_name: client.clientName } : {}),
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          // Public clients only: PKCE proves the code's owner, there is no client secret.
-          token_endpoint_auth_method: 'none',
-        },
-        201,
-        noStore,
-      );
-    } catch (err) {
-      return oauthError(c, err);
-    }
-  });
-
-  /** A page on this server for a request it will not act on; never a redirect. */
-  const refusal = (c: Context, heading: string, description: string) =>
-    c.html(page('Cannot authorize', `<h1>${esc(heading)}</h1><p>${esc(description)}</p>`), 400, {
-      'Content-Security-Policy': consentCsp(''),
-      ...noStore,
-    });
-
-  /**
-   * Checks the request. Every error is shown here, never sent to the redirect URI: until the
-   * owner decides on the consent page, a registered redirect URI is only the claim of whoever
-   * registered it, and an error sent there would make this origin (and the relay's) an open
-   * redirect (RFC 9700 4.11.2).
-   */
-  const check = (c: Context, p: Record<string, string>) => {
-    try {
-      return { req: oauth.checkAuthorize(p, mcpResource(publicBase(c, deps))) };
-    } catch (err) {
-      if (!(err instanceof OAuthError)) throw err;
-      return { res: refusal(c, 'This authorization request is not valid', err.description) };
-    }
-  };
-
+  app.get('/.well-known/oauth-authorization-server', (c) => serverMetadata(c, deps));
+  app.post('/oauth/register', (c) => register(c, r));
   app.get('/oauth/authorize', (c) => {
     const p = strings(c.req.query());
-    const r = check(c, p);
-    if (r.res) return r.res;
-    return c.html(consentPage(r.req, p), 200, {
-      'Content-Security-Policy': consentCsp(r.req.redirectUri),
+    const checked = check(c, r, p);
+    if (checked.res) return checked.res;
+    return c.html(consentPage(checked.req, p), 200, {
+      'Content-Security-Policy': consentCsp(checked.req.redirectUri),
       ...noStore,
     });
   });
-
-  app.post('/oauth/authorize', async (c) => {
-    const address = clientAddress(c, deps);
-    await limiter.auth(address);
-    let form: URLSearchParams;
-    try {
-      form = await formBody(c);
-    } catch (err) {
-      if (!(err instanceof OAuthError)) throw err;
-      return refusal(c, 'Not a form', err.description);
-    }
-    const p = firsts(form);
-    const r = check(c, p);
-    if (r.res) return r.res;
-    const req = r.req;
-    const issuer = publicBase(c, deps);
-    const headers = { 'Content-Security-Policy': consentCsp(req.redirectUri), ...noStore };
-    if (p.action !== 'approve') {
-      return c.redirect(
-        backTo(
-          req.redirectUri,
-          { error: 'access_denied', error_description: 'The owner denied access.', state: req.state },
-          issuer,
-        ),
-        302,
-      );
-    }
-    await limiter.beforeAuth(address);
-    // The authenticator gives the key's scope; in jwt mode (where it wants a token) the key is
-    // checked by the key store itself.
-    let principal: { id: string; scope?: KeyScope } | null = null;
-    if (p.key && p.key.length <= 256) {
-      principal = await authenticator.authenticate({ apiKey: p.key }).catch(() => null);
-      if (principal && (principal as { method?: string }).method !== 'api-key') principal = null;
-      if (!principal && deps.setup) {
-        const info = await deps.setup.service.verifyKey(p.key);
-        principal = info ? { id: info.id, scope: (info as { scope?: KeyScope }).scope } : null;
-      }
-    }
-    if (!principal) {
-      await limiter.failed(address);
-      return c.html(consentPage(req, p, 'That key is not valid on this server.'), 401, headers);
-    }
-    const capabilities = form.getAll('capability');
-    const folders = (p.folders ?? '')
-      .split(/[,\n]/)
-      .map((f) => f.trim())
-      .filter(Boolean);
-    try {
-      // Every MCP tool reads notes: a grant for /mcp without notes:read could do nothing.
-      if (!capabilities.includes('notes:read'))
-        throw new OAuthError('invalid_scope', 'Keep "Read notes" checked: every MCP tool needs it.');
-      const scope = boundedScope(
-        { capabilities: capabilities.filter((x) => (OFFERED as string[]).includes(x)), folders },
-        principal.scope,
-      );
-      const code = await oauth.issueCode(req, principal.id, scope);
-      return c.redirect(backTo(req.redirectUri, { code, state: req.state }, issuer), 302);
-    } catch (err) {
-      if (err instanceof OAuthError) return c.html(consentPage(req, p, err.description), 400, headers);
-      throw err;
-    }
-  });
-
+  app.post('/oauth/authorize', (c) => decide(c, r));
   app.post('/oauth/token', async (c) => {
     await limiter.auth(clientAddress(c, deps));
     const issuer = publicBase(c, deps);
@@ -383,7 +132,6 @@ export function oauthRoutes(
       return oauthError(c, err);
     }
   });
-
   app.post('/oauth/revoke', async (c) => {
     await limiter.auth(clientAddress(c, deps));
     try {
@@ -393,8 +141,184 @@ export function oauthRoutes(
     }
     return c.body(null, 200, noStore);
   });
-
   return app;
+}
+
+/** RFC 9728: the protected resource's metadata. */
+function resourceMetadata(c: Context, deps: AppDeps) {
+  const base = publicBase(c, deps);
+  const body: OAuthProtectedResourceMetadata = {
+    resource: mcpResource(base),
+    authorization_servers: [base],
+    scopes_supported: [...OFFERED],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Quire',
+  };
+  return c.json(body, 200, { 'Cache-Control': 'max-age=300' });
+}
+
+/** RFC 8414: the authorization server's metadata. */
+function serverMetadata(c: Context, deps: AppDeps) {
+  const base = publicBase(c, deps);
+  const body: OAuthMetadata = {
+    issuer: base,
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    registration_endpoint: `${base}/oauth/register`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    response_types_supported: ['code'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    scopes_supported: [...OFFERED],
+    authorization_response_iss_parameter_supported: true,
+  };
+  return c.json(body, 200, { 'Cache-Control': 'max-age=300' });
+}
+
+/** RFC 7591: registers a public client (kept in memory until the owner's first approval). */
+async function register(c: Context, { deps, oauth, limiter }: OAuthRouteDeps) {
+  await limiter.auth(clientAddress(c, deps));
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    return c.json({ error: 'invalid_client_metadata', error_description: 'The body is not JSON.' }, 400);
+  }
+  // The SDK's own schema (zod) checks the shape; loaded on the first registration only.
+  const { OAuthClientMetadataSchema } = await import('@modelcontextprotocol/sdk/shared/auth.js');
+  const parsed = OAuthClientMetadataSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return c.json(
+      {
+        error: 'invalid_client_metadata',
+        error_description: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
+      },
+      400,
+    );
+  }
+  const meta = parsed.data;
+  const grantTypes = meta.grant_types ?? ['authorization_code', 'refresh_token'];
+  if (grantTypes.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
+    return c.json(
+      { error: 'invalid_client_metadata', error_description: 'Only authorization_code and refresh_token.' },
+      400,
+    );
+  }
+  try {
+    const client = await oauth.registerClient({
+      redirect_uris: meta.redirect_uris.map(String),
+      ...(meta.client_name ? { client_name: meta.client_name } : {}),
+    });
+    return c.json(
+      {
+        client_id: client.clientId,
+        client_id_issued_at: Math.floor(client.createdAt / 1000),
+        redirect_uris: client.redirectUris,
+        ...(client.clientName ? { client_name: client.clientName } : {}),
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        // Public clients only: PKCE proves the code's owner, there is no client secret.
+        token_endpoint_auth_method: 'none',
+      },
+      201,
+      noStore,
+    );
+  } catch (err) {
+    return oauthError(c, err);
+  }
+}
+
+/**
+ * Checks the request. Every error is shown here, never sent to the redirect URI: until the
+ * owner decides on the consent page, a registered redirect URI is only the claim of whoever
+ * registered it, and an error sent there would make this origin (and the relay's) an open
+ * redirect (RFC 9700 4.11.2).
+ */
+function check(c: Context, { deps, oauth }: OAuthRouteDeps, p: Record<string, string>) {
+  try {
+    return { req: oauth.checkAuthorize(p, mcpResource(publicBase(c, deps))) };
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    return { res: refusal(c, 'This authorization request is not valid', err.description) };
+  }
+}
+
+/**
+ * The key that approves, with its scope, or null. The authenticator gives the key's scope; in jwt
+ * mode (where it wants a token) the key is checked by the key store itself.
+ */
+async function approvingKey(
+  { deps, authenticator }: OAuthRouteDeps,
+  key: string | undefined,
+): Promise<{ id: string; scope?: KeyScope } | null> {
+  if (!key || key.length > 256) return null;
+  let principal: { id: string; scope?: KeyScope } | null = await authenticator
+    .authenticate({ apiKey: key })
+    .catch(() => null);
+  if (principal && (principal as { method?: string }).method !== 'api-key') principal = null;
+  if (!principal && deps.setup) {
+    const info = await deps.setup.service.verifyKey(key);
+    principal = info ? { id: info.id, scope: (info as { scope?: KeyScope }).scope } : null;
+  }
+  return principal;
+}
+
+/** The consent form posted: denied, back to the client with an error; approved, with a code. */
+async function decide(c: Context, r: OAuthRouteDeps) {
+  const { deps, oauth, limiter } = r;
+  const address = clientAddress(c, deps);
+  await limiter.auth(address);
+  let form: URLSearchParams;
+  try {
+    form = await formBody(c);
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    return refusal(c, 'Not a form', err.description);
+  }
+  const p = firsts(form);
+  const checked = check(c, r, p);
+  if (checked.res) return checked.res;
+  const req = checked.req;
+  const issuer = publicBase(c, deps);
+  const headers = { 'Content-Security-Policy': consentCsp(req.redirectUri), ...noStore };
+  if (p.action !== 'approve') {
+    return c.redirect(
+      backTo(
+        req.redirectUri,
+        { error: 'access_denied', error_description: 'The owner denied access.', state: req.state },
+        issuer,
+      ),
+      302,
+    );
+  }
+  await limiter.beforeAuth(address);
+  const principal = await approvingKey(r, p.key);
+  if (!principal) {
+    await limiter.failed(address);
+    return c.html(consentPage(req, p, 'That key is not valid on this server.'), 401, headers);
+  }
+  const capabilities = form.getAll('capability');
+  const folders = (p.folders ?? '')
+    .split(/[,\n]/)
+    .map((f) => f.trim())
+    .filter(Boolean);
+  try {
+    // Every MCP tool reads notes: a grant for /mcp without notes:read could do nothing.
+    if (!capabilities.includes('notes:read'))
+      throw new OAuthError('invalid_scope', 'Keep "Read notes" checked: every MCP tool needs it.');
+    const scope = boundedScope(
+      { capabilities: capabilities.filter((x) => (OFFERED as string[]).includes(x)), folders },
+      principal.scope,
+    );
+    const code = await oauth.issueCode(req, principal.id, scope);
+    return c.redirect(backTo(req.redirectUri, { code, state: req.state }, issuer), 302);
+  } catch (err) {
+    if (err instanceof OAuthError) return c.html(consentPage(req, p, err.description), 400, headers);
+    throw err;
+  }
 }
 
 /**

@@ -47,6 +47,7 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
     const r = await loadRemoteImages(body);
     ws.say(`Loaded ${r.loaded} remote image(s)${r.failed ? `; ${r.failed} refused (shown as links)` : ''}.`);
   };
+  const shown: ShownNote = { ws, note, root, show: () => show() };
   const show = () =>
     mount(
       root,
@@ -63,9 +64,9 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
       h(
         'p',
         { class: 'actions' },
-        h('button', { type: 'button', 'data-testid': 'edit', onclick: () => void edit() }, 'Edit'),
-        h('button', { type: 'button', 'data-testid': 'move', onclick: move }, 'Move'),
-        h('button', { type: 'button', 'data-testid': 'delete', onclick: remove }, 'Delete'),
+        h('button', { type: 'button', 'data-testid': 'edit', onclick: () => void edit(shown) }, 'Edit'),
+        h('button', { type: 'button', 'data-testid': 'move', onclick: () => move(shown) }, 'Move'),
+        h('button', { type: 'button', 'data-testid': 'delete', onclick: () => void remove(shown) }, 'Delete'),
         h(
           'button',
           {
@@ -90,97 +91,105 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
       backlinksList(ws, note),
     );
 
-  async function edit() {
-    let editor: { host: HTMLElement; handle: EditorHandle };
-    // Marked while the editor's code loads: a change from the feed meanwhile leaves this view alone
-    // (workspace-live.ts), as it leaves an open editor; re-shown, the editor would open into a view
-    // no longer on the page. The editor holds the version shown; its save is checked against it.
-    root.dataset.opening = 'editor';
-    try {
-      editor = await openEditor(ws, note.path, note.content);
-    } catch (err) {
-      ws.say(describe(err, ws.profile.apiKey), 'error');
-      return;
-    } finally {
-      delete root.dataset.opening;
-    }
-    const problem = h('div', { class: 'alert', role: 'alert', hidden: true, 'data-testid': 'conflict' });
-    const form = h(
-      'form',
-      { class: 'editor' },
-      h('h1', {}, `Editing ${note.title}`),
-      editor.host,
-      problem,
-      h('button', { type: 'submit', 'data-testid': 'save' }, 'Save'),
-      h('button', { type: 'button', onclick: show }, 'Cancel'),
-    );
-    form.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      try {
-        const saved = await ws.api.update(note.path, editor.handle.value(), note.checksum);
-        ws.say(`Saved ${saved.path}.`);
-        await ws.refresh();
-        await ws.open(saved.path);
-      } catch (err) {
-        problem.hidden = false;
-        if (err instanceof ApiFailure && err.status === 412) {
-          // Never overwrite: keep the person's text and let them decide.
-          mount(
-            problem,
-            'This note changed on the server since you opened it, so your version was not saved. Your text is still here: copy what you need, then ',
-            h(
-              'button',
-              { type: 'button', onclick: () => void ws.open(note.path) },
-              'load the server version',
-            ),
-            '.',
-          );
-        } else mount(problem, describe(err, ws.profile.apiKey));
-      }
-    });
-    mount(root, form);
-    editor.handle.focus();
-  }
-
-  function move() {
-    const to = h('input', { name: 'to', 'data-testid': 'move-to' });
-    to.value = note.path;
-    const form = h(
-      'form',
-      { class: 'editor' },
-      h('h2', {}, `Move ${note.path}`),
-      to,
-      h('p', { class: 'hint' }, 'Links in other notes are updated.'),
-      h('button', { type: 'submit', 'data-testid': 'move-save' }, 'Move'),
-      h('button', { type: 'button', onclick: show }, 'Cancel'),
-    );
-    form.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      try {
-        const moved = await ws.api.move(note.path, to.value.trim(), note.checksum);
-        ws.say(`Moved to ${moved.path}.`);
-        await ws.refresh();
-        await ws.open(moved.path);
-      } catch (err) {
-        ws.say(describe(err, ws.profile.apiKey), 'error');
-      }
-    });
-    mount(root, form);
-  }
-
-  async function remove() {
-    if (!confirm(`Delete ${note.path}? It goes to the trash when the server keeps a history.`)) return;
-    try {
-      const gone = await ws.api.remove(note.path, note.checksum);
-      ws.say(gone.trashId ? `Deleted ${note.path} (moved to the trash).` : `Deleted ${note.path} for good.`);
-      history.replaceState(null, '', '/workspace');
-      mount(root, h('p', { class: 'hint' }, `${note.path} was deleted.`));
-      await ws.refresh();
-    } catch (err) {
-      ws.say(describe(err, ws.profile.apiKey), 'error');
-    }
-  }
-
   show();
   return root;
+}
+
+/** A note on the page: what its actions need. */
+interface ShownNote {
+  ws: Workspace;
+  note: Note;
+  root: HTMLElement;
+  /** Shows the note again (after Cancel). */
+  show(): void;
+}
+
+/** Opens the editor in place of the note; a save is checked against the version shown (If-Match). */
+async function edit({ ws, note, root, show }: ShownNote): Promise<void> {
+  let editor: { host: HTMLElement; handle: EditorHandle };
+  // Marked while the editor's code loads: a change from the feed meanwhile leaves this view alone
+  // (workspace-live.ts), as it leaves an open editor; re-shown, the editor would open into a view
+  // no longer on the page. The editor holds the version shown; its save is checked against it.
+  root.dataset.opening = 'editor';
+  try {
+    editor = await openEditor(ws, note.path, note.content);
+  } catch (err) {
+    ws.say(describe(err, ws.profile.apiKey), 'error');
+    return;
+  } finally {
+    delete root.dataset.opening;
+  }
+  const problem = h('div', { class: 'alert', role: 'alert', hidden: true, 'data-testid': 'conflict' });
+  const form = h(
+    'form',
+    { class: 'editor' },
+    h('h1', {}, `Editing ${note.title}`),
+    editor.host,
+    problem,
+    h('button', { type: 'submit', 'data-testid': 'save' }, 'Save'),
+    h('button', { type: 'button', onclick: show }, 'Cancel'),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      const saved = await ws.api.update(note.path, editor.handle.value(), note.checksum);
+      ws.say(`Saved ${saved.path}.`);
+      await ws.refresh();
+      await ws.open(saved.path);
+    } catch (err) {
+      problem.hidden = false;
+      if (err instanceof ApiFailure && err.status === 412) {
+        // Never overwrite: keep the person's text and let them decide.
+        mount(
+          problem,
+          'This note changed on the server since you opened it, so your version was not saved. Your text is still here: copy what you need, then ',
+          h('button', { type: 'button', onclick: () => void ws.open(note.path) }, 'load the server version'),
+          '.',
+        );
+      } else mount(problem, describe(err, ws.profile.apiKey));
+    }
+  });
+  mount(root, form);
+  editor.handle.focus();
+}
+
+/** The move form: links in other notes are updated by the server. */
+function move({ ws, note, root, show }: ShownNote): void {
+  const to = h('input', { name: 'to', 'data-testid': 'move-to' });
+  to.value = note.path;
+  const form = h(
+    'form',
+    { class: 'editor' },
+    h('h2', {}, `Move ${note.path}`),
+    to,
+    h('p', { class: 'hint' }, 'Links in other notes are updated.'),
+    h('button', { type: 'submit', 'data-testid': 'move-save' }, 'Move'),
+    h('button', { type: 'button', onclick: show }, 'Cancel'),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      const moved = await ws.api.move(note.path, to.value.trim(), note.checksum);
+      ws.say(`Moved to ${moved.path}.`);
+      await ws.refresh();
+      await ws.open(moved.path);
+    } catch (err) {
+      ws.say(describe(err, ws.profile.apiKey), 'error');
+    }
+  });
+  mount(root, form);
+}
+
+/** Deletes the note after a confirmation (to the trash when the server keeps a history). */
+async function remove({ ws, note, root }: ShownNote): Promise<void> {
+  if (!confirm(`Delete ${note.path}? It goes to the trash when the server keeps a history.`)) return;
+  try {
+    const gone = await ws.api.remove(note.path, note.checksum);
+    ws.say(gone.trashId ? `Deleted ${note.path} (moved to the trash).` : `Deleted ${note.path} for good.`);
+    history.replaceState(null, '', '/workspace');
+    mount(root, h('p', { class: 'hint' }, `${note.path} was deleted.`));
+    await ws.refresh();
+  } catch (err) {
+    ws.say(describe(err, ws.profile.apiKey), 'error');
+  }
 }
