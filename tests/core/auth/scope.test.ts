@@ -14,16 +14,19 @@ import { inScope, type KeyScope } from '../../../core/auth/scope.ts';
 import { scopedFeedEvent, scopedNotes, scopedRetrieval } from '../../../core/auth/scoped.ts';
 import { AUTH_STATE_KEY, createAuthService, scopeWithin } from '../../../core/auth/service.ts';
 import { isDomainError } from '../../../core/errors.ts';
+import { createIdentity, serverIdOf } from '../../../core/identity.ts';
 import { createNoteService } from '../../../core/notes/service.ts';
 import type { Principal } from '../../../core/ports.ts';
 import { createRetrieval } from '../../../core/search/retrieval.ts';
 
 const clock = { now: () => Date.now() };
 
-/** A credentials file as every server before issue 29 wrote it (no `scope` anywhere). */
+/** A credentials file whose one key is stored with no `scope`, as a full-access key is written. */
+const identity = await createIdentity();
 const OLD_STATE = {
   v: 1,
-  serverId: 'abcdefghijklmnop',
+  serverId: (await serverIdOf(identity.publicKey)) as string,
+  identity,
   createdAt: '2026-01-01T00:00:00.000Z',
   setupComplete: true,
   linkedAt: '2026-01-01T00:00:00.000Z',
@@ -44,7 +47,7 @@ const OLD_STATE = {
 };
 
 describe('stored scopes', () => {
-  it('loads a credentials file from before scopes unchanged: every old key has full access', async () => {
+  it('loads a key stored without a scope as a key with full access', async () => {
     const state = memoryStateStore();
     await state.put(AUTH_STATE_KEY, JSON.stringify(OLD_STATE));
     const auth = createAuthService({ state, clock });
