@@ -154,6 +154,9 @@ function eachPacked(
 const isPacked = (t: SearchDoc | DocTerms | PackedTerms): t is PackedTerms =>
   !Array.isArray(t) && 'vals' in t;
 
+/** The buffer of a list with no postings yet (never written: `add` grows it before writing). */
+const NO_BYTES = new Uint8Array(0);
+
 /**
  * One term's postings: `(id - previous id, tf * 16 + field bits)` pairs as unsigned LEB128 varints in one
  * byte buffer (ids only grow, so deltas are small: 2 to 3 bytes a posting instead of 16 as a pair
@@ -165,7 +168,9 @@ class Postings {
   n = 0;
   count = 0;
   last = 0;
-  constructor(b: Uint8Array = new Uint8Array(8), n = 0, count = 0, last = 0) {
+  // A new list starts on a shared empty buffer: its first `add` makes the one it needs (a buffer
+  // of 8 made here was dropped at once, a typed array per new term for the collector).
+  constructor(b: Uint8Array = NO_BYTES, n = 0, count = 0, last = 0) {
     this.b = b;
     this.n = n;
     this.count = count;
