@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { MarkdownAnalysis } from '../../core/notes/markdown/types.ts';
-import type { DocTerms } from '../../core/notes/search.ts';
+import type { DocTerms, PackedTerms } from '../../core/notes/search.ts';
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
 import { fromWire, type WireAnalysis } from './analyze-wire.ts';
 
@@ -15,7 +15,7 @@ function tsxApi(): string {
   return pathToFileURL(join(dirname(pkg), 'dist/esm/api/index.mjs')).href;
 }
 
-type Analysis = MarkdownAnalysis & { terms?: DocTerms };
+type Analysis = MarkdownAnalysis & { terms?: DocTerms | PackedTerms };
 
 /** A batch with at least this many characters goes to a thread however few notes it holds. */
 const LARGE_CHARS = 128 * 1024;

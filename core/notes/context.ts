@@ -12,7 +12,7 @@ import type { MarkdownAnalysis } from './markdown/types.ts';
 import { NoteCache } from './note-cache.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
-import type { DocTerms } from './search.ts';
+import type { DocTerms, PackedTerms } from './search.ts';
 import { sliced, yieldToEventLoop } from './slices.ts';
 
 /** A whole note as `GET /notes/:path` returns it. */
@@ -38,7 +38,7 @@ export type NoteEvent =
 export type BatchAnalyzer = ((
   texts: string[],
   paths?: string[],
-) => Promise<(MarkdownAnalysis & { terms?: DocTerms })[]>) & {
+) => Promise<(MarkdownAnalysis & { terms?: DocTerms | PackedTerms })[]>) & {
   /**
    * Called when a load has parsed the whole vault: an analyzer with threads may stop them now
    * instead of after its idle time (their heaps are most of a cold start's memory beside the
@@ -188,10 +188,14 @@ export function createNoteContext(deps: NoteServiceDeps) {
     /**
      * One note's analysis: in place for an ordinary note (work proportional to it, no hop), through
      * the batch analyzer for a large one, so a runtime with threads keeps the event loop free.
+     * With `path`, a thread also makes the note's search terms (and sends no plain text back).
      */
-    async analyzeOne(text: string): Promise<MarkdownAnalysis> {
+    async analyzeOne(
+      text: string,
+      path?: string,
+    ): Promise<MarkdownAnalysis & { terms?: DocTerms | PackedTerms }> {
       if (text.length < LARGE_NOTE_CHARS || !deps.analyze) return analyzeNote(text);
-      const [a] = await deps.analyze([text]);
+      const [a] = await deps.analyze([text], path === undefined ? undefined : [path]);
       return a ?? analyzeNote(text);
     },
 
@@ -216,7 +220,7 @@ export function createNoteContext(deps: NoteServiceDeps) {
       info: FileInfo,
       keepFirstSeen?: number,
     ): Promise<IndexEntry> {
-      const analysis = await ctx.analyzeOne(text);
+      const analysis = await ctx.analyzeOne(text, path);
       const old = ctx.index.entries.get(path);
       const firstSeen = keepFirstSeen ?? old?.firstSeen ?? Math.min(clock.now(), info.mtimeMs);
       if (text.length < LARGE_NOTE_CHARS) {
@@ -276,7 +280,7 @@ async function indexLargeNote(
   text: string,
   checksum: string,
   info: FileInfo,
-  analysis: MarkdownAnalysis,
+  analysis: MarkdownAnalysis & { terms?: DocTerms | PackedTerms },
   firstSeen: number,
 ): Promise<IndexEntry> {
   await yieldToEventLoop();
@@ -284,10 +288,11 @@ async function indexLargeNote(
   await yieldToEventLoop();
   ctx.invalidate(ctx.index.put(entry));
   await yieldToEventLoop();
-  // Its words in steps too (a 4 MiB note of distinct words is seconds of work in one go).
-  for await (const _ of sliced(
-    ctx.index.search.putSteps(searchDocOf(entry, ctx.index.titleOf(path), analysis.text, text)),
-  ));
+  // Its words in steps too (a 4 MiB note of distinct words is seconds of work in one go),
+  // from the terms a thread made when there is one (the main thread then neither tokenizes
+  // the body nor holds its half million words as strings at once).
+  const source = analysis.terms ?? searchDocOf(entry, ctx.index.titleOf(path), analysis.text, text);
+  for await (const _ of sliced(ctx.index.search.putSteps(path, source)));
   // A save may have taken the index's changes between the steps: mark the note changed
   // again, so the journal's next record of it carries its new words.
   ctx.index.markChanged(path);

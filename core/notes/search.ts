@@ -1,5 +1,6 @@
 import { fromBase64, toBase64 } from '../crypto.ts';
 import { type ParsedQuery, parseQuery } from './search/query.ts';
+import { ShardedMap } from './search/sharded.ts';
 import { eachTerm, pathWords, stem, terms as termsOf, tokenize } from './search/text.ts';
 import {
   createVocabulary,
@@ -101,6 +102,62 @@ export interface LoadedTerms {
 export type DocTerms = (string | number)[];
 
 /**
+ * A note's words packed for a hop between threads: `keys` the terms joined by `\n` (no term holds
+ * white space), `vals` their values. A structured clone of half a million short strings is read
+ * back in one piece, and each becomes an object to collect; packed, the copy is one string and
+ * one buffer, and the index makes a string only for each term it looks up (`putSteps`).
+ */
+export interface PackedTerms {
+  len: number;
+  tlen: number;
+  keys: string;
+  vals: Uint32Array;
+}
+
+/** `terms` packed (`PackedTerms`). */
+export function packTerms(terms: DocTerms): PackedTerms {
+  const n = (terms.length - 2) / 2;
+  const keys: string[] = new Array(n);
+  const vals = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    keys[i] = terms[2 + 2 * i] as string;
+    vals[i] = terms[3 + 2 * i] as number;
+  }
+  return { len: terms[0] as number, tlen: terms[1] as number, keys: keys.join('\n'), vals };
+}
+
+/** The `DocTerms` of packed terms (for the journal, which stores that form). */
+export function unpackTerms(p: PackedTerms): DocTerms {
+  const out: DocTerms = [p.len, p.tlen];
+  eachPacked(p, 0, p.vals.length, 0, (t, v) => out.push(t, v));
+  return out;
+}
+
+/** Calls `fn` with the terms `from..to` of `p` (`at`: where term `from` starts in `p.keys`); returns where `to` starts. */
+function eachPacked(
+  p: PackedTerms,
+  from: number,
+  to: number,
+  at: number,
+  fn: (term: string, value: number) => void,
+): number {
+  const { keys, vals } = p;
+  for (let i = from; i < to; i++) {
+    let end = keys.indexOf('\n', at);
+    if (end < 0) end = keys.length;
+    fn(keys.slice(at, end), vals[i]!);
+    at = end + 1;
+  }
+  return at;
+}
+
+const isPacked = (t: SearchDoc | DocTerms | PackedTerms): t is PackedTerms =>
+  !Array.isArray(t) && 'vals' in t;
+
+/** The buffer of a list with no postings yet (never written: `add` grows it before writing). */
+const NO_BYTES = new Uint8Array(0);
+
+/**
  * One term's postings: `(id - previous id, tf * 16 + field bits)` pairs as unsigned LEB128 varints in one
  * byte buffer (ids only grow, so deltas are small: 2 to 3 bytes a posting instead of 16 as a pair
  * of JS numbers). Bytes below `n` are never changed in place (growing and sweeping copy), so a
@@ -111,7 +168,9 @@ class Postings {
   n = 0;
   count = 0;
   last = 0;
-  constructor(b: Uint8Array = new Uint8Array(8), n = 0, count = 0, last = 0) {
+  // A new list starts on a shared empty buffer: its first `add` makes the one it needs (a buffer
+  // of 8 made here was dropped at once, a typed array per new term for the collector).
+  constructor(b: Uint8Array = NO_BYTES, n = 0, count = 0, last = 0) {
     this.b = b;
     this.n = n;
     this.count = count;
@@ -312,10 +371,13 @@ function createDocTable() {
 
 /** Notes of a snapshot's search table taken per step of a restore (`restoreSteps`). */
 const RESTORE_STEP = 256;
-/** Terms of a large note joined to the lists per step of `putSteps`. */
-const PUT_STEP = 4096;
+/**
+ * Terms of a large note joined to the lists per step of `putSteps` (well under a ms: the caller's
+ * `sliced` runs steps until its slice of a few ms is spent).
+ */
+const PUT_STEP = 512;
 /** Characters of a large note's body turned into terms per step of `putSteps`. */
-const TEXT_STEP = 64 * 1024;
+const TEXT_STEP = 8 * 1024;
 /**
  * What a posting is estimated to hold: its bytes in a list, or for a term's first posting the
  * term's map slot, string and list object too (as `approxBytes` counts them).
@@ -333,7 +395,7 @@ const SWEEP_MIN_BYTES = 4 * 1024 * 1024;
  * varint byte lists per term (`Postings`); adding a note costs its own words.
  */
 export function createSearchIndex(serialized?: string | SerializedSearch | LazySearch | null) {
-  const postings = new Map<string, Postings>();
+  const postings = new ShardedMap<Postings>();
   /** Per note id (ids only grow; a removed note's slot keeps no path): path, body length, title words, folder depth. */
   const docs = createDocTable();
   const ids = new Map<string, number>();
@@ -356,7 +418,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
   /** The last query's typo look-ups: words looked up and rows spent (`TypoBudget`). */
   let lastTypo = { words: 0, rows: 0 };
   /** The words of notes changed since the last `takeChanges`, for the journal; null while not tracked. */
-  let pending: Map<string, DocTerms> | null = null;
+  let pending: Map<string, DocTerms | PackedTerms> | null = null;
   /** Bumped by every change of the notes (visible sets are cached per version). */
   let version = 0;
   /** `[id, body length]` of each note removed, for visible sets to catch up; entry 0 is removal number `logBase`. */
@@ -374,25 +436,27 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
   /** Adds the postings of `terms[from..to)` (term, value pairs from index 2); returns their estimated bytes. */
   const addPostings = (id: number, terms: DocTerms, from = 2, to = terms.length): number => {
     let bytes = 0;
-    for (let i = from; i < to; i += 2) {
-      const term = terms[i] as string;
-      let list = postings.get(term);
-      if (!list) {
-        list = new Postings();
-        postings.set(term, list);
-        vocab.added(term);
-        bytes += TERM_BYTES + term.length;
-      }
-      list.add(id, terms[i + 1] as number);
-      bytes += POSTING_BYTES;
+    for (let i = from; i < to; i += 2) bytes += addPosting(id, terms[i] as string, terms[i + 1] as number);
+    return bytes;
+  };
+  /** Adds one posting of note `id`; returns its estimated bytes. */
+  const addPosting = (id: number, term: string, value: number): number => {
+    let bytes = POSTING_BYTES;
+    let list = postings.get(term);
+    if (!list) {
+      list = new Postings();
+      postings.set(term, list);
+      vocab.added(term);
+      bytes += TERM_BYTES + term.length;
     }
+    list.add(id, value);
     return bytes;
   };
   /** Makes `id` the note at `path` (its postings are in, or deferred), costing `bytes`. */
-  const enter = (id: number, path: string, terms: DocTerms, bytes: number) => {
+  const enter = (id: number, path: string, terms: DocTerms | PackedTerms, bytes: number) => {
     version++;
-    const len = terms[0] as number;
-    docs.set(id, path, len, terms[1] as number);
+    const len = isPacked(terms) ? terms.len : (terms[0] as number);
+    docs.set(id, path, len, isPacked(terms) ? terms.tlen : (terms[1] as number));
     docs.cost[id] = bytes;
     liveBytes += bytes;
     ids.set(path, id);
@@ -752,36 +816,47 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       addTerms(doc.path, docTerms(doc));
     },
     /** Adds or replaces one note by its terms as `docTerms` gives them (computed elsewhere, e.g. a thread). */
-    putTerms(path: string, terms: DocTerms): void {
+    putTerms(path: string, terms: DocTerms | PackedTerms): void {
       remove(path);
-      addTerms(path, terms);
+      addTerms(path, isPacked(terms) ? unpackTerms(terms) : terms);
     },
     /**
      * `put` in steps, for a large note (a 4 MiB note of distinct words is hundreds of ms in one
-     * go): its body turned into terms `TEXT_STEP` characters a step, then its postings joined
-     * `PUT_STEP` terms a step under a fresh id no query sees yet; the last step swaps it in for
-     * the old version at once. The caller yields between steps (queries meanwhile see the old
-     * version); one caller per path at a time.
+     * go), from its fields (`SearchDoc`: the body turned into terms `TEXT_STEP` characters a step)
+     * or its terms made elsewhere (a thread); then its postings joined `PUT_STEP` terms a step
+     * under a fresh id no query sees yet; the last step swaps it in for the old version at once.
+     * The caller yields between steps (queries meanwhile see the old version); one caller per
+     * path at a time.
      */
-    *putSteps(doc: SearchDoc): Generator<void> {
-      const terms = yield* docTermsSteps(doc);
+    *putSteps(path: string, source: SearchDoc | DocTerms | PackedTerms): Generator<void> {
+      const terms = Array.isArray(source) || isPacked(source) ? source : yield* docTermsSteps(source);
       if (lazy) {
-        api.putTerms(doc.path, terms);
+        api.putTerms(path, isPacked(terms) ? unpackTerms(terms) : terms);
         return;
       }
       const id = nextId++;
       building.add(id);
       let bytes = 0;
       try {
-        for (let i = 2; i < terms.length; i += 2 * PUT_STEP) {
-          bytes += addPostings(id, terms, i, Math.min(terms.length, i + 2 * PUT_STEP));
-          yield;
+        if (isPacked(terms)) {
+          const add = (term: string, v: number) => {
+            bytes += addPosting(id, term, v);
+          };
+          for (let i = 0, at = 0; i < terms.vals.length; i += PUT_STEP) {
+            at = eachPacked(terms, i, Math.min(terms.vals.length, i + PUT_STEP), at, add);
+            yield;
+          }
+        } else {
+          for (let i = 2; i < terms.length; i += 2 * PUT_STEP) {
+            bytes += addPostings(id, terms, i, Math.min(terms.length, i + 2 * PUT_STEP));
+            yield;
+          }
         }
       } finally {
         building.delete(id);
       }
-      remove(doc.path);
-      enter(id, doc.path, terms, bytes);
+      remove(path);
+      enter(id, path, terms, bytes);
     },
     /** Removes one note; no error when absent. */
     remove,
@@ -869,7 +944,8 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
     },
     /** The recorded words of `path` (replaced since tracking began), or undefined. */
     termsOf(path: string): DocTerms | undefined {
-      return pending?.get(path);
+      const t = pending?.get(path);
+      return t && isPacked(t) ? unpackTerms(t) : t;
     },
     /** Forgets the recorded words (they were journaled or captured). */
     clearTracked(): void {

@@ -1,3 +1,5 @@
+import { ShardedSet } from './sharded.ts';
+
 /** Most index terms one prefix or one misspelt word may stand for (keeps a query fast). */
 export const MAX_PREFIX = 30;
 export const MAX_TYPO = 6;
@@ -93,7 +95,7 @@ export function typoBudget(length: number): number {
 /** Words added since the last build past which the vocabulary wants a rebuild (`stale`). */
 const FRESH_MAX = 4096;
 /** Words taken, or compared while sorting, per step of `rebuildSteps`. */
-const REBUILD_STEP = 16_384;
+const REBUILD_STEP = 4096;
 
 /**
  * The index's words, sorted (for prefixes, and walked as a trie for typos). Built at once on first
@@ -103,9 +105,9 @@ const REBUILD_STEP = 16_384;
  */
 export function createVocabulary(terms: () => Iterable<string>, alive: (t: string) => boolean) {
   let sorted: string[] | null = null;
-  let fresh = new Set<string>();
+  let fresh = new ShardedSet();
   /** Words added while a rebuild runs (the fresh set it leaves). */
-  let during: Set<string> | null = null;
+  let during: ShardedSet | null = null;
   /** Words the sorted list holds that no note holds any more (a sweep dropped them). */
   let gone = 0;
   const build = (): string[] => {
@@ -146,7 +148,7 @@ export function createVocabulary(terms: () => Iterable<string>, alive: (t: strin
      */
     *rebuildSteps(): Generator<void> {
       if (!sorted || during) return;
-      const added = new Set<string>();
+      const added = new ShardedSet();
       during = added;
       try {
         let runs: string[][] = [];

@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzePool } from '../../../adapters/node/analyze-pool.ts';
-import { fromWire, LINKS_PER_PIECE } from '../../../adapters/node/analyze-wire.ts';
+import { fromWire, LINKS_PER_PIECE, PACK_TERMS_OVER } from '../../../adapters/node/analyze-wire.ts';
 import { analyzeNote } from '../../../core/notes/markdown/analyzer.ts';
+import { noteTerms } from '../../../core/notes/search/note-terms.ts';
+import { type PackedTerms, unpackTerms } from '../../../core/notes/search.ts';
 import { until } from '../../helpers/wait.ts';
 
 /**
@@ -57,6 +59,26 @@ describe('analyze pool', () => {
     expect(back).not.toHaveProperty('linkPieces');
     // Other work ran between the pieces: at least one turn of the loop per piece.
     expect(turns).toBeGreaterThanOrEqual(3);
+  });
+
+  it('sends the many terms of a large note packed, exactly the terms made in place', async () => {
+    // Distinct words: every one a term, far more than PACK_TERMS_OVER.
+    const words = Array.from({ length: 3 * PACK_TERMS_OVER }, (_, i) => `w${i.toString(36)}x`);
+    const text = `---\ntitle: Many\ntags: [one, two]\n---\n# Heading here\n${words.join(' ')} #inline`;
+    expect(text.length).toBeGreaterThan(128 * 1024);
+    const [a] = await pool.analyze([text], ['folder/many.md']);
+    const terms = a!.terms!;
+    expect(Array.isArray(terms)).toBe(false);
+    const packed = terms as PackedTerms;
+    expect(packed.vals).toBeInstanceOf(Uint32Array);
+    const inPlace = analyzeNote(text);
+    expect(unpackTerms(packed)).toEqual(noteTerms('folder/many.md', inPlace, text));
+    // The plain text stays on the thread; the rest of the analysis is as made in place.
+    expect(a!.text).toBe('');
+    expect({ ...a, terms: undefined, text: inPlace.text }).toEqual({ ...inPlace, terms: undefined });
+    // A small note's terms still come as a plain list.
+    const [small] = await pool.analyze([`# S\n${'z '.repeat(70_000)}`], ['s.md']);
+    expect(Array.isArray(small!.terms)).toBe(true);
   });
 
   it('leaves small batches to the fallback and keeps the order of a batch', async () => {
