@@ -8,10 +8,10 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../tests/helpers/ports.ts';
 
 const run = promisify(execFile);
 const BIN = process.env.BENCH_NGINX ?? 'nginx';
@@ -24,14 +24,6 @@ export async function nginxAvailable(): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
 }
 
 /** The configuration: one process, keep-alive upstream, nothing written per request. */
