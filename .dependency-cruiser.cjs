@@ -40,14 +40,16 @@ module.exports = {
     {
       name: 'adapters-below-sdk-and-roots',
       severity: 'error',
-      comment: 'adapters/ implement the ports of core/ over http-kit/ and relay/; the roots compose them, never the reverse.',
+      comment:
+        'adapters/ implement the ports of core/ over http-kit/ and relay/; the roots compose them, never the reverse.',
       from: { path: '^adapters/' },
       to: { path: others('sdk', 'client-link', 'deploy', 'bench', 'bin') },
     },
     {
       name: 'sdk-below-client-and-roots',
       severity: 'error',
-      comment: 'sdk/ is the client library: core/ and the OpenAPI operation types of adapters/http, nothing above.',
+      comment:
+        'sdk/ is the client library: core/ and the OpenAPI operation types of adapters/http, nothing above.',
       from: { path: '^sdk/' },
       to: { path: others('client-link', 'deploy', 'bench', 'bin') },
     },

@@ -1,6 +1,5 @@
 import { parentPort } from 'node:worker_threads';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
-import type { MarkdownAnalysis } from '../../core/notes/markdown/types.ts';
 import { noteTerms } from '../../core/notes/search/note-terms.ts';
 import { packTerms } from '../../core/notes/search.ts';
 import { LINKS_PER_PIECE, PACK_TERMS_OVER, type WireAnalysis } from './analyze-wire.ts';

@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fsStateStore } from '../../adapters/store/fs-state-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { AUTH_STATE_KEY } from '../../core/auth/service.ts';
-import { createNoteService } from '../../core/notes/service.ts';
 import { loadConfig } from '../../deploy/shared/config/server.ts';
 import { composeApp } from '../../deploy/shared/node-parts.ts';
 import { secureHeaders } from '../../http-kit/middleware.ts';
