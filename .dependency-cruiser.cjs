@@ -11,10 +11,10 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment:
-        'A value-level import circle: break it at its cause (move the shared piece down into a module of its own). ' +
-        'Circles made only of `import type` edges are erased by the compiler and allowed.',
+        'An import circle, of values or of types only: break it at its cause (move the shared piece, or the ' +
+        'types, down into a leaf module of its own).',
       from: {},
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+      to: { circular: true },
     },
     {
       name: 'core-imports-no-other-layer',
@@ -77,8 +77,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    // Keep `import type` edges in the graph (the layer rules hold for types too); the circle rule
-    // above skips them.
+    // Keep `import type` edges in the graph: the layer and circle rules hold for types too.
     tsPreCompilationDeps: true,
   },
 };

@@ -10,34 +10,11 @@ import { createMutex } from '../mutex.ts';
 import type { Clock, HistoryStore, Logger } from '../ports.ts';
 import { type BlobLoc, type ChangeKind, type JournalRecord, parseJournal, unpackBlob } from './codec.ts';
 import { compact, type PruneLimits, pruneHistory } from './prune.ts';
+import type { HistoryState, Stored, TrashItem, VersionItem } from './state.ts';
 
 export type { ChangeKind } from './codec.ts';
 export type { PruneLimits } from './prune.ts';
-
-/** One version as `GET .../versions` lists it. */
-export interface VersionItem {
-  id: string;
-  at: number;
-  size: number;
-  checksum: string;
-  /** Who made the change: `key:<id>`, `jwt:<subject>`, `mcp:<client> (key:<id>)`, `agent`, `plugin:<id>`, `outside`. */
-  by: string;
-  change: ChangeKind;
-}
-
-/** One item of the trash. */
-export interface TrashItem {
-  id: string;
-  path: string;
-  kind: 'note' | 'file';
-  deletedAt: number;
-  by: string;
-  size: number;
-  checksum: string;
-}
-
-/** What the history keeps in memory about one version or trash item. */
-export type Stored<T> = T & { loc: BlobLoc };
+export type { HistoryState, Stored, TrashItem, VersionItem } from './state.ts';
 
 /** Everything `createHistory` needs. */
 export interface HistoryDeps {
@@ -68,16 +45,6 @@ const PRUNE_TO = 0.75;
 
 /** The default trigger of the background compaction (docs/reference/history.md). */
 export const AUTO_COMPACT = { minBytes: 1024 * 1024, fraction: 0.25 };
-
-/** The in-memory index of a history, shared with pruning. */
-export interface HistoryState {
-  versions: Map<string, Stored<VersionItem>[]>;
-  /** `copy`: where the item's copy lies in the vault's `.trash/` (TRASH_DIR=vault). */
-  trash: Map<string, Stored<TrashItem> & { copy?: string }>;
-  blobs: Map<string, BlobLoc>;
-  /** Bytes of blobs stored uncompressed since the last compaction. */
-  rawBytes: number;
-}
 
 /** Builds the history over `deps.store`; call `load` once before use. */
 export function createHistory(deps: HistoryDeps) {

@@ -1,7 +1,7 @@
 /** Pruning of the history: by age, by total bytes, and the trash's retention; then compaction. */
 import type { HistoryStore } from '../ports.ts';
 import { type BlobLoc, type JournalRecord, packBlob } from './codec.ts';
-import type { HistoryState } from './history.ts';
+import type { HistoryState } from './state.ts';
 
 /** How much history to keep. */
 export interface PruneLimits {

@@ -9,20 +9,14 @@ import { createMutex } from '../mutex.ts';
 import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '../ports.ts';
 import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/types.ts';
+import type { Note } from './note.ts';
 import { NoteCache } from './note-cache.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
 import { searchDocOf } from './search/fields.ts';
 import type { DocTerms, PackedTerms } from './search.ts';
 import { sliced, yieldToEventLoop } from './slices.ts';
 
-/** A whole note as `GET /notes/:path` returns it. */
-export interface Note extends NoteSummary {
-  /** The body without the frontmatter block. */
-  content: string;
-  frontmatter: Record<string, unknown>;
-  /** Problems found in this note (invalid YAML, odd tags); absent when there are none. */
-  warnings?: string[];
-}
+export type { Note } from './note.ts';
 
 /** What happened to a note; plugins and channels subscribe to these. */
 export type NoteEvent =

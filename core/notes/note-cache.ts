@@ -1,5 +1,5 @@
 /** Whole notes kept parsed for fast reads, bounded in notes and in bytes of text (oldest out first). */
-import type { Note } from './context.ts';
+import type { Note } from './note.ts';
 
 export class NoteCache {
   private readonly notes = new Map<string, { note: Note; bytes: number }>();

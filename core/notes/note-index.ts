@@ -1,5 +1,6 @@
 import { isKnownFileType } from '../files/content-types.ts';
 import { dirname } from '../paths.ts';
+import type { IndexEntry } from './index-entry.ts';
 import { internAll, internValues } from './intern.ts';
 import { createLinkGraph, distinctLinks, isFileName, type LinkRef, type See } from './link-graph.ts';
 import type { MarkdownAnalysis } from './markdown/types.ts';
@@ -16,25 +17,7 @@ import {
 import type { SnapshotCapture } from './snapshot.ts';
 import { noteTitle } from './title.ts';
 
-/** What the index keeps of one note (no body text). */
-export interface IndexEntry {
-  path: string;
-  size: number;
-  mtimeMs: number;
-  checksum: string;
-  /** Title from frontmatter or first H1; null means the file name. */
-  titleExplicit: string | null;
-  tags: string[];
-  links: LinkRef[];
-  wordCount: number;
-  /** Frontmatter `created` (ISO) when valid. */
-  created: string | null;
-  /** When the server first saw this file, ms since epoch. */
-  firstSeen: number;
-  warnings: string[];
-  frontmatter: Record<string, unknown>;
-  bodyStart: number;
-}
+export type { IndexEntry } from './index-entry.ts';
 
 /** Link element of a note summary. */
 export interface NoteLink {

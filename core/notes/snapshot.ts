@@ -30,7 +30,7 @@
  * The warm start reads the header, table, NOTES, GRAPH and DOCS (one range); TERMS and POSTINGS
  * when a search (or a save) first needs them. Any failed check means a cold index.
  */
-import type { IndexEntry } from './note-index.ts';
+import type { IndexEntry } from './index-entry.ts';
 
 export const SNAPSHOT_MAGIC = 'QUIRESNP';
 /** Bump when the binary layout (or what an entry holds) changes; other layouts are never trusted. */

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { FetchLike } from './relay-client.ts';
+import type { FetchLike } from './fetch-like.ts';
 
 /**
  * The connector's default transport on Node: `node:http(s)` with keep-alive agents. It does

@@ -8,17 +8,10 @@ import {
   type RelayAnswer,
   type RelayItem,
 } from '../protocol/messages.ts';
+import type { FetchLike, RelayHttpAnswer } from './fetch-like.ts';
 import { nodeTransport } from './node-transport.ts';
 
-/** What the connector needs of an HTTP answer (a fetch Response is one). */
-export interface RelayHttpAnswer {
-  status: number;
-  ok: boolean;
-  text(): Promise<string>;
-}
-
-/** The fetch the connector uses; `fetch` and `relayApp.request` fit (the latter for in-process tests). */
-export type FetchLike = (url: string, init: RequestInit) => Promise<RelayHttpAnswer> | RelayHttpAnswer;
+export type { FetchLike, RelayHttpAnswer } from './fetch-like.ts';
 
 /**
  * Why a relay call failed. `unregistered` (401): register again. `refused` (403): another

@@ -39,7 +39,7 @@ import { fromBase64, toBase64 } from '../protocol/http-codec.ts';
 import type { HttpItem, PairItem } from '../protocol/messages.ts';
 import type { PayloadSeal } from '../protocol/seal.ts';
 import type { RelayQueue } from '../queue/ports.ts';
-import type { RelayLimits } from './types.ts';
+import type { RelayLimits } from './relay-limits.ts';
 
 /** Bytes a tunnel may have waiting for the wire before a streamed body's next chunk is read. */
 const TUNNEL_HIGH_WATER = 1024 * 1024;

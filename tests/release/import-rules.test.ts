@@ -1,6 +1,6 @@
 /**
- * `npm run cycles` (dependency-cruiser with .dependency-cruiser.cjs) fails on a value-level import
- * circle and on an import that points up a layer, and lets a circle of `import type` edges pass.
+ * `npm run cycles` (dependency-cruiser with .dependency-cruiser.cjs) fails on an import circle, one
+ * closed only by `import type` edges too, and on an import that points up a layer.
  * Each case runs the repo's config over a tiny folder in tests/fixtures/import-rules/.
  */
 import { spawnSync } from 'node:child_process';
@@ -27,15 +27,23 @@ describe('the import rules', { timeout: 60_000 }, () => {
     expect(r.out).toMatch(/cycle\/a\.ts[\s\S]*cycle\/b\.ts/);
   });
 
-  it('let a circle closed only by `import type` pass', () => {
+  it('fail on a circle closed only by `import type` too', () => {
     const r = cruise(fixtures, ['type-only']);
-    expect(r.out).toContain('no dependency violations');
-    expect(r.code).toBe(0);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toContain('no-circular');
+    expect(r.out).toMatch(/type-only\/a\.ts[\s\S]*type-only\/b\.ts/);
   });
 
   it('fail on core importing a layer above it', () => {
     const r = cruise(join(fixtures, 'layers'), ['core', 'relay']);
     expect(r.code).not.toBe(0);
     expect(r.out).toContain('core-imports-no-other-layer');
+  });
+
+  it('fail on adapters importing a root, and deploy/shared importing a runtime root', () => {
+    const r = cruise(join(fixtures, 'layers'), ['adapters', 'deploy']);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toContain('adapters-below-sdk-and-roots');
+    expect(r.out).toContain('deploy-shared-imports-no-runtime-root');
   });
 });
