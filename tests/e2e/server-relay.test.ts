@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createIdentity } from '../../core/identity.ts';
 import { tempDir } from '../helpers/app.ts';
 import { runTs } from '../helpers/child.ts';
 import { until } from '../helpers/wait.ts';
+import { registerBody } from '../relay/fixtures.ts';
 import { deleteKeys, REDIS_URL, redisClient, TEST_QUEUE_KEY, uniquePrefix } from '../relay/helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -151,7 +153,10 @@ describe('npm start with two relay processes on one Redis', () => {
       await fetch(`${b}/api/v1/relay/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ serverId: setup.serverId, secret: 'x'.repeat(40) }),
+        // A statement properly signed, by a key that is not the server's.
+        body: JSON.stringify(
+          await registerBody({ identity: await createIdentity(), serverId: setup.serverId }),
+        ),
       }),
     );
     expect(rogue.status).toBe(403);
