@@ -56,46 +56,15 @@ export function redisRelayQueue(opts: RedisRelayQueueOptions): RelayQueue {
     run('quireRelayTake', [k(sid, 'q'), k(sid, 'seen')], [max, maxBytes, k(sid, 'req:')]) as Promise<
       string[] | null
     >;
-  /** TAKE's flat [id, deadline|payload, ...] as requests, those past their deadline dropped. */
-  const parse = (flat: string[]): QueuedRequest[] => {
-    const out: QueuedRequest[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      const v = flat[i + 1]!;
-      const bar = v.indexOf('|');
-      out.push({ requestId: flat[i]!, deadline: Number(v.slice(0, bar)), payload: v.slice(bar + 1) });
-    }
-    return out.filter((r) => r.deadline > Date.now());
-  };
   const answerChannel = `${P}instance:${crypto.randomUUID()}`;
   const closing = new AbortController();
   const wake = redisWakeups(client, answerChannel, logger);
 
-  let lastWarn = 0;
-  async function guard<T>(p: Promise<T>): Promise<T> {
-    try {
-      return await p;
-    } catch (err) {
-      // One line per 5 s at most: during an outage every request fails the same way.
-      if (Date.now() - lastWarn > 5_000) {
-        lastWarn = Date.now();
-        logger?.warn('relay queue store error', { error: err instanceof Error ? err.message : String(err) });
-      }
-      throw retryLater('NOT_READY', "The relay's queue store is unreachable; retry shortly.", 2);
-    }
-  }
+  const guard = storeGuard(logger);
 
   return {
     backend: 'redis',
-    async claim(sid, secretHash) {
-      return (await run('quireRelayClaim', [k(sid, 'owner')], [secretHash])) as
-        | 'created'
-        | 'match'
-        | 'mismatch';
-    },
-    async setOwner(sid, secretHash) {
-      await guard(client.set(k(sid, 'owner'), secretHash));
-    },
-    owner: (sid) => guard(client.get(k(sid, 'owner'))),
+    ...redisOwnersAndCodes(client, P, run, guard),
     async markOnline(sid, ttlMs) {
       await guard(client.set(k(sid, 'seen'), '1', 'PX', Math.max(1, Math.ceil(ttlMs))));
     },
@@ -189,6 +158,42 @@ export function redisRelayQueue(opts: RedisRelayQueueOptions): RelayQueue {
         client.del(k(sid, `req:${requestId}`), k(sid, `wait:${requestId}`), k(sid, `resp:${requestId}`)),
       );
     },
+    async ping() {
+      if (client.status !== 'ready') return false;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), 1000)));
+      const pong = await Promise.race([client.ping().catch(() => null), late]);
+      clearTimeout(timer);
+      return pong === 'PONG';
+    },
+    async close() {
+      closing.abort();
+      wake.close();
+    },
+  };
+}
+
+type Guard = <T>(p: Promise<T>) => Promise<T>;
+type Run = (name: ScriptName, keys: string[], args: (string | number)[]) => Promise<unknown>;
+type KeyedPart = Pick<
+  RelayQueue,
+  'claim' | 'setOwner' | 'owner' | 'setPairCode' | 'findPairCode' | 'spendPairCode' | 'hit' | 'hits'
+>;
+
+/** Pinned owners, pairing-code hashes and rate-limit counters: plain keys, no waiting. */
+function redisOwnersAndCodes(client: Redis, P: string, run: Run, guard: Guard): KeyedPart {
+  const k = (sid: string, rest: string) => `${P}{${sid}}:${rest}`;
+  return {
+    async claim(sid, secretHash) {
+      return (await run('quireRelayClaim', [k(sid, 'owner')], [secretHash])) as
+        | 'created'
+        | 'match'
+        | 'mismatch';
+    },
+    async setOwner(sid, secretHash) {
+      await guard(client.set(k(sid, 'owner'), secretHash));
+    },
+    owner: (sid) => guard(client.get(k(sid, 'owner'))),
     async setPairCode(sid, codeHash, ttlMs) {
       const args = [sid, codeHash ?? '', Math.max(1, Math.ceil(ttlMs)), `${P}pair:`];
       return (await run('quireRelaySetPair', [k(sid, 'pair')], args)) === 1;
@@ -208,17 +213,33 @@ export function redisRelayQueue(opts: RedisRelayQueueOptions): RelayQueue {
       // PTTL 0: under a millisecond left, but the key (and a hit on it) still counts in this window.
       return count > 0 && ttl >= 0 ? { count, resetInMs: Math.max(1, ttl) } : { count: 0, resetInMs: 0 };
     },
-    async ping() {
-      if (client.status !== 'ready') return false;
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), 1000)));
-      const pong = await Promise.race([client.ping().catch(() => null), late]);
-      clearTimeout(timer);
-      return pong === 'PONG';
-    },
-    async close() {
-      closing.abort();
-      wake.close();
-    },
+  };
+}
+
+/** TAKE's flat [id, deadline|payload, ...] as requests, those past their deadline dropped. */
+function parse(flat: string[]): QueuedRequest[] {
+  const out: QueuedRequest[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const v = flat[i + 1]!;
+    const bar = v.indexOf('|');
+    out.push({ requestId: flat[i]!, deadline: Number(v.slice(0, bar)), payload: v.slice(bar + 1) });
+  }
+  return out.filter((r) => r.deadline > Date.now());
+}
+
+/** Turns a store error into the relay's 503 `NOT_READY`, warning at most once per 5 s. */
+function storeGuard(logger: Logger | undefined): Guard {
+  let lastWarn = 0;
+  return async <T>(p: Promise<T>): Promise<T> => {
+    try {
+      return await p;
+    } catch (err) {
+      // One line per 5 s at most: during an outage every request fails the same way.
+      if (Date.now() - lastWarn > 5_000) {
+        lastWarn = Date.now();
+        logger?.warn('relay queue store error', { error: err instanceof Error ? err.message : String(err) });
+      }
+      throw retryLater('NOT_READY', "The relay's queue store is unreachable; retry shortly.", 2);
+    }
   };
 }
