@@ -32,7 +32,6 @@ const STILL_OVER: Record<string, number> = {
   'core/notes/service.ts createNoteService': 266,
   'adapters/store/fs-note-store.ts fsNoteStore': 243,
   'core/notes/markdown/blocks.ts readBlocks': 237,
-  'core/search/semantic/semantic-index.ts createSemanticIndex': 190,
   'core/search/retrieval.ts createRetrieval': 188,
   'core/notes/search.ts createSearchIndex.query': 177,
   'core/notes/search/vocabulary.ts createVocabulary': 172,

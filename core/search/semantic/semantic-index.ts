@@ -46,42 +46,172 @@ export interface SemanticDeps {
 }
 
 /** Builds the semantic index; `start()` it once the note service is loaded. */
-export function createSemanticIndex(deps: SemanticDeps) {
-  const { notes, embeddings, logger } = deps;
-  const batchSize = deps.batchSize ?? 32;
-  const timeoutMs = deps.timeoutMs ?? 60_000;
-  let data: SemanticData = { model: embeddings.model, notes: new Map(), vectors: new Map() };
-  let status: SemanticStatus = { state: 'starting', model: embeddings.model, done: 0, total: 0 };
-  let running: Promise<void> | null = null;
-  let dirty = false;
-  let stopped = false;
-  let retryTimer: ReturnType<typeof setTimeout> | null = null;
-  let retryDelay = deps.retryMs ?? 5_000;
-  let unsubscribe: (() => void) | null = null;
+export function createSemanticIndex(deps: SemanticDeps): SemanticIndex {
+  return new SemanticIndex(deps);
+}
 
-  const count = () => {
-    let total = 0;
-    let done = 0;
-    for (const e of data.notes.values()) {
-      total += e.passages.length;
-      for (const p of e.passages) if (data.vectors.has(p.hash)) done++;
+/**
+ * The index's state machine: `sync` runs one pass at a time (a change during a pass asks for
+ * another), a failing provider sets `error` and schedules a retry with a doubling delay.
+ */
+export class SemanticIndex {
+  /** The configured model. */
+  readonly model: string;
+  private readonly batchSize: number;
+  private readonly timeoutMs: number;
+  private data: SemanticData;
+  private current: SemanticStatus;
+  private running: Promise<void> | null = null;
+  private dirty = false;
+  private stopped = false;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private retryDelay: number;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly deps: SemanticDeps) {
+    this.model = deps.embeddings.model;
+    this.batchSize = deps.batchSize ?? 32;
+    this.timeoutMs = deps.timeoutMs ?? 60_000;
+    this.retryDelay = deps.retryMs ?? 5_000;
+    this.data = { model: this.model, notes: new Map(), vectors: new Map() };
+    this.current = { state: 'starting', model: this.model, done: 0, total: 0 };
+  }
+
+  /** Progress of the background embedding. */
+  status(): SemanticStatus {
+    return this.current;
+  }
+
+  /** Loads the stored index, starts embedding in the background, and follows note changes. */
+  async start(): Promise<void> {
+    this.data = await loadSemantic(this.deps.state, this.model);
+    this.unsubscribe = this.deps.notes.subscribe(() => void this.sync());
+    void this.sync();
+  }
+
+  /** Runs (or joins) a sync and waits until it ends: every passage embedded, or the provider failed. */
+  sync = (): Promise<void> => {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.dirty = true;
+      return this.running;
     }
-    return { total, done };
+    this.running = this.passes().finally(() => {
+      this.running = null;
+    });
+    return this.running;
   };
 
-  const embed = async (texts: string[]): Promise<QVector[]> => {
-    const vs = await embeddings.embed(texts, AbortSignal.timeout(timeoutMs));
+  /** Stops following changes and retrying; embedding in flight ends after its batch. */
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+  }
+
+  /**
+   * The best passage of each note nearest to `query`, best first, among the notes `see` accepts
+   * (all without it). Rejects when the provider fails.
+   */
+  async search(query: string, limit: number, see?: (path: string) => boolean): Promise<PassageHit[]> {
+    const [v] = await this.deps.embeddings.embed([query], AbortSignal.timeout(this.timeoutMs));
+    if (!v) throw new Error('the provider answered no vector');
+    return this.nearest(normalize(v), limit, null, see);
+  }
+
+  /** The notes nearest to the note at `path` (its passages' mean), best first; [] when it has no vectors. */
+  related(path: string, limit: number, see?: (path: string) => boolean): PassageHit[] {
+    const { data } = this;
+    const own = data.notes.get(path)?.passages.flatMap((p) => data.vectors.get(p.hash) ?? []) ?? [];
+    if (!own.length) return [];
+    const dims = own[0]!.q.length;
+    const mean = new Array<number>(dims).fill(0);
+    for (const v of own) for (let i = 0; i < dims; i++) mean[i]! += (v.q[i] ?? 0) * v.scale;
+    return this.nearest(normalize(mean), limit, path, see);
+  }
+
+  /** Whether the note at `path` has vectors. */
+  has(path: string): boolean {
+    return (this.data.notes.get(path)?.passages ?? []).some((p) => this.data.vectors.has(p.hash));
+  }
+
+  /** Passes until no change arrived during the last, or one failed (then a retry is scheduled). */
+  private async passes(): Promise<void> {
+    do {
+      this.dirty = false;
+      try {
+        await this.syncOnce();
+        this.retryDelay = this.deps.retryMs ?? 5_000;
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        this.current = { state: 'error', model: this.model, ...this.count(), error: message };
+        this.deps.logger?.warn('embeddings provider failed; semantic search uses what is indexed', {
+          error: message,
+        });
+        this.scheduleRetry();
+        break;
+      }
+    } while (this.dirty && !this.stopped);
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopped || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.sync();
+    }, this.retryDelay);
+    (this.retryTimer as { unref?: () => void }).unref?.();
+    this.retryDelay = Math.min(this.retryDelay * 2, 300_000);
+  }
+
+  private count(): { total: number; done: number } {
+    let total = 0;
+    let done = 0;
+    for (const e of this.data.notes.values()) {
+      total += e.passages.length;
+      for (const p of e.passages) if (this.data.vectors.has(p.hash)) done++;
+    }
+    return { total, done };
+  }
+
+  private async embed(texts: string[]): Promise<QVector[]> {
+    const vs = await this.deps.embeddings.embed(texts, AbortSignal.timeout(this.timeoutMs));
     if (vs.length !== texts.length)
       throw new Error(`the provider answered ${vs.length} vectors for ${texts.length} texts`);
     return vs.map((v) => quantize(v));
-  };
+  }
 
   /** Brings the index in line with the vault; embeds what is missing. */
-  const syncOnce = async (): Promise<void> => {
-    const items = notes.list().items;
+  private async syncOnce(): Promise<void> {
+    const { data, deps } = this;
+    const texts = await this.changedPassages();
+    await this.fillMissing(texts);
+    this.current = { state: 'embedding', model: this.model, ...this.count() };
+    const pending = [...texts].filter(([h]) => !data.vectors.has(h));
+    for (let i = 0; i < pending.length && !this.stopped; i += this.batchSize) {
+      const batch = pending.slice(i, i + this.batchSize);
+      const vs = await this.embed(batch.map(([, t]) => t));
+      batch.forEach(([h], j) => {
+        data.vectors.set(h, vs[j]!);
+      });
+      this.current = { ...this.current, ...this.count() };
+    }
+    const used = new Set([...data.notes.values()].flatMap((e) => e.passages.map((p) => p.hash)));
+    for (const h of [...data.vectors.keys()]) if (!used.has(h)) data.vectors.delete(h);
+    if (deps.state) await saveSemantic(deps.state, data);
+    this.current = { state: 'ready', model: this.model, ...this.count() };
+  }
+
+  /**
+   * Splits the notes whose checksum changed, forgets notes gone, and returns the texts to embed
+   * by passage hash ('' for a hash known only from the stored index, filled by `fillMissing`).
+   */
+  private async changedPassages(): Promise<Map<string, string>> {
+    const { data } = this;
+    const { notes } = this.deps;
     const seen = new Set<string>();
     const texts = new Map<string, string>();
-    for (const item of items) {
+    for (const item of notes.list().items) {
       seen.add(item.path);
       const checksum = notes.checksumOf(item.path) ?? '';
       if (data.notes.get(item.path)?.checksum === checksum) continue;
@@ -97,136 +227,35 @@ export function createSemanticIndex(deps: SemanticDeps) {
     for (const e of data.notes.values()) {
       for (const p of e.passages) if (!data.vectors.has(p.hash) && !texts.has(p.hash)) texts.set(p.hash, '');
     }
-    await fillMissing(texts);
-    status = { state: 'embedding', model: embeddings.model, ...count() };
-    const pending = [...texts].filter(([h]) => !data.vectors.has(h));
-    for (let i = 0; i < pending.length && !stopped; i += batchSize) {
-      const batch = pending.slice(i, i + batchSize);
-      const vs = await embed(batch.map(([, t]) => t));
-      batch.forEach(([h], j) => {
-        data.vectors.set(h, vs[j]!);
-      });
-      status = { ...status, ...count() };
-    }
-    const used = new Set([...data.notes.values()].flatMap((e) => e.passages.map((p) => p.hash)));
-    for (const h of [...data.vectors.keys()]) if (!used.has(h)) data.vectors.delete(h);
-    if (deps.state) await saveSemantic(deps.state, data);
-    status = { state: 'ready', model: embeddings.model, ...count() };
-  };
+    return texts;
+  }
 
   /** Texts for hashes known only from the stored index (their note is read again). */
-  const fillMissing = async (texts: Map<string, string>): Promise<void> => {
+  private async fillMissing(texts: Map<string, string>): Promise<void> {
     const want = new Set([...texts].filter(([, t]) => t === '').map(([h]) => h));
     if (!want.size) return;
-    for (const [path, e] of data.notes) {
+    for (const [path, e] of this.data.notes) {
       if (!e.passages.some((p) => want.has(p.hash))) continue;
-      const note = await notes.get(path).catch(() => null);
+      const note = await this.deps.notes.get(path).catch(() => null);
       for (const p of note ? splitPassages(path, note.title, note.content) : []) {
         if (want.has(p.hash)) texts.set(p.hash, embedText(note!.title, p.heading, p.text));
       }
     }
     for (const [h, t] of texts) if (t === '') texts.delete(h);
-  };
+  }
 
-  const sync = (): Promise<void> => {
-    if (stopped) return Promise.resolve();
-    if (running) {
-      dirty = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        dirty = false;
-        try {
-          await syncOnce();
-          retryDelay = deps.retryMs ?? 5_000;
-        } catch (err) {
-          const message = err instanceof Error ? err.message : String(err);
-          status = { state: 'error', model: embeddings.model, ...count(), error: message };
-          logger?.warn('embeddings provider failed; semantic search uses what is indexed', {
-            error: message,
-          });
-          scheduleRetry();
-          break;
-        }
-      } while (dirty && !stopped);
-    })().finally(() => {
-      running = null;
-    });
-    return running;
-  };
-
-  const scheduleRetry = () => {
-    if (stopped || retryTimer) return;
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      void sync();
-    }, retryDelay);
-    (retryTimer as { unref?: () => void }).unref?.();
-    retryDelay = Math.min(retryDelay * 2, 300_000);
-  };
-
-  return {
-    /** The configured model. */
-    model: embeddings.model,
-
-    /** Progress of the background embedding. */
-    status: (): SemanticStatus => status,
-
-    /** Loads the stored index, starts embedding in the background, and follows note changes. */
-    async start(): Promise<void> {
-      data = await loadSemantic(deps.state, embeddings.model);
-      unsubscribe = notes.subscribe(() => void sync());
-      void sync();
-    },
-
-    /** Runs (or joins) a sync and waits until it ends: every passage embedded, or the provider failed. */
-    sync,
-
-    /** Stops following changes and retrying; embedding in flight ends after its batch. */
-    stop(): void {
-      stopped = true;
-      unsubscribe?.();
-      if (retryTimer) clearTimeout(retryTimer);
-    },
-
-    /**
-     * The best passage of each note nearest to `query`, best first, among the notes `see` accepts
-     * (all without it). Rejects when the provider fails.
-     */
-    async search(query: string, limit: number, see?: (path: string) => boolean): Promise<PassageHit[]> {
-      const [v] = await embeddings.embed([query], AbortSignal.timeout(timeoutMs));
-      if (!v) throw new Error('the provider answered no vector');
-      return nearest(normalize(v), limit, null, see);
-    },
-
-    /** The notes nearest to the note at `path` (its passages' mean), best first; [] when it has no vectors. */
-    related(path: string, limit: number, see?: (path: string) => boolean): PassageHit[] {
-      const own = data.notes.get(path)?.passages.flatMap((p) => data.vectors.get(p.hash) ?? []) ?? [];
-      if (!own.length) return [];
-      const dims = own[0]!.q.length;
-      const mean = new Array<number>(dims).fill(0);
-      for (const v of own) for (let i = 0; i < dims; i++) mean[i]! += (v.q[i] ?? 0) * v.scale;
-      return nearest(normalize(mean), limit, path, see);
-    },
-
-    /** Whether the note at `path` has vectors. */
-    has: (path: string): boolean =>
-      (data.notes.get(path)?.passages ?? []).some((p) => data.vectors.has(p.hash)),
-  };
-
-  function nearest(
+  private nearest(
     query: Float32Array,
     limit: number,
     skip: string | null,
     see?: (path: string) => boolean,
   ): PassageHit[] {
     const best: PassageHit[] = [];
-    for (const [path, e] of data.notes) {
+    for (const [path, e] of this.data.notes) {
       if (path === skip || (see && !see(path))) continue;
       let top: PassageHit | null = null;
       e.passages.forEach((p, n) => {
-        const v = data.vectors.get(p.hash);
+        const v = this.data.vectors.get(p.hash);
         if (!v) return;
         const score = cosine(v, query);
         if (!top || score > top.score) top = { path, heading: p.heading, n, score };
@@ -236,5 +265,3 @@ export function createSemanticIndex(deps: SemanticDeps) {
     return best.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1)).slice(0, limit);
   }
 }
-
-export type SemanticIndex = ReturnType<typeof createSemanticIndex>;
