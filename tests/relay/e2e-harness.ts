@@ -27,19 +27,23 @@ export function e2eWorld() {
     prefix,
     /** A relay on 127.0.0.1:0 (Redis at REDIS_URL under this world's prefix unless overridden). */
     async relay(config: RelayOverrides = {}) {
-      const r = await startRelay(
-        relayConfig({
-          host: '127.0.0.1',
-          port: 0,
-          redisUrl: REDIS_URL,
-          redisPrefix: prefix,
-          queueKey: TEST_QUEUE_KEY,
-          shutdownGraceMs: 200,
-          ...config,
-          limits: { pullWaitMs: 1_000, ...config.limits },
-        }),
-        { logger: silentLogger },
-      );
+      const cfg = relayConfig({
+        host: '127.0.0.1',
+        port: 0,
+        redisUrl: REDIS_URL,
+        redisPrefix: prefix,
+        queueKey: TEST_QUEUE_KEY,
+        shutdownGraceMs: 200,
+        ...config,
+        limits: { pullWaitMs: 1_000, ...config.limits },
+      });
+      // A client reuses an idle keep-alive socket until its own timer (the server's hint less a
+      // second) closes it. When this one process (client, relay and tunnel server alike) is starved
+      // for seconds on a busy machine, the relay's timer can close a socket the client then picks:
+      // ECONNRESET on a POST, which no client retries. That race belongs to HTTP/1.1, not to what
+      // these tests check, so idle sockets here live a minute unless a test sets its own timeouts.
+      if (!config.timeouts) cfg.timeouts = { ...cfg.timeouts, keepAliveMs: 60_000 };
+      const r = await startRelay(cfg, { logger: silentLogger });
       relays.push(r);
       return r;
     },

@@ -184,7 +184,7 @@ describe('the tunnel through a network cut (TCP RST on a live socket, relay and 
     await until(
       'creates and reads to be inside the server',
       () => srv.insideCreates() >= 6 && srv.inside() - srv.insideCreates() >= 1,
-      5_000,
+      15_000,
       1,
     );
     const cutAt = Date.now();
@@ -234,5 +234,5 @@ describe('the tunnel through a network cut (TCP RST on a live socket, relay and 
     expect(listed.filter((p) => !asked.has(p))).toEqual([]);
     // And the tunnel still serves after all of it.
     expect((await send('read')).status).toBe(200);
-  }, 20_000);
+  }, 40_000);
 });

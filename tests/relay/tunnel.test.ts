@@ -51,7 +51,7 @@ describe('the tunnel (WebSocket, binary frames; real sockets and Redis)', () => 
     expect(exchanged.status).toBe(200);
     expect(srv.pair.keys.has(exchanged.json.data.apiKey)).toBe(true);
     expect((await call(`${base}/boom`)).status).toBe(500);
-  });
+  }, 60_000);
 
   it('a request entering relay A reaches the tunnel held by relay B through Redis, once', async () => {
     world = e2eWorld();
