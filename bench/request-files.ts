@@ -61,6 +61,7 @@ const config = loadConfig({
   HOST: '127.0.0.1',
   DATA_DIR: join(tmp.dir, 'data'),
   LOG_LEVEL: 'warn',
+  ...(process.env.HOT_ROUTES ? { HOT_ROUTES: process.env.HOT_ROUTES } : {}),
 });
 const server = await startServer(config, { logger: capturingLogger().logger });
 try {
