@@ -120,7 +120,8 @@ async function spawnQuiet(
       proc.kill('SIGTERM');
       setTimeout(() => proc.kill('SIGKILL'), 5_000).unref();
     });
-  const until = Date.now() + 60_000;
+  // Two minutes: a loaded machine (load 20 on two cores) takes over one to start a server under tsx.
+  const until = Date.now() + 120_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${entry} exited: ${err}`);
     if (await ready().catch(() => false)) break;
