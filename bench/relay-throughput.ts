@@ -9,11 +9,13 @@
  * rounds kept; CPU per request of each process is user + system time (every thread) from /proc
  * over the measured seconds divided by the requests answered.
  *
- *   npx tsx bench/relay-throughput.ts [seconds=5] [rounds=3] [label=DIR ...]
+ *   npx tsx bench/relay-throughput.ts [seconds=5] [rounds=3] [label=DIR[@NAME=value,...] ...]
  *
  * A DIR is another checkout of the repo with node_modules (e.g. /work/wt/base): its server and
  * relay run from there, in the same rounds, so before/after is one command. `relayBench()` is
- * this tree alone (bench/run.ts). Linux only (/proc, taskset).
+ * this tree alone (bench/run.ts). `@HOT_ROUTES=0` after a DIR runs its relay and server with that
+ * environment: `hot=. plain=.@HOT_ROUTES=0` measures the hot routes against the plain path.
+ * Linux only (/proc, taskset).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -118,7 +120,8 @@ async function spawnQuiet(
       proc.kill('SIGTERM');
       setTimeout(() => proc.kill('SIGKILL'), 5_000).unref();
     });
-  const until = Date.now() + 60_000;
+  // Two minutes: a loaded machine (load 20 on two cores) takes over one to start a server under tsx.
+  const until = Date.now() + 120_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${entry} exited: ${err}`);
     if (await ready().catch(() => false)) break;
@@ -141,7 +144,13 @@ const PROF_DIR = process.env.BENCH_RELAY_CPU_PROF;
 const SERVER_PROF_DIR = process.env.BENCH_SERVER_CPU_PROF;
 
 /** A relay from `root` on a free port (rate limits out of the way: the load is one address). */
-export async function startRelay(root: string, redisUrl: string, prefix: string, nodeArgs: string[] = []) {
+export async function startRelay(
+  root: string,
+  redisUrl: string,
+  prefix: string,
+  nodeArgs: string[] = [],
+  extraEnv: Record<string, string> = {},
+) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const relay = await spawnQuiet(
@@ -157,6 +166,7 @@ export async function startRelay(root: string, redisUrl: string, prefix: string,
       RELAY_RATE_PER_CLIENT: '1000000000',
       RELAY_RATE_PER_SERVER: '1000000000',
       RELAY_MAX_OPEN_PER_CLIENT: '100000',
+      ...extraEnv,
     },
     async () => (await fetch(`${url}/api/v1/health`)).ok,
     [
@@ -169,7 +179,7 @@ export async function startRelay(root: string, redisUrl: string, prefix: string,
 }
 
 /** The real note server from `root` over a one-note vault, paired with `relayUrl`; its key and id. */
-export async function startServer(root: string, relayUrl: string) {
+export async function startServer(root: string, relayUrl: string, extraEnv: Record<string, string> = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'quire-relay-bench-'));
   await mkdir(join(dir, 'vault', 'bench'), { recursive: true });
   await writeFile(join(dir, 'vault', 'bench', 'note.md'), `# Bench\n\n${'Some words. '.repeat(200)}`);
@@ -188,6 +198,7 @@ export async function startServer(root: string, relayUrl: string) {
       RELAY_URL: relayUrl,
       RATE_LIMIT_FAILURES: '100000',
       RATE_LIMIT_AUTH_PER_MINUTE: '100000',
+      ...extraEnv,
     },
     async () => {
       setup ??= ((await (await fetch(`${url}/api/v1/system/setup`)).json()) as { data: typeof setup }).data;
@@ -281,6 +292,7 @@ async function round(
   tmp: string,
   withNginx: boolean,
   turn = 0,
+  env: Record<string, string> = {},
 ) {
   const pinned = await canPin();
   const cpu = pinned ? 1 : undefined;
@@ -289,9 +301,9 @@ async function round(
   if (redisUrl) queues.push(['relay (redis)', redisUrl]);
   for (const [label, url] of queues) {
     const prefix = `bench:relay:${crypto.randomUUID()}:`;
-    const relay = await startRelay(root, url, prefix);
+    const relay = await startRelay(root, url, prefix, [], env);
     try {
-      const server = await startServer(root, relay.url);
+      const server = await startServer(root, relay.url, env);
       // The anchor of what a proxy adds: nginx in front of the same server, on the same CPU.
       const nginx = out.size === 0 && withNginx ? await startNginx(server.url) : null;
       try {
@@ -353,7 +365,27 @@ function medians(rounds: RelayBenchResult[][]): RelayBenchResult[] {
  * Every tree's targets, `rounds` rounds of `seconds` each, trees interleaved within a round;
  * returns each tree's medians (direct first) and every round's figures.
  */
-export async function relayRounds(trees: { label: string; dir: string }[], seconds = 5, rounds = 3) {
+/** A tree to measure: a checkout, and environment its relay and server get (e.g. HOT_ROUTES=0). */
+export interface BenchTree {
+  label: string;
+  dir: string;
+  env?: Record<string, string>;
+}
+
+/** `label=dir[@NAME=value,...]` (or a bare dir): a tree argument of the command line. */
+export function treeArg(a: string): BenchTree {
+  const [head, envPart] = a.split('@') as [string, string | undefined];
+  const [label, dir] = head.includes('=') ? (head.split('=') as [string, string]) : [head, head];
+  const env = Object.fromEntries(
+    (envPart ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => kv.split('=')),
+  );
+  return { label, dir, env };
+}
+
+export async function relayRounds(trees: BenchTree[], seconds = 5, rounds = 3) {
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   const redis = (await redisAvailable(redisUrl)) ? redisUrl : null;
   const tmp = await mkdtemp(join(tmpdir(), 'quire-relay-wrk-'));
@@ -362,7 +394,7 @@ export async function relayRounds(trees: { label: string; dir: string }[], secon
   try {
     for (let i = 0; i < rounds; i++)
       for (const t of trees) {
-        const r = await round(t.dir, redis, seconds, tmp, withNginx, i);
+        const r = await round(t.dir, redis, seconds, tmp, withNginx, i, t.env);
         all.set(t.label, [...(all.get(t.label) ?? []), r]);
         if (process.env.BENCH_VERBOSE) console.error(t.label, i, JSON.stringify(r));
       }
@@ -453,12 +485,7 @@ export async function relayBench(seconds = 5, rounds = 3): Promise<RelayBenchRes
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [secondsArg, roundsArg, ...treeArgs] = process.argv.slice(2);
-  const trees = treeArgs.length
-    ? treeArgs.map((a) => {
-        const [label, dir] = a.includes('=') ? (a.split('=') as [string, string]) : [a, a];
-        return { label, dir };
-      })
-    : [{ label: 'this tree', dir: ROOT }];
+  const trees = treeArgs.length ? treeArgs.map(treeArg) : [{ label: 'this tree', dir: ROOT }];
   const out = await relayRounds(trees, Number(secondsArg ?? 5), Number(roundsArg ?? 3));
   console.log(
     '| tree | target | req/s | of direct | p50 ms (32 c) | p99 ms | p50 ms (1 c) | added p50 (1 c) | server CPU µs/req | relay CPU µs/req | non-2xx |',

@@ -8,6 +8,11 @@
  * - relayed read: `GET /r/<serverId>/api/v1/notes/<path>` through the relay, of a note never read;
  * - MCP search with a folder key: `tools/call search` on `/mcp` with a key limited to one folder.
  *
+ * Both are measured twice, on two servers in this process: the plain path (HOT_ROUTES=0: Hono
+ * routes only) and the default (the hot routes asked first). Each count has a ceiling (CEILINGS):
+ * above it the script says which and exits 1, so a file added to the way of a request is a
+ * decision, not a drift (tests/house/request-files.test.ts runs it).
+ *
  * Usage: npx tsx bench/request-files.ts [--list]   (--list prints the files, in the order first run)
  */
 import { Session } from 'node:inspector/promises';
@@ -21,6 +26,15 @@ import { capturingLogger } from '../tests/helpers/logger.ts';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const SOURCE = ['core', 'http-kit', 'adapters', 'relay', 'deploy', 'sdk', 'client-link/src'];
 const LIST = process.argv.includes('--list');
+
+/**
+ * The most files each request may cross, per mode: today's counts (docs/reference/architecture.md
+ * walks them). Lower a ceiling when a change brings a count down; raise one only with the reason.
+ */
+const CEILINGS: Record<string, Record<'read' | 'mcp', number>> = {
+  plain: { read: 44, mcp: 39 },
+  hot: { read: 48, mcp: 41 },
+};
 
 const session = new Session();
 session.connect();
@@ -54,81 +68,103 @@ async function crossed(label: string, run: (i: number) => Promise<void>) {
   return all.length;
 }
 
-const tmp = await tempDir('quire-request-files-');
-const config = loadConfig({
-  PORT: '0',
-  RELAY_PORT: '0',
-  HOST: '127.0.0.1',
-  DATA_DIR: join(tmp.dir, 'data'),
-  LOG_LEVEL: 'warn',
-});
-const server = await startServer(config, { logger: capturingLogger().logger });
-try {
-  await server.ready;
-  const setup = (await (await fetch(`${server.url}/api/v1/system/setup`)).json()).data;
-  const key = setup.apiKey as string;
-  const direct = (path: string, init: RequestInit = {}) =>
-    fetch(`${server.url}${path}`, {
-      ...init,
-      headers: { 'x-service-key': key, 'content-type': 'application/json', ...init.headers },
-    });
-  for (let i = 0; i < 200 && setup.pairing.mode === 'relay'; i++) {
-    const info = (await (await direct('/api/v1/system/info')).json()).data;
-    if (info.relay.state === 'online') break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const relayed = `${setup.pairing.relayUrl}/r/${setup.serverId}`;
-  for (let i = 0; i < 8; i++) {
-    const res = await direct('/api/v1/notes', {
-      method: 'POST',
-      body: JSON.stringify({
-        path: `Work/n${i}.md`,
-        content: `# Note ${i}\n\nplanning words [[n${i + 1}]] #tag\n`,
-      }),
-    });
-    if (res.status !== 201) throw new Error(`create: ${res.status}`);
-  }
-  // Warm every lazy path once (module loads, the first tunnel stream) on notes not measured.
-  for (const i of [6, 7]) {
-    const r = await fetch(`${relayed}/api/v1/notes/Work%2Fn${i}.md`, { headers: { 'x-service-key': key } });
-    if (r.status !== 200) throw new Error(`relayed read: ${r.status}`);
-  }
-  await crossed('relayed read of an uncached note', async (i) => {
-    const r = await fetch(`${relayed}/api/v1/notes/Work%2Fn${i}.md`, { headers: { 'x-service-key': key } });
-    if (r.status !== 200) throw new Error(`relayed read: ${r.status}`);
-    await r.arrayBuffer();
-  });
+const over: string[] = [];
+for (const mode of ['plain', 'hot'] as const) {
+  const counts = await measure(mode);
+  for (const kind of ['read', 'mcp'] as const)
+    if (counts[kind] > CEILINGS[mode]![kind])
+      over.push(`${mode} ${kind}: ${counts[kind]} files, ceiling ${CEILINGS[mode]![kind]}`);
+}
+session.disconnect();
+if (over.length) {
+  process.stderr.write(
+    `request-files: over the ceiling (bench/request-files.ts CEILINGS):\n  ${over.join('\n  ')}\n`,
+  );
+  process.exit(1);
+}
 
-  const minted = await direct('/api/v1/auth/keys', {
-    method: 'POST',
-    body: JSON.stringify({ name: 'folder', scope: { capabilities: ['notes:read'], folders: ['Work/'] } }),
+/** One server with HOT_ROUTES for `mode`: the files of a relayed read and of an MCP scoped search. */
+async function measure(mode: 'plain' | 'hot') {
+  const counts = { read: 0, mcp: 0 };
+  const tmp = await tempDir('quire-request-files-');
+  const config = loadConfig({
+    PORT: '0',
+    RELAY_PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: join(tmp.dir, 'data'),
+    LOG_LEVEL: 'warn',
+    HOT_ROUTES: mode === 'hot' ? '1' : '0',
   });
-  const folderKey = ((await minted.json()) as any).data?.apiKey as string | undefined;
-  if (!folderKey) throw new Error(`mint a folder key: ${minted.status}`);
-  const mcp = (body: unknown) =>
-    fetch(`${server.url}/mcp`, {
+  const server = await startServer(config, { logger: capturingLogger().logger });
+  try {
+    await server.ready;
+    const setup = (await (await fetch(`${server.url}/api/v1/system/setup`)).json()).data;
+    const key = setup.apiKey as string;
+    const direct = (path: string, init: RequestInit = {}) =>
+      fetch(`${server.url}${path}`, {
+        ...init,
+        headers: { 'x-service-key': key, 'content-type': 'application/json', ...init.headers },
+      });
+    for (let i = 0; i < 200 && setup.pairing.mode === 'relay'; i++) {
+      const info = (await (await direct('/api/v1/system/info')).json()).data;
+      if (info.relay.state === 'online') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const relayed = `${setup.pairing.relayUrl}/r/${setup.serverId}`;
+    for (let i = 0; i < 8; i++) {
+      const res = await direct('/api/v1/notes', {
+        method: 'POST',
+        body: JSON.stringify({
+          path: `Work/n${i}.md`,
+          content: `# Note ${i}\n\nplanning words [[n${i + 1}]] #tag\n`,
+        }),
+      });
+      if (res.status !== 201) throw new Error(`create: ${res.status}`);
+    }
+    // Warm every lazy path once (module loads, the first tunnel stream) on notes not measured.
+    for (const i of [6, 7]) {
+      const r = await fetch(`${relayed}/api/v1/notes/Work%2Fn${i}.md`, { headers: { 'x-service-key': key } });
+      if (r.status !== 200) throw new Error(`relayed read: ${r.status}`);
+    }
+    counts.read = await crossed(`${mode}: relayed read of an uncached note`, async (i) => {
+      const r = await fetch(`${relayed}/api/v1/notes/Work%2Fn${i}.md`, { headers: { 'x-service-key': key } });
+      if (r.status !== 200) throw new Error(`relayed read: ${r.status}`);
+      await r.arrayBuffer();
+    });
+
+    const minted = await direct('/api/v1/auth/keys', {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${folderKey}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify(body),
+      body: JSON.stringify({ name: 'folder', scope: { capabilities: ['notes:read'], folders: ['Work/'] } }),
     });
-  const call = async (id: number, q: string) => {
-    const r = await mcp({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: { name: 'search_notes', arguments: { query: q } },
-    });
-    const text = await r.text();
-    if (r.status !== 200 || !text.includes('result')) throw new Error(`mcp search: ${r.status} ${text}`);
-  };
-  await call(1, 'warm');
-  await crossed('MCP search with a folder key', async (i) => call(10 + i, `planning ${i}`));
-} finally {
-  await server.stop();
-  await tmp.cleanup();
-  session.disconnect();
+    const folderKey = ((await minted.json()) as any).data?.apiKey as string | undefined;
+    if (!folderKey) throw new Error(`mint a folder key: ${minted.status}`);
+    const mcp = (body: unknown) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${folderKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(body),
+      });
+    const call = async (id: number, q: string) => {
+      const r = await mcp({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'search_notes', arguments: { query: q } },
+      });
+      const text = await r.text();
+      if (r.status !== 200 || !text.includes('result')) throw new Error(`mcp search: ${r.status} ${text}`);
+    };
+    await call(1, 'warm');
+    counts.mcp = await crossed(`${mode}: MCP search with a folder key`, async (i) =>
+      call(10 + i, `planning ${i}`),
+    );
+  } finally {
+    await server.stop();
+    await tmp.cleanup();
+  }
+  return counts;
 }

@@ -29,6 +29,7 @@ import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
 import { createHealthBody, systemRoutes } from './routes/system.ts';
 import { tagsRoutes } from './routes/tags.ts';
+import { scopedView } from './scoped.ts';
 import type { AppDeps, AppEnv } from './types.ts';
 import { wellEncodedPath } from './url-decode.ts';
 
@@ -121,46 +122,50 @@ export function createApp(deps: AppDeps) {
     });
   }
   app.use('/mcp', authenticate);
+  // What the key may see and do, set once for every route (REST and MCP) after the key check.
+  app.use(scopedView({ notes: deps.notes, files: deps.files, retrieval }));
 
   // The hot routes (adapters/http/hot.ts), after the frame and the key check: the same functions
   // the Node dispatcher asks first (deploy/node/server.ts), so `app.request` gives their answer.
   const noteCache = deps.noteCache ?? createNoteCache(deps.noteCacheBytes);
   const healthBody = createHealthBody(deps);
-  const hot = serverHotRoutes({
-    notes: deps.notes,
-    cache: noteCache,
-    authenticator: deps.authenticator,
-    health: healthBody,
-  });
-  app.use(
-    mountHot(hot, {
-      address: (c) => clientAddress(c, deps),
-      respond: (c, status, headers, body) =>
-        sealedResponse(c, status, body as Uint8Array<ArrayBuffer> | null, Object.fromEntries(headers)),
-    }),
-  );
-  declareHot(app, hot);
+  if (deps.hotRoutes !== false) {
+    const hot = serverHotRoutes({
+      notes: deps.notes,
+      cache: noteCache,
+      authenticator: deps.authenticator,
+      health: healthBody,
+    });
+    app.use(
+      mountHot(hot, {
+        address: (c) => clientAddress(c, deps),
+        respond: (c, status, headers, body) =>
+          sealedResponse(c, status, body as Uint8Array<ArrayBuffer> | null, Object.fromEntries(headers)),
+      }),
+    );
+    declareHot(app, hot);
+  }
 
   app.route('/api/v1', systemRoutes(deps, healthBody));
   app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
   if (deps.oauth) app.route('/api/v1/auth/oauth/grants', oauthGrantRoutes(deps.oauth));
   // Before the notes routes: `GET /notes/:path{.+}` would take `.../versions` otherwise.
-  const versions = versionsRoutes(deps.notes);
+  const versions = versionsRoutes();
   app.use(versions.first);
   app.route('/api/v1/notes', versions.app);
-  app.route('/api/v1/trash', trashRoutes(deps.notes, deps.files));
+  app.route('/api/v1/trash', trashRoutes());
   app.route(
     '/api/v1/notes',
-    notesRoutes(deps.notes, instance, deps.noteCacheBytes, noteCache, relatedHandler(retrieval), {
+    notesRoutes(deps.notes, instance, deps.noteCacheBytes, noteCache, relatedHandler(), {
       store: deps.listStore,
       onError: (err) => deps.logger.warn('list not kept', { error: String(err) }),
     }),
   );
-  app.route('/api/v1/notes', notePatchRoutes(deps.notes));
-  if (deps.files) app.route('/api/v1/files', filesRoutes(deps.files, deps.notes));
-  if (deps.files) app.route('/api/v1/folders', foldersWithFilesRoutes(deps.notes, deps.files));
-  app.route('/api/v1/tags', tagsRoutes(deps.notes));
+  app.route('/api/v1/notes', notePatchRoutes());
+  if (deps.files) app.route('/api/v1/files', filesRoutes(deps.notes));
+  if (deps.files) app.route('/api/v1/folders', foldersWithFilesRoutes());
+  app.route('/api/v1/tags', tagsRoutes());
   if (deps.feed)
     app.route(
       CHANGE_FEED_PATH,
@@ -180,7 +185,7 @@ export function createApp(deps: AppDeps) {
     }),
   );
   app.route('/api/v1/folders', foldersRoutes(deps.notes));
-  app.route('/api/v1/search', searchRoutes(retrieval));
+  app.route('/api/v1/search', searchRoutes());
   if (deps.agent) app.route('/api/v1/agent', agentRoutes(deps.agent));
   if (deps.channels) app.route('/api/v1/channels', channelsRoutes(deps, deps.channels, limiter));
   if (deps.plugins) app.route('/api/v1/plugins', pluginsRoutes(deps.plugins));

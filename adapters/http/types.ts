@@ -29,11 +29,25 @@ export interface ClientUiDeps {
   relayUrl?: () => string | null;
 }
 
+/** The services one request may use, as its principal sees them (adapters/http/scoped.ts). */
+export interface RequestView {
+  notes: NoteService;
+  /** Absent when the server has no attachments (its routes are not mounted then). */
+  files: FileService | undefined;
+  retrieval: Retrieval;
+  /** The key may read notes (notes:read): MCP lists its read tools and resources. */
+  read: boolean;
+  /** The key may write notes (notes:write): MCP lists its write tools. */
+  write: boolean;
+}
+
 /** Variables set on the Hono context by the app's middleware. */
 export type AppEnv = {
   Variables: {
     requestId: string;
     principal?: Principal;
+    /** What the principal may see and do, set once by `scopedView` (adapters/http/scoped.ts). */
+    view?: RequestView;
     /** Security, request id and CORS headers of this request (adapters/http/frame.ts). */
     baseHeaders?: Record<string, string>;
     /** False: answers are never compressed here (AppDeps.compress). */
@@ -106,6 +120,11 @@ export interface AppDeps {
   security?: SecurityService;
   /** Budget of the encoded-note cache of `GET /notes/:path` in bytes (NOTE_CACHE_BYTES; default 64 MiB). */
   noteCacheBytes?: number;
+  /**
+   * False: no hot route is mounted (adapters/http/hot.ts); every request takes the routes, the
+   * plain path. Default on (HOT_ROUTES).
+   */
+  hotRoutes?: boolean;
   /** The encoded-note cache itself, when a runtime's fast lane shares it; absent: one of noteCacheBytes. */
   noteCache?: NoteCache;
   /**

@@ -44,8 +44,6 @@ export async function startServer(
   opts: {
     logger?: Logger;
     onStopStep?: (step: StopStep) => void;
-    /** False: every request takes the app, on the socket and through the relay tunnel (the contract suite compares). */
-    fastLanes?: boolean;
   } = {},
 ) {
   const logger = opts.logger ?? jsonLogger(config.logLevel, stdoutLines().write);
@@ -94,8 +92,10 @@ export async function startServer(
       );
   };
   // The hot routes and the frame's rules, for the socket (the dispatcher) and the relay tunnel alike.
+  // HOT_ROUTES=0: no dispatcher and no tunnel frame; every request takes the app (the plain path).
+  const hotOn = config.hotRoutes;
   const frame = {
-    routes: opts.fastLanes === false ? [] : hotRoutesOf(app),
+    routes: hotRoutesOf(app),
     logger,
     where: 'server',
     base: serverHotBase(config.corsOrigins),
@@ -105,7 +105,7 @@ export async function startServer(
   };
   const server = createServer(
     timeoutServerOptions(config.timeouts),
-    opts.fastLanes === false ? toApp : hotDispatcher(toApp, { ...frame, draining: () => draining() }),
+    hotOn ? hotDispatcher(toApp, { ...frame, draining: () => draining() }) : toApp,
   );
   // The change feed's requests wait for news (a workspace holds one open all the time): they do
   // not keep background work waiting for a quiet spell.
@@ -124,7 +124,7 @@ export async function startServer(
   stdoutLines().flushSync();
 
   const { auth, setupConfig } = quire;
-  const link = await linkRelay({ config, app, auth, setupConfig, logger, hot: frame });
+  const link = await linkRelay({ config, app, auth, setupConfig, logger, hot: hotOn ? frame : undefined });
   if (link) relayStatus = link.status;
   const lifecycle = fs.lifecycle({ afterIndex: () => pool.close(), onStopStep: opts.onStopStep });
   lifecycle.addDoor(async (graceMs) => {

@@ -197,6 +197,7 @@ export async function composeApp(opts: ComposeOptions) {
     maxBodyBytes: config.maxBodyBytes,
     noteCacheBytes: config.noteCacheBytes,
     noteCache,
+    hotRoutes: config.hotRoutes,
     listStore,
     frameStats,
     compress: opts.compress,

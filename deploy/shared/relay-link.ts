@@ -36,6 +36,7 @@ export async function linkRelay(opts: {
         redisUrl: null,
         limits: config.relayLimits,
         timeouts: config.timeouts,
+        hotRoutes: config.hotRoutes,
       },
       { logger },
     );

@@ -116,8 +116,8 @@ export function createRelay(deps: RelayDeps & { closing?: AbortSignal }): {
   app.route('/api/v1/relay', serverRoutes(ctx));
   app.route('/api/v1/pair', pairRoutes(ctx));
   const door = proxyDoor(ctx);
-  const hot = [proxyHot(ctx, door)];
-  app.use('/r/*', mountHot(hot, { address: (c) => ctx.clientAddress(c) }));
+  const hot = deps.hotRoutes === false ? [] : [proxyHot(ctx, door)];
+  if (hot.length) app.use('/r/*', mountHot(hot, { address: (c) => ctx.clientAddress(c) }));
   app.route('/r', proxyRoutes(ctx, door));
 
   // RFC 8414 and RFC 9728 place the OAuth metadata of an issuer or resource with a path at

@@ -20,6 +20,11 @@ export interface RelayConfig {
   plainQueue: boolean;
   /** Believe X-Forwarded-For for client addresses (only behind a proxy you run). */
   trustProxy: boolean;
+  /**
+   * HOT_ROUTES: relayed GETs and HEADs through a tunnel held here skip the Hono app (the hot
+   * route, relay/http/routes/proxy.ts `proxyHot`); false: every request takes the app. Default on.
+   */
+  hotRoutes?: boolean;
   /** How long stop() lets waiting clients finish before closing their connections, in ms. */
   shutdownGraceMs: number;
   limits: RelayLimits;

@@ -51,10 +51,7 @@ export interface RunningRelay {
 }
 
 /** Config for `startRelay`: the whole configuration (its root reads it from the environment). */
-export type StartRelayConfig = RelayConfig & {
-  /** False routes every request through the Hono app (the HTTP-answer contract suite compares both). */
-  fastLane?: boolean;
-};
+export type StartRelayConfig = RelayConfig;
 
 /** The client's address of a Hono request (http-kit/frame.ts `clientAddressOf`). */
 function clientAddress(trustProxy: boolean) {
@@ -123,7 +120,7 @@ export async function startRelay(
     createServer: ((options: ServerOptions, listener: (req: IncomingMessage, res: ServerResponse) => void) =>
       createServer(
         options,
-        cfg.fastLane === false
+        cfg.hotRoutes === false
           ? listener
           : hotDispatcher(listener, {
               routes: hot,
@@ -176,6 +173,7 @@ export async function startRelay(
     clientAddress: clientAddress(cfg.trustProxy),
     closing: closing.signal,
     seal,
+    hotRoutes: cfg.hotRoutes,
   });
   hot.push(...relay.hot);
   logger.info('relay listening', { url, publicBaseUrl, queue: queue.backend, version: pkg.version });

@@ -48,6 +48,11 @@ export function relayLimits(given: Partial<RelayLimits> = {}): RelayLimits {
 /** Everything `createRelayApp` needs. */
 export interface RelayDeps {
   queue: RelayQueue;
+  /**
+   * False: no hot route (`proxyHot`); every proxied request takes `proxyRoutes`, the plain path.
+   * Default on (HOT_ROUTES).
+   */
+  hotRoutes?: boolean;
   /** Public base URL of the relay (RELAY_PUBLIC_BASE_URL), no trailing slash. */
   publicBaseUrl: string;
   logger: Logger;

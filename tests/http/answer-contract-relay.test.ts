@@ -27,7 +27,7 @@ const ask = (method: string, target: string, headers: [string, string][] = []): 
 async function pair(config: RelayOverrides) {
   const sides = [];
   for (const fastLane of [true, false]) {
-    const relay = await world.relay({ redisUrl: null, ...config, fastLane });
+    const relay = await world.relay({ redisUrl: null, ...config, hotRoutes: fastLane });
     const app = smallApp();
     const who = await onlineTunnel(relay.url, app, stops, 500);
     sides.push({ base: `${relay.url}/r/${who.serverId}`, serverId: who.serverId, app, relay });

@@ -167,7 +167,11 @@ beforeAll(async () => {
   world = e2eWorld();
   const who = await newIdentity();
   for (const fastLane of [true, false]) {
-    const relay = await world.relay({ redisUrl: null, fastLane, limits: { proxyPerClient: 100_000 } });
+    const relay = await world.relay({
+      redisUrl: null,
+      hotRoutes: fastLane,
+      limits: { proxyPerClient: 100_000 },
+    });
     // The server's end of the tunnel as the server runs it (deploy/shared/relay-link.ts): its hot
     // routes first, on one side only; the other side's tunnel hands every request to the app.
     const connector = startTunnel(relay.url, who, fastLane ? server.hotFrame : undefined);
@@ -313,7 +317,7 @@ describe('the HTTP-answer contract: every route, every path, the same answer', (
     for (const hot of broken) {
       const relay = await world.relay({
         redisUrl: null,
-        fastLane: true,
+        hotRoutes: true,
         limits: { proxyPerClient: 100_000 },
       });
       const who = await newIdentity();

@@ -71,7 +71,7 @@ describe('tunnel faults (real sockets, Redis)', () => {
   it('an answer with a header value no HTTP message can carry fails alone with 500 (lane and route); the relay stays up', async () => {
     world = e2eWorld();
     for (const fastLane of [true, false]) {
-      const relay = await world.relay({ redisUrl: null, fastLane });
+      const relay = await world.relay({ redisUrl: null, hotRoutes: fastLane });
       const who = await handMadeServer(relay.url, (ws, f) => {
         const bad = pathOf(f).endsWith('/bad');
         // A lone CR: a head line can carry it, no HTTP message can.
@@ -99,7 +99,11 @@ describe('tunnel faults (real sockets, Redis)', () => {
     world = e2eWorld();
     for (const fastLane of [true, false]) {
       // One request open per address: a place not given back would refuse the next one with 429.
-      const relay = await world.relay({ redisUrl: null, fastLane, limits: { maxOpenPerClient: 1 } });
+      const relay = await world.relay({
+        redisUrl: null,
+        hotRoutes: fastLane,
+        limits: { maxOpenPerClient: 1 },
+      });
       const asked: number[] = [];
       const resets: { stream: number; code: string }[] = [];
       const who = await handMadeServer(

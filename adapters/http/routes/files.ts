@@ -4,12 +4,12 @@ import { hasCapability } from '../../../core/auth/scope.ts';
 import { isDomainError } from '../../../core/errors.ts';
 import { isScriptCapable } from '../../../core/files/content-types.ts';
 import { MoveFileBody } from '../../../core/files/schemas.ts';
-import { etagMatches, type FileMeta, type FileService } from '../../../core/files/service.ts';
+import { etagMatches, type FileMeta } from '../../../core/files/service.ts';
 import { addFilesToTree } from '../../../core/files/tree.ts';
 import type { FolderNode, NoteService } from '../../../core/notes/service.ts';
 import { basename, validateFolderPath } from '../../../core/paths.ts';
 import { errorBody, ok, readJson, STATUS } from '../../../http-kit/envelope.ts';
-import { filesFor, notesFor } from '../scoped.ts';
+import { filesOf, viewOf } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { actorOf } from './history.ts';
 
@@ -41,11 +41,10 @@ function declaredLength(c: Context): number | undefined {
 }
 
 /** `/api/v1/files` routes: the vault's attachments (every file that is not a note). */
-export function filesRoutes(allFiles: FileService, allNotes?: NoteService) {
+export function filesRoutes(allNotes?: NoteService) {
   const app = new Hono<AppEnv>();
   // The services as this request's key sees them (core/auth/scoped.ts).
-  const filesOf = (c: Context<AppEnv>) => filesFor(c, allFiles);
-  const notesOf = (c: Context<AppEnv>) => (allNotes ? notesFor(c, allNotes) : undefined);
+  const notesOf = (c: Context<AppEnv>) => (allNotes ? viewOf(c).notes : undefined);
   /** Tells the note index (links and embeds to files) what changed; never fails the request. */
   const tell = async (added: string[], removed: string[]) => {
     try {
@@ -144,13 +143,13 @@ export function filesRoutes(allFiles: FileService, allNotes?: NoteService) {
 }
 
 /** `GET /api/v1/folders/tree[/:path]` with attachments among the children. */
-export function foldersWithFilesRoutes(allNotes: NoteService, allFiles: FileService) {
+export function foldersWithFilesRoutes() {
   const app = new Hono<AppEnv>();
   const tree = async (c: Context<AppEnv>, folder: string) => {
-    const notes = notesFor(c, allNotes);
+    const notes = viewOf(c).notes;
     // Attachments show in the tree to a key that may read files (within its folders).
     const p = c.get('principal');
-    const files = filesFor(c, allFiles);
+    const files = filesOf(c);
     const withFiles = hasCapability(p?.scope, 'files:read');
     const list = withFiles ? await files.list() : [];
     let notesTree: FolderNode;

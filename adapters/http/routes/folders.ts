@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import { limitsFolders } from '../../../core/auth/access.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { createAnswerMemo, type EncodedAnswer, encodeAnswer, sendAnswer } from '../json-answer.ts';
-import { notesFor } from '../scoped.ts';
+import { viewOf } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 
 /** `/api/v1/folders` routes; each tree is encoded (and compressed when asked) once per index generation. */
@@ -14,7 +14,7 @@ export function foldersRoutes(notes: NoteService) {
   const scoped = new WeakMap<object, EncodedAnswer>();
   const answer = (c: Context<AppEnv>, folder: string) => {
     if (!limitsFolders(c.get('principal')?.scope)) return sendAnswer(c, tree(folder));
-    const t = notesFor(c, notes).tree(folder);
+    const t = viewOf(c).notes.tree(folder);
     let a = scoped.get(t);
     if (!a) {
       a = encodeAnswer(t);

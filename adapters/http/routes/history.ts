@@ -1,14 +1,13 @@
 /** `/api/v1/notes/:path/versions...` and `/api/v1/trash...`: the history and the trash. */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
-import type { FileService } from '../../../core/files/service.ts';
 import { unifiedDiff } from '../../../core/history/diff.ts';
 import { restoreFromTrash } from '../../../core/history/trash.ts';
 import { decode } from '../../../core/notes/context.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { validateNotePath } from '../../../core/paths.ts';
 import { ok } from '../../../http-kit/envelope.ts';
-import { filesFor, notesFor } from '../scoped.ts';
+import { viewOf } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { decodeUrlPart } from '../url-decode.ts';
 
@@ -40,10 +39,10 @@ const historyOf = (notes: NoteService) => {
 type Handler = (c: Context<AppEnv>) => Promise<Response> | Response;
 
 /** The three versions handlers, by method and URL shape. */
-function versionsHandlers(all: NoteService) {
-  const list: Handler = (c) => ok(c, historyOf(notesFor(c, all)).list(notePathOf(c)));
+function versionsHandlers() {
+  const list: Handler = (c) => ok(c, historyOf(viewOf(c).notes).list(notePathOf(c)));
   const get: Handler = async (c) => {
-    const notes = notesFor(c, all);
+    const notes = viewOf(c).notes;
     const path = notePathOf(c);
     const history = historyOf(notes);
     const v = await history.get(path, idOf(c));
@@ -66,7 +65,7 @@ function versionsHandlers(all: NoteService) {
     });
   };
   const restore: Handler = async (c) => {
-    const notes = notesFor(c, all);
+    const notes = viewOf(c).notes;
     const path = notePathOf(c);
     const v = await historyOf(notes).get(path, idOf(c));
     const ifMatch = c.req.header('if-match');
@@ -90,8 +89,8 @@ function idOf(c: Context<AppEnv>): string {
  * that answers them first: beside the notes routes' `GET /:path{.+}`, the router would give
  * `.../versions` to that route.
  */
-export function versionsRoutes(notes: NoteService) {
-  const h = versionsHandlers(notes);
+export function versionsRoutes() {
+  const h = versionsHandlers();
   const app = new Hono<AppEnv>();
   app.get('/:path{.+}/versions', h.list);
   app.get('/:path{.+}/versions/:id', h.get);
@@ -108,20 +107,20 @@ export function versionsRoutes(notes: NoteService) {
 }
 
 /** `/api/v1/trash`: list, restore (never overwriting), delete for good. */
-export function trashRoutes(all: NoteService, allFiles?: FileService) {
+export function trashRoutes() {
   const app = new Hono<AppEnv>();
 
-  app.get('/', (c) => ok(c, historyOf(notesFor(c, all)).listTrash()));
+  app.get('/', (c) => ok(c, historyOf(viewOf(c).notes).listTrash()));
 
   app.post('/:id/restore', async (c) => {
-    const files = allFiles && filesFor(c, allFiles);
-    const r = await restoreFromTrash(notesFor(c, all), c.req.param('id'), { by: actorOf(c), files });
+    const files = viewOf(c).files;
+    const r = await restoreFromTrash(viewOf(c).notes, c.req.param('id'), { by: actorOf(c), files });
     return ok(c, { path: r.path });
   });
 
   app.delete('/:id', async (c) => {
     const id = c.req.param('id');
-    if (!(await historyOf(notesFor(c, all)).untrash(id)))
+    if (!(await historyOf(viewOf(c).notes).untrash(id)))
       throw new DomainError('NOT_FOUND', `No item "${id}" in the trash.`);
     return ok(c, { deleted: id });
   });

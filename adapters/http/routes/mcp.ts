@@ -1,7 +1,5 @@
 import { Hono } from 'hono';
-import { hasCapability } from '../../../core/auth/scope.ts';
-import { createRetrieval } from '../../../core/search/retrieval.ts';
-import { notesFor, retrievalFor } from '../scoped.ts';
+import { viewOf } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { actorOf } from './history.ts';
 import type { McpDeps } from './mcp-deps.ts';
@@ -16,18 +14,16 @@ export type { McpDeps } from './mcp-deps.ts';
 export function mcpRoutes(deps: McpDeps) {
   const app = new Hono<AppEnv>();
   app.post('/', async (c) => {
-    // The key's scope decides the tools, resources and answers (core/auth/scoped.ts).
-    const p = c.get('principal');
+    // The key's scope decides the tools, resources and answers: the request's view (scoped.ts).
+    const view = viewOf(c);
     const actor = actorOf(c);
-    const principalActor = actor === 'api' ? undefined : actor;
-    const scope = p?.scope;
     const scoped: McpDeps = {
       ...deps,
-      principalActor,
-      notes: notesFor(c, deps.notes),
-      retrieval: retrievalFor(c, deps.retrieval ?? createRetrieval({ notes: deps.notes })),
-      canWrite: scope === undefined || hasCapability(scope, 'notes:write'),
-      read: scope === undefined || hasCapability(scope, 'notes:read'),
+      principalActor: actor === 'api' ? undefined : actor,
+      notes: view.notes,
+      retrieval: view.retrieval,
+      canWrite: view.write,
+      read: view.read,
     };
     return (await import('./mcp-server.ts')).handleMcp(scoped, c.req.raw);
   });

@@ -10,7 +10,7 @@ import { type EncodedAnswer, encodeAnswer, JSON_TYPE, sendAnswer } from '../json
 import { encodeColumnsAnswer } from '../list-columns.ts';
 import { encodeCursor, listPage, parseListFormat, parseListQuery } from '../list-query.ts';
 import { createNoteCache, type NoteCache } from '../note-cache.ts';
-import { notesFor } from '../scoped.ts';
+import { viewOf } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { actorOf, etagOf } from './history.ts';
 
@@ -100,7 +100,7 @@ export function notesRoutes(
 
   app.get('/', async (c) => {
     // A key limited to folders gets its own list; any other key the shared one (same items).
-    const view = limitsFolders(c.get('principal')?.scope) ? notesFor(c, notes) : notes;
+    const view = limitsFolders(c.get('principal')?.scope) ? viewOf(c).notes : notes;
     const hasQuery = c.req.url.includes('?');
     const current = view.list();
     if (hasQuery && parseListFormat((n) => c.req.query(n)) === 'columns') {
@@ -173,7 +173,7 @@ export function notesRoutes(
 
   app.post('/', async (c) => {
     const body = await readJson(c, CreateNoteBody);
-    const notes = notesFor(c, all);
+    const notes = viewOf(c).notes;
     const note = await notes.withActor(actorOf(c), () =>
       notes.create(body.path, body.content, body.frontmatter),
     );
@@ -182,7 +182,7 @@ export function notesRoutes(
 
   app.post('/:path{.+}/move', async (c) => {
     const body = await readJson(c, MoveNoteBody);
-    const notes = notesFor(c, all);
+    const notes = viewOf(c).notes;
     const opts = { updateLinks: body.updateLinks ?? false, ifMatch: c.req.header('if-match') };
     const result = await notes.withActor(actorOf(c), () => notes.move(c.req.param('path'), body.path, opts));
     return ok(c, { ...result.note, rewritten: result.rewritten }, 200, etagOf(result.note.checksum));
@@ -195,7 +195,7 @@ export function notesRoutes(
   app.get('/:path{.+}', async (c) => {
     const path = c.req.param('path');
     const inm = c.req.header('if-none-match');
-    const notes = notesFor(c, all);
+    const notes = viewOf(c).notes;
     const known = indexedNoteAnswer(notes, cache, path, inm);
     if (known) return sealedResponse(c, known.status, known.body, known.headers);
     const note = await notes.get(path);
@@ -209,7 +209,7 @@ export function notesRoutes(
 
   app.put('/:path{.+}', async (c) => {
     const body = await readJson(c, UpdateNoteBody);
-    const notes = notesFor(c, all);
+    const notes = viewOf(c).notes;
     const input = { content: body.content, frontmatter: body.frontmatter };
     const ifMatch = c.req.header('if-match');
     const note = await notes.withActor(actorOf(c), () => notes.update(c.req.param('path'), input, ifMatch));
@@ -218,7 +218,7 @@ export function notesRoutes(
 
   app.delete('/:path{.+}', async (c) => {
     const ifMatch = c.req.header('if-match');
-    const notes = notesFor(c, all);
+    const notes = viewOf(c).notes;
     const result = await notes.withActor(actorOf(c), () => notes.remove(c.req.param('path'), ifMatch));
     return ok(c, result);
   });

@@ -1,7 +1,6 @@
 import { type Handler, Hono } from 'hono';
-import type { Retrieval } from '../../../core/search/retrieval.ts';
 import { encodeAnswer, sendAnswer } from '../json-answer.ts';
-import { retrievalFor } from '../scoped.ts';
+import { viewOf } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 
 /**
@@ -9,10 +8,10 @@ import type { AppEnv } from '../types.ts';
  * lexical, semantic or hybrid (default: hybrid with embeddings configured, else lexical); the
  * mode that ran is in `X-Search-Mode` (hybrid answers lexical when the provider fails).
  */
-export function searchRoutes(retrieval: Retrieval) {
+export function searchRoutes() {
   const app = new Hono<AppEnv>();
   app.get('/', async (c) => {
-    const r = await retrievalFor(c, retrieval).search(c.req.query('q'), {
+    const r = await viewOf(c).retrieval.search(c.req.query('q'), {
       mode: c.req.query('mode'),
       limit: c.req.query('limit'),
     });
@@ -22,9 +21,9 @@ export function searchRoutes(retrieval: Retrieval) {
 }
 
 /** `GET /api/v1/notes/:path/related?limit=`: the notes closest to one note (mode in `X-Search-Mode`). */
-export function relatedHandler(retrieval: Retrieval): Handler<AppEnv> {
+export function relatedHandler(): Handler<AppEnv> {
   return async (c) => {
-    const r = await retrievalFor(c, retrieval).related(c.req.param('path') ?? '', c.req.query('limit'));
+    const r = await viewOf(c).retrieval.related(c.req.param('path') ?? '', c.req.query('limit'));
     return sendAnswer(c, encodeAnswer(r.hits), { 'X-Search-Mode': r.mode });
   };
 }

@@ -57,6 +57,7 @@ export function loadRelayConfig(env: Env): RelayConfig {
     queueKey,
     plainQueue: vars.RELAY_QUEUE_PLAIN,
     trustProxy: vars.RELAY_TRUST_PROXY,
+    hotRoutes: vars.HOT_ROUTES,
     logLevel: vars.LOG_LEVEL,
     shutdownGraceMs: vars.RELAY_SHUTDOWN_GRACE_MS,
     limits: readRelayLimits(env),

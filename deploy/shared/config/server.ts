@@ -134,6 +134,7 @@ export function loadConfig(env: Env, cwd = workingDir()) {
     indexCacheSaveSeconds: vars.INDEX_CACHE_SAVE_SECONDS,
     eventsRingSize: vars.EVENTS_RING_SIZE,
     mcpWrite: vars.MCP_WRITE,
+    hotRoutes: vars.HOT_ROUTES,
     eventsStreamsPerKey: vars.EVENTS_STREAMS_PER_KEY,
     mcpMaxAnswerBytes: vars.MCP_MAX_ANSWER_BYTES,
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,

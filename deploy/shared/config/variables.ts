@@ -103,6 +103,19 @@ export const VARIABLES = {
         'JSON log lines with a request id; keys and secrets are never logged. Lines go to stdout in batches (at most 25 ms late; warnings and errors at once).',
       audit: { weaker: 'neutral' },
     },
+    HOT_ROUTES: {
+      for: ['server', 'relay'],
+      relay: {
+        group: 'Relay',
+        meaning:
+          'Relayed `GET`s and `HEAD`s through a tunnel held here are answered straight from the tunnel frame (the hot route). `0`: every request takes the Hono app, the plain path.',
+      },
+      kind: 'bool',
+      def: true,
+      meaning:
+        'Health and cached note reads by a full-access key are answered before the Hono app, on the socket and at the server end of the relay tunnel (the hot routes, measured in decision 0027). `0`: every request takes the Hono app, the plain path; the answers are the same.',
+      audit: { weaker: 'neutral' },
+    },
     MAX_BODY_BYTES: {
       kind: 'int',
       def: 10 * 1024 * 1024,
