@@ -22,6 +22,14 @@ const encoder = new TextEncoder();
  */
 const sectionPatch = () => import('./section-patch.ts');
 
+/**
+ * `text` with one section PATCH applied. Called under the note's lock (the parser loads there),
+ * so writes keep the order they were asked in.
+ */
+async function patched(text: string, op: PatchOperation): Promise<string> {
+  return (await sectionPatch()).applySectionPatch(text, op);
+}
+
 /** Lets timers and requests run between long steps (a macrotask, not a microtask). */
 
 /** Composes the file text from a body, optional frontmatter, and the block to keep. */
@@ -255,11 +263,9 @@ export function createWrites(ctx: NoteContext) {
      * or the document); everything outside the target stays byte for byte.
      */
     patch(pathInput: unknown, op: PatchOperation, ifMatch?: string): Promise<Note> {
-      // The parser is loaded under the note's lock: writes keep the order they were asked in.
       return rewrite(pathInput, ifMatch, 'patch', async (text, bytes) => {
-        const { applySectionPatch } = await sectionPatch();
         if (op.target?.type === 'frontmatter') checkFrontmatterLimits(op.content, 'The value');
-        const next = applySectionPatch(text, op);
+        const next = await patched(text, op);
         if (op.target?.type === 'frontmatter') checkFrontmatterReadsBack(next, text);
         if (next === text) return null;
         const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? '\ufeff' : '';
