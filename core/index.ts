@@ -40,7 +40,8 @@ export {
 export { sha256Hex } from './crypto.ts';
 export { DomainError, type ErrorCode, isDomainError } from './errors.ts';
 export { createLinkGraph, type LinkGraph, type LinkRef, type ResolvedLink } from './notes/link-graph.ts';
-export { analyzeMarkdown, splitFrontmatter } from './notes/markdown/remark.ts';
+export { splitFrontmatter } from './notes/markdown/parts.ts';
+export { analyzeMarkdown } from './notes/markdown/remark.ts';
 export type { LinkOccurrence, MarkdownAnalysis } from './notes/markdown/types.ts';
 export type { IndexEntry, NoteLink, NoteSummary } from './notes/note-index.ts';
 export type { SearchHit } from './notes/search.ts';

@@ -5,8 +5,7 @@
  */
 import { DomainError } from '../errors.ts';
 import { checkJsonDepth, MAX_JSON_DEPTH } from '../json-depth.ts';
-import { parseFrontmatter } from './markdown/parts.ts';
-import { splitFrontmatter } from './markdown/remark.ts';
+import { parseFrontmatter, splitFrontmatter } from './markdown/parts.ts';
 
 /** The problems the reader reports for the frontmatter block of `text` (none without a block). */
 export function frontmatterProblems(text: string): string[] {

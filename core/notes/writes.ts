@@ -10,11 +10,25 @@ import { freePath } from './free-path.ts';
 import { checkFrontmatterLimits, checkFrontmatterReadsBack } from './frontmatter-check.ts';
 import { checkIfMatch } from './if-match.ts';
 import { rewriteLinksYielding } from './link-rewrite.ts';
-import { splitFrontmatter } from './markdown/remark.ts';
-import { applySectionPatch, type PatchOperation } from './section-patch.ts';
+import { splitFrontmatter } from './markdown/parts.ts';
+import type { PatchOperation } from './section-patch.ts';
 import { yieldToEventLoop } from './slices.ts';
 
 const encoder = new TextEncoder();
+
+/**
+ * The section PATCH, loaded on its first use: it parses with unified and micromark (and writes
+ * YAML), which no other request needs, and a start that loads them before it listens is later.
+ */
+const sectionPatch = () => import('./section-patch.ts');
+
+/**
+ * `text` with one section PATCH applied. Called under the note's lock (the parser loads there),
+ * so writes keep the order they were asked in.
+ */
+async function patched(text: string, op: PatchOperation): Promise<string> {
+  return (await sectionPatch()).applySectionPatch(text, op);
+}
 
 /** Lets timers and requests run between long steps (a macrotask, not a microtask). */
 
@@ -146,11 +160,11 @@ export function createWrites(ctx: NoteContext) {
     pathInput: unknown,
     ifMatch: string | undefined,
     kind: 'update' | 'patch',
-    next: (text: string, bytes: Uint8Array) => string | null,
+    next: (text: string, bytes: Uint8Array) => string | null | Promise<string | null>,
   ): Promise<Note> =>
     withCurrent(pathInput, ifMatch, async (path, by, cur) => {
       const text = decode(cur.bytes);
-      const out = next(text, cur.bytes);
+      const out = await next(text, cur.bytes);
       if (out === null) return ctx.buildNote((await ctx.refresh(path, true))!, text);
       await history?.keepBefore(path, cur.bytes, cur.checksum);
       const note = await writeAndIndex(path, out, { by, kind });
@@ -249,9 +263,9 @@ export function createWrites(ctx: NoteContext) {
      * or the document); everything outside the target stays byte for byte.
      */
     patch(pathInput: unknown, op: PatchOperation, ifMatch?: string): Promise<Note> {
-      return rewrite(pathInput, ifMatch, 'patch', (text, bytes) => {
+      return rewrite(pathInput, ifMatch, 'patch', async (text, bytes) => {
         if (op.target?.type === 'frontmatter') checkFrontmatterLimits(op.content, 'The value');
-        const next = applySectionPatch(text, op);
+        const next = await patched(text, op);
         if (op.target?.type === 'frontmatter') checkFrontmatterReadsBack(next, text);
         if (next === text) return null;
         const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? '\ufeff' : '';

@@ -43,6 +43,17 @@ for (let c = 0; c < 128; c++) {
   WORD_CHAR[c] = /[A-Za-z0-9]/.test(ch) ? 2 : /['_-]/.test(ch) ? 1 : 0;
 }
 
+/**
+ * Splits raw text into its frontmatter block (fences included, may be '') and the body. A regular
+ * expression, no parser: the writes call it, and unified and micromark stay unloaded until a
+ * section PATCH needs them.
+ */
+export function splitFrontmatter(raw: string): { block: string; body: string } {
+  const m = FRONTMATTER.exec(raw);
+  const n = m ? m[0].length : 0;
+  return { block: raw.slice(0, n), body: raw.slice(n) };
+}
+
 export const EXTERNAL = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
 
 export interface Wiki {

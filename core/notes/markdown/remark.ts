@@ -167,9 +167,6 @@ function analyzeParsed(raw: string): MarkdownAnalysis {
   return analysisOf({ frontmatter, bodyStart, h1, tags, links, warnings, text: textParts.join(' ') });
 }
 
-/** Splits raw text into its frontmatter block (fences included, may be '') and the body. */
-export function splitFrontmatter(raw: string): { block: string; body: string } {
-  const m = FRONTMATTER.exec(raw);
-  const n = m ? m[0].length : 0;
-  return { block: raw.slice(0, n), body: raw.slice(n) };
-}
+// Here too for the callers that parse with remark: the function itself is in parts.ts, so that the
+// writes reach it without loading the parser.
+export { splitFrontmatter } from './parts.ts';
