@@ -112,8 +112,17 @@ function importSvg(svg: string): Element {
   return node;
 }
 
+/** One drawing at a time: the prototypes are patched for one render and restored after it. */
+let queue: Promise<void> = Promise.resolve();
+
 /** Replaces each mermaid code block by its diagram; a diagram that fails keeps the code with a note. */
-export async function renderDiagrams(blocks: HTMLElement[], dark: boolean): Promise<void> {
+export function renderDiagrams(blocks: HTMLElement[], dark: boolean): Promise<void> {
+  const run = queue.then(() => drawAll(blocks, dark));
+  queue = run.catch(() => {});
+  return run;
+}
+
+async function drawAll(blocks: HTMLElement[], dark: boolean): Promise<void> {
   const wanted = dark ? 'dark' : 'default';
   if (theme !== wanted) {
     mermaid.initialize({
@@ -126,6 +135,7 @@ export async function renderDiagrams(blocks: HTMLElement[], dark: boolean): Prom
     theme = wanted;
   }
   for (const pre of blocks) {
+    if (!pre.isConnected) continue; // the note was left while an earlier drawing ran
     const source = pre.textContent ?? '';
     const id = `quire-mermaid-${++count}`;
     try {
