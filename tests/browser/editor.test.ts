@@ -106,7 +106,7 @@ describe('the editor and the views around it (Chromium)', () => {
     [1280, 'dark'],
     [390, 'light'],
   ] as const) {
-    it(`${width} px ${scheme}: root, home, a Mermaid note, the editor, history: no CSP violation, axe clean`, async () => {
+    it(`${width} px ${scheme}: root, home, a Mermaid note, the editor: no CSP violation, axe clean`, async () => {
       const anon = await open(width, scheme, false);
       await anon.page.goto(s.url);
       await anon.page.getByTestId('link-welcome').waitFor();
