@@ -151,10 +151,11 @@ export function createApp(deps: AppDeps) {
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
   if (deps.oauth) app.route('/api/v1/auth/oauth/grants', oauthGrantRoutes(deps.oauth));
   // Before the notes routes: `GET /notes/:path{.+}` would take `.../versions` otherwise.
-  const versions = versionsRoutes();
+  const keyName = (id: string) => deps.setup?.service.listKeys().find((k) => k.id === id)?.name;
+  const versions = versionsRoutes(keyName);
   app.use(versions.first);
   app.route('/api/v1/notes', versions.app);
-  app.route('/api/v1/trash', trashRoutes());
+  app.route('/api/v1/trash', trashRoutes(keyName));
   app.route(
     '/api/v1/notes',
     notesRoutes(deps.notes, instance, deps.noteCacheBytes, noteCache, relatedHandler(), {

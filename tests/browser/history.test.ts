@@ -96,7 +96,7 @@ describe('the History and Trash views (Chromium, issue 30)', () => {
       .evaluateAll((lis) => lis.map((li) => `${li.getAttribute('data-change')}|${li.textContent}`));
     // Newest first: the two edits by the workspace's key, then the text first seen on disk.
     expect(rows.map((r) => r.split('|')[0])).toEqual(['update', 'update', 'baseline']);
-    expect(rows[0]).toMatch(/edited by key /);
+    expect(rows[0]).toMatch(/edited by first key/);
     expect(rows[0]).toContain('current');
     expect(rows[2]).toMatch(/first seen by another program/);
     expect(await page.locator('[data-testid="version"]').first().getByTestId('version-restore').count()).toBe(
@@ -135,7 +135,7 @@ describe('the History and Trash views (Chromium, issue 30)', () => {
     await page.getByTestId('trash-open').click();
     const item = page.locator('[data-testid="trash-item"][data-path="Doomed.md"]');
     await item.waitFor();
-    expect(await item.textContent()).toMatch(/note · deleted .* by key /);
+    expect(await item.textContent()).toMatch(/note · deleted .* by first key /);
     expect(await axeSerious(page)).toEqual([]);
     await shot(page, 'trash-1280');
     await item.getByTestId('trash-restore').click();

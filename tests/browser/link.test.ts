@@ -78,13 +78,14 @@ describe('the /link page in Chromium', () => {
     expect(profile).toMatchObject({ mode: 'direct', serverUrl: direct.url });
 
     // Create a note: it lands on disk.
+    // New note: a title and a folder, then the editor on the new note.
     await page.getByTestId('new-note').click();
-    await page.getByTestId('new-path').fill('inbox/from-browser');
-    await page
-      .getByTestId('new-content')
-      .fill('# From the browser\n\nWritten in #chromium, see [[Other]].\n');
+    await page.getByTestId('new-title').fill('from-browser');
+    await page.getByTestId('new-folder').fill('inbox');
     await page.getByTestId('create').click();
-    await page.locator('article[data-path="inbox/from-browser.md"]').waitFor();
+    await fillEditor(page, '# From the browser\n\nWritten in #chromium, see [[Other]].\n');
+    await page.getByTestId('save').click();
+    await page.locator('article[data-path="inbox/from-browser.md"] [data-testid="edit"]').waitFor();
     const onDisk = join(direct.vaultDir, 'inbox', 'from-browser.md');
     expect(await readFile(onDisk, 'utf8')).toContain('Written in #chromium');
     await expect.poll(() => page.getByTestId('tags').textContent()).toContain('#chromium');
@@ -194,9 +195,9 @@ describe('the /link page in Chromium', () => {
     };
     const linkByHand = async (serverUrl: string, key: string) => {
       await page.goto(`${relayed.url}/link`);
-      await expect
-        .poll(() => page.getByTestId('link-error').textContent())
-        .toMatch(/no server address and key/);
+      // Nothing to link yet: an explanation, no error.
+      await expect.poll(() => page.getByTestId('link-welcome').textContent()).toMatch(/not linked yet/);
+      expect(await page.getByTestId('link-error').isHidden()).toBe(true);
       await page.locator('#manual-server-url').fill(serverUrl);
       await page.locator('#manual-api-key').fill(key);
       await page.getByRole('button', { name: 'Link' }).click();
@@ -208,10 +209,11 @@ describe('the /link page in Chromium', () => {
 
     // The workspace works through the relay address: a note made here lands in that server's vault.
     await page.getByTestId('new-note').click();
-    await page.getByTestId('new-path').fill('via-relay.md');
-    await page.getByTestId('new-content').fill('# Via relay\n');
+    await page.getByTestId('new-title').fill('via-relay');
     await page.getByTestId('create').click();
-    await page.locator('article[data-path="via-relay.md"]').waitFor();
+    await fillEditor(page, '# Via relay\n');
+    await page.getByTestId('save').click();
+    await page.locator('article[data-path="via-relay.md"] [data-testid="edit"]').waitFor();
     expect(await readFile(join(relayed.vaultDir, 'via-relay.md'), 'utf8')).toBe('# Via relay\n');
 
     const select = page.getByTestId('profiles');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
+import { authorOf } from '../../adapters/http/routes/history.ts';
 import { callMcpTool } from '../../adapters/mcp/tools.ts';
 import { memoryFileStore } from '../../adapters/store/memory-file-store.ts';
 import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
@@ -98,6 +99,28 @@ describe('trash and history over HTTP (issue 30)', () => {
     const after = (await call('GET', '/api/v1/notes/n.md/versions')).json.data;
     expect(after[0]).toMatchObject({ change: 'restore', by: 'key:alice', checksum: created.checksum });
     expect((await call('GET', '/api/v1/notes/n.md/versions/nope')).status).toBe(404);
+  });
+
+  it('?diff=current compares whole texts: a one-line edit under frontmatter shows that line alone', async () => {
+    const fm = '---\naliases: [Start]\npermalink: start\n---\n';
+    const { call } = await setup({ 'f.md': `${fm}# F\n\nold line\n` });
+    await call('PUT', '/api/v1/notes/f.md', { content: `${fm}# F\n\nnew line\n` });
+    const [, first] = (await call('GET', '/api/v1/notes/f.md/versions')).json.data;
+    const d = (await call('GET', `/api/v1/notes/f.md/versions/${first.id}?diff=current`)).json.data;
+    expect(d.frontmatter).toBe('included');
+    const changed = d.diff.split('\n').filter((l: string) => /^[-+](?![-+])/.test(l));
+    expect(changed).toEqual(['-new line', '+old line']);
+    expect(d.diff).not.toMatch(/^[-+](aliases|permalink)/m);
+  });
+
+  it('names authors for people: a key by its name, a revoked key by its id, MCP by client and key', () => {
+    const names = (id: string) => (id === 'k1' ? 'browser-direct' : undefined);
+    expect(authorOf('key:k1', names)).toBe('browser-direct');
+    expect(authorOf('key:gone', names)).toBe('key gone');
+    expect(authorOf('mcp:claude (key:k1)', names)).toBe('claude (browser-direct)');
+    expect(authorOf('outside', names)).toBe('another program');
+    expect(authorOf('agent', names)).toBe('agent');
+    expect(authorOf('jwt:sub-1', names)).toBe('jwt sub-1');
   });
 
   it('history follows a move, and a move with link rewrites records the rewritten notes', async () => {

@@ -21,6 +21,8 @@ export const VersionItem = v.object({
   size: v.number(),
   checksum: v.string(),
   by: v.string(),
+  /** Who, for people: the key's name (its device), a client, `agent`, `another program`. */
+  author: v.string(),
   change,
 });
 
@@ -31,11 +33,19 @@ export const VersionContent = v.object({
   checksum: v.string(),
   at: v.number(),
   by: v.string(),
+  /** Who, for people: the key's name (its device), a client, `agent`, `another program`. */
+  author: v.string(),
   change,
 });
 
 /** A unified diff between two versions (or a version and the current note). */
-export const VersionDiff = v.object({ from: v.string(), to: v.string(), diff: v.string() });
+export const VersionDiff = v.object({
+  from: v.string(),
+  to: v.string(),
+  diff: v.string(),
+  /** Whether both sides hold the frontmatter block (`included`) or neither does (`excluded`). */
+  frontmatter: v.picklist(['included', 'excluded']),
+});
 
 /** An item of the trash. */
 export const TrashItem = v.object({
@@ -44,6 +54,8 @@ export const TrashItem = v.object({
   kind: v.picklist(['note', 'file']),
   deletedAt: v.number(),
   by: v.string(),
+  /** Who, for people: the key's name (its device), a client, `agent`, `another program`. */
+  author: v.string(),
   size: v.number(),
   checksum: v.string(),
 });

@@ -4,6 +4,7 @@ import { DomainError } from '../../../core/errors.ts';
 import { unifiedDiff } from '../../../core/history/diff.ts';
 import { restoreFromTrash } from '../../../core/history/trash.ts';
 import { decode } from '../../../core/notes/context.ts';
+import { FRONTMATTER } from '../../../core/notes/markdown/parts.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { validateNotePath } from '../../../core/paths.ts';
 import { ok } from '../../../http-kit/envelope.ts';
@@ -16,6 +17,24 @@ export function actorOf(c: Context<AppEnv>): string {
   const p = c.get('principal');
   if (!p || p.method === 'none') return 'api';
   return `${p.method === 'jwt' ? 'jwt' : 'key'}:${p.id}`;
+}
+
+/** The name of an API key by its id; undefined for an unknown (revoked) key. */
+export type KeyNames = (id: string) => string | undefined;
+
+/**
+ * Who made a change, for people: a key by its name (the device it was made for, e.g.
+ * `browser-direct`), `mcp:<client> (key:<id>)` as `<client> (<key name>)`, `outside` as
+ * `another program`; a revoked key stays `key <id>`.
+ */
+export function authorOf(by: string, names: KeyNames): string {
+  const keyOf = (id: string) => names(id) ?? `key ${id}`;
+  if (by === 'outside') return 'another program';
+  const key = /^key:(.+)$/.exec(by);
+  if (key) return keyOf(key[1]!);
+  const mcp = /^mcp:(.*) \(key:(.+)\)$/.exec(by);
+  if (mcp) return `${mcp[1]} (${keyOf(mcp[2]!)})`;
+  return by.replace(':', ' ');
 }
 
 /** The ETag of a write's answer; none when the checksum is withheld (a key without notes:read). */
@@ -36,11 +55,37 @@ const historyOf = (notes: NoteService) => {
   return notes.history;
 };
 
+/** A text without its leading frontmatter block. */
+const bodyOf = (text: string): string => text.replace(/^\ufeff/, '').replace(FRONTMATTER, '');
+
+/**
+ * The note as it is now, for a compare against a kept version: its whole text, frontmatter
+ * included, from the version that holds its bytes (every write keeps one); when none does (a
+ * change not yet seen), its body alone, and the caller drops the other side's frontmatter too, so
+ * both sides are alike.
+ */
+async function currentText(
+  notes: NoteService,
+  history: NonNullable<NoteService['history']>,
+  path: string,
+): Promise<{ text: string; frontmatter: 'included' | 'excluded' }> {
+  const note = await notes.get(path);
+  const same = history.list(path).find((x) => x.checksum === note.checksum);
+  if (same) return { text: decode((await history.get(path, same.id)).bytes), frontmatter: 'included' };
+  return { text: note.content, frontmatter: 'excluded' };
+}
+
 type Handler = (c: Context<AppEnv>) => Promise<Response> | Response;
 
 /** The three versions handlers, by method and URL shape. */
-function versionsHandlers() {
-  const list: Handler = (c) => ok(c, historyOf(viewOf(c).notes).list(notePathOf(c)));
+function versionsHandlers(names: KeyNames) {
+  const list: Handler = (c) =>
+    ok(
+      c,
+      historyOf(viewOf(c).notes)
+        .list(notePathOf(c))
+        .map((v) => ({ ...v, author: authorOf(v.by, names) })),
+    );
   const get: Handler = async (c) => {
     const notes = viewOf(c).notes;
     const path = notePathOf(c);
@@ -48,12 +93,15 @@ function versionsHandlers() {
     const v = await history.get(path, idOf(c));
     const against = c.req.query('diff');
     if (against !== undefined) {
-      const before =
-        against === 'current'
-          ? { text: (await notes.get(path)).content, name: `${path} (current)` }
-          : { text: decode((await history.get(path, against)).bytes), name: `${path}@${against}` };
-      const diff = unifiedDiff(before.text, decode(v.bytes), before.name, `${path}@${v.id}`);
-      return ok(c, { from: against, to: v.id, diff });
+      if (against === 'current') {
+        const now = await currentText(notes, history, path);
+        const then = now.frontmatter === 'included' ? decode(v.bytes) : bodyOf(decode(v.bytes));
+        const diff = unifiedDiff(now.text, then, `${path} (current)`, `${path}@${v.id}`);
+        return ok(c, { from: against, to: v.id, diff, frontmatter: now.frontmatter });
+      }
+      const before = decode((await history.get(path, against)).bytes);
+      const diff = unifiedDiff(before, decode(v.bytes), `${path}@${against}`, `${path}@${v.id}`);
+      return ok(c, { from: against, to: v.id, diff, frontmatter: 'included' });
     }
     return ok(c, {
       id: v.id,
@@ -61,6 +109,7 @@ function versionsHandlers() {
       checksum: v.checksum,
       at: v.at,
       by: v.by,
+      author: authorOf(v.by, names),
       change: v.change,
     });
   };
@@ -89,8 +138,8 @@ function idOf(c: Context<AppEnv>): string {
  * that answers them first: beside the notes routes' `GET /:path{.+}`, the router would give
  * `.../versions` to that route.
  */
-export function versionsRoutes() {
-  const h = versionsHandlers();
+export function versionsRoutes(names: KeyNames = () => undefined) {
+  const h = versionsHandlers(names);
   const app = new Hono<AppEnv>();
   app.get('/:path{.+}/versions', h.list);
   app.get('/:path{.+}/versions/:id', h.get);
@@ -107,10 +156,17 @@ export function versionsRoutes() {
 }
 
 /** `/api/v1/trash`: list, restore (never overwriting), delete for good. */
-export function trashRoutes() {
+export function trashRoutes(names: KeyNames = () => undefined) {
   const app = new Hono<AppEnv>();
 
-  app.get('/', (c) => ok(c, historyOf(viewOf(c).notes).listTrash()));
+  app.get('/', (c) =>
+    ok(
+      c,
+      historyOf(viewOf(c).notes)
+        .listTrash()
+        .map((t) => ({ ...t, author: authorOf(t.by, names) })),
+    ),
+  );
 
   app.post('/:id/restore', async (c) => {
     const files = viewOf(c).files;

@@ -15,6 +15,8 @@ export interface EditorOptions {
   candidates(): Promise<LinkCandidate[]>;
   headings(target: string): Promise<string[]>;
   onFiles(files: File[], pasted: boolean): void;
+  /** Saves through the page's own save (Ctrl+S); absent: the shortcut does nothing. */
+  save?(): void;
 }
 
 /** The mounted editor. */

@@ -103,6 +103,8 @@ export async function openEditor(
       );
       return hit ? headingsOf((await ws.api.read(hit.path)).content) : [];
     },
+    // The form around the editor holds the one save path (note-view.ts): Ctrl+S submits it.
+    save: () => host.closest('form')?.requestSubmit(),
     onFiles(files, pasted) {
       void uploadEmbeds(ws, notePath, files, pasted).then((text) => {
         if (text) handle.insert(text);

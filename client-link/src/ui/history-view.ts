@@ -22,8 +22,9 @@ const CHANGE: Record<string, string> = {
   baseline: 'first seen',
 };
 
-/** Who made a change, for people: `key:phone` → `key phone`. */
-export const author = (by: string): string => (by === 'outside' ? 'another program' : by.replace(':', ' '));
+/** Who made a change, for people: the server's `author` (a key by its name); `by` from an older server. */
+export const author = (item: { by: string; author?: string }): string =>
+  item.author ?? (item.by === 'outside' ? 'another program' : item.by.replace(':', ' '));
 
 /** A unified diff as lines marked added, removed or hunk header. */
 export function diffBlock(diff: string): HTMLElement {
@@ -76,13 +77,16 @@ export function historyView(ws: Workspace, note: Note, back: () => void): HTMLEl
       mount(
         detail,
         h('h2', {}, `Changes since ${when}`),
-        d.diff.trim()
-          ? h(
-              'p',
-              { class: 'hint' },
-              'Lines marked − are in the note now; lines marked + come back on restore.',
-            )
-          : h('p', { class: 'hint' }, 'This version is the same as the note now.'),
+        h(
+          'p',
+          { class: 'hint', 'data-testid': 'diff-scope' },
+          d.frontmatter === 'excluded'
+            ? 'Compared without the properties (frontmatter) on either side. '
+            : 'Compared as whole files, properties (frontmatter) included on both sides. ',
+          d.diff.trim()
+            ? 'Lines marked − are in the note now; lines marked + come back on restore.'
+            : 'This version is the same as the note now.',
+        ),
         d.diff.trim() ? diffBlock(d.diff) : null,
       );
     } catch (err) {
@@ -126,7 +130,7 @@ export function historyView(ws: Workspace, note: Note, back: () => void): HTMLEl
             'li',
             { 'data-testid': 'version', 'data-id': v.id, 'data-change': v.change },
             h('time', { datetime: new Date(v.at).toISOString() }, when),
-            h('span', { class: 'who' }, ` ${CHANGE[v.change] ?? v.change} by ${author(v.by)}`),
+            h('span', { class: 'who' }, ` ${CHANGE[v.change] ?? v.change} by ${author(v)}`),
             h('small', { class: 'meta' }, ` · ${v.size} bytes${current ? ' · current' : ''}`),
             h(
               'span',

@@ -21,6 +21,23 @@ export function renderLinkPage(root: HTMLElement): void {
     list.append(li);
   }
   const alert = h('div', { class: 'alert', role: 'alert', 'data-testid': 'link-error', hidden: true });
+  const welcome = h(
+    'section',
+    {
+      class: 'link-welcome',
+      'data-testid': 'link-welcome',
+      hidden: true,
+      'aria-labelledby': 'link-welcome-h',
+    },
+    h('h2', { id: 'link-welcome-h' }, 'This browser is not linked yet'),
+    h(
+      'p',
+      {},
+      'Quire opens your notes once this browser knows your server. Open the connect link your server gave at setup (it prints it on its first start, and ',
+      h('code', {}, 'GET /api/v1/system/setup'),
+      ' answers it until setup is done), or a link from a device already linked. Or enter the server address and an API key below.',
+    ),
+  );
   const formSlot = h('div');
   mount(
     root,
@@ -29,6 +46,7 @@ export function renderLinkPage(root: HTMLElement): void {
       { class: 'link-page' },
       h('h1', {}, 'Link this device to your Quire server'),
       list,
+      welcome,
       alert,
       formSlot,
     ),
@@ -49,10 +67,17 @@ export function renderLinkPage(root: HTMLElement): void {
   };
 
   const showFailure = (failure: LinkFailure) => {
-    log.warn('link failed at', failure.step, failure.code, failure.message);
-    alert.hidden = false;
-    alert.dataset.code = failure.code;
-    mount(alert, h('strong', {}, 'Could not link automatically. '), failure.message);
+    // A first visit (the root URL, or /link with nothing to link): not an error, an explanation.
+    const firstVisit = failure.code === 'MISSING_PARAMS' && !location.search && !location.hash;
+    list.hidden = firstVisit;
+    welcome.hidden = !firstVisit;
+    if (firstVisit) log.info('link page: nothing to link yet');
+    else {
+      log.warn('link failed at', failure.step, failure.code, failure.message);
+      alert.hidden = false;
+      alert.dataset.code = failure.code;
+      mount(alert, h('strong', {}, 'Could not link automatically. '), failure.message);
+    }
     mount(
       formSlot,
       manualForm(failure.prefill.serverUrl, async (input) => {
@@ -61,6 +86,8 @@ export function renderLinkPage(root: HTMLElement): void {
           li.querySelector('.mark')!.textContent = '○';
         }
         alert.hidden = true;
+        welcome.hidden = true;
+        list.hidden = false;
         const out = await runManualLink(deps, input);
         if (!out.ok) showFailure(out.failure);
       }),

@@ -5,6 +5,7 @@ import { backlinksList } from './backlinks.ts';
 import { h, mount } from './dom.ts';
 import { openEditor } from './editor.ts';
 import type { EditorHandle } from './editor-types.ts';
+import { isPinned, togglePin } from './home.ts';
 import { renderNote } from './markdown.ts';
 import { enhance } from './obsidian-render.ts';
 import { propertiesPanel, resolveLinks } from './properties.ts';
@@ -65,6 +66,7 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
         'p',
         { class: 'actions' },
         h('button', { type: 'button', 'data-testid': 'edit', onclick: () => void edit(shown) }, 'Edit'),
+        pinButton(ws, note.path),
         h('button', { type: 'button', 'data-testid': 'move', onclick: () => move(shown) }, 'Move'),
         h('button', { type: 'button', 'data-testid': 'delete', onclick: () => void remove(shown) }, 'Delete'),
         h(
@@ -102,6 +104,17 @@ interface ShownNote {
   root: HTMLElement;
   /** Shows the note again (after Cancel). */
   show(): void;
+}
+
+/** Pin / Unpin: a pinned note is listed on the home (this device's). */
+function pinButton(ws: Workspace, path: string): HTMLElement {
+  const b = h(
+    'button',
+    { type: 'button', 'data-testid': 'pin', 'aria-pressed': String(isPinned(ws, path)) },
+    'Pin',
+  );
+  b.addEventListener('click', () => b.setAttribute('aria-pressed', String(togglePin(ws, path))));
+  return b;
 }
 
 /** Opens the editor in place of the note; a save is checked against the version shown (If-Match). */

@@ -34,7 +34,7 @@ export function trashView(ws: Workspace): HTMLElement {
                 h(
                   'small',
                   { class: 'meta' },
-                  ` ${item.kind} · deleted ${when} by ${author(item.by)} · ${item.size} bytes`,
+                  ` ${item.kind} · deleted ${when} by ${author(item)} · ${item.size} bytes`,
                 ),
                 h(
                   'span',

@@ -7,6 +7,7 @@ import type { ListEntry, OfflineStore } from '../flow/offline-store.ts';
 import type { Profile } from '../flow/profiles.ts';
 import type { WorkspaceApi } from '../flow/workspace-api.ts';
 import { h, mount } from './dom.ts';
+import { homeView, noteOpened } from './home.ts';
 import { log } from './log.ts';
 import { warmRenderer } from './markdown.ts';
 import { noteView } from './note-view.ts';
@@ -131,7 +132,11 @@ export async function showFromHash(page: WorkspacePage): Promise<void> {
     return;
   }
   const path = openPath();
-  if (path === null) return;
+  if (path === null) {
+    if (page.mainPanel.querySelector('form')) return; // a form the person is filling in stays
+    mount(page.mainPanel, homeView(page.ws, page.allNotes));
+    return;
+  }
   const mine = beginShowing(page);
   page.tree.reveal(path);
   mount(page.mainPanel, h('p', { class: 'hint' }, 'Loading…'));
@@ -150,6 +155,7 @@ async function noteViewOf(page: WorkspacePage, path: string): Promise<() => Node
     performance.mark('quire:note-arrived');
     setOffline(page, false);
     offline.keepNote(note);
+    noteOpened(ws, note.path);
     const draft = offline.draft(path);
     return () =>
       [draft ? draftOffer(ws, draft, offline) : null, noteView(ws, note)].filter((n) => n !== null);

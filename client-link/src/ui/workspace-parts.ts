@@ -33,39 +33,6 @@ export function profileSwitcher(active: Profile): HTMLElement {
   return h('span', { class: 'profiles' }, select, forget, h('a', { href: '/link' }, 'Link another'));
 }
 
-/** The new-note form. */
-export function newNoteForm(ws: Workspace): HTMLElement {
-  const path = h('input', {
-    name: 'path',
-    placeholder: 'folder/name.md',
-    required: true,
-    'data-testid': 'new-path',
-  });
-  const content = h('textarea', { name: 'content', rows: '14', 'data-testid': 'new-content' });
-  const form = h(
-    'form',
-    { class: 'editor' },
-    h('h2', {}, 'New note'),
-    path,
-    content,
-    h('button', { type: 'submit', 'data-testid': 'create' }, 'Create'),
-  );
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    let p = path.value.trim();
-    if (p && !p.endsWith('.md')) p += '.md';
-    try {
-      const note = await ws.api.create(p, content.value);
-      ws.say(`Created ${note.path}.`);
-      await ws.refresh();
-      await ws.open(note.path);
-    } catch (err) {
-      ws.say(describe(err, ws.profile.apiKey), 'error');
-    }
-  });
-  return form;
-}
-
 /** How many entries "All notes" shows before a "Show all" button. */
 const LIST_CHUNK = 200;
 

@@ -3,12 +3,13 @@ import { type Profile, profileStore } from '../flow/profiles.ts';
 import { workspaceApi } from '../flow/workspace-api.ts';
 import { chatPanel } from './chat.ts';
 import { h, mount } from './dom.ts';
+import { newNoteForm } from './home.ts';
 import { quickSwitcher } from './switcher.ts';
 import { treeController } from './tree-view.ts';
 import type { Workspace } from './workspace-context.ts';
 import { followWorkspace } from './workspace-live.ts';
 import { refreshPage, showFromHash, type WorkspacePage } from './workspace-page.ts';
-import { newNoteForm, noteList, searchView, shellHeader } from './workspace-parts.ts';
+import { noteList, searchView, shellHeader } from './workspace-parts.ts';
 
 /** The /workspace page for the active profile; without one, a pointer to /link. */
 export function renderWorkspace(root: HTMLElement): void {
@@ -109,6 +110,8 @@ function layout(page: WorkspacePage): HTMLElement {
   );
   const header = shellHeader(ws, shell, search.form, () => switcher.show());
   document.addEventListener('keydown', (e) => {
+    // A key the editor took (Ctrl+K makes a link there) is not the switcher's.
+    if (e.defaultPrevented) return;
     if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
       e.preventDefault();
       switcher.show();
