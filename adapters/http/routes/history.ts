@@ -4,6 +4,7 @@ import { DomainError } from '../../../core/errors.ts';
 import type { FileService } from '../../../core/files/service.ts';
 import { unifiedDiff } from '../../../core/history/diff.ts';
 import { restoreFromTrash } from '../../../core/history/trash.ts';
+import { trashOut, versionOut } from '../../../core/history/wire.ts';
 import { decode } from '../../../core/notes/context.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import { validateNotePath } from '../../../core/paths.ts';
@@ -41,7 +42,7 @@ type Handler = (c: Context<AppEnv>) => Promise<Response> | Response;
 
 /** The three versions handlers, by method and URL shape. */
 function versionsHandlers(all: NoteService) {
-  const list: Handler = (c) => ok(c, historyOf(notesFor(c, all)).list(notePathOf(c)));
+  const list: Handler = (c) => ok(c, historyOf(notesFor(c, all)).list(notePathOf(c)).map(versionOut));
   const get: Handler = async (c) => {
     const notes = notesFor(c, all);
     const path = notePathOf(c);
@@ -56,14 +57,17 @@ function versionsHandlers(all: NoteService) {
       const diff = unifiedDiff(before.text, decode(v.bytes), before.name, `${path}@${v.id}`);
       return ok(c, { from: against, to: v.id, diff });
     }
-    return ok(c, {
-      id: v.id,
-      content: decode(v.bytes),
-      checksum: v.checksum,
-      at: v.at,
-      by: v.by,
-      change: v.change,
-    });
+    return ok(
+      c,
+      versionOut({
+        id: v.id,
+        content: decode(v.bytes),
+        checksum: v.checksum,
+        at: v.at,
+        by: v.by,
+        change: v.change,
+      }),
+    );
   };
   const restore: Handler = async (c) => {
     const notes = notesFor(c, all);
@@ -111,7 +115,7 @@ export function versionsRoutes(notes: NoteService) {
 export function trashRoutes(all: NoteService, allFiles?: FileService) {
   const app = new Hono<AppEnv>();
 
-  app.get('/', (c) => ok(c, historyOf(notesFor(c, all)).listTrash()));
+  app.get('/', (c) => ok(c, historyOf(notesFor(c, all)).listTrash().map(trashOut)));
 
   app.post('/:id/restore', async (c) => {
     const files = allFiles && filesFor(c, allFiles);
