@@ -1,10 +1,10 @@
 /**
- * `drained` (deploy/workerd/worker.ts): whatever the app leaves of a request body is read before
+ * `drained` (deploy/workerd/drained.ts): whatever the app leaves of a request body is read before
  * the answer is handed back, so workerd never sees a body still streaming after its answer. The
  * runtime half (wrangler dev, 50 refused bodies) is tests/runtime/cross-runtime.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { drained } from '../../deploy/workerd/worker.ts';
+import { drained } from '../../deploy/workerd/drained.ts';
 
 /** A request whose body is `chunks` chunks of 1 KiB; `read()` says how many were pulled. */
 function streamed(chunks: number) {
