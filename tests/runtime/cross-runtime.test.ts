@@ -330,7 +330,7 @@ describe('Node and the Worker under npm run start:worker answer the same sequenc
     expect(status['create again: conflict']).toBe(409);
     expect(status['If-None-Match: not modified']).toBe(304);
     expect(status['If-Match stale: refused']).toBe(412);
-    expect(status['restore']).toBe(200);
+    expect(status.restore).toBe(200);
     expect(node.steps.filter((s) => s.step.startsWith('401 ')).map((s) => s.status)).toEqual(
       Array(12).fill(401),
     );
