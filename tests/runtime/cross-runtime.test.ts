@@ -257,6 +257,9 @@ async function sequence(start: (dir: string) => Promise<KeptServer>): Promise<Tr
         t.interleaved.push(`client ${i}: ${client.status} ${JSON.stringify(client.json)}`);
     }
     await record('after the strangers', 'GET', '/api/v1/notes/projects%2Fgamma.md');
+    // The runtime's own log: workerd reported a body read after its answer, or restarted the object.
+    for (const sign of ["Can't read from request stream", 'restarted mid-request', 'Uncaught'])
+      if (server.output().includes(sign)) t.interleaved.push(`the server logged "${sign}"`);
 
     await server.stop();
     server = await start(tmp.dir);
