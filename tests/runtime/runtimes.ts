@@ -192,6 +192,16 @@ export function startWorkerCommand(): string[] {
   return words.slice(1);
 }
 
+/** The process groups of running `start:worker`s: killed if the test process ends first. */
+const groups = new Set<number>();
+process.once('exit', () => {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {}
+  }
+});
+
 /**
  * The Worker as the README starts it, `npm run start:worker` (wrangler dev --local, pinned in the
  * on-demand group), on a free port, with its data under `dataDir`; resolves once health answers.
@@ -213,6 +223,7 @@ export async function startWorkerDev(dataDir: string, env: Record<string, string
     out += d;
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  groups.add(child.pid!);
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     const gone = await Promise.race([exited.then(() => true), sleepFor(15_000).then(() => false)]);
@@ -221,6 +232,7 @@ export async function startWorkerDev(dataDir: string, env: Record<string, string
       process.kill(-child.pid!, gone ? 'SIGTERM' : 'SIGKILL');
     } catch {}
     await exited;
+    groups.delete(child.pid!);
   };
   try {
     const url = await until(
