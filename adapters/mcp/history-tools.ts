@@ -2,6 +2,7 @@
 import type * as v from 'valibot';
 import { DomainError } from '../../core/errors.ts';
 import { restoreFromTrash } from '../../core/history/trash.ts';
+import { trashOut, versionOut } from '../../core/history/wire.ts';
 import type { McpToolInputs } from '../../core/notes/schemas.ts';
 import type { NoteService } from '../../core/notes/service.ts';
 import { type McpToolResult, toolResult } from './result.ts';
@@ -32,7 +33,8 @@ function historyOf(notes: NoteService) {
 export const HISTORY_HANDLERS: {
   [K in HistoryTool]: (i: Input<K>, c: Context) => Promise<McpToolResult>;
 } = {
-  list_versions: async (i, { notes }) => toolResult({ versions: historyOf(notes).list(i.path) }),
+  list_versions: async (i, { notes }) =>
+    toolResult({ versions: historyOf(notes).list(i.path).map(versionOut) }),
   restore_version: async (i, { notes, by }) => {
     const version = await historyOf(notes).get(i.path, i.id);
     const r = await notes.withActor(by, () =>
@@ -40,7 +42,7 @@ export const HISTORY_HANDLERS: {
     );
     return toolResult({ path: r.path, checksum: r.note.checksum });
   },
-  list_trash: async (_i, { notes }) => toolResult({ items: historyOf(notes).listTrash() }),
+  list_trash: async (_i, { notes }) => toolResult({ items: historyOf(notes).listTrash().map(trashOut) }),
   restore_from_trash: async (i, { notes, by }) => {
     historyOf(notes);
     const noFiles = new DomainError(

@@ -1,13 +1,11 @@
 /**
- * The Cloudflare Worker root (workerd): every request goes to one Durable Object so that one
- * in-memory index serves them all; the object runs the alarm form of the shared lifecycle.
- * start.ts builds it from the bindings wrangler.toml names (docs/guide/runtimes.md).
+ * The Cloudflare Worker root (workerd): every request goes to one Durable Object so that one in-memory
+ * index serves them all; it runs the alarm lifecycle, start.ts builds it, drained.ts reads up bodies.
  */
 import type { AlarmStorage } from '../shared/lifecycle.ts';
 import { startFailure } from '../shared/process.ts';
+import { drained } from './drained.ts';
 import { type Env, start } from './start.ts';
-
-export type { Env };
 
 export default {
   fetch: (req: Request, env: Env) => env.VAULT.get(env.VAULT.idFromName('vault')).fetch(req),
@@ -21,7 +19,9 @@ export class QuireVault {
     private readonly env: Env,
   ) {}
 
-  async fetch(req: Request): Promise<Response> {
+  fetch = (req: Request): Promise<Response> => drained(req, (r) => this.#answer(r));
+
+  async #answer(req: Request): Promise<Response> {
     this.#quire ??= start(this.env, this.state.storage, new URL(req.url));
     const quire = await this.#quire.catch((err: unknown) => startFailure(err));
     if ('response' in quire) {

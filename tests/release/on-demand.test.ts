@@ -43,7 +43,7 @@ describe('the other runtimes are installed on demand, not by npm ci', () => {
   it('the runtimes group pins exact versions, and its lock holds those versions', () => {
     const group = json('deploy/shared/on-demand/runtimes/package.json');
     const lock = json('deploy/shared/on-demand/runtimes/package-lock.json');
-    expect(Object.keys(group.dependencies).sort()).toEqual(['bun', 'deno', 'miniflare']);
+    expect(Object.keys(group.dependencies).sort()).toEqual(['bun', 'deno', 'miniflare', 'wrangler']);
     for (const [name, version] of Object.entries(group.dependencies as Record<string, string>)) {
       expect(version, name).toMatch(/^\d+\.\d+\.\d+$/);
       expect(lock.packages[`node_modules/${name}`].version, name).toBe(version);

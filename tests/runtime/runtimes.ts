@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { tempDir } from '../helpers/app.ts';
 import { ROOT, runCommand, runTs } from '../helpers/child.ts';
 import { loadMiniflare, type MiniflareInstance } from '../helpers/miniflare.ts';
 import { freePort } from '../helpers/ports.ts';
+import { until } from '../helpers/wait.ts';
 import type { RunningRuntime } from './contract.ts';
 
 export { ensureRuntimes, runtimeVersion } from '../../deploy/shared/runtime-binary.ts';
@@ -170,3 +172,114 @@ export async function startWorkerd(
     },
   };
 }
+
+/** A server the cross-runtime test started over a folder it keeps: restart it on the same one. */
+export interface KeptServer {
+  url: string;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** The command `npm run start:worker` runs, read from package.json so the test runs the same. */
+export function startWorkerCommand(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const script = pkg.scripts['start:worker'] ?? '';
+  const words = script.replace(/^exec /, '').split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`start:worker is not a node command: ${script}`);
+  return words.slice(1);
+}
+
+/** The process groups of running `start:worker`s: killed if the test process ends first. */
+const groups = new Set<number>();
+process.once('exit', () => {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {}
+  }
+});
+
+/**
+ * The Worker as the README starts it, `npm run start:worker` (wrangler dev --local, pinned in the
+ * on-demand group), on a free port, with its data under `dataDir`; resolves once health answers.
+ */
+export async function startWorkerDev(dataDir: string, env: Record<string, string>): Promise<KeptServer> {
+  await ensureRuntimes();
+  // Its own process group, so the stop reaches wrangler's workerd too.
+  const child = spawn(process.execPath, startWorkerCommand(), {
+    cwd: ROOT,
+    env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: '0', NO_COLOR: '1', FORCE_COLOR: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  groups.add(child.pid!);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const gone = await Promise.race([exited.then(() => true), sleepFor(15_000).then(() => false)]);
+    // wrangler stops workerd on SIGTERM; the group kill is for a stop that hung.
+    try {
+      process.kill(-child.pid!, gone ? 'SIGTERM' : 'SIGKILL');
+    } catch {}
+    await exited;
+    groups.delete(child.pid!);
+  };
+  try {
+    const url = await until(
+      'wrangler dev to print its address',
+      () => {
+        if (child.exitCode !== null) throw new Error(`start:worker exited ${child.exitCode}:\n${out}`);
+        return stripAnsi(out).match(/Ready on (http:\/\/[\d.]+:\d+)/)?.[1] ?? '';
+      },
+      90_000,
+      50,
+    );
+    await until('the Worker to answer health', () => healthy(url), 60_000, 100);
+    return { url, output: () => out, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The Node server (`npm start`'s root) over `dataDir`; resolves once it has indexed. */
+export async function startNodeAt(dataDir: string, env: Record<string, string>): Promise<KeptServer> {
+  const p = runTs('deploy/node/main.ts', {
+    ...env,
+    DATA_DIR: dataDir,
+    VAULT_DIR: join(dataDir, 'notes'),
+    NO_COLOR: '1',
+  });
+  try {
+    const url = (await p.waitForLog((l) => l.msg === 'listening', 60_000)).url as string;
+    await p.waitForLog((l) => l.msg === 'index ready', 60_000);
+    return {
+      url,
+      output: () => p.out.stdout + p.out.stderr,
+      async stop() {
+        const code = await p.stop();
+        if (code !== 0) throw new Error(`node did not stop cleanly (${code}):\n${p.out.stderr}`);
+      },
+    };
+  } catch (err) {
+    await p.kill();
+    throw err;
+  }
+}
+
+const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
+const sleepFor = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const healthy = (url: string) =>
+  fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(10_000) })
+    .then(async (r) => ((await r.json()) as { data?: { status?: string } }).data?.status === 'ok')
+    .catch(() => false);

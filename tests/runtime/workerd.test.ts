@@ -11,6 +11,7 @@ await ensureRuntimes();
 runRuntimeContract('workerd (Worker + R2 + KV + Durable Object, via Miniflare)', () => startWorkerd());
 
 describe('the Worker beyond the contract', () => {
+  // Two starts of workerd each: a hang guard for a loaded machine, not a speed bound.
   it('notes, setup state and the index cache survive a restart of workerd', async () => {
     const tmp = await tempDir('quire-workerd-restart-');
     const vars = { INDEX_CACHE_SAVE_SECONDS: '0' };
@@ -58,7 +59,7 @@ describe('the Worker beyond the contract', () => {
       await second.stop();
       await tmp.cleanup();
     }
-  });
+  }, 60_000);
 
   it('versions and the trash live in R2: a deleted note is restored after a restart of workerd', async () => {
     const tmp = await tempDir('quire-workerd-history-');
@@ -112,7 +113,7 @@ describe('the Worker beyond the contract', () => {
       await second.stop();
       await tmp.cleanup();
     }
-  });
+  }, 60_000);
 
   it('a bad variable answers every request with one line naming it', async () => {
     const rt = await startWorkerd({ vars: { SERVICE_AUTH_MODE: 'none' } });

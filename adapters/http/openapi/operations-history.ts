@@ -2,6 +2,9 @@
 import * as v from 'valibot';
 import type { Operation, Param } from './operation.ts';
 
+/** ISO 8601 with milliseconds, as every timestamp of the API. */
+const isoDate = v.pipe(v.string(), v.isoTimestamp());
+
 const change = v.picklist([
   'create',
   'update',
@@ -17,7 +20,7 @@ const change = v.picklist([
 /** One kept version of a note. */
 export const VersionItem = v.object({
   id: v.string(),
-  at: v.number(),
+  at: isoDate,
   size: v.number(),
   checksum: v.string(),
   by: v.string(),
@@ -31,7 +34,7 @@ export const VersionContent = v.object({
   id: v.string(),
   content: v.string(),
   checksum: v.string(),
-  at: v.number(),
+  at: isoDate,
   by: v.string(),
   /** Who, for people: the key's name (its device), a client, `agent`, `another program`. */
   author: v.string(),
@@ -52,7 +55,7 @@ export const TrashItem = v.object({
   id: v.string(),
   path: v.string(),
   kind: v.picklist(['note', 'file']),
-  deletedAt: v.number(),
+  deletedAt: isoDate,
   by: v.string(),
   /** Who, for people: the key's name (its device), a client, `agent`, `another program`. */
   author: v.string(),

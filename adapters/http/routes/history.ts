@@ -3,6 +3,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
 import { unifiedDiff } from '../../../core/history/diff.ts';
 import { restoreFromTrash } from '../../../core/history/trash.ts';
+import { trashOut, versionOut } from '../../../core/history/wire.ts';
 import { decode } from '../../../core/notes/context.ts';
 import { FRONTMATTER } from '../../../core/notes/markdown/parts.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
@@ -84,7 +85,7 @@ function versionsHandlers(names: KeyNames) {
       c,
       historyOf(viewOf(c).notes)
         .list(notePathOf(c))
-        .map((v) => ({ ...v, author: authorOf(v.by, names) })),
+        .map((v) => versionOut({ ...v, author: authorOf(v.by, names) })),
     );
   const get: Handler = async (c) => {
     const notes = viewOf(c).notes;
@@ -103,15 +104,18 @@ function versionsHandlers(names: KeyNames) {
       const diff = unifiedDiff(before, decode(v.bytes), `${path}@${against}`, `${path}@${v.id}`);
       return ok(c, { from: against, to: v.id, diff, frontmatter: 'included' });
     }
-    return ok(c, {
-      id: v.id,
-      content: decode(v.bytes),
-      checksum: v.checksum,
-      at: v.at,
-      by: v.by,
-      author: authorOf(v.by, names),
-      change: v.change,
-    });
+    return ok(
+      c,
+      versionOut({
+        id: v.id,
+        content: decode(v.bytes),
+        checksum: v.checksum,
+        at: v.at,
+        by: v.by,
+        author: authorOf(v.by, names),
+        change: v.change,
+      }),
+    );
   };
   const restore: Handler = async (c) => {
     const notes = viewOf(c).notes;
@@ -164,7 +168,7 @@ export function trashRoutes(names: KeyNames = () => undefined) {
       c,
       historyOf(viewOf(c).notes)
         .listTrash()
-        .map((t) => ({ ...t, author: authorOf(t.by, names) })),
+        .map((t) => trashOut({ ...t, author: authorOf(t.by, names) })),
     ),
   );
 
