@@ -10,6 +10,7 @@ import type { NoteService } from '../notes/service.ts';
 import { validateNotePath } from '../paths.ts';
 import type { Clock, Logger } from '../ports.ts';
 import { createRetrieval, type Retrieval } from '../search/retrieval.ts';
+import { contextPassages } from './context-passages.ts';
 import { historyTools } from './history-tools.ts';
 import { asksAboutOpenNote } from './intent.ts';
 import { runLoop } from './loop.ts';
@@ -132,7 +133,7 @@ export function createAgent(deps: AgentDeps): Agent {
     notes: NoteService,
     notePath: string | undefined,
     message: string,
-  ): Promise<{ path?: string; text: string }> => {
+  ): Promise<{ path?: string; text: string; whole?: boolean }> => {
     if (notePath === undefined || notePath.trim() === '') return { text: '' };
     const note = await notes.get(validateNotePath(notePath.trim()));
     if (!asksAboutOpenNote(message)) {
@@ -145,6 +146,7 @@ export function createAgent(deps: AgentDeps): Agent {
       note.content.length > READ_LIMIT ? `${note.content.slice(0, READ_LIMIT)}\n[…]` : note.content;
     return {
       path: note.path,
+      whole: true,
       text: `\n\nThe user is looking at the note "${note.title}" (${note.path}):\n<note>\n${body}\n</note>`,
     };
   };
@@ -179,20 +181,23 @@ export function createAgent(deps: AgentDeps): Agent {
       const p = input.principal;
       const scoped = p?.scope !== undefined;
       const view = scoped ? scopedNotes(notes, p) : notes;
-      const toolset = scoped
-        ? [
-            ...noteTools(view, scopedRetrieval(deps.retrieval ?? createRetrieval({ notes }), p)),
-            ...historyTools(view),
-          ]
-        : tools();
+      const base = deps.retrieval ?? createRetrieval({ notes });
+      const retrieval = scoped ? scopedRetrieval(base, p) : base;
+      const toolset = scoped ? [...noteTools(view, retrieval), ...historyTools(view)] : tools();
       const allowWrite = writesAllowed(input) && hasCapability(p?.scope, 'notes:write');
       const ctx = await contextOf(view, input.notePath, message);
+      // A language model starts from what search ranks first (the offline provider searches itself).
+      const found =
+        provider.name === 'local' || ctx.whole
+          ? { text: '', cited: [] }
+          : await contextPassages(retrieval, message, ctx.path, logger);
       try {
         const out = await runLoop({
           provider,
           tools: toolset,
           allowWrite,
-          system: SYSTEM + ctx.text,
+          system: SYSTEM + ctx.text + found.text,
+          cited: found.cited,
           history: input.history ?? [],
           message,
           notePath: ctx.path,

@@ -202,6 +202,23 @@ export function readableLines(md: string, { code = false }: { code?: boolean } =
   return out.join('\n');
 }
 
+/** `md` without its fenced code blocks. */
+function dropFences(md: string): string {
+  let fence: string | null = null;
+  return md
+    .split('\n')
+    .filter((l) => {
+      const run = FENCE.exec(l.replace(QUOTE, ''))?.[1];
+      if (fence !== null) {
+        if (run && run[0] === fence[0] && run.length >= fence.length) fence = null;
+        return false;
+      }
+      if (run) fence = run;
+      return !run;
+    })
+    .join('\n');
+}
+
 /**
  * Readable lines (`readableLines` with code) cut near `max` characters, at a line or a word: a
  * code span is not cut in two, and a code block cut short is closed, so no markup shows.
@@ -227,9 +244,15 @@ export function readableCut(text: string, max: number): string {
   return lines.join('\n');
 }
 
-/** `md` as one line of readable text (what a snippet shows). */
-export function readableText(md: string): string {
-  return readableLines(md).replace(/^- /gm, '').replace(/\s+/g, ' ').trim();
+/**
+ * `md` as one line of readable text (what a snippet shows), code blocks left out; with `code`,
+ * code spans keep their backticks (a help note's `[[Note]]` reads as code, not as a link).
+ */
+export function readableText(md: string, { code = false }: { code?: boolean } = {}): string {
+  return readableLines(code ? dropFences(md) : md, { code })
+    .replace(/^- /gm, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 const RAW: [string, RegExp][] = [

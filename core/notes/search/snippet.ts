@@ -1,6 +1,6 @@
 /**
  * Search snippets: the words around a match as a person reads them (readable.ts), never the
- * note's syntax. Only a stretch of whole lines around the match is read (a query makes up to a
+ * note's syntax; code spans keep their backticks, so code reads as code. Only a stretch of whole lines around the match is read (a query makes up to a
  * hundred snippets of notes of any size), so a snippet costs the same for a line and for 4 MiB.
  */
 import { readableText } from '../markdown/readable.ts';
@@ -63,7 +63,7 @@ function readable(body: string, a: number, b: number, fences: number[]): string 
     p = Math.max(p, fences[k + 1]!);
   }
   if (p < b) raw += body.slice(p, b);
-  return readableText(raw);
+  return readableText(raw, { code: true });
 }
 
 /**
@@ -98,11 +98,17 @@ function indexOfAny(text: string, terms: string[]): number {
   return at;
 }
 
-/** `width` characters of `text` from a third of it before `i` (from its start when `i` < 0). */
+const ticks = (s: string): number => s.match(/`/g)?.length ?? 0;
+
+/**
+ * `width` characters of `text` from a third of it before `i` (from its start when `i` < 0). A
+ * code span cut at either end is left out, so no lone backtick shows.
+ */
 function around(text: string, i: number, width: number, less: boolean, more: boolean): string {
   const start = i < 0 ? 0 : Math.max(0, i - Math.floor(width / 3));
   const end = Math.min(text.length, start + width);
-  return (
-    (start > 0 || (less && text) ? '…' : '') + text.slice(start, end) + (end < text.length || more ? '…' : '')
-  );
+  let part = text.slice(start, end);
+  if (ticks(text.slice(0, start)) % 2 === 1) part = part.slice(part.indexOf('`') + 1).trimStart();
+  if (ticks(part) % 2 === 1) part = part.slice(0, part.lastIndexOf('`')).trimEnd();
+  return (start > 0 || (less && text) ? '…' : '') + part + (end < text.length || more ? '…' : '');
 }
