@@ -82,6 +82,31 @@ const SYSTEM = [
   'Be concise. If the notes do not contain the answer, say so.',
 ].join(' ');
 
+/**
+ * The open note goes into the context whole only when the question is about it ("summarize
+ * this", "what links here"); any other question is about the vault, and the note is a hint.
+ */
+async function contextOf(
+  notes: NoteService,
+  notePath: string | undefined,
+  message: string,
+): Promise<{ path?: string; text: string; whole?: boolean }> {
+  if (notePath === undefined || notePath.trim() === '') return { text: '' };
+  const note = await notes.get(validateNotePath(notePath.trim()));
+  if (!asksAboutOpenNote(message)) {
+    return {
+      path: note.path,
+      text: `\n\nThe user has the note "${note.title}" (${note.path}) open. It is context, not the answer: the question is about the whole vault, so search the notes (search_notes) and answer from the passages found.`,
+    };
+  }
+  const body = note.content.length > READ_LIMIT ? `${note.content.slice(0, READ_LIMIT)}\n[…]` : note.content;
+  return {
+    path: note.path,
+    whole: true,
+    text: `\n\nThe user is looking at the note "${note.title}" (${note.path}):\n<note>\n${body}\n</note>`,
+  };
+}
+
 /** Builds the agent. */
 export function createAgent(deps: AgentDeps): Agent {
   const { notes, clock, logger, provider } = deps;
@@ -123,32 +148,6 @@ export function createAgent(deps: AgentDeps): Agent {
       .finally(() => clearTimeout(timer));
     probe = { at: now, value };
     return value;
-  };
-
-  /**
-   * The open note goes into the context whole only when the question is about it ("summarize
-   * this", "what links here"); any other question is about the vault, and the note is a hint.
-   */
-  const contextOf = async (
-    notes: NoteService,
-    notePath: string | undefined,
-    message: string,
-  ): Promise<{ path?: string; text: string; whole?: boolean }> => {
-    if (notePath === undefined || notePath.trim() === '') return { text: '' };
-    const note = await notes.get(validateNotePath(notePath.trim()));
-    if (!asksAboutOpenNote(message)) {
-      return {
-        path: note.path,
-        text: `\n\nThe user has the note "${note.title}" (${note.path}) open. It is context, not the answer: the question is about the whole vault, so search the notes (search_notes) and answer from the passages found.`,
-      };
-    }
-    const body =
-      note.content.length > READ_LIMIT ? `${note.content.slice(0, READ_LIMIT)}\n[…]` : note.content;
-    return {
-      path: note.path,
-      whole: true,
-      text: `\n\nThe user is looking at the note "${note.title}" (${note.path}):\n<note>\n${body}\n</note>`,
-    };
   };
 
   return {
