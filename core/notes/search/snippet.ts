@@ -6,7 +6,7 @@
 import { readableText } from '../markdown/readable.ts';
 
 /** Longest a line is taken whole around the match; past it the stretch is cut inside the line. */
-const MAX_LINE = 4_000;
+const MAX_LINE = 1_000;
 
 const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -29,12 +29,25 @@ function firstMatch(body: string, terms: string[], fences: number[]): number {
     return false;
   };
   let at = -1;
+  const lower = body.toLowerCase();
+  // Lowercasing keeps positions in nearly every note; where it does not (rare letters), a pattern.
+  const same = lower.length === body.length;
   for (const t of terms) {
     if (!t) continue;
-    const re = new RegExp(literal(t), 'giu');
-    for (let m = re.exec(body); m && (at < 0 || m.index < at); m = re.exec(body)) {
-      if (!inFence(m.index) && !inFence(m.index + m[0].length - 1)) {
-        at = m.index;
+    const needle = t.toLowerCase();
+    const re = same ? null : new RegExp(literal(t), 'giu');
+    const next = (from: number): { i: number; n: number } | null => {
+      if (!re) {
+        const i = lower.indexOf(needle, from);
+        return i < 0 ? null : { i, n: needle.length };
+      }
+      re.lastIndex = from;
+      const m = re.exec(body);
+      return m ? { i: m.index, n: m[0].length } : null;
+    };
+    for (let m = next(0); m && (at < 0 || m.i < at); m = next(m.i + 1)) {
+      if (!inFence(m.i) && !inFence(m.i + m.n - 1)) {
+        at = m.i;
         break;
       }
     }
