@@ -55,24 +55,31 @@ function embedText(inner: string): string {
  * `keepEscapes` (text for a markdown renderer, where `\[\[` shows as the brackets it escapes).
  */
 function inlineText(s: string, keepEscapes: boolean): string {
-  return (
-    s
+  // Each pattern only where its first character is: most lines hold none of them.
+  let t = s;
+  if (t.includes('[')) {
+    t = t
       // An embed reads as what it embeds (an icon as nothing), an image as its description.
       .replace(/!\[\[([^\]\n]*)\]\]/g, (_, inner: string) => embedText(inner))
       .replace(/!\[([^\]\n]*)\]\([^)\n]*\)/g, (_, alt: string) => (/^\d+(?:x\d+)?$/.test(alt) ? '' : alt))
       .replace(/\[\[([^\]\n]*)\]\]/g, (_, inner: string) => wikiText(inner))
       .replace(/\[\^[^\]\n]+\]/g, '')
       .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
-      .replace(/\[([^\]\n]+)\]\[[^\]\n]*\]/g, '$1')
+      .replace(/\[([^\]\n]+)\]\[[^\]\n]*\]/g, '$1');
+  }
+  if (t.includes('<')) {
+    t = t
       .replace(/<((?:https?|mailto):[^>\s]+)>/g, '$1')
       .replace(/<br\s*\/?>/gi, ' ')
-      .replace(/<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?\/?>/g, '')
-      // Emphasis, and backticks that open no code span, read as nothing.
-      .replace(/\*+|~~|==|`+/g, '')
-      .replace(/(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu, '')
-      .replace(/&(nbsp|amp|quot|apos|#39|lt|gt);/g, (_, e: string) => ENTITIES[e] ?? '')
-      .replace(/\\([!-/:-@[-`{-~])/g, (m, c: string) => (keepEscapes ? m : c))
-  );
+      .replace(/<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?\/?>/g, '');
+  }
+  // Emphasis, and backticks that open no code span, read as nothing.
+  if (/[*~=`]/.test(t)) t = t.replace(/\*+|~~|==|`+/g, '');
+  if (t.includes('_')) t = t.replace(/(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu, '');
+  if (t.includes('&'))
+    t = t.replace(/&(nbsp|amp|quot|apos|#39|lt|gt);/g, (_, e: string) => ENTITIES[e] ?? '');
+  if (t.includes('\\')) t = t.replace(/\\([!-/:-@[-`{-~])/g, (m, c: string) => (keepEscapes ? m : c));
+  return t;
 }
 
 /**
