@@ -10,6 +10,7 @@ import type { NoteService } from '../notes/service.ts';
 import { validateNotePath } from '../paths.ts';
 import type { Clock, Logger } from '../ports.ts';
 import { createRetrieval, type Retrieval } from '../search/retrieval.ts';
+import { contextPassages } from './context-passages.ts';
 import { historyTools } from './history-tools.ts';
 import { asksAboutOpenNote } from './intent.ts';
 import { runLoop } from './loop.ts';
@@ -81,6 +82,31 @@ const SYSTEM = [
   'Be concise. If the notes do not contain the answer, say so.',
 ].join(' ');
 
+/**
+ * The open note goes into the context whole only when the question is about it ("summarize
+ * this", "what links here"); any other question is about the vault, and the note is a hint.
+ */
+async function contextOf(
+  notes: NoteService,
+  notePath: string | undefined,
+  message: string,
+): Promise<{ path?: string; text: string; whole?: boolean }> {
+  if (notePath === undefined || notePath.trim() === '') return { text: '' };
+  const note = await notes.get(validateNotePath(notePath.trim()));
+  if (!asksAboutOpenNote(message)) {
+    return {
+      path: note.path,
+      text: `\n\nThe user has the note "${note.title}" (${note.path}) open. It is context, not the answer: the question is about the whole vault, so search the notes (search_notes) and answer from the passages found.`,
+    };
+  }
+  const body = note.content.length > READ_LIMIT ? `${note.content.slice(0, READ_LIMIT)}\n[…]` : note.content;
+  return {
+    path: note.path,
+    whole: true,
+    text: `\n\nThe user is looking at the note "${note.title}" (${note.path}):\n<note>\n${body}\n</note>`,
+  };
+}
+
 /** Builds the agent. */
 export function createAgent(deps: AgentDeps): Agent {
   const { notes, clock, logger, provider } = deps;
@@ -124,31 +150,6 @@ export function createAgent(deps: AgentDeps): Agent {
     return value;
   };
 
-  /**
-   * The open note goes into the context whole only when the question is about it ("summarize
-   * this", "what links here"); any other question is about the vault, and the note is a hint.
-   */
-  const contextOf = async (
-    notes: NoteService,
-    notePath: string | undefined,
-    message: string,
-  ): Promise<{ path?: string; text: string }> => {
-    if (notePath === undefined || notePath.trim() === '') return { text: '' };
-    const note = await notes.get(validateNotePath(notePath.trim()));
-    if (!asksAboutOpenNote(message)) {
-      return {
-        path: note.path,
-        text: `\n\nThe user has the note "${note.title}" (${note.path}) open. It is context, not the answer: the question is about the whole vault, so search the notes (search_notes) and answer from the passages found.`,
-      };
-    }
-    const body =
-      note.content.length > READ_LIMIT ? `${note.content.slice(0, READ_LIMIT)}\n[…]` : note.content;
-    return {
-      path: note.path,
-      text: `\n\nThe user is looking at the note "${note.title}" (${note.path}):\n<note>\n${body}\n</note>`,
-    };
-  };
-
   return {
     tools,
 
@@ -179,20 +180,23 @@ export function createAgent(deps: AgentDeps): Agent {
       const p = input.principal;
       const scoped = p?.scope !== undefined;
       const view = scoped ? scopedNotes(notes, p) : notes;
-      const toolset = scoped
-        ? [
-            ...noteTools(view, scopedRetrieval(deps.retrieval ?? createRetrieval({ notes }), p)),
-            ...historyTools(view),
-          ]
-        : tools();
+      const base = deps.retrieval ?? createRetrieval({ notes });
+      const retrieval = scoped ? scopedRetrieval(base, p) : base;
+      const toolset = scoped ? [...noteTools(view, retrieval), ...historyTools(view)] : tools();
       const allowWrite = writesAllowed(input) && hasCapability(p?.scope, 'notes:write');
       const ctx = await contextOf(view, input.notePath, message);
+      // A language model starts from what search ranks first (the offline provider searches itself).
+      const found =
+        provider.name === 'local' || ctx.whole
+          ? { text: '', cited: [] }
+          : await contextPassages(retrieval, message, ctx.path, logger);
       try {
         const out = await runLoop({
           provider,
           tools: toolset,
           allowWrite,
-          system: SYSTEM + ctx.text,
+          system: SYSTEM + ctx.text + found.text,
+          cited: found.cited,
           history: input.history ?? [],
           message,
           notePath: ctx.path,

@@ -94,6 +94,28 @@ function titleAndText(rest: string): { title: string; text: string } {
   return { title: stripEnd(title), text: unquote(text) };
 }
 
+/** "What do my notes say about", "search my notes for" and the like: asking, not what is asked. */
+const FRAME =
+  /^(?:please\s+)?(?:(?:what|which)\s+(?:do|did|does)\s+(?:my|the)\s+notes?\s+(?:say|tell\s+me|mention|contain)(?:\s+(?:about|on|of))?|(?:tell|remind)\s+me\s+(?:about|of)|(?:search|look)\s+(?:(?:in|through)\s+)?(?:my\s+notes\s+)?(?:for|up)|find\s+(?:my\s+)?notes?\s+(?:about|on|with|mentioning)|(?:do\s+i\s+have|are\s+there|is\s+there)\s+(?:any\s+)?notes?\s+(?:about|on|with)|what\s+have\s+i\s+(?:written|noted)\s+(?:about|on))\s+/i;
+
+/** Most characters of a search query (the search tool's own limit). */
+const MAX_QUERY = 500;
+
+/**
+ * What to search for: the message as a person would type it into search (the search reads
+ * questions well and drops its stop words), without the frame of asking the notes or the end
+ * punctuation; only the keywords when it is longer than a query may be.
+ */
+export function searchQuery(message: string): string {
+  const q = message
+    .trim()
+    .replace(FRAME, '')
+    .replace(/\s+in\s+my\s+notes$/i, '')
+    .replace(/[\s.?!]+$/, '')
+    .trim();
+  return q.length <= MAX_QUERY ? q : keywords(q).join(' ');
+}
+
 /** Reads a message as one plan. `notePath` is the note the user pointed at, if any. */
 export function planFor(message: string, notePath?: string): LocalPlan {
   const plan = readPlan(message.trim(), notePath);
@@ -133,6 +155,7 @@ function readPlan(msg: string, notePath?: string): LocalPlan {
   }
   // With a note open, only questions about it use it; any other question searches the vault.
   if (notePath && asksAboutOpenNote(msg)) return { kind: 'summarize', note: notePath };
-  const words = keywords(msg);
-  return words.length ? { kind: 'search', query: words.join(' '), words } : { kind: 'help' };
+  const query = searchQuery(msg);
+  const words = keywords(query);
+  return words.length ? { kind: 'search', query, words } : { kind: 'help' };
 }

@@ -4,8 +4,9 @@
  * their results, citing the notes it used. Deterministic and fast.
  */
 
+import { readableCut, readableText } from '../notes/markdown/readable.ts';
 import { plainText } from '../search/cite.ts';
-import { type LocalPlan, planFor } from './local-commands.ts';
+import { keywords, type LocalPlan, planFor, searchQuery } from './local-commands.ts';
 import type { AgentMessage, LlmProvider, StepRequest, StepResult, ToolCall, ToolResult } from './provider.ts';
 
 const FOOTER = '\n\n— Quire local assistant (offline and rule-based; no language model).';
@@ -64,36 +65,64 @@ type Hit = {
 const err = (r: ToolResult): string | null =>
   r.isError ? String((r.output as { error?: unknown })?.error ?? 'it failed') : null;
 
-const where = (h: Hit): string =>
-  h.heading && h.heading !== h.title ? `${h.title} › ${h.heading}` : h.title;
-const cite = (h: Hit): string => (h.heading && h.heading !== h.title ? `${h.path} › ${h.heading}` : h.path);
+/** A heading as it reads (a heading may hold links or emphasis too). */
+const headingOf = (h: Hit): string => (h.heading ? readableText(h.heading) : '');
+const where = (h: Hit): string => {
+  const heading = headingOf(h);
+  return heading && heading !== h.title ? `${h.title} › ${heading}` : h.title;
+};
+const cite = (h: Hit): string => {
+  const heading = headingOf(h);
+  return heading && heading !== h.title ? `${h.path} › ${heading}` : h.path;
+};
 
-/** A passage's markdown without its heading line, as quoted lines, cut near 600 characters. */
-function quoted(passage: string): string {
-  const body = passage.replace(/^#{1,6}\s+.*\n?/, '').trim();
-  const cut = body.length > 600 ? `${body.slice(0, 600).replace(/\s+\S*$/, '')}…` : body;
-  return cut
-    .split('\n')
-    .filter((l, i, all) => l.trim() !== '' || (i > 0 && all[i - 1]!.trim() !== ''))
-    .join('\n> ');
+/** A passage (readable lines) as one line near 200 characters, its code blocks left out. */
+function oneLine(passage: string): string {
+  let fenced = false;
+  const prose = passage.split('\n').filter((l) => {
+    if (/^\s*(?:`{3,}|~{3,})/.test(l)) fenced = !fenced;
+    else return !fenced;
+    return false;
+  });
+  const text = prose.map((l) => l.replace(/^- /, '')).join(' ');
+  return readableCut(text.replace(/\s+/g, ' ').trim(), 200);
 }
 
-/** The answer from retrieval: the best passage quoted, the next ones named, every source cited. */
+/** Most characters of the passage an answer quotes. */
+const QUOTE_LIMIT = 600;
+
+/**
+ * A passage (readable lines from the search tool) as a quote: every line behind `> `, blank lines
+ * kept as the quote's own, so it reads as a quote as text and renders as one in markdown.
+ */
+function quoted(passage: string): string {
+  return readableCut(passage, QUOTE_LIMIT)
+    .split('\n')
+    .map((l) => (l.trim() ? `> ${l}` : '>'))
+    .join('\n');
+}
+
+/**
+ * The answer from retrieval, in the order search ranks: the first passage quoted, the next
+ * ones named, every source cited. Plain text that is also markdown (a quote, a list).
+ */
 function hitsAnswer(hits: Hit[], what: string): string {
   if (!hits.length) {
     return `I found nothing in your notes about ${what}. Try other words, or a tag ("find notes tagged #idea").`;
   }
   const [best, ...rest] = hits as [Hit, ...Hit[]];
-  const quote = best.passage ? quoted(best.passage) : best.snippet;
+  const quote = best.passage ? quoted(best.passage) : best.snippet ? `> ${best.snippet}` : '';
   const lines = [
     `From your notes, "${where(best)}" [1] answers ${what}:`,
     '',
-    `> ${quote || '(no text besides the heading)'}`,
+    quote || '(The passage has no text besides its heading.)',
   ];
   if (rest.length) {
-    lines.push('', 'Also relevant:');
+    lines.push('', 'Also relevant:', '');
     rest.forEach((h, i) => {
-      lines.push(`[${i + 2}] ${where(h)} (${h.path})${h.snippet ? `: ${h.snippet}` : ''}`);
+      // One line: the passage's prose (its code blocks are for the quote above).
+      const text = h.passage ? oneLine(h.passage) : h.snippet;
+      lines.push(`- [${i + 2}] ${where(h)} (${h.path})${text ? `: ${text}` : ''}`);
     });
   }
   lines.push('', `Sources: ${hits.map((h, i) => `[${i + 1}] ${cite(h)}`).join(', ')}`);
@@ -142,7 +171,10 @@ function answer(plan: LocalPlan, results: ToolResult[]): string {
       if (e) return `I could not read "${plan.note}": ${e}`;
       const parts = [`Summary of "${o.title}" (${o.path}), ${o.wordCount} words.`];
       if (o.tags.length) parts.push(`Tags: ${o.tags.map((t: string) => `#${t}`).join(', ')}`);
-      if (o.headings.length) parts.push(`Headings: ${o.headings.join(' · ')}`);
+      if (o.headings.length)
+        parts.push(
+          `Headings: ${o.headings.map((x: string) => readableText(x.replace(/^#+\s*/, ''))).join(' · ')}`,
+        );
       if (o.links.length) parts.push(`Links to: ${o.links.join(', ')}`);
       if (o.backlinks.length) parts.push(`Linked from: ${o.backlinks.join(', ')}`);
       const ex = plainText(o.content, 320);
@@ -202,6 +234,19 @@ export function localProvider(): LlmProvider {
         return calls.length ? { text: '', toolCalls: calls } : { text: HELP + FOOTER, toolCalls: [] };
       }
       const first = results[0]!;
+      // A note named in a command that no note is ("add an emoji prefix to page names", "which
+      // notes link to this one"): the message was a question, so it is searched.
+      const gone = 'note' in plan && /^No note called/.test(err(first[0]!) ?? '') ? plan.note : null;
+      if (gone !== null) {
+        const query = searchQuery(user);
+        if (results.length === 1)
+          return { text: '', toolCalls: [call('search_notes', { query, limit: 5 }, 2)] };
+        const searched = answer({ kind: 'search', query, words: keywords(query) }, results.slice(1).flat());
+        return {
+          text: `No note is called "${gone}", so I searched your notes.\n\n${searched}${FOOTER}`,
+          toolCalls: [],
+        };
+      }
       if (plan.kind === 'search' && results.length === 1 && plan.words.length > 1 && !err(first[0]!)) {
         const found = (first[0]!.output as { results: Hit[] }).results;
         if (found.length === 0) {

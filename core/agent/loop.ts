@@ -25,6 +25,8 @@ export interface LoopInput {
   maxSteps: number;
   timeoutMs: number;
   logger?: Logger;
+  /** Passages already handed to the provider (in the system prompt): citable like a tool's. */
+  cited?: Citation[];
 }
 
 export interface LoopOutput {
@@ -72,7 +74,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutput> {
   ];
   const actions: AgentAction[] = [];
   const related = new Map<string, RelatedNote>();
-  const cited = new Map<string, Citation>();
+  const cited = new Map((input.cited ?? []).map((c) => [`${c.path}#${c.heading}`, c]));
   const fail = (err: unknown): never => {
     if (timedOut) {
       throw new DomainError(

@@ -7,6 +7,7 @@ import { DomainError } from '../errors.ts';
 import type { NoteService } from '../notes/service.ts';
 import { tagMatches } from '../notes/tags.ts';
 import { stem } from '../paths.ts';
+import { readablePassage } from '../search/cite.ts';
 import { createRetrieval, type Retrieval } from '../search/retrieval.ts';
 import type { AgentTool, Citation, RelatedNote } from './types.ts';
 
@@ -58,7 +59,7 @@ interface SearchResult {
   title: string;
   /** The heading of the passage ('' before the first heading). */
   heading: string;
-  /** The passage's text, cut to PASSAGE_LIMIT characters. */
+  /** The passage's text as readable lines (no markup but code spans), cut near PASSAGE_LIMIT characters. */
   passage: string;
   snippet: string;
   tags: string[];
@@ -94,7 +95,7 @@ function searchNotesTool(notes: NoteService, retrieval: Retrieval): AgentTool {
         const cites = await retrieval.cite(kept, q);
         results = kept.map((h) => {
           const c = cites.find((x) => x.path === h.path);
-          const passage = c ? c.text.slice(0, PASSAGE_LIMIT) : '';
+          const passage = c ? readablePassage(c.text, PASSAGE_LIMIT) : '';
           return {
             path: h.path,
             title: h.title,

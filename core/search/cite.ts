@@ -2,6 +2,8 @@
  * Passages as citations: the text a search hit drew on, with its note's path and heading, so an
  * answer can say where each fact came from.
  */
+import { readableCut, readableLines, readableText } from '../notes/markdown/readable.ts';
+import { terms as termsOf } from '../notes/search/text.ts';
 import type { NoteService } from '../notes/service.ts';
 import { type Passage, splitPassages } from './semantic/passages.ts';
 
@@ -17,21 +19,18 @@ export interface Cited {
   snippet: string;
 }
 
-const WORD = /[\p{L}\p{N}]+/gu;
-const words = (s: string): string[] =>
-  (s.normalize('NFKD').toLowerCase().match(WORD) ?? []).filter((w) => w.length > 1);
-
-/** Plain text of a markdown passage (headings, links and emphasis reduced to their words). */
+/** Plain text of a markdown passage, headings left out, cut near `max` characters at a word. */
 export function plainText(md: string, max = 240): string {
-  const text = md
-    .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/^\s*#{1,6}\s+.*$/gm, ' ')
-    .replace(/!?\[\[([^\]|]+)(?:\|([^\]]+))?\]\]/g, (_, a, b) => b ?? a)
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`>]+/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const text = readableText(md.replace(/^\s*#{1,6}\s.*$/gm, ''));
   return text.length > max ? `${text.slice(0, max).replace(/\s+\S*$/, '')}…` : text;
+}
+
+/**
+ * A passage as the agent hands it on: its heading line left out (the heading goes beside it), the
+ * rest as readable lines (code kept as code), cut near `max` characters at a line or word.
+ */
+export function readablePassage(md: string, max: number): string {
+  return readableCut(readableLines(md.replace(/^\s*#{1,6}\s[^\n]*\n?/, ''), { code: true }), max);
 }
 
 const toCited = (title: string, p: Passage): Cited => ({
@@ -59,7 +58,7 @@ export async function citeOf(notes: NoteService, path: string, n: number): Promi
 
 /**
  * The passage of the note at `path` that best answers `q`: the one under `heading` when given
- * (what semantic search found), else the one sharing most words with `q` (ties: the earliest).
+ * (what semantic search found), else the one sharing most of the search's terms with `q`.
  */
 export async function bestPassage(
   notes: NoteService,
@@ -73,18 +72,16 @@ export async function bestPassage(
     const p = got.ps.find((x) => x.heading === heading);
     if (p) return toCited(got.title, p);
   }
-  const want = new Set(words(q));
+  // Scored by the search's own terms (stems, no stop words): a word of the question in the
+  // passage's heading counts twice, in its text once; ties go to the earliest passage.
+  const want = new Set(termsOf(q));
   let best = got.ps[0]!;
   let bestScore = -1;
   for (const p of got.ps) {
-    const have = new Set(words(`${p.heading} ${p.text}`));
+    const head = new Set(termsOf(p.heading));
+    const body = new Set(termsOf(p.text));
     let s = 0;
-    for (const w of want)
-      if (
-        have.has(w) ||
-        [...have].some((h) => h.length > 3 && w.startsWith(h.slice(0, 4)) && h.startsWith(w.slice(0, 4)))
-      )
-        s++;
+    for (const w of want) s += (head.has(w) ? 2 : 0) + (body.has(w) ? 1 : 0);
     if (s > bestScore) {
       best = p;
       bestScore = s;

@@ -177,6 +177,10 @@ describe('the workspace shell (Chromium)', () => {
         expect(await visibleHeight(page, '.chat-log > li:last-child', '.chat-log')).toBeGreaterThan(20);
         expect(await page.evaluate(() => document.documentElement.scrollTop)).toBe(0);
       }
+      // The reply renders as markdown: the quote is a quote, no `>` or `**` shows as text.
+      const reply = page.getByTestId('chat-reply-body').last();
+      expect(await reply.locator('blockquote').innerText()).toContain('The alpha project.');
+      expect(await reply.innerText()).not.toMatch(/^>|\*\*|\[\[/m);
       await shot(page, `workspace-chat-1280-${scheme}`);
       expect(await axeSerious(page)).toEqual([]);
       expect(errors).toEqual([]);

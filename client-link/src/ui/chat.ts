@@ -1,10 +1,23 @@
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { ApiFailure } from '../flow/api.ts';
 import { h } from './dom.ts';
+import { mountNoteHtml } from './remote-images.ts';
 import { describe, type Workspace } from './workspace-context.ts';
 
 /** Scrolls the chat log (only it) so the start of `li` shows: a long answer is read from its top. */
 function reveal(log: HTMLElement, li: HTMLElement): void {
   log.scrollTop = li.offsetTop - log.offsetTop;
+}
+
+/**
+ * A reply as rendered markdown: a model writes markdown, and the offline agent's quotes, lists and
+ * code read as such. micromark escapes raw HTML and drops dangerous URLs; remote images wait.
+ */
+function replyBody(markdown: string): HTMLElement {
+  const body = h('div', { class: 'reply markdown', 'data-testid': 'chat-reply-body' });
+  mountNoteHtml(body, micromark(markdown, { extensions: [gfm()], htmlExtensions: [gfmHtml()] }));
+  return body;
 }
 
 /**
@@ -40,7 +53,7 @@ export function chatPanel(
       const answer = h(
         'li',
         { class: 'agent', 'data-testid': 'chat-reply' },
-        h('p', { class: 'reply' }, reply.reply),
+        replyBody(reply.reply),
         reply.actions.length
           ? h('ul', { class: 'did' }, ...reply.actions.map((a) => h('li', {}, a.summary)))
           : null,

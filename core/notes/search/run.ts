@@ -1,7 +1,8 @@
 import type { NoteIndex } from '../note-index.ts';
-import { makeSnippet, RANKING, type SearchHit, type Visibility } from '../search.ts';
+import { RANKING, type SearchHit, type Visibility } from '../search.ts';
 import { yieldToEventLoop } from '../slices.ts';
 import { filtersOnly, type ParsedQuery, parseQuery } from './query.ts';
+import { makeSnippet } from './snippet.ts';
 import { pathWords, STOP_WORDS, terms, tokenize } from './text.ts';
 
 /** A file's name matching every word scores like this share of a title match. */

@@ -52,7 +52,7 @@ describe('the local provider', () => {
     const r = await agent.chat({ message: 'Summarize this', notePath: 'garden/plan.md' });
     expect(r.reply).toContain('Summary of "Garden plan" (garden/plan.md)');
     expect(r.reply).toContain('Tags: #garden, #project');
-    expect(r.reply).toContain('Headings: # Garden plan · ## Beds · ## Budget');
+    expect(r.reply).toContain('Headings: Garden plan · Beds · Budget');
     expect(r.reply).toContain('Links to: garden/compost.md');
     expect(r.reply).toContain('Linked from: work/standup.md');
     expect(r.reply).toContain('Extract: Plant tomatoes in May; compost the beds in April.');

@@ -18,7 +18,9 @@ describe('the local agent with a note open: the question decides', () => {
     const r = await agent.chat({ message: 'How do I embed a PDF?', notePath: CALLOUTS });
     expect(r.reply).not.toMatch(/Summary of/);
     expect(r.reply).toContain('From your notes, "Embed files › Embed a PDF in a note" [1]');
-    expect(r.reply).toContain('![[Document.pdf]]');
+    // The embed reads as the file it embeds, not as its syntax.
+    expect(r.reply).toContain('To embed a PDF document, use Document.pdf.');
+    expect(r.reply).not.toContain('![[');
     expect(r.reply).toContain(`Sources: [1] ${EMBED} › Embed a PDF in a note`);
     expect(r.citations[0]).toEqual({ path: EMBED, title: 'Embed files', heading: 'Embed a PDF in a note' });
     expect(r.actions.map((a) => a.type)).toEqual(['search_notes']);

@@ -5,9 +5,11 @@
  * against the Unicode pattern. Inputs are generated from a fixed seed (the same each run).
  */
 import { describe, expect, it } from 'vitest';
+import { rawMarkup, readableText } from '../../../core/notes/markdown/readable.ts';
+import { makeSnippet } from '../../../core/notes/search/snippet.ts';
 import { tokenize } from '../../../core/notes/search/text.ts';
 import { createVocabulary, editDistance, walkWithin } from '../../../core/notes/search/vocabulary.ts';
-import { createSearchIndex, makeSnippet } from '../../../core/notes/search.ts';
+import { createSearchIndex } from '../../../core/notes/search.ts';
 
 function random(seed: number) {
   let s = seed;
@@ -49,25 +51,24 @@ describe('search fast paths', () => {
     expect(vocab.prefixed('light')).toEqual(['lighthous', 'lighthouse', 'lightning']);
   });
 
-  it('makes the snippet of the whole flattened note from the stretch around the match', () => {
-    const flatten = (body: string) =>
-      body
-        .replace(/```[\s\S]*?```/g, ' ')
-        .replace(/[#>*_`[\]]+/g, ' ')
-        .replace(/\s+/g, ' ')
-        .trim();
+  it('makes the snippet from the stretch around the match: readable, as the whole note reads there', () => {
+    // The whole note made readable, then the passage around the first term: what a short note shows.
     const whole = (body: string, terms: string[], width: number) => {
-      const flat = flatten(body);
+      const flat = readableText(body.replace(/```[\s\S]*?```/g, '\n'), { code: true });
       const hay = flat.toLowerCase();
       let at = -1;
       for (const t of terms) {
         const i = hay.indexOf(t.toLowerCase());
         if (i >= 0 && (at < 0 || i < at)) at = i;
       }
-      if (at < 0) return flat.slice(0, width) + (flat.length > width ? '…' : '');
-      const start = Math.max(0, at - Math.floor(width / 3));
+      const start = at < 0 ? 0 : Math.max(0, at - Math.floor(width / 3));
       const end = Math.min(flat.length, start + width);
-      return (start > 0 ? '…' : '') + flat.slice(start, end) + (end < flat.length ? '…' : '');
+      // A code span cut at either end is left out.
+      const ticks = (x: string) => x.split('`').length - 1;
+      let part = flat.slice(start, end);
+      if (ticks(flat.slice(0, start)) % 2) part = part.slice(part.indexOf('`') + 1).trimStart();
+      if (ticks(part) % 2) part = part.slice(0, part.lastIndexOf('`')).trimEnd();
+      return (start > 0 ? '…' : '') + part + (end < flat.length ? '…' : '');
     };
     const rnd = random(5);
     const pieces = [
@@ -79,11 +80,15 @@ describe('search fast paths', () => {
       '```js\ncode tomato here\n```\n',
       '> quote ',
       '[[link]] ',
+      '[[Some note|alias tomato]] ',
+      '![[icon.svg#icon]] ',
+      '[a link](https://example.com/tomato) ',
       '    ',
       '`tick` ',
       '```',
       'Ünïcode ',
       'İstanbul ',
+      '\n- item ',
     ];
     let compared = 0;
     for (let n = 0; n < 400; n++) {
@@ -92,9 +97,13 @@ describe('search fast paths', () => {
       for (let i = 0; i < parts; i++) body += pieces[rnd(pieces.length)];
       for (const terms of [['tomato'], ['quote', 'link'], ['absent'], []]) {
         for (const width of [160, 40]) {
-          expect(makeSnippet(body, terms, width), JSON.stringify({ body, terms, width })).toBe(
-            whole(body, terms, width),
-          );
+          const snip = makeSnippet(body, terms, width);
+          const why = JSON.stringify({ body, terms, width });
+          expect(snip.replace(/^…|…$/g, '').length, why).toBeLessThanOrEqual(width);
+          expect(rawMarkup(snip), why).toEqual([]);
+          expect(snip, why).not.toMatch(/\.svg/);
+          // A note that fits in one stretch reads exactly as the whole note does.
+          if (body.length < width) expect(snip, why).toBe(whole(body, terms, width));
           compared++;
         }
       }

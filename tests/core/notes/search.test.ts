@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  base64ToBytes,
-  bytesToBase64,
-  createSearchIndex,
-  makeSnippet,
-  tokenize,
-} from '../../../core/notes/search.ts';
+import { makeSnippet } from '../../../core/notes/search/snippet.ts';
+import { base64ToBytes, bytesToBase64, createSearchIndex, tokenize } from '../../../core/notes/search.ts';
 
 const doc = (path: string, text: string, title = '', tags = '') => ({ path, title, tags, text });
 
