@@ -34,6 +34,8 @@ export const CreateNoteBody = v.object({
 export const UpdateNoteBody = v.object({
   content: v.string('content must be a string.'),
   frontmatter,
+  /** false: `If-Match` is a strict precondition (412 on an older checksum) instead of a merge base. */
+  merge: v.optional(v.boolean('merge must be true or false.')),
 });
 
 /** Body of `POST /api/v1/notes/:path/move`. */

@@ -49,7 +49,11 @@ export const noteCalls = (call: Call) => ({
   /** The notes closest to one note, best first (by meaning when embedded, else by links and words). */
   related: (path: string, limit?: number) =>
     call<Out<typeof R.SearchHit>[]>('relatedNotes', { path }, { query: { limit } }),
-  /** With `checksum`, saves only if the note still has it (412 otherwise). */
+  /**
+   * `checksum`: the version the text was made from; when the note changed since, the write is
+   * merged (`merge` in the answer, overlaps in a conflict copy). With `merge: false` in the body
+   * it saves only if the note still has it (412 otherwise).
+   */
   update: (path: string, body: In<typeof UpdateNoteBody>, checksum?: string) =>
     call<Out<typeof R.Note>>('updateNote', { path }, { body, headers: ifMatch(checksum) }),
   remove: (path: string, checksum?: string) =>

@@ -108,17 +108,20 @@ describe('notes API', () => {
     expect(r3.status).toBe(400);
   });
 
-  it('If-Match: a mismatch is 412 on PUT, DELETE and move; a match goes through', async () => {
+  it('If-Match: a mismatch is 412 on a strict PUT (merge: false), DELETE and move; a match goes through', async () => {
     const { call } = await memoryApp({ 'n.md': 'v1' });
     const cur = (await call('GET', '/api/v1/notes/n.md')).json.data.checksum;
     const stale = { 'if-match': '"0000"' };
-    expect((await call('PUT', '/api/v1/notes/n.md', { content: 'v2' }, stale)).status).toBe(412);
+    expect((await call('PUT', '/api/v1/notes/n.md', { content: 'v2', merge: false }, stale)).status).toBe(
+      412,
+    );
     expect((await call('DELETE', '/api/v1/notes/n.md', undefined, stale)).status).toBe(412);
     expect((await call('POST', '/api/v1/notes/n.md/move', { path: 'm.md' }, stale)).status).toBe(412);
     const okRes = await call('PUT', '/api/v1/notes/n.md', { content: 'v2' }, { 'if-match': `"${cur}"` });
     expect(okRes.status).toBe(200);
     expect(
-      (await call('PUT', '/api/v1/notes/n.md', { content: 'v3' }, { 'if-match': `"${cur}"` })).status,
+      (await call('PUT', '/api/v1/notes/n.md', { content: 'v3', merge: false }, { 'if-match': `"${cur}"` }))
+        .status,
     ).toBe(412);
   });
 

@@ -126,7 +126,8 @@ describe('real answers against the document', () => {
     const got = await api.notes.get('projects/q.md');
     expect(got.checksum).toBe(created.checksum);
     expect(
-      (await failure(() => api.notes.update('projects/q.md', { content: 'x' }, 'f'.repeat(64)))).status,
+      (await failure(() => api.notes.update('projects/q.md', { content: 'x', merge: false }, 'f'.repeat(64))))
+        .status,
     ).toBe(412);
     const updated = await api.notes.update('projects/q.md', { content: '# Q2' }, got.checksum);
     const moved = await api.notes.move(

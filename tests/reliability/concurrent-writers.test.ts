@@ -39,10 +39,11 @@ afterAll(async () => {
   await dir.cleanup();
 });
 
+// Strict compare-and-swap (merge: false): a stale If-Match is a 412 here, never a merge.
 const put = (p: string, content: string, ifMatch?: string) =>
   client.request('PUT', note(p), {
     headers: { ...key, ...(ifMatch ? { 'if-match': `"${ifMatch}"` } : {}) },
-    body: { content },
+    body: { content, merge: false },
   });
 
 describe(`${CLIENTS} concurrent writers on one note`, () => {

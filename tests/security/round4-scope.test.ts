@@ -149,7 +149,7 @@ describe('a write-only key (REST)', () => {
     const sum = await checksum('Work/note.md');
     const wrong = { 'if-match': '"0000"' };
     const answers = [
-      await call(keys.wo!, 'PUT', '/api/v1/notes/Work/note.md', { content: 'guess' }, wrong),
+      await call(keys.wo!, 'PUT', '/api/v1/notes/Work/note.md', { content: 'guess', merge: false }, wrong),
       await call(
         keys.wo!,
         'PATCH',
@@ -166,7 +166,13 @@ describe('a write-only key (REST)', () => {
       clean('412', r.text, [sum]);
     }
     // The key that may read still gets it.
-    const reader = await call(keys.work!, 'PUT', '/api/v1/notes/Work/note.md', { content: 'g' }, wrong);
+    const reader = await call(
+      keys.work!,
+      'PUT',
+      '/api/v1/notes/Work/note.md',
+      { content: 'g', merge: false },
+      wrong,
+    );
     expect(reader.status).toBe(412);
     expect(reader.text).toContain(sum);
   });

@@ -219,7 +219,8 @@ export const notes: Operation[] = [
     method: 'put',
     path: '/api/v1/notes/{path}',
     tag: 'Notes',
-    summary: 'Replace a note (the frontmatter block is kept when not given)',
+    summary:
+      'Replace a note (the frontmatter block is kept when not given). An If-Match naming an older version merges with the changes made since (answer: merge); with merge: false it is a strict precondition (412).',
     headers: ifMatch,
     body: UpdateNoteBody,
     data: r.Note,
