@@ -54,7 +54,7 @@ export function workspaceApi(profile: Profile, fetchFn: typeof fetch = (...a) =>
     tree: () => api.folders.tree(),
     read: (path: string) => api.notes.get(path),
     create: (path: string, content: string) => api.notes.create({ path, content }),
-    /** Saves only if the note still has `checksum` (412 PRECONDITION_FAILED otherwise). */
+    /** Saves text made from version `checksum`: merged on the server when the note changed since. */
     update: (path: string, content: string, checksum: string) =>
       api.notes.update(path, { content }, checksum),
     move: (path: string, to: string, checksum: string) =>
