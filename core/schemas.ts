@@ -34,6 +34,13 @@ export const CreateNoteBody = v.object({
 export const UpdateNoteBody = v.object({
   content: v.string('content must be a string.'),
   frontmatter,
+  /**
+   * The checksum of the version this text was made from: when the note changed since, the write is
+   * merged with those changes (docs/reference/merge.md). `If-Match` stays a strict precondition.
+   */
+  base: v.optional(
+    v.pipe(v.string('base must be a checksum string.'), v.maxLength(128, 'base is not a checksum.')),
+  ),
 });
 
 /** Body of `POST /api/v1/notes/:path/move`. */

@@ -49,7 +49,11 @@ export const noteCalls = (call: Call) => ({
   /** The notes closest to one note, best first (by meaning when embedded, else by links and words). */
   related: (path: string, limit?: number) =>
     call<Out<typeof R.SearchHit>[]>('relatedNotes', { path }, { query: { limit } }),
-  /** With `checksum`, saves only if the note still has it (412 otherwise). */
+  /**
+   * With `checksum`, saves only if the note still has it (412 otherwise). With `base` in the body
+   * (the checksum the text was made from), a note changed since is merged instead (`merge` in the
+   * answer, overlaps in a conflict copy).
+   */
   update: (path: string, body: In<typeof UpdateNoteBody>, checksum?: string) =>
     call<Out<typeof R.Note>>('updateNote', { path }, { body, headers: ifMatch(checksum) }),
   remove: (path: string, checksum?: string) =>

@@ -33,7 +33,7 @@ const DESCRIPTIONS: Record<ToolName, string> = {
   list_tags: 'Every tag with the number of notes that carry it.',
   create_note: 'Creates a note at a new path (ending in .md). Fails with NOTE_ALREADY_EXISTS if taken.',
   update_note:
-    "Replaces a note's content. Pass the checksum you read as ifMatch to fail with PRECONDITION_FAILED instead of overwriting a newer version.",
+    "Replaces a note's content. Pass the checksum you read as base to have your edit merged with changes made since (nothing is lost: overlaps go to a conflict copy, named in merge.copy), or as ifMatch to fail with PRECONDITION_FAILED instead.",
   patch_note:
     'Edits one part of a note: append, prepend or replace at a heading path, a block (^id), a frontmatter key, or the whole document. Everything else stays byte for byte.',
   move_note: 'Moves or renames a note; with updateLinks, links to it in other notes are rewritten.',
@@ -106,6 +106,8 @@ const noteFields = (n: Awaited<ReturnType<NoteService['get']>>) => ({
   updatedAt: n.updatedAt,
   // A key without notes:read wrote it: the fields above are blank (core/auth/scoped.ts).
   ...('withheld' in n ? { withheld: true } : {}),
+  // A write given a base: what merged (core/notes/merge/update.ts).
+  ...('merge' in n ? { merge: n.merge } : {}),
 });
 
 /** True when `name` is one of the tools (an own name: `constructor` or `__proto__` is not). */
@@ -189,7 +191,7 @@ const HANDLERS: Handlers = {
     asActor(c, async () => toolResult(noteFields(await c.notes.create(i.path, i.content)))),
   update_note: (i, c) =>
     asActor(c, async () =>
-      toolResult(noteFields(await c.notes.update(i.path, { content: i.content }, i.ifMatch))),
+      toolResult(noteFields(await c.notes.update(i.path, { content: i.content }, i.ifMatch, i.base))),
     ),
   patch_note: (i, c) =>
     asActor(c, async () => {

@@ -21,6 +21,7 @@ import type { FileService } from '../files/service.ts';
 import type { FeedEvent, FeedPage } from '../notes/change-feed.ts';
 import type { Note } from '../notes/context.ts';
 import { FRONTMATTER } from '../notes/markdown/parts.ts';
+import type { MergeInfo, WrittenNote } from '../notes/merge/update.ts';
 import type { NoteSummary } from '../notes/note-index.ts';
 import type { NoteService } from '../notes/service.ts';
 import { countTags, type TagCount } from '../notes/tags.ts';
@@ -70,6 +71,12 @@ export function withheld(note: Note, supplied: boolean): WithheldNote {
     frontmatter: {},
     withheld: true,
   };
+}
+
+/** `withheld`, keeping what a merge did (its counts and the copy's path, never content). */
+function withheldMerge(note: WrittenNote, supplied: boolean): WithheldNote & { merge?: MergeInfo } {
+  if (!note.merge) return withheld(note, supplied);
+  return { ...withheld(note, false), merge: note.merge };
 }
 
 /** An error a key without notes:read may see: a 412 without the current checksum. */
@@ -234,11 +241,16 @@ function notesWrites(notes: NoteService, p: Principal, scope: KeyScope): NoteWri
         // Every byte is the key's own: the checksum tells it nothing new.
         () => wrote(() => notes.create(pathInput, content, frontmatter), note(true)),
       ),
-    update: (pathInput, input, ifMatch) =>
+    update: (pathInput, input, ifMatch, base) =>
       guarded(
         () => writable(pathInput),
-        // Without a frontmatter of its own the note's block is kept: bytes the key never gave.
-        () => wrote(() => notes.update(pathInput, input, ifMatch), note(suppliesAll(input))),
+        // Without a frontmatter of its own the note's block is kept: bytes the key never gave. A
+        // merged write holds others' bytes too: its answer says what merged, never the checksum.
+        () =>
+          wrote(
+            () => notes.update(pathInput, input, ifMatch, base),
+            (n) => (canRead ? seen(n) : withheldMerge(n, suppliesAll(input))),
+          ),
       ),
     patch: (pathInput, op, ifMatch) =>
       guarded(

@@ -105,6 +105,15 @@ export const McpToolInputs = {
     path: notePath,
     content: v.pipe(v.string(), v.maxLength(5_000_000)),
     ifMatch,
+    base: v.optional(
+      v.pipe(
+        v.string(),
+        v.maxLength(200),
+        v.description(
+          'Checksum of the version your content was made from (read_note gives it). If the note changed since, your edit is merged with the changes made meanwhile; overlapping edits keep the newer text in the note and yours whole in a conflict copy (the answer names it).',
+        ),
+      ),
+    ),
   }),
   patch_note: v.strictObject({
     path: notePath,

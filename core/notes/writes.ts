@@ -11,6 +11,7 @@ import { checkFrontmatterLimits, checkFrontmatterReadsBack } from './frontmatter
 import { checkIfMatch } from './if-match.ts';
 import { rewriteLinksYielding } from './link-rewrite.ts';
 import { splitFrontmatter } from './markdown/parts.ts';
+import { mergingUpdate, type WrittenNote } from './merge/update.ts';
 import type { PatchOperation } from './section-patch.ts';
 import { yieldToEventLoop } from './slices.ts';
 
@@ -246,16 +247,16 @@ export function createWrites(ctx: NoteContext) {
 
     /**
      * Replaces a note. Without `frontmatter`, and with no frontmatter block in `content`,
-     * the existing block is kept byte for byte.
+     * the existing block is kept byte for byte. `ifMatch` is checked strictly; a `base` naming an
+     * older version merges (merge/update.ts).
      */
     update(
       pathInput: unknown,
       input: { content: string; frontmatter?: Record<string, unknown> },
       ifMatch?: string,
-    ): Promise<Note> {
-      return rewrite(pathInput, ifMatch, 'update', (text) =>
-        compose(input.content, input.frontmatter, splitFrontmatter(text).block),
-      );
+      base?: string,
+    ): Promise<WrittenNote> {
+      return mergingUpdate(ctx, { compose, writeAndIndex }, pathInput, input, ifMatch, base);
     },
 
     /**

@@ -1,5 +1,5 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES_KEY } from '../../client-link/src/flow/profiles.ts';
@@ -112,6 +112,10 @@ describe('the /link page in Chromium', () => {
     await expect.poll(() => page.getByTestId('conflict').textContent()).toMatch(/changed on the server/);
     expect(await readFile(onDisk, 'utf8')).toContain('Changed elsewhere.');
     expect(await editorText(page)).toContain('My late edit.');
+    // Nothing lost: the late edit overlapped, so it is whole in a conflict copy linked from the note.
+    const copies = (await readdir(dirname(onDisk))).filter((f) => f.startsWith('from-browser (conflict'));
+    expect(copies).toHaveLength(1);
+    expect(await readFile(join(dirname(onDisk), copies[0]!), 'utf8')).toContain('My late edit.');
 
     // Search, the agent, then a screenshot that is looked at.
     await page.getByTestId('search').fill('elsewhere');

@@ -219,7 +219,8 @@ export const notes: Operation[] = [
     method: 'put',
     path: '/api/v1/notes/{path}',
     tag: 'Notes',
-    summary: 'Replace a note (the frontmatter block is kept when not given)',
+    summary:
+      'Replace a note (the frontmatter block is kept when not given). If-Match is a strict precondition (412 when the note changed); base in the body names the version the text was made from and merges with the changes made since (answer: merge).',
     headers: ifMatch,
     body: UpdateNoteBody,
     data: r.Note,

@@ -59,6 +59,37 @@ export const Note = v.object({
       ),
     ),
   ),
+  merge: v.optional(
+    v.pipe(
+      v.object({
+        base: v.pipe(v.string(), v.description('The checksum the write was made from (the base it named).')),
+        baseKnown: v.pipe(
+          v.boolean(),
+          v.description(
+            'False when the history holds no version with that checksum: every change counted as overlap.',
+          ),
+        ),
+        conflicts: v.pipe(
+          v.number(),
+          v.integer(),
+          v.description(
+            'Regions (and frontmatter keys) both sides changed differently; 0: every change landed.',
+          ),
+        ),
+        copy: v.optional(
+          v.pipe(
+            v.string(),
+            v.description(
+              'The conflict copy holding the written text whole (when conflicts > 0), linked from the note.',
+            ),
+          ),
+        ),
+      }),
+      v.description(
+        'Present when the body named a base: the write was merged with the changes made since (docs/reference/merge.md).',
+      ),
+    ),
+  ),
 });
 
 /** The answer of a move: the note at its new path, and the notes whose links were rewritten. */

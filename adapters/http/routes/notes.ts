@@ -25,6 +25,18 @@ function noneMatch(header: string | undefined, etag: string): boolean {
   });
 }
 
+/**
+ * The arguments of a PUT's update: If-Match is a strict precondition (412 when the note changed);
+ * `base` in the body names the version the text was made from, merged when older
+ * (docs/reference/merge.md).
+ */
+function updateArgs(
+  body: { content: string; frontmatter?: Record<string, unknown>; base?: string },
+  tag: string | undefined,
+): [{ content: string; frontmatter?: Record<string, unknown> }, string | undefined, string | undefined] {
+  return [{ content: body.content, frontmatter: body.frontmatter }, tag, body.base];
+}
+
 const NOTE_HEADERS = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache' };
 
 /** An answer of `GET /notes/:path` known without the disk: its status, body and own headers. */
@@ -210,9 +222,8 @@ export function notesRoutes(
   app.put('/:path{.+}', async (c) => {
     const body = await readJson(c, UpdateNoteBody);
     const notes = viewOf(c).notes;
-    const input = { content: body.content, frontmatter: body.frontmatter };
-    const ifMatch = c.req.header('if-match');
-    const note = await notes.withActor(actorOf(c), () => notes.update(c.req.param('path'), input, ifMatch));
+    const args = updateArgs(body, c.req.header('if-match'));
+    const note = await notes.withActor(actorOf(c), () => notes.update(c.req.param('path'), ...args));
     return c.body(noteBody(note), 200, { ...JSON_HEADER, ...etagOf(note.checksum) });
   });
 

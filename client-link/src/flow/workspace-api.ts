@@ -54,9 +54,9 @@ export function workspaceApi(profile: Profile, fetchFn: typeof fetch = (...a) =>
     tree: () => api.folders.tree(),
     read: (path: string) => api.notes.get(path),
     create: (path: string, content: string) => api.notes.create({ path, content }),
-    /** Saves only if the note still has `checksum` (412 PRECONDITION_FAILED otherwise). */
+    /** Saves text made from version `checksum`: merged on the server when the note changed since. */
     update: (path: string, content: string, checksum: string) =>
-      api.notes.update(path, { content }, checksum),
+      api.notes.update(path, { content, base: checksum }),
     move: (path: string, to: string, checksum: string) =>
       api.notes.move(path, { path: to, updateLinks: true }, checksum),
     remove: (path: string, checksum: string) => api.notes.remove(path, checksum),

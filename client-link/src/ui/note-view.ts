@@ -146,7 +146,23 @@ async function edit({ ws, note, root, show }: ShownNote): Promise<void> {
     e.preventDefault();
     try {
       const saved = await ws.api.update(note.path, editor.handle.value(), note.checksum);
-      ws.say(`Saved ${saved.path}.`);
+      const copy = saved.merge?.copy;
+      if (copy) {
+        // Merged, but some edits overlapped: nothing was lost, the person looks at both.
+        problem.hidden = false;
+        mount(
+          problem,
+          'This note changed on the server since you opened it. Your edits that did not overlap were merged; the whole of your version is kept in ',
+          h('button', { type: 'button', onclick: () => void ws.open(copy) }, copy),
+          ', and the note keeps the newer text where both changed. ',
+          h('button', { type: 'button', onclick: () => void ws.open(note.path) }, 'Open the note'),
+        );
+        await ws.refresh();
+        return;
+      }
+      ws.say(
+        saved.merge ? `Saved ${saved.path}, merged with the changes made since.` : `Saved ${saved.path}.`,
+      );
       await ws.refresh();
       await ws.open(saved.path);
     } catch (err) {

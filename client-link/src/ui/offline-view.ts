@@ -68,9 +68,15 @@ export function draftOffer(ws: Workspace, draft: Draft, store: OfflineStore): HT
   const problem = h('p', { class: 'alert', role: 'alert', hidden: true });
   const save = async () => {
     try {
-      await ws.api.update(draft.path, area.value, draft.baseChecksum);
+      const saved = await ws.api.update(draft.path, area.value, draft.baseChecksum);
       store.dropDraft(draft.path);
-      ws.say(`Saved your offline draft of ${draft.path}.`);
+      const copy = saved.merge?.copy;
+      // Merged on the server: what overlapped is kept whole in a conflict copy, linked from the note.
+      ws.say(
+        copy
+          ? `Merged your offline draft of ${draft.path}; the edits that overlapped are kept in ${copy}.`
+          : `Saved your offline draft of ${draft.path}${saved.merge ? ', merged with the changes made since' : ''}.`,
+      );
       await ws.refresh();
       await ws.open(draft.path);
     } catch (err) {
