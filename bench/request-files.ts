@@ -32,8 +32,10 @@ const LIST = process.argv.includes('--list');
  * walks them). Lower a ceiling when a change brings a count down; raise one only with the reason.
  */
 const CEILINGS: Record<string, Record<'read' | 'mcp', number>> = {
-  plain: { read: 44, mcp: 39 },
-  hot: { read: 48, mcp: 41 },
+  // MCP +2: a search's snippets are made readable (core/notes/markdown/readable.ts) by a snippet
+  // module of their own (core/notes/search/snippet.ts), so answers quote text, not markup.
+  plain: { read: 44, mcp: 41 },
+  hot: { read: 48, mcp: 43 },
 };
 
 const session = new Session();
