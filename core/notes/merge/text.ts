@@ -4,7 +4,7 @@
  * note; the caller keeps the writer's whole text elsewhere (docs/reference/merge.md).
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { splitFrontmatter } from '../markdown/remark.ts';
+import { splitFrontmatter } from '../markdown/parts.ts';
 import { diff3, type Region } from './diff3.ts';
 
 /** What a merge made: the text to write and how many regions overlapped (kept as `theirs`). */

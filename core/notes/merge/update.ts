@@ -12,7 +12,7 @@ import type { History } from '../../history/history.ts';
 import { validateNotePath } from '../../paths.ts';
 import { decode, type Note, type NoteContext } from '../context.ts';
 import { checkIfMatch, ifMatchHolds } from '../if-match.ts';
-import { splitFrontmatter } from '../markdown/remark.ts';
+import { splitFrontmatter } from '../markdown/parts.ts';
 import { mergeText } from './text.ts';
 
 /** What a merged write did: answered beside the note as `merge`. */
