@@ -63,7 +63,9 @@ async function candidates(): Promise<{ list: Candidate[]; missing: string[] }> {
   const list: Candidate[] = [{ name: 'quire (diff-sequences)', run: mergeText }];
   const missing: string[] = [];
   try {
-    const { diff3Merge } = (await import('node-diff3' as string)) as typeof import('node-diff3');
+    // Typed here: the candidates are not dependencies (a checkout without them skips them).
+    type Diff3 = (a: string[], o: string[], b: string[], opts: object) => { ok?: unknown }[];
+    const { diff3Merge } = (await import('node-diff3' as string)) as { diff3Merge: Diff3 };
     list.push({
       name: 'node-diff3',
       run: (o, a, b) => ({
