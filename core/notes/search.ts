@@ -679,9 +679,36 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
   const idfOf = (df: number, n: number = docs.size) =>
     Math.max(1e-6, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
 
-  /** The document frequency a query sees: the whole list's count, or the visible notes' (`vis`). */
-  const dfIn = (vis: Visible | null, t: string): number =>
-    vis ? visibleDf(vis, t) : (postings.get(t)?.count ?? 0);
+  /**
+   * In how many live notes the term `t` is. A list's count also holds the postings of notes removed
+   * since the last sweep and of a large note still being added: counted as they are, a note
+   * deleted and written again would rank lower than after a restart (a term held twice, by one
+   * note). So while any such postings linger, the live ones are counted, once per version.
+   */
+  let liveDf = new Map<string, number>();
+  let liveDfVersion = -1;
+  const dfAll = (t: string): number => {
+    const list = postings.get(t);
+    if (!list) return 0;
+    if (deadBytes === 0 && building.size === 0) return list.count;
+    if (liveDfVersion !== version) {
+      liveDf = new Map();
+      liveDfVersion = version;
+    }
+    let n = liveDf.get(t);
+    if (n === undefined) {
+      let c = 0;
+      eachPosting(list.b, list.n, (id) => {
+        if (docs.paths[id] !== undefined) c++;
+      });
+      n = c;
+      if (liveDf.size > 20_000) liveDf.clear();
+      liveDf.set(t, n);
+    }
+    return n;
+  };
+  /** The document frequency a query sees: the live notes', or the visible notes' (`vis`). */
+  const dfIn = (vis: Visible | null, t: string): number => (vis ? visibleDf(vis, t) : dfAll(t));
 
   /**
    * Index terms standing for one query word, each with its weight (exact 1, prefix, typo); with
@@ -837,6 +864,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       const id = nextId++;
       building.add(id);
       let bytes = 0;
+      let entered = false;
       try {
         if (isPacked(terms)) {
           const add = (term: string, v: number) => {
@@ -852,11 +880,14 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
             yield;
           }
         }
+        remove(path);
+        enter(id, path, terms, bytes);
+        entered = true;
       } finally {
         building.delete(id);
+        // A build left half done (its caller stopped): its postings linger like a removed note's.
+        if (!entered) deadBytes += bytes;
       }
-      remove(path);
-      enter(id, path, terms, bytes);
     },
     /** Removes one note; no error when absent. */
     remove,
@@ -1025,7 +1056,7 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
           for (let ai = 0; ai < alts.length; ai++) {
             const [term, w] = alts[ai]!;
             const list = postings.get(term)!;
-            const wi = w * idfOf(vis ? visibleDf(vis, term) : list.count, nDocs);
+            const wi = w * idfOf(dfIn(vis, term), nDocs);
             const b = list.b;
             const n = list.n;
             // The postings' varints decoded in line (the hot loop of a query).
