@@ -188,6 +188,53 @@ class Postings {
   }
 }
 
+/** A copy of `list` without the unused end of its buffer (growing doubles it). */
+const shrunk = (list: Postings) => new Postings(list.b.slice(0, list.n), list.n, list.count, list.last);
+
+/** A query's arrays by note id (`createSearchIndex` keeps one for the next query). */
+const makeScratch = (size: number) => ({
+  size,
+  skip: new Uint8Array(size),
+  score: new Float64Array(size),
+  covered: new Float64Array(size),
+  titleHits: new Uint8Array(size),
+  best: new Float64Array(size),
+  bestBits: new Uint8Array(size),
+  /** Per note and clause (16 at most): 1 + the index of the clause's best matching term, for the snippet. */
+  bestTerm: new Uint8Array(size * 16),
+  coverages: new Float64Array(size),
+  touched: new Int32Array(size),
+  here: new Int32Array(size),
+});
+
+/** How many of a list's postings `live` accepts. */
+function liveCount(list: Postings, live: (id: number) => boolean): number {
+  let c = 0;
+  eachPosting(list.b, list.n, (id) => {
+    if (live(id)) c++;
+  });
+  return c;
+}
+
+/** Live document frequencies counted once per index version (a bounded cache). */
+class LiveDf {
+  private counts = new Map<string, number>();
+  private version = -1;
+  get(version: number, term: string, count: () => number): number {
+    if (version !== this.version) {
+      this.counts = new Map();
+      this.version = version;
+    }
+    let n = this.counts.get(term);
+    if (n === undefined) {
+      n = count();
+      if (this.counts.size > 20_000) this.counts.clear();
+      this.counts.set(term, n);
+    }
+    return n;
+  }
+}
+
 function writeVarint(b: Uint8Array, at: number, v: number): number {
   while (v >= 0x80) {
     b[at++] = (v % 0x80) | 0x80;
@@ -640,16 +687,8 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
   const visibleDf = (v: Visible, t: string): number => {
     let n = v.df.get(t);
     if (n === undefined) {
-      n = 0;
       const list = postings.get(t);
-      if (list) {
-        const { allowed } = v;
-        let c = 0;
-        eachPosting(list.b, list.n, (id) => {
-          if (allowed[id]) c++;
-        });
-        n = c;
-      }
+      n = list ? liveCount(list, (id) => v.allowed[id] === 1) : 0;
       if (v.df.size > 20_000) v.df.clear();
       v.df.set(t, n);
     }
@@ -672,8 +711,6 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
       postings.set(term, next.b.length > next.n + (next.n >> 2) + 16 ? shrunk(next) : next);
     }
   };
-  /** A copy of `list` without the unused end of its buffer (growing doubles it). */
-  const shrunk = (list: Postings) => new Postings(list.b.slice(0, list.n), list.n, list.count, list.last);
 
   // Positive even when a list still counts removed notes (more postings than notes).
   const idfOf = (df: number, n: number = docs.size) =>
@@ -681,31 +718,15 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
 
   /**
    * In how many live notes the term `t` is. A list's count also holds the postings of notes removed
-   * since the last sweep and of a large note still being added: counted as they are, a note
-   * deleted and written again would rank lower than after a restart (a term held twice, by one
-   * note). So while any such postings linger, the live ones are counted, once per version.
+   * since the last sweep and of a large note still being added: counted as they are, a rewritten
+   * note would rank lower than after a restart. While any such linger, the live ones are counted.
    */
-  let liveDf = new Map<string, number>();
-  let liveDfVersion = -1;
+  const liveDf = new LiveDf();
   const dfAll = (t: string): number => {
     const list = postings.get(t);
     if (!list) return 0;
     if (deadBytes === 0 && building.size === 0) return list.count;
-    if (liveDfVersion !== version) {
-      liveDf = new Map();
-      liveDfVersion = version;
-    }
-    let n = liveDf.get(t);
-    if (n === undefined) {
-      let c = 0;
-      eachPosting(list.b, list.n, (id) => {
-        if (docs.paths[id] !== undefined) c++;
-      });
-      n = c;
-      if (liveDf.size > 20_000) liveDf.clear();
-      liveDf.set(t, n);
-    }
-    return n;
+    return liveDf.get(version, t, () => liveCount(list, (id) => docs.paths[id] !== undefined));
   };
   /** The document frequency a query sees: the live notes', or the visible notes' (`vis`). */
   const dfIn = (vis: Visible | null, t: string): number => (vis ? visibleDf(vis, t) : dfAll(t));
@@ -790,20 +811,6 @@ export function createSearchIndex(serialized?: string | SerializedSearch | LazyS
 
   /** A query's arrays by note id, kept for the next (a query runs synchronously: never shared). */
   let scratch: ReturnType<typeof makeScratch> | null = null;
-  const makeScratch = (size: number) => ({
-    size,
-    skip: new Uint8Array(size),
-    score: new Float64Array(size),
-    covered: new Float64Array(size),
-    titleHits: new Uint8Array(size),
-    best: new Float64Array(size),
-    bestBits: new Uint8Array(size),
-    /** Per note and clause (16 at most): 1 + the index of the clause's best matching term, for the snippet. */
-    bestTerm: new Uint8Array(size * 16),
-    coverages: new Float64Array(size),
-    touched: new Int32Array(size),
-    here: new Int32Array(size),
-  });
   const scratchFor = (size: number) => {
     if (!scratch || scratch.size < size) scratch = makeScratch(Math.max(64, size + (size >> 3)));
     return scratch;

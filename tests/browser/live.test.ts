@@ -94,14 +94,21 @@ describe('the workspace follows the change feed (Chromium)', () => {
     await page.getByTestId('save').click();
     await page.getByTestId('conflict').waitFor({ state: 'visible' });
     expect(await editorText(page)).toBe('# One\nmy unsaved words');
+    // Merged on the server: where both changed, the note keeps the other client's text and this
+    // page's whole text goes to a conflict copy linked from the note. Nothing is lost.
     const onDisk = await rest('GET', `/notes/${encodeURIComponent('live/one.md')}`);
-    expect(onDisk.json.data.content).toBe('# One\nsomeone else');
+    expect(onDisk.json.data.content).toContain('# One\nsomeone else');
+    const copy = (onDisk.json.data.links as { path: string }[]).find((l) => l.path.includes('(conflict '));
+    expect(copy).toBeDefined();
+    expect((await rest('GET', `/notes/${encodeURIComponent(copy!.path)}`)).json.data.content).toBe(
+      '# One\nmy unsaved words',
+    );
     expect(lines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     for (const l of lines) expect(l).not.toContain(s.firstKey);
     await close();
   });
 
-  it('an editor still loading when the note changes elsewhere opens all the same, and its save is refused', async () => {
+  it('an editor still loading when the note changes elsewhere opens all the same, and its save merges', async () => {
     const { page, console: lines, close } = await workspace('direct');
     const path = 'live/race.md';
     const url = `/notes/${encodeURIComponent(path)}`;
@@ -129,8 +136,10 @@ describe('the workspace follows the change feed (Chromium)', () => {
     // The editor opens on the version it was asked for; the view was not re-shown under it.
     await page.locator('[data-testid="editor"] .cm-content').waitFor({ timeout: 5000 });
     expect(await editorText(page)).toBe('# Race\nfirst');
+    // Saved from the version it opened, unchanged: the merge keeps the change made meanwhile.
     await page.getByTestId('save').click();
-    await page.getByTestId('conflict').waitFor({ state: 'visible' });
+    await page.getByTestId('note-body').getByText('someone else').waitFor({ timeout: 5000 });
+    expect(await page.getByTestId('conflict').isVisible()).toBe(false);
     expect((await rest('GET', url)).json.data.content).toBe('# Race moved on\nsomeone else');
     expect(lines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     await close();

@@ -23,6 +23,7 @@ describe('relay config', () => {
       trustProxy: false,
       logLevel: 'info',
       shutdownGraceMs: 5_000,
+      hotRoutes: true,
       limits: DEFAULT_LIMITS,
       timeouts: { headersMs: 20_000, requestMs: 120_000, keepAliveMs: 5_000 },
     });
