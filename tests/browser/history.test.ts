@@ -55,7 +55,9 @@ async function workspace(width: number, scheme: 'light' | 'dark') {
     [PROFILES_KEY, JSON.stringify({ version: 1, active: profile.id, profiles: [profile] })],
   );
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  // The editor's code (CodeMirror, the live preview) loads on the first Edit: on a busy machine
+  // with two test workers that took past 10 s once.
+  page.setDefaultTimeout(20_000);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('dialog', (d) => void d.accept());
