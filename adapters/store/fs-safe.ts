@@ -67,6 +67,15 @@ function checkReal(root: string, abs: string, real: string): void {
   if (real !== abs && !(foldsCase(root) && fold(real) === fold(abs))) throw throughSymlink();
 }
 
+/**
+ * A file replaced by a rename (every writer's way, ours included) or removed after the open is
+ * named "<its path> (deleted)" by /proc/self/fd: the version the read opened, at the path it was
+ * opened by, not a symlink. A link count of 0 proves the suffix is the kernel's, not the name's.
+ */
+const UNLINKED = ' (deleted)';
+const openedName = (real: string, links: number) =>
+  links === 0 && real.endsWith(UNLINKED) ? real.slice(0, -UNLINKED.length) : real;
+
 const throughSymlink = () =>
   new DomainError(
     'INVALID_PATH',
@@ -96,6 +105,7 @@ export async function openInside(root: string, rel: string): Promise<FileHandle 
     if (procFd !== false) {
       real = await readlink(`/proc/self/fd/${fh.fd}`).catch(() => null);
       procFd ??= real !== null;
+      if (real?.endsWith(UNLINKED)) real = openedName(real, (await fh.stat()).nlink);
     }
     real ??= await realpath(abs);
     checkReal(root, abs, real);
@@ -133,6 +143,7 @@ export function readSmallInside(root: string, rel: string): Uint8Array | null | 
     try {
       real = readlinkSync(`/proc/self/fd/${fd}`);
       procFd = true;
+      if (real.endsWith(UNLINKED)) real = openedName(real, fstatSync(fd).nlink);
     } catch {
       procFd ??= false;
       return undefined;

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   link,
   mkdir,
@@ -117,6 +117,34 @@ describe('fsNoteStore.readWithInfo (one path check and one open per note read)',
     execFileSync('mkfifo', [join(vault, 'pipe.md')]);
     expect(await store.readWithInfo!('pipe.md')).toBeNull();
   });
+});
+
+describe('fsNoteStore: a read while another process replaces the file', () => {
+  // /proc names a descriptor whose file was replaced by a rename after the open "<path> (deleted)":
+  // that is the version the read opened, not a symlink, and the read must give it.
+  it('gives one whole version every time, never INVALID_PATH', async () => {
+    const vault = await tempDir('quire-fs-');
+    await writeFile(join(vault, 'n.md'), 'v0');
+    const store = fsNoteStore({ dir: vault, watch: false });
+    // A writer in another process, replacing the note by rename as every editor does.
+    const script = `let i = 0; const fs = require('node:fs'); for (;;) { fs.writeFileSync('${vault}/.w', 'v' + ++i); fs.renameSync('${vault}/.w', '${vault}/n.md'); }`;
+    const writer = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    try {
+      const seen = new Set<string>();
+      for (let i = 0; i < 3000 && seen.size < 200; i++) {
+        const [one] = await store.readMany!(['n.md']);
+        const two = await store.readWithInfo!('n.md');
+        for (const bytes of [one, two?.bytes]) {
+          expect(new TextDecoder().decode(bytes!)).toMatch(/^v\d+$/);
+          seen.add(new TextDecoder().decode(bytes!));
+        }
+      }
+      // The writer did replace the file while it was read.
+      expect(seen.size).toBeGreaterThan(10);
+    } finally {
+      writer.kill('SIGKILL');
+    }
+  }, 30_000);
 });
 
 describe('fsNoteStore.readMany (a load batch: small files read synchronously, issue 33)', () => {
