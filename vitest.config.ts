@@ -8,6 +8,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: on CI's two cores, one file at a time,
+    // while most files wait on child processes, sockets and browsers. Two workers keep both busy.
+    maxWorkers: 2,
+    minWorkers: 1,
     projects: [
       {
         extends: true,
