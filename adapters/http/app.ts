@@ -10,6 +10,7 @@ import { clientAddress } from './client.ts';
 import { clientRoutes } from './client-ui.ts';
 import { requestFrame, sealedResponse } from './frame.ts';
 import { declareHot, serverHotRoutes } from './hot.ts';
+import { chunkedFullList, type FullList, plainFullList } from './list/full-list.ts';
 import { createNoteCache } from './note-cache.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { agentRoutes } from './routes/agent.ts';
@@ -158,10 +159,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1/trash', trashRoutes(keyName));
   app.route(
     '/api/v1/notes',
-    notesRoutes(deps.notes, instance, deps.noteCacheBytes, noteCache, relatedHandler(), {
-      store: deps.listStore,
-      onError: (err) => deps.logger.warn('list not kept', { error: String(err) }),
-    }),
+    notesRoutes(deps.notes, instance, deps.noteCacheBytes, noteCache, relatedHandler(), fullListOf(deps)),
   );
   app.route('/api/v1/notes', notePatchRoutes());
   if (deps.files) app.route('/api/v1/files', filesRoutes(deps.notes));
@@ -198,4 +196,15 @@ export function createApp(deps: AppDeps) {
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError(errorHandler(deps.logger, 'server'));
   return app;
+}
+
+/** The whole list's answer: in chunks kept across restarts, or plain (LIST_CHUNKS=0). */
+function fullListOf(deps: AppDeps): FullList {
+  if (deps.listChunks === false) return plainFullList();
+  return chunkedFullList({
+    store: deps.listStore,
+    onError: (err) => deps.logger.warn('list not kept', { error: String(err) }),
+    key: (generation) => deps.notes.listKey(generation),
+    prepare: (generation) => deps.notes.prepareList(generation),
+  });
 }

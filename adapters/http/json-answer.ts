@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { answerEncoding, loadZlib } from './compressed-list.ts';
+import { answerEncoding, loadZlib } from './compression.ts';
 import { sealedResponse } from './frame.ts';
 
 /** Answers below this size are sent as they are (compression would not pay). */

@@ -14,8 +14,8 @@ import type { SemanticStatus } from '../../core/search/semantic/semantic-index.t
 import type { SecurityService } from '../../core/security/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import type { FrameStats } from './frame.ts';
+import type { ListStore } from './list/persisted-list.ts';
 import type { NoteCache } from './note-cache.ts';
-import type { ListStore } from './persisted-list.ts';
 
 /** Where the built client UI (client-link/dist) comes from; runtime-specific. */
 export interface ClientAssets {
@@ -129,9 +129,14 @@ export interface AppDeps {
   noteCache?: NoteCache;
   /**
    * Where the gzip'd note list is kept across restarts (`list-gzip.bin` next to the index
-   * snapshot: `stateListStore(state)`, adapters/http/persisted-list.ts); absent: not kept.
+   * snapshot: `stateListStore(state)`, adapters/http/list/persisted-list.ts); absent: not kept.
    */
   listStore?: ListStore;
+  /**
+   * False: the whole note list is encoded whole once per index version (the plain way), not kept
+   * in deflated chunks nor across restarts (adapters/http/list/full-list.ts). Default on (LIST_CHUNKS).
+   */
+  listChunks?: boolean;
   /**
    * False where the platform compresses answers itself and would compress pre-compressed bytes
    * again (workerd: a `Content-Encoding` header makes the runtime encode the body). Default true.

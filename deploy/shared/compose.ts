@@ -4,8 +4,8 @@ import { openAiEmbeddings } from '../../adapters/embeddings/openai-compatible.ts
 import { createApp } from '../../adapters/http/app.ts';
 import type { ClientAssets } from '../../adapters/http/client-ui.ts';
 import type { FrameStats } from '../../adapters/http/frame.ts';
+import { stateListStore } from '../../adapters/http/list/persisted-list.ts';
 import { createNoteCache } from '../../adapters/http/note-cache.ts';
-import { stateListStore } from '../../adapters/http/persisted-list.ts';
 import { createProvider } from '../../adapters/llm/create.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
@@ -198,6 +198,7 @@ export async function composeApp(opts: ComposeOptions) {
     noteCacheBytes: config.noteCacheBytes,
     noteCache,
     hotRoutes: config.hotRoutes,
+    listChunks: config.listChunks,
     listStore,
     frameStats,
     compress: opts.compress,

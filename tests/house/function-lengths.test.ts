@@ -19,7 +19,7 @@ const ROOTS = ['core', 'http-kit', 'adapters', 'relay', 'deploy', 'sdk', 'client
 /** `path name` → its length today: a ceiling, never to be raised. */
 const STILL_OVER: Record<string, number> = {
   'core/notes/search.ts createSearchIndex': 765,
-  'adapters/http/compressed-list.ts createCompressedList': 748,
+  'adapters/http/list/compressed-list.ts createCompressedList': 748,
   'core/notes/link-graph.ts createLinkGraph': 428,
   'core/history/history.ts createHistory': 420,
   'relay/connector/tunnel-connector.ts tunnelConnector': 418,
@@ -38,7 +38,6 @@ const STILL_OVER: Record<string, number> = {
   'relay/connector/connector.ts relayConnector': 173,
   'core/notes/markdown/inline.ts readInline': 166,
   'core/notes/loading.ts loadVault': 164,
-  'adapters/http/routes/notes.ts notesRoutes': 163,
 };
 
 function sourceFiles(): string[] {

@@ -8,7 +8,7 @@ import * as zlib from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
-import { createCompressedList } from '../../adapters/http/compressed-list.ts';
+import { createCompressedList } from '../../adapters/http/list/compressed-list.ts';
 import {
   decodeColumns,
   encodeColumns,

@@ -38,6 +38,7 @@ beforeAll(async () => {
       PAIRING_MODE: 'open-port',
       LOG_LEVEL: 'warn',
       HOT_ROUTES: mode === 'hot' ? '1' : '0',
+      LIST_CHUNKS: mode === 'hot' ? '1' : '0',
     });
     const server = await startServer(config, { logger: silentLogger });
     await server.ready;
@@ -57,7 +58,7 @@ function on(mode: 'hot' | 'plain', ask: Ask, withKey = true) {
   return rawAsk(server.url, withKey ? { ...ask, headers: [...ask.headers, ['X-Service-Key', key]] } : ask);
 }
 
-describe('the plain path (HOT_ROUTES=0) answers as the hot routes do', () => {
+describe('the plain path (HOT_ROUTES=0, LIST_CHUNKS=0) answers as the accelerated one does', () => {
   it('note reads, cached or not, their 304s, a missing note, no key, and health', async () => {
     const hotBefore = servers.hot.server.fastLaneAnswers();
     const targets = ['/api/v1/notes/a.md', '/api/v1/notes/b.md', '/api/v1/notes/folder/with%20space.md'];
@@ -88,6 +89,16 @@ describe('the plain path (HOT_ROUTES=0) answers as the hot routes do', () => {
       h.status,
       h.headers.map(([k]) => k).sort(),
     ]);
+    // The whole list (LIST_CHUNKS=0 on the plain server: encoded whole, not in chunks) names the
+    // same notes; tests/http/list-chunks.test.ts holds the two ways equal byte for byte.
+    const paths = async (mode: 'hot' | 'plain') => {
+      const res = await fetch(`${servers[mode].server.url}/api/v1/notes`, {
+        headers: { 'X-Service-Key': servers[mode].key, 'Accept-Encoding': 'gzip' },
+      });
+      return ((await res.json()) as { data: { path: string }[] }).data.map((n) => n.path);
+    };
+    expect(await paths('plain')).toEqual(await paths('hot'));
+    expect(await paths('plain')).toEqual(Object.keys(NOTES).sort());
     // The hot routes did answer on the default server (health, cached notes, their 304s), never on the plain one.
     expect(servers.hot.server.fastLaneAnswers() - hotBefore).toBeGreaterThanOrEqual(4);
     expect(servers.plain.server.fastLaneAnswers()).toBe(0);

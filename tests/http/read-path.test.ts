@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
-import { createCompressedList } from '../../adapters/http/compressed-list.ts';
+import { createCompressedList } from '../../adapters/http/list/compressed-list.ts';
 import { createByteLru } from '../../adapters/http/note-cache.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';

@@ -4,9 +4,9 @@ import type { NoteSummary } from '../../../core/notes/note-index.ts';
 import type { Note, NoteService } from '../../../core/notes/service.ts';
 import { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from '../../../core/schemas.ts';
 import { ok, readJson } from '../../../http-kit/envelope.ts';
-import { answerEncoding, createCompressedList, loadZlib } from '../compressed-list.ts';
 import { sealedResponse } from '../frame.ts';
 import { type EncodedAnswer, encodeAnswer, JSON_TYPE, sendAnswer } from '../json-answer.ts';
+import { type FullList, plainFullList } from '../list/full-list.ts';
 import { encodeColumnsAnswer } from '../list-columns.ts';
 import { encodeCursor, listPage, parseListFormat, parseListQuery } from '../list-query.ts';
 import { createNoteCache, type NoteCache } from '../note-cache.ts';
@@ -81,8 +81,8 @@ export function notesRoutes(
   shared?: NoteCache,
   /** `GET /:path/related` (routes/search.ts): registered before `/:path{.+}`, which would take it. */
   related?: Handler<AppEnv>,
-  /** The full list's persistence across restarts (adapters/http/persisted-list.ts). */
-  listOptions?: Parameters<typeof createCompressedList>[0],
+  /** The whole list's answer (adapters/http/list/full-list.ts): plain or in chunks. */
+  fullList: FullList = plainFullList(),
 ) {
   const app = new Hono<AppEnv>();
   const notes = all;
@@ -90,11 +90,6 @@ export function notesRoutes(
   // `?format=columns`: encoded once per list version (a scoped key's view keeps its own array).
   const columnLists = new WeakMap<readonly NoteSummary[], Promise<EncodedAnswer>>();
   const serialized = new WeakMap<Note, string>();
-  const list = createCompressedList({
-    ...listOptions,
-    key: (generation) => notes.listKey(generation),
-    prepare: (generation) => notes.prepareList(generation),
-  });
   // Answers of `?fields=`/`?limit=` for the current index version, by shape (at most 16 kept).
   // Shared by every key without folder limits (a key limited to folders gets its own page).
   const pages = { generation: -1, byShape: new Map<string, EncodedAnswer>() };
@@ -168,19 +163,8 @@ export function notesRoutes(
     const vary = { Vary: 'Accept-Encoding' };
     if (noneMatch(c.req.header('if-none-match'), etag))
       return sealedResponse(c, 304, null, { ETag: etag, ...vary });
-    // The items are built only when the persisted list cannot answer whole (a warm start's first list).
-    list.update(current.generation, () => current.items);
-    const headers = { 'Content-Type': JSON_TYPE, ETag: etag, 'Cache-Control': 'no-cache', ...vary };
-    const enc = answerEncoding(c);
-    const z = enc === 'identity' ? null : await loadZlib();
-    if (z && enc === 'br') {
-      const br = list.brotli(z);
-      if (br) return sealedResponse(c, 200, br, { ...headers, 'Content-Encoding': 'br' });
-    }
-    if (z) return sealedResponse(c, 200, await list.gzipAsync(z), { ...headers, 'Content-Encoding': 'gzip' });
-    // Inflated from the gzip answer when there is one (the list is kept deflated only).
-    const zl = c.get('compress') === false ? null : await loadZlib();
-    return sealedResponse(c, 200, zl ? await list.identityAsync(zl) : list.identity(), headers);
+    const headers = { ETag: etag, 'Cache-Control': 'no-cache', ...vary };
+    return fullList.send(c, current.generation, () => current.items, headers);
   });
 
   app.post('/', async (c) => {

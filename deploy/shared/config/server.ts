@@ -135,6 +135,7 @@ export function loadConfig(env: Env, cwd = workingDir()) {
     eventsRingSize: vars.EVENTS_RING_SIZE,
     mcpWrite: vars.MCP_WRITE,
     hotRoutes: vars.HOT_ROUTES,
+    listChunks: vars.LIST_CHUNKS,
     eventsStreamsPerKey: vars.EVENTS_STREAMS_PER_KEY,
     mcpMaxAnswerBytes: vars.MCP_MAX_ANSWER_BYTES,
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,

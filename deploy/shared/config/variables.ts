@@ -116,6 +116,13 @@ export const VARIABLES = {
         'Health and cached note reads by a full-access key are answered before the Hono app, on the socket and at the server end of the relay tunnel (the hot routes, measured in decision 0027). `0`: every request takes the Hono app, the plain path; the answers are the same.',
       audit: { weaker: 'neutral' },
     },
+    LIST_CHUNKS: {
+      kind: 'bool',
+      def: true,
+      meaning:
+        'The whole note list is kept in deflated chunks (a write re-encodes only its chunk) and kept across restarts (a warm start answers the first list without building it; decision 0032). `0`: it is encoded whole once per index version, the plain way; the answers are the same JSON.',
+      audit: { weaker: 'neutral' },
+    },
     MAX_BODY_BYTES: {
       kind: 'int',
       def: 10 * 1024 * 1024,

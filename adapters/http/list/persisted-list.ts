@@ -15,13 +15,12 @@
  * ignored whole. Layout (little endian):
  *
  * - `QLST`, version (2), chunk count n, deflate level, the list key (32 bytes; zeros: none);
- *   version 1 (no key) is still read;
  * - n entries of 32 bytes: notes in the chunk, JSON length, CRC-32 of the JSON, deflated length,
  *   the first 16 bytes of the JSON's SHA-256;
  * - the deflated chunks, in order;
  * - the CRC-32 of everything before it.
  */
-import type { StateStore } from '../../core/ports.ts';
+import type { StateStore } from '../../../core/ports.ts';
 import { crc32 } from './gzip-parts.ts';
 
 /** The state store key of the persisted list (a file next to `index-snapshot.bin`). */
@@ -29,9 +28,9 @@ export const LIST_KEY = 'list-gzip.bin';
 const MAGIC = 0x5453_4c51; // 'QLST' little endian
 const VERSION = 2;
 const KEY_BYTES = 32;
-/** Header bytes of version 1 and 2. */
-const HEADER_V1 = 16;
-const HEADER = HEADER_V1 + KEY_BYTES;
+/** Header bytes before the key, and with it. */
+const HEAD_FIELDS = 16;
+const HEADER = HEAD_FIELDS + KEY_BYTES;
 const ENTRY = 32;
 /** A file larger than this is not read (no vault's list comes near it). */
 const MAX_BYTES = 1 << 30;
@@ -111,7 +110,7 @@ export function encodePersistedList(level: number, list: PersistedList, crcOf: C
   view.setUint32(4, VERSION, true);
   view.setUint32(8, chunks.length, true);
   view.setUint32(12, level, true);
-  if (list.key) head.set(keyBytes(list.key), HEADER_V1);
+  if (list.key) head.set(keyBytes(list.key), HEAD_FIELDS);
   chunks.forEach((ch, i) => {
     const at = HEADER + ENTRY * i;
     view.setUint32(at, ch.items, true);
@@ -128,24 +127,23 @@ export function encodePersistedList(level: number, list: PersistedList, crcOf: C
 }
 
 /**
- * The chunks and key of a record (version 1 or 2), or null when it is not one (wrong magic or
+ * The chunks and key of a record, or null when it is not one (wrong magic or
  * version, truncated, damaged).
  */
 export function decodePersistedList(bytes: Uint8Array, crcOf: Crc32 = crc32): PersistedList | null {
-  if (bytes.length < HEADER_V1 + 4) return null;
+  if (bytes.length < HEADER + 4) return null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint32(4, true);
-  if (view.getUint32(0, true) !== MAGIC || (version !== 1 && version !== VERSION)) return null;
-  const header = version === 1 ? HEADER_V1 : HEADER;
+  if (view.getUint32(0, true) !== MAGIC || version !== VERSION) return null;
   const n = view.getUint32(8, true);
-  const body = header + ENTRY * n;
+  const body = HEADER + ENTRY * n;
   if (body + 4 > bytes.length) return null;
   const end = bytes.length - 4;
   if (crcOf(bytes.subarray(0, end)) >>> 0 !== view.getUint32(end, true)) return null;
   const out: PersistedChunk[] = [];
   let at = body;
   for (let i = 0; i < n; i++) {
-    const e = header + ENTRY * i;
+    const e = HEADER + ENTRY * i;
     const size = view.getUint32(e + 12, true);
     if (at + size > end) return null;
     out.push({
@@ -158,8 +156,8 @@ export function decodePersistedList(bytes: Uint8Array, crcOf: Crc32 = crc32): Pe
     at += size;
   }
   if (at !== end) return null;
-  const key = version === 1 ? null : bytes.subarray(HEADER_V1, HEADER);
-  return { chunks: out, key: key?.some((b) => b !== 0) ? shaHex(key) : null };
+  const key = bytes.subarray(HEAD_FIELDS, HEADER);
+  return { chunks: out, key: key.some((b) => b !== 0) ? shaHex(key) : null };
 }
 
 /** The list kept in `state` under LIST_KEY; undefined when the store cannot hold binary values. */

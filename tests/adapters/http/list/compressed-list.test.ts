@@ -1,10 +1,10 @@
 import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createCompressedList } from '../../../adapters/http/compressed-list.ts';
-import { stateListStore } from '../../../adapters/http/persisted-list.ts';
-import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
-import type { NoteSummary } from '../../../core/notes/note-index.ts';
-import { until } from '../../helpers/wait.ts';
+import { createCompressedList } from '../../../../adapters/http/list/compressed-list.ts';
+import { stateListStore } from '../../../../adapters/http/list/persisted-list.ts';
+import { memoryStateStore } from '../../../../adapters/store/memory-state-store.ts';
+import type { NoteSummary } from '../../../../core/notes/note-index.ts';
+import { until } from '../../../helpers/wait.ts';
 
 const summary = (i: number, extra = ''): NoteSummary => ({
   path: `folder ${i % 9}/note ${i}.md`,
