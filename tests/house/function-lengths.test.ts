@@ -19,7 +19,6 @@ const ROOTS = ['core', 'http-kit', 'adapters', 'relay', 'deploy', 'sdk', 'client
 /** `path name` → its length today: a ceiling, never to be raised. */
 const STILL_OVER: Record<string, number> = {
   'core/notes/search.ts createSearchIndex': 765,
-  'adapters/http/list/compressed-list.ts createCompressedList': 748,
   'core/notes/link-graph.ts createLinkGraph': 428,
   'core/history/history.ts createHistory': 420,
   'relay/connector/tunnel-connector.ts tunnelConnector': 418,
