@@ -27,7 +27,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'processes', include: PROCESSES.map((d) => `tests/${d}/**/*.test.ts`) },
+        test: {
+          name: 'processes',
+          include: PROCESSES.map((d) => `tests/${d}/**/*.test.ts`),
+          // These start servers, builds and browsers: on a busy two-core machine a start alone took
+          // over 20 s (tests timed out that pass in 3 s on a quiet one). A time-out here only says
+          // when to give up on something that never comes, so it is generous.
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+        },
       },
     ],
   },

@@ -37,7 +37,7 @@ describe('the library surface', () => {
       listed: ['hello.md'],
       missing: 'NOTE_NOT_FOUND',
     });
-  }, 60_000);
+  }, 180_000);
 
   it('README example: the core in a plain script', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/embed-script.ts'], {

@@ -14,7 +14,8 @@ describe('load: 200 concurrent clients on a mixed workload (short form of npm ru
         `${r.route}: ${r.requests} requests (${r.rps}/s), p50 ${r.p50} ms, p99 ${r.p99} ms, RSS growth server ${r.serverGrowthMiB} MiB, relay ${r.relayGrowthMiB} MiB`,
       );
       expect(r.errors, JSON.stringify(r.answers)).toBe(0);
-      expect(r.requests).toBeGreaterThan(200);
+      // Throughput is the benchmark's figure; here only that the load did run (a busy machine halves it).
+      expect(r.requests).toBeGreaterThan(50);
       expect(Object.keys(r.answers).every((k) => /^\w+ 20[01]$/.test(k))).toBe(true);
       // A few seconds cannot prove the absence of a leak (npm run bench runs a minute); it does
       // catch memory that climbs with every request: late troughs far above early peaks.
