@@ -315,7 +315,8 @@ export class TunnelLink {
   private onFrame(frame: Frame): void {
     switch (frame.type) {
       case FrameType.HELLO:
-        return this.onHello(frame);
+        this.onHello(frame);
+        return;
       case FrameType.READY: {
         const r = frameJson<{ publicUrl: string; limits?: { maxBodyBytes?: number } }>(frame);
         this.ctx.publicUrl = r.publicUrl;
@@ -326,9 +327,11 @@ export class TunnelLink {
         return;
       }
       case FrameType.REQ:
-        return this.onRequest(frame);
+        this.onRequest(frame);
+        return;
       case FrameType.DATA:
-        return this.onData(frame);
+        this.onData(frame);
+        return;
       case FrameType.RESET: {
         // The relay gave up on it (deadline, client gone): stop working on it.
         const s = this.streams.get(frame.stream);

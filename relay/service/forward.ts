@@ -6,7 +6,7 @@ import { toBase64 } from '../protocol/http-codec.ts';
 import type { HttpAnswer, RelayAnswer } from '../protocol/messages.ts';
 import { readBody } from './body-stream.ts';
 import { retryLater } from './errors.ts';
-import type { ClientGone, Tunnel } from './tunnel-hub.ts';
+import type { ClientGone, Tunnel } from './hub-link.ts';
 import type { RelayContext } from './types.ts';
 
 /** The item fields the relay fills in; `forward` adds requestId and deadline. */

@@ -24,7 +24,7 @@ import {
   wireVersionMismatch,
 } from '../../../relay/protocol/frames.ts';
 import { WIRE_LIMITS } from '../../../relay/protocol/limits.ts';
-import { statusOfCode } from '../../../relay/service/tunnel-hub.ts';
+import { statusOfCode } from '../../../relay/service/hub-link.ts';
 
 /** The FrameError `fn` throws (failing the test when it throws none or another error). */
 function frameError(fn: () => unknown): FrameError {
