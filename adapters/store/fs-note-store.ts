@@ -56,6 +56,121 @@ function finishCutMove(root: string): void {
   rmSync(journal, { force: true });
 }
 
+const toInfo = (path: string, st: { size: number; mtimeMs: number }): FileInfo => ({
+  path,
+  size: st.size,
+  mtimeMs: st.mtimeMs,
+});
+
+/**
+ * The one walk of the vault at `root`: notes, the other files when `files`, folders; with `arm`, each folder
+ * is watched before it is read. Folders are read synchronously, with a yield every few ms (as
+ * the stats below): one promise per folder cost several times the CPU of the read itself. It
+ * yields once before the first read too, so a caller listing in a loop never starves the event
+ * loop. Paths are joined by concatenation, not `path.join`: a folder's absolute path is built
+ * once and every name read from it is one plain segment (no `.`, `..` or separator to normalize),
+ * so `join`'s normalizing pass per entry (10,000 of them at 10,000 notes) did nothing but cost.
+ */
+async function walk(root: string, want: { files: boolean }, arm: VaultWatchSet | null) {
+  const notes: [string, string][] = [];
+  const files: [string, string][] = [];
+  const folders: string[] = [];
+  // [relative path, absolute path with a trailing separator]
+  const stack: [string, string][] = [['', root.endsWith(sep) ? root : root + sep]];
+  let slice = Number.NEGATIVE_INFINITY;
+  while (stack.length) {
+    const [rel, prefix] = stack.pop()!;
+    if (performance.now() - slice > 4) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+    const dir = rel ? prefix.slice(0, -1) : root;
+    // Watched before it is read, so nothing created in between is missed.
+    arm?.arm(dir);
+    let dirents: import('node:fs').Dirent[];
+    try {
+      dirents = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const d of dirents) {
+      const name = d.name;
+      if (name.charCodeAt(0) === 46 /* . */) {
+        if (name.startsWith(TEMP_PREFIX)) {
+          // Left behind by a crash mid-write: the target still holds its old content.
+          const abs = prefix + name;
+          if (!tempsInFlight.has(abs)) await rm(abs, { force: true }).catch(() => {});
+        }
+        continue;
+      }
+      if (name.includes('\\')) continue;
+      const childRel = rel ? `${rel}/${name}` : name;
+      if (d.isDirectory()) {
+        folders.push(childRel);
+        stack.push([childRel, `${prefix}${name}${sep}`]);
+        continue;
+      }
+      const note = isNote(name);
+      if (!note && !want.files) continue;
+      // A symlink is not followed (docs/reference/security.md): what it names is listed under its real path.
+      if (d.isFile()) (note ? notes : files).push([childRel, prefix + name]);
+    }
+  }
+  return { notes, files, folders };
+}
+
+/**
+ * Stats run synchronously in slices of a few ms with a yield between them: at 10,000 notes
+ * that is about 30 ms of CPU, where one promise per stat through the thread pool cost 80 to
+ * 180 ms (and more wall time). A stat that hangs (a stalled network mount) blocks meanwhile.
+ */
+async function statAll(found: [string, string][]): Promise<FileInfo[]> {
+  const out: FileInfo[] = [];
+  let slice = performance.now();
+  for (const [rel, abs] of found) {
+    try {
+      const st = statSync(abs, { throwIfNoEntry: false });
+      if (st?.isFile()) out.push(toInfo(rel, st));
+    } catch {
+      // Unreadable or gone meanwhile: not listed, as before.
+    }
+    if (performance.now() - slice > 4) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+  }
+  return out;
+}
+
+/**
+ * The note at vault-relative `path` with its size and mtime, or null: one open and one check of
+ * what was opened (fs-safe.ts `openInside`) instead of two realpaths, a stat and a readFile: a
+ * note read that misses the answer cache spent 22% of its CPU in the second realpath and the
+ * extra stat.
+ */
+async function readWithInfo(
+  root: string,
+  path: string,
+): Promise<{ info: FileInfo; bytes: Uint8Array } | null> {
+  const fh = await openInside(root, path);
+  if (!fh) return null;
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) return null;
+    // One byte more than the size: a file that grew since the fstat is read whole again.
+    const buf = new Uint8Array(st.size + 1);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    if (bytesRead <= st.size) return { info: toInfo(path, st), bytes: buf.subarray(0, bytesRead) };
+    const bytes = new Uint8Array(await fh.readFile());
+    return { info: toInfo(path, await fh.stat()), bytes };
+  } catch (err) {
+    if (code(err) === 'ENOENT' || code(err) === 'EISDIR' || code(err) === 'ENOTDIR') return null;
+    throw err;
+  } finally {
+    await fh.close();
+  }
+}
+
 /**
  * The vault as a folder of `.md` files. Writes are atomic (temporary file + rename), a move
  * cut by a crash is finished at the next start (never two copies); nothing is read or written
@@ -76,97 +191,12 @@ export function fsNoteStore(opts: {
   mkdirSync(opts.dir, { recursive: true });
   const root = realpathSync(opts.dir);
   finishCutMove(root);
-  const toInfo = (path: string, st: { size: number; mtimeMs: number }): FileInfo => ({
-    path,
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-  });
 
   const canWatch = opts.watch !== false;
   const toRel = (abs: string) => relative(root, abs).split(sep).join('/');
   /** The watch a `listAll({ watch: true })` armed, until `watch` adopts it. */
   let armed: VaultWatchSet | null = null;
   let watching = false;
-
-  /**
-   * The one walk: notes, the other files when `files`, folders; with `arm`, each folder
-   * is watched before it is read. Folders are read synchronously, with a yield every few ms (as
-   * the stats below): one promise per folder cost several times the CPU of the read itself. It
-   * yields once before the first read too, so a caller listing in a loop never starves the event
-   * loop. Paths are joined by concatenation, not `path.join`: a folder's absolute path is built
-   * once and every name read from it is one plain segment (no `.`, `..` or separator to normalize),
-   * so `join`'s normalizing pass per entry (10,000 of them at 10,000 notes) did nothing but cost.
-   */
-  const walk = async (want: { files: boolean }, arm: VaultWatchSet | null) => {
-    const notes: [string, string][] = [];
-    const files: [string, string][] = [];
-    const folders: string[] = [];
-    // [relative path, absolute path with a trailing separator]
-    const stack: [string, string][] = [['', root.endsWith(sep) ? root : root + sep]];
-    let slice = Number.NEGATIVE_INFINITY;
-    while (stack.length) {
-      const [rel, prefix] = stack.pop()!;
-      if (performance.now() - slice > 4) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        slice = performance.now();
-      }
-      const dir = rel ? prefix.slice(0, -1) : root;
-      // Watched before it is read, so nothing created in between is missed.
-      arm?.arm(dir);
-      let dirents: import('node:fs').Dirent[];
-      try {
-        dirents = readdirSync(dir, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const d of dirents) {
-        const name = d.name;
-        if (name.charCodeAt(0) === 46 /* . */) {
-          if (name.startsWith(TEMP_PREFIX)) {
-            // Left behind by a crash mid-write: the target still holds its old content.
-            const abs = prefix + name;
-            if (!tempsInFlight.has(abs)) await rm(abs, { force: true }).catch(() => {});
-          }
-          continue;
-        }
-        if (name.includes('\\')) continue;
-        const childRel = rel ? `${rel}/${name}` : name;
-        if (d.isDirectory()) {
-          folders.push(childRel);
-          stack.push([childRel, `${prefix}${name}${sep}`]);
-          continue;
-        }
-        const note = isNote(name);
-        if (!note && !want.files) continue;
-        // A symlink is not followed (docs/reference/security.md): what it names is listed under its real path.
-        if (d.isFile()) (note ? notes : files).push([childRel, prefix + name]);
-      }
-    }
-    return { notes, files, folders };
-  };
-
-  /**
-   * Stats run synchronously in slices of a few ms with a yield between them: at 10,000 notes
-   * that is about 30 ms of CPU, where one promise per stat through the thread pool cost 80 to
-   * 180 ms (and more wall time). A stat that hangs (a stalled network mount) blocks meanwhile.
-   */
-  const statAll = async (found: [string, string][]): Promise<FileInfo[]> => {
-    const out: FileInfo[] = [];
-    let slice = performance.now();
-    for (const [rel, abs] of found) {
-      try {
-        const st = statSync(abs, { throwIfNoEntry: false });
-        if (st?.isFile()) out.push(toInfo(rel, st));
-      } catch {
-        // Unreadable or gone meanwhile: not listed, as before.
-      }
-      if (performance.now() - slice > 4) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        slice = performance.now();
-      }
-    }
-    return out;
-  };
 
   const store: NoteStore = {
     foldsCase: foldsCase(root),
@@ -196,28 +226,7 @@ export function fsNoteStore(opts: {
       }
       return out;
     },
-    // One open and one check of what was opened (adapters/store/fs-safe.ts `openInside`) instead of
-    // two realpaths, a stat and a readFile: a note read that misses the answer cache spent 22% of
-    // its CPU in the second realpath and the extra stat.
-    async readWithInfo(path) {
-      const fh = await openInside(root, path);
-      if (!fh) return null;
-      try {
-        const st = await fh.stat();
-        if (!st.isFile()) return null;
-        // One byte more than the size: a file that grew since the fstat is read whole again.
-        const buf = new Uint8Array(st.size + 1);
-        const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-        if (bytesRead <= st.size) return { info: toInfo(path, st), bytes: buf.subarray(0, bytesRead) };
-        const bytes = new Uint8Array(await fh.readFile());
-        return { info: toInfo(path, await fh.stat()), bytes };
-      } catch (err) {
-        if (code(err) === 'ENOENT' || code(err) === 'EISDIR' || code(err) === 'ENOTDIR') return null;
-        throw err;
-      } finally {
-        await fh.close();
-      }
-    },
+    readWithInfo: (path) => readWithInfo(root, path),
     async stat(path) {
       const abs = await resolveInside(root, path);
       if (!abs) return null;
@@ -270,17 +279,17 @@ export function fsNoteStore(opts: {
       }
     },
     async list() {
-      return statAll((await walk({ files: false }, null)).notes);
+      return statAll((await walk(root, { files: false }, null)).notes);
     },
     async listFolders() {
-      return (await walk({ files: false }, null)).folders;
+      return (await walk(root, { files: false }, null)).folders;
     },
     async listAll(o) {
       // Armed once before the watch starts (a second listing before it re-arms the same set, so
       // folders created meanwhile are covered too); never while a watch runs.
       if (o?.watch && canWatch && !watching) armed ??= vaultWatchSet(opts.debounceMs ?? 100, toRel);
       const arm = o?.watch && canWatch && !watching ? armed : null;
-      const found = await walk({ files: true }, arm);
+      const found = await walk(root, { files: true }, arm);
       const notes = await statAll(found.notes);
       const files = await statAll(found.files);
       return { notes, files, folders: found.folders, watched: arm !== null, vault: root };

@@ -24,7 +24,6 @@ const STILL_OVER: Record<string, number> = {
   'core/notes/note-index.ts createNoteIndex': 323,
   'core/notes/writes.ts createWrites': 318,
   'core/notes/service.ts createNoteService': 266,
-  'adapters/store/fs-note-store.ts fsNoteStore': 243,
   'core/notes/markdown/blocks.ts readBlocks': 237,
   'core/search/retrieval.ts createRetrieval': 188,
   'core/notes/search.ts createSearchIndex.query': 177,
