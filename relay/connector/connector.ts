@@ -4,6 +4,7 @@ import type { Logger } from '../../core/ports.ts';
 import type { RegisterData } from '../protocol/messages.ts';
 import { linkSignals } from '../protocol/signals.ts';
 import { type BackoffOptions, backoffDelay, sleep, within } from './backoff.ts';
+import { ConnectorState, type ConnectorStateName } from './connector-state.ts';
 import { undecodableAnswer } from './execute.ts';
 import { createExecutor } from './executor.ts';
 import { type FetchLike, type PulledBatch, RelayCallError, relayClient } from './relay-client.ts';
@@ -38,7 +39,7 @@ export interface RelayConnectorOptions {
 
 /** What `status()` reports; never the secret. */
 export interface RelayConnectorStatus {
-  state: 'stopped' | 'connecting' | 'online' | 'offline' | 'refused';
+  state: ConnectorStateName;
   /** How it reaches the relay: the tunnel, or the spec's long-poll register/pull/respond. */
   transport: 'tunnel' | 'poll';
   relayUrl: string;
@@ -69,6 +70,23 @@ export interface RelayConnector {
   syncPairCode(): Promise<void>;
 }
 
+/** An item that does not decode fails alone: its client gets a 400 (or a refused pairing). */
+function refuseItem(
+  bad: PulledBatch['bad'][number],
+  responder: ReturnType<typeof createResponder>,
+  logger: Logger,
+): void {
+  logger.warn('relayed item does not decode; answered alone with an error', {
+    field: bad.reason,
+    requestId: bad.requestId,
+  });
+  if (!bad.requestId) return; // nothing to answer to: its client gets the relay's 504
+  const expiresAt = Date.now() + 30_000;
+  if (bad.kind === 'pair')
+    responder.push({ kind: 'pair', requestId: bad.requestId, apiKey: null }, expiresAt);
+  else responder.push(undecodableAnswer(bad.requestId), expiresAt);
+}
+
 /**
  * The server side of the relay: registers, keeps `concurrency` long polls in flight, runs each
  * pulled request against `handle` concurrently, answers in batches, and reconnects with
@@ -80,11 +98,8 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
   const client = relayClient(opts);
   const origin = (opts.origin ?? new URL(opts.relayUrl).origin).replace(/\/+$/, '');
   const random = opts.random ?? Math.random;
-  let state: RelayConnectorStatus['state'] = 'stopped';
-  let since = Date.now();
-  let lastError: string | null = null;
-  let reconnects = 0;
-  let everOnline = false;
+  const st = new ConnectorState(logger, { serverId: opts.serverId });
+  const setState = (next: RelayConnectorStatus['state'], error?: string) => st.set(next, error);
   let running = false;
   // stopCtl ends sleeps and registrations at once; pullCtl cuts pulls, only after the relay knows we leave.
   let stopCtl = new AbortController();
@@ -108,31 +123,6 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
       if (answer.kind === 'pair' && answer.apiKey) syncPairCode().catch(() => undefined);
     },
   });
-
-  /** An item that does not decode fails alone: its client gets a 400 (or a refused pairing). */
-  function refuseItem(bad: PulledBatch['bad'][number]) {
-    logger.warn('relayed item does not decode; answered alone with an error', {
-      field: bad.reason,
-      requestId: bad.requestId,
-    });
-    if (!bad.requestId) return; // nothing to answer to: its client gets the relay's 504
-    const expiresAt = Date.now() + 30_000;
-    if (bad.kind === 'pair')
-      responder.push({ kind: 'pair', requestId: bad.requestId, apiKey: null }, expiresAt);
-    else responder.push(undecodableAnswer(bad.requestId), expiresAt);
-  }
-
-  function setState(next: RelayConnectorStatus['state'], error?: string) {
-    if (error !== undefined) lastError = error;
-    if (next === state) return;
-    if (next === 'online' && everOnline) reconnects += 1;
-    if (next === 'online') everOnline = true;
-    state = next;
-    since = Date.now();
-    const fields = { serverId: opts.serverId, ...(error ? { error } : {}) };
-    if (next === 'offline' || next === 'refused') logger.warn(`relay connector ${next}`, fields);
-    else logger.info(`relay connector ${next}`, fields);
-  }
 
   // Order of events across the concurrent loops, to tell fresh failures from stale ones.
   let events = 0;
@@ -186,7 +176,7 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
         attempt = 0;
         succeeded();
         for (const item of data.items) executor.run(item, data.now);
-        for (const bad of data.bad) refuseItem(bad);
+        for (const bad of data.bad) refuseItem(bad, responder, logger);
       } catch (err) {
         if (!running) break;
         const kind = err instanceof RelayCallError ? err.kind : 'unavailable';
@@ -234,16 +224,16 @@ export function relayConnector(opts: RelayConnectorOptions): RelayConnector {
       setState('stopped');
     },
     status: () => ({
-      state,
+      state: st.state,
       transport: 'poll',
       relayUrl: opts.relayUrl,
       serverId: opts.serverId,
       publicUrl: registered?.publicUrl ?? null,
-      since,
-      lastError,
+      since: st.since,
+      lastError: st.lastError,
       handled: executor.handled(),
       inFlight: executor.size() + responder.size(),
-      reconnects,
+      reconnects: st.reconnects,
     }),
     syncPairCode,
   };

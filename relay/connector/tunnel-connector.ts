@@ -4,6 +4,7 @@ import { encodeFrame, FrameType } from '../protocol/frames.ts';
 import { WIRE_LIMITS } from '../protocol/limits.ts';
 import { backoffDelay, sleep, within } from './backoff.ts';
 import type { RelayConnector, RelayConnectorStatus } from './connector.ts';
+import { ConnectorState } from './connector-state.ts';
 import { type LinkContext, type LinkOptions, TunnelLink } from './tunnel-link.ts';
 
 /** WebSocket's OPEN ready state (the link owns the socket; the connector only asks). */
@@ -40,27 +41,17 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
   const { logger } = opts;
   const random = opts.random ?? Math.random;
   const wsUrl = `${opts.relayUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/api/v1/relay/tunnel`;
-  let state: RelayConnectorStatus['state'] = 'stopped';
-  let since = Date.now();
-  let reconnects = 0;
-  let everOnline = false;
+  const st = new ConnectorState(logger, { serverId: opts.serverId, transport: 'tunnel' });
   let loop: Promise<void> | null = null;
   let stopCtl = new AbortController();
 
   function setState(next: RelayConnectorStatus['state'], error?: string) {
     if (error !== undefined) ctx.lastError = error;
-    if (next === state) return;
-    if (next === 'online' && everOnline) reconnects += 1;
-    if (next === 'online') everOnline = true;
-    state = next;
-    since = Date.now();
-    const fields = { serverId: opts.serverId, transport: 'tunnel', ...(error ? { error } : {}) };
-    if (next === 'offline' || next === 'refused') logger.warn(`relay connector ${next}`, fields);
-    else logger.info(`relay connector ${next}`, fields);
+    st.set(next, error);
   }
 
   async function syncPairCode() {
-    if (!opts.pairCodeHash || !ctx.ws || state !== 'online') return;
+    if (!opts.pairCodeHash || !ctx.ws || st.state !== 'online') return;
     const hash = await opts.pairCodeHash().catch(() => null);
     if (hash === ctx.sentPairHash) return;
     ctx.sentPairHash = hash;
@@ -92,7 +83,7 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
     while (ctx.running) {
       const why = await new TunnelLink(ctx).ended;
       if (!ctx.running) break;
-      if (state === 'online') attempt = 0;
+      if (st.state === 'online') attempt = 0;
       setState(why === 'refused' ? 'refused' : 'offline', ctx.lastError ?? undefined);
       await sleep(backoffDelay(attempt, opts.backoff, random), stopCtl.signal);
       attempt += 1;
@@ -124,16 +115,16 @@ export function tunnelConnector(opts: TunnelConnectorOptions): RelayConnector {
       setState('stopped');
     },
     status: () => ({
-      state,
+      state: st.state,
       transport: 'tunnel',
       relayUrl: opts.relayUrl,
       serverId: opts.serverId,
       publicUrl: ctx.publicUrl,
-      since,
+      since: st.since,
       lastError: ctx.lastError,
       handled: ctx.handled,
       inFlight: ctx.inflight.size,
-      reconnects,
+      reconnects: st.reconnects,
     }),
     syncPairCode,
   };

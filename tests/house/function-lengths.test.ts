@@ -28,7 +28,6 @@ const STILL_OVER: Record<string, number> = {
   'core/search/retrieval.ts createRetrieval': 188,
   'core/notes/search.ts createSearchIndex.query': 177,
   'core/notes/search/vocabulary.ts createVocabulary': 172,
-  'relay/connector/connector.ts relayConnector': 173,
   'core/notes/markdown/inline.ts readInline': 166,
   'core/notes/loading.ts loadVault': 164,
 };
