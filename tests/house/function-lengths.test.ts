@@ -20,7 +20,6 @@ const ROOTS = ['core', 'http-kit', 'adapters', 'relay', 'deploy', 'sdk', 'client
 const STILL_OVER: Record<string, number> = {
   'core/notes/search.ts createSearchIndex': 765,
   'core/notes/link-graph.ts createLinkGraph': 428,
-  'core/history/history.ts createHistory': 420,
   'core/notes/note-index.ts createNoteIndex': 323,
   'core/notes/writes.ts createWrites': 318,
   'core/notes/service.ts createNoteService': 266,
