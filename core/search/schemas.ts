@@ -29,6 +29,11 @@ const limitNumber = v.pipe(
 /** A number of hits, as a query string gives it (`limit=20`). */
 const limitParam = v.pipe(v.string(LIMIT), v.transform(Number), limitNumber);
 const mode = v.picklist(SEARCH_MODES, MODE);
+/** `mode=` left empty is the default mode, as when absent. */
+const modeParam = v.pipe(
+  v.union([v.literal(''), mode], MODE),
+  v.transform((m) => (m === '' ? undefined : m)),
+);
 /** Some character that is not white space (valibot's own action: nothing of ours runs per request). */
 const notBlank = v.regex(/\S/, QUERY);
 
@@ -36,7 +41,7 @@ const notBlank = v.regex(/\S/, QUERY);
 export const SearchParams = v.object({
   q: v.pipe(v.optional(v.string(QUERY), ''), notBlank),
   limit: v.optional(limitParam),
-  mode: v.optional(mode),
+  mode: v.optional(modeParam),
 });
 
 /** The query of `GET /api/v1/notes/:path/related?limit=`. */

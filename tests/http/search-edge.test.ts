@@ -32,6 +32,8 @@ describe('search input checked at the edge', () => {
     const ok = await call('GET', '/api/v1/search?q=tomato&limit=1&mode=lexical&other=ignored');
     expect(ok.status).toBe(200);
     expect(ok.json.data.map((h: { path: string }) => h.path)).toEqual(['a.md']);
+    const empty = await call('GET', '/api/v1/search?q=tomato&mode=');
+    expect([empty.status, empty.headers.get('x-search-mode')]).toEqual([200, 'lexical']);
     const related = await call('GET', '/api/v1/notes/a.md/related?limit=5');
     expect(related.status).toBe(200);
   });
