@@ -24,6 +24,15 @@ module.exports = {
       to: { path: others('http-kit', 'relay', 'adapters', 'sdk', 'client-link', 'deploy', 'bench', 'bin') },
     },
     {
+      name: 'notes-ask-search-through-its-entry',
+      severity: 'error',
+      comment:
+        'Search lives in core/search/: core/notes/ reaches it through core/search/lexical/index.ts only ' +
+        '(and its MCP tool list names the search tool schema, core/search/schemas.ts).',
+      from: { path: '^core/notes/' },
+      to: { path: '^core/search/', pathNot: '^core/search/(lexical/index|schemas)\\.ts$' },
+    },
+    {
       name: 'http-kit-below-relay-and-adapters',
       severity: 'error',
       comment: 'http-kit/ sits below relay/ and adapters/: it imports only core/.',

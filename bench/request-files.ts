@@ -33,7 +33,9 @@ const LIST = process.argv.includes('--list');
  */
 const CEILINGS: Record<string, Record<'read' | 'mcp', number>> = {
   // MCP +2: a search's snippets are made readable (core/notes/markdown/readable.ts) by a snippet
-  // module of their own (core/notes/search/snippet.ts), so answers quote text, not markup.
+  // module of their own (core/search/lexical/snippet.ts), so answers quote text, not markup. Search
+  // in one home (decision 0028) kept the MCP counts: its query side is called without the index's
+  // class, and the snapshot's lists are asked for only when not read yet.
   plain: { read: 44, mcp: 41 },
   hot: { read: 48, mcp: 43 },
 };

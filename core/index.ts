@@ -44,7 +44,6 @@ export { splitFrontmatter } from './notes/markdown/parts.ts';
 export { analyzeMarkdown } from './notes/markdown/remark.ts';
 export type { LinkOccurrence, MarkdownAnalysis } from './notes/markdown/types.ts';
 export type { IndexEntry, NoteLink, NoteSummary } from './notes/note-index.ts';
-export type { SearchHit } from './notes/search.ts';
 export {
   type BatchAnalyzer,
   createNoteService,
@@ -72,6 +71,7 @@ export type {
 export { CreateNoteBody, MoveNoteBody, UpdateNoteBody } from './schemas.ts';
 export type { Retrieval, RetrievalHit, RetrievalResult, SearchMode } from './search/retrieval.ts';
 export type { SemanticIndex, SemanticStatus } from './search/semantic/semantic-index.ts';
+export type { SearchHit } from './search/types.ts';
 export { CHECKS, gradeOf, recommendationsOf, runAudit, scoreOf } from './security/audit.ts';
 export {
   createSecurityService,

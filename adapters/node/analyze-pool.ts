@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { MarkdownAnalysis } from '../../core/notes/markdown/types.ts';
-import type { DocTerms, PackedTerms } from '../../core/notes/search.ts';
 import type { BatchAnalyzer } from '../../core/notes/service.ts';
+import type { DocTerms, PackedTerms } from '../../core/search/lexical/doc-terms.ts';
 import { fromWire, type WireAnalysis } from './analyze-wire.ts';
 
 /** URL of tsx's ESM register API (import.meta.resolve is missing under some test runners). */

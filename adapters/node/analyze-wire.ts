@@ -1,5 +1,5 @@
 import type { LinkOccurrence, MarkdownAnalysis } from '../../core/notes/markdown/types.ts';
-import type { DocTerms, PackedTerms } from '../../core/notes/search.ts';
+import type { DocTerms, PackedTerms } from '../../core/search/lexical/doc-terms.ts';
 
 /** Links sent as one JSON piece by the analyze worker (parsing one takes a few ms). */
 export const LINKS_PER_PIECE = 4096;

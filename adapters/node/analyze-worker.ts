@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
-import { noteTerms } from '../../core/notes/search/note-terms.ts';
-import { packTerms } from '../../core/notes/search.ts';
+import { packTerms } from '../../core/search/lexical/doc-terms.ts';
+import { noteTerms } from '../../core/search/lexical/note-terms.ts';
 import { LINKS_PER_PIECE, PACK_TERMS_OVER, type WireAnalysis } from './analyze-wire.ts';
 
 /**

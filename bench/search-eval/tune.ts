@@ -1,12 +1,12 @@
 /**
- * Coarse tuning of Quire's ranking weights (core/notes/search.ts RANKING) on the evaluation's
+ * Coarse tuning of Quire's ranking weights (core/search/lexical/ranking.ts RANKING) on the evaluation's
  * questions: one weight at a time over a few values, keeping the best hit@5 + MRR@10. Prints the
  * weights found; they are copied by hand into RANKING. Run: `npx tsx bench/search-eval/tune.ts`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RANKING } from '../../core/notes/search.ts';
+import { RANKING } from '../../core/search/lexical/ranking.ts';
 import { type Engine, quire } from './engines.ts';
 import { readVault } from './vault.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Misspelt-word look-ups against a large vocabulary: the length-band scan of cfb7224 (each word of
- * a near length compared) against the trie walk (core/notes/search/vocabulary.ts), in one run.
+ * a near length compared) against the trie walk (core/search/lexical/vocabulary.ts), in one run.
  * The vocabulary is the index terms of the markdown files (over 2 kB) under node_modules, about
  * 33,000 words (the generated bench vault has fewer than 800). Prints p50/p99 of the fastest of 3
  * look-ups per word and whether both find the same words.
@@ -10,8 +10,9 @@ import { execFileSync, execSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { terms } from '../../core/notes/search/text.ts';
-import { typoBudget, createVocabulary as walkVocab } from '../../core/notes/search/vocabulary.ts';
+import { typoBudget } from '../../core/search/lexical/expansion.ts';
+import { terms } from '../../core/search/lexical/text.ts';
+import { createVocabulary as walkVocab } from '../../core/search/lexical/vocabulary.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = fileURLToPath(new URL('../..', import.meta.url));

@@ -191,12 +191,12 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
       const path = readable(pathInput);
       return seen(await notes.get(path));
     },
-    async search(q, limitInput) {
+    async search(q, limit) {
       requireCap(p, 'notes:read');
-      if (!folders) return notes.search(q, limitInput);
+      if (!folders) return notes.search(q, limit);
       // Hidden notes are skipped before ranking and count in no statistic: the answer (paths,
       // order, scores) is what a vault holding only the visible notes gives.
-      return notes.search(q, limitInput, { see });
+      return notes.search(q, limit, { see });
     },
     subscribe(fn) {
       return notes.subscribe((e) => {
@@ -483,16 +483,16 @@ export function scopedRetrieval(retrieval: Retrieval, principal: Principal | und
       async search(q, opts = {}) {
         requireCap(p, 'notes:read');
         if (!folders) return retrieval.search(q, opts);
-        // Validated by the inner search; hidden notes are never candidates and count in no
+        // Checked at the edge (core/search/schemas.ts); hidden notes are never candidates and count in no
         // statistic (lexical, semantic and their fusion rank as over the visible notes alone).
         return retrieval.search(q, { ...opts, see: seePath });
       },
-      async related(path, limitInput) {
+      async related(path, limit) {
         requireCap(p, 'notes:read');
-        if (!folders) return retrieval.related(path, limitInput);
+        if (!folders) return retrieval.related(path, limit);
         const valid = validateNotePath(path);
         if (!inScope(scope, valid)) throw new DomainError('NOTE_NOT_FOUND', `No note at "${valid}".`);
-        return retrieval.related(valid, limitInput, seePath);
+        return retrieval.related(valid, limit, seePath);
       },
       cite: (hits: RetrievalHit[], q: string) => retrieval.cite(folders ? hits.filter(see) : hits, q),
     };

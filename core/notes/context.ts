@@ -7,13 +7,12 @@ import { DomainError } from '../errors.ts';
 import type { History } from '../history/history.ts';
 import { createMutex } from '../mutex.ts';
 import type { Clock, FileInfo, FileStore, Logger, NoteStore, StateStore } from '../ports.ts';
+import { type DocTerms, type PackedTerms, searchDocOf } from '../search/lexical/index.ts';
 import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/types.ts';
 import type { Note } from './note.ts';
 import { NoteCache } from './note-cache.ts';
 import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
-import { searchDocOf } from './search/fields.ts';
-import type { DocTerms, PackedTerms } from './search.ts';
 import { sliced, yieldToEventLoop } from './slices.ts';
 
 export type { Note } from './note.ts';

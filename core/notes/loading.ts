@@ -3,6 +3,7 @@ import { sha256Hex, sha256HexNow } from '../crypto.ts';
 import type { History } from '../history/history.ts';
 import { validateNotePath } from '../paths.ts';
 import type { FileInfo, StoreChange } from '../ports.ts';
+import { searchDocOf } from '../search/lexical/index.ts';
 import { decode, type NoteContext } from './context.ts';
 import {
   type IndexEntry,
@@ -12,7 +13,6 @@ import {
   snapshotParts,
   toEntry,
 } from './note-index.ts';
-import { searchDocOf } from './search/fields.ts';
 import { sliced, yieldToEventLoop } from './slices.ts';
 import { snapshotBytes } from './snapshot.ts';
 import { type BinaryCache, canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from './snapshot-cache.ts';

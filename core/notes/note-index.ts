@@ -1,10 +1,5 @@
 import { isKnownFileType } from '../files/content-types.ts';
 import { dirname } from '../paths.ts';
-import type { IndexEntry } from './index-entry.ts';
-import { internAll, internValues } from './intern.ts';
-import { createLinkGraph, distinctLinks, isFileName, type LinkRef, type See } from './link-graph.ts';
-import type { MarkdownAnalysis } from './markdown/types.ts';
-import { searchDocOf } from './search/fields.ts';
 import {
   createSearchIndex,
   type DocTerms,
@@ -12,8 +7,13 @@ import {
   type SearchCapture,
   type SearchIndex,
   type SerializedSearch,
+  searchDocOf,
   serializeSearchParts,
-} from './search.ts';
+} from '../search/lexical/index.ts';
+import type { IndexEntry } from './index-entry.ts';
+import { internAll, internValues } from './intern.ts';
+import { createLinkGraph, distinctLinks, isFileName, type LinkRef, type See } from './link-graph.ts';
+import type { MarkdownAnalysis } from './markdown/types.ts';
 import type { SnapshotCapture } from './snapshot.ts';
 import { noteTitle } from './title.ts';
 

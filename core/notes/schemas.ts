@@ -3,6 +3,7 @@
  * the MCP adapter run them at the edge; the MCP tools' JSON schemas are generated from them.
  */
 import * as v from 'valibot';
+import { SearchNotesInput } from '../search/schemas.ts';
 
 const notePath = v.pipe(
   v.string('path must be a string.'),
@@ -71,25 +72,7 @@ export const EventsQuery = v.object({
 
 /** Inputs of the MCP tools, by tool name. */
 export const McpToolInputs = {
-  search_notes: v.strictObject({
-    query: v.pipe(
-      v.string(),
-      v.minLength(1),
-      v.maxLength(500),
-      v.description(
-        'A question or words. Syntax: words (any may match; notes with more of them rank first; typos and the last word as a prefix are tolerated), "exact phrase", -word, a OR b, tag:name, path:folder, file:name.',
-      ),
-    ),
-    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
-    mode: v.optional(
-      v.pipe(
-        v.picklist(['lexical', 'semantic', 'hybrid']),
-        v.description(
-          'lexical (words), semantic (meaning; needs EMBEDDINGS_URL) or hybrid (both fused); default hybrid when semantic search is on, else lexical.',
-        ),
-      ),
-    ),
-  }),
+  search_notes: SearchNotesInput,
   list_notes: v.strictObject({
     folder: v.optional(v.pipe(v.string(), v.maxLength(1024), v.description('Only notes under this folder.'))),
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000))),

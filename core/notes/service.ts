@@ -1,15 +1,13 @@
 import { DomainError } from '../errors.ts';
 import { validateNotePath } from '../paths.ts';
 import type { StoreChange } from '../ports.ts';
+import { aliasesOf, runSearch, type SearchHit, type Visibility } from '../search/lexical/index.ts';
 import { createNoteContext, decode, type Note, type NoteEvent, type NoteServiceDeps } from './context.ts';
 import type { See } from './link-graph.ts';
 import { listKey } from './list-key.ts';
 import { applyExternalChanges, loadVault, reconcile, saveCache, searchReady } from './loading.ts';
 import { withoutHidden } from './markdown/parts.ts';
 import type { NoteSummary } from './note-index.ts';
-import { runSearch } from './search/run.ts';
-import { aliasesOf } from './search/text.ts';
-import type { SearchHit, Visibility } from './search.ts';
 import { sliced } from './slices.ts';
 import { countTags, type TagCount } from './tags.ts';
 import { type FolderNode, folderTree } from './tree.ts';
@@ -254,19 +252,13 @@ export function createNoteService(deps: NoteServiceDeps) {
      * Ranked search over notes (title, aliases, headings, folder and file names, tags, body) and
      * attachments' file names, in the query syntax of docs/reference/search.md; bad syntax reads as words.
      * `opts.see`: only the paths it accepts exist for this search (a folder-limited key's view),
-     * ranked as a vault holding only them would rank them.
+     * ranked as a vault holding only them would rank them. `q` and `limit` (1 to 100) are checked
+     * where they come in (core/search/schemas.ts).
      */
-    async search(q: unknown, limitInput?: unknown, opts: { see?: Visibility } = {}): Promise<SearchHit[]> {
+    async search(q: string, limit = 20, opts: { see?: Visibility } = {}): Promise<SearchHit[]> {
       ctx.requireReady();
-      if (typeof q !== 'string' || q.trim() === '') {
-        throw new DomainError('VALIDATION_ERROR', 'Give a search query in "q".');
-      }
-      const limit = limitInput === undefined ? 20 : Number(limitInput);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-        throw new DomainError('VALIDATION_ERROR', '"limit" must be an integer from 1 to 100.');
-      }
       // A binary snapshot's search lists are read on the first search.
-      await searchReady(ctx);
+      if (!ctx.index.search.loaded) await searchReady(ctx);
       const index = ctx.index;
       return runSearch(
         index,
@@ -276,7 +268,7 @@ export function createNoteService(deps: NoteServiceDeps) {
           // Comments and block ids are not words of the note: never in a snippet either.
           return bytes && entry ? withoutHidden(decode(bytes), entry.bodyStart) : '';
         },
-        q.slice(0, 500),
+        q,
         limit,
         opts.see,
       );

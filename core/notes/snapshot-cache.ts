@@ -5,8 +5,8 @@
  * KV) keep the JSON snapshot (`parseIndexCache`).
  */
 import type { StateStore } from '../ports.ts';
+import type { DocTerms, LazySearch, LoadedTerms } from '../search/lexical/index.ts';
 import { applyJournal, type IndexEntry } from './note-index.ts';
-import type { DocTerms, LazySearch, LoadedTerms } from './search.ts';
 import { yieldToEventLoop } from './slices.ts';
 import {
   Checksum,

@@ -5,9 +5,10 @@
  * A start never answers from the snapshot alone: the load walks the vault and checks every note's
  * size and mtime against it before the index is ready (docs/reference/note-index.md, "The warm start").
  */
+
+import type { LazySearch, SerializedSearch } from '../search/lexical/index.ts';
 import type { NoteContext } from './context.ts';
 import { createNoteIndex, type NoteIndex } from './note-index.ts';
-import type { LazySearch, SerializedSearch } from './search.ts';
 import { sliced } from './slices.ts';
 
 /**

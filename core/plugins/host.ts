@@ -8,6 +8,8 @@ import { DomainError } from '../errors.ts';
 import type { Egress } from '../net/egress.ts';
 import type { NoteService } from '../notes/service.ts';
 import type { Clock, Logger, StateStore } from '../ports.ts';
+import { checkBody } from '../schemas.ts';
+import { SearchArgs } from '../search/schemas.ts';
 import { recordError, type Slot } from './runtime.ts';
 import { dataKey } from './state.ts';
 import type { PluginCapability, PluginContext, PluginData, PluginNotes, ResolveHost } from './types.ts';
@@ -21,7 +23,10 @@ export function pluginNotes(notes: NoteService, id: string, caps: readonly Plugi
   return {
     list: () => notes.list().items,
     get: (path) => notes.get(path),
-    search: (q, limit) => notes.search(q, limit),
+    search: async (q, limit) => {
+      const args = checkBody(SearchArgs, { q, limit });
+      return notes.search(args.q, args.limit);
+    },
     resolve: (ref) => resolveNote(notes, ref),
     async create(path, content) {
       if (!canWrite) throw denied(id, 'notes:write');

@@ -7,9 +7,9 @@ import type * as v from 'valibot';
 import type { AgentTool } from '../agent/types.ts';
 import type { RandomBytes } from '../crypto.ts';
 import type { NoteSummary } from '../notes/note-index.ts';
-import type { SearchHit } from '../notes/search.ts';
 import type { Note, NoteEvent } from '../notes/service.ts';
 import type { Clock, Logger } from '../ports.ts';
+import type { SearchHit } from '../search/types.ts';
 
 /**
  * What a plugin may do. Contributions and ports a plugin did not declare are withheld:

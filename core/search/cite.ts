@@ -3,8 +3,8 @@
  * answer can say where each fact came from.
  */
 import { readableCut, readableLines, readableText } from '../notes/markdown/readable.ts';
-import { terms as termsOf } from '../notes/search/text.ts';
 import type { NoteService } from '../notes/service.ts';
+import { terms as termsOf } from './lexical/text.ts';
 import { type Passage, splitPassages } from './semantic/passages.ts';
 
 /** A passage an answer may cite. */

@@ -5,14 +5,14 @@
  * a search: hybrid answers the lexical hits and says so.
  */
 import { DomainError } from '../errors.ts';
-import type { SearchHit, Visibility } from '../notes/search.ts';
-import type { NoteService } from '../notes/service.ts';
+import type { Note, NoteService } from '../notes/service.ts';
 import type { Logger } from '../ports.ts';
 import { bestPassage, type Cited, citeOf } from './cite.ts';
+import { MAX_QUERY_CHARS, type SearchMode } from './schemas.ts';
 import type { PassageHit, SemanticIndex } from './semantic/semantic-index.ts';
+import type { SearchHit, Visibility } from './types.ts';
 
-/** How a search ranks: words, meaning, or both. */
-export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
+export type { SearchMode };
 
 /** A search hit with the passage that matched best, when known. */
 export interface RetrievalHit extends SearchHit {
@@ -30,32 +30,20 @@ export interface RetrievalResult {
 /** Reciprocal rank fusion constant (Cormack et al.; the usual 60). */
 export const RRF_K = 60;
 
-const MODES = new Set<SearchMode>(['lexical', 'semantic', 'hybrid']);
-
 /** Builds the retrieval over `notes`, with `semantic` when embeddings are configured. */
 export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticIndex; logger?: Logger }) {
   const { notes, semantic, logger } = deps;
 
-  const parseMode = (input: unknown): SearchMode => {
-    if (input === undefined || input === null || input === '') return semantic ? 'hybrid' : 'lexical';
-    if (typeof input !== 'string' || !MODES.has(input as SearchMode)) {
-      throw new DomainError('VALIDATION_ERROR', '"mode" must be lexical, semantic or hybrid.');
-    }
-    if (input !== 'lexical' && !semantic) {
+  /** The mode asked for (the default when none), refused while semantic search is off. */
+  const modeOf = (asked: SearchMode | undefined): SearchMode => {
+    const mode = asked ?? (semantic ? 'hybrid' : 'lexical');
+    if (mode !== 'lexical' && !semantic) {
       throw new DomainError(
         'VALIDATION_ERROR',
-        `mode=${input} needs semantic search: set EMBEDDINGS_URL and EMBEDDINGS_MODEL (docs/reference/search.md).`,
+        `mode=${mode} needs semantic search: set EMBEDDINGS_URL and EMBEDDINGS_MODEL (docs/reference/search.md).`,
       );
     }
-    return input as SearchMode;
-  };
-
-  const parseLimit = (input: unknown): number => {
-    const limit = input === undefined ? 20 : Number(input);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-      throw new DomainError('VALIDATION_ERROR', '"limit" must be an integer from 1 to 100.');
-    }
-    return limit;
+    return mode;
   };
 
   const fromPassage = async (p: PassageHit, score: number): Promise<RetrievalHit | null> => {
@@ -102,22 +90,20 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
     semanticOn: (): boolean => semantic !== undefined,
 
     /**
-     * Searches in `mode` (validated: VALIDATION_ERROR for a bad one, or semantic asked while off).
+     * Searches `q` (a query checked at the edge: schemas.ts) in `mode`, at most `limit` hits
+     * (default 20); VALIDATION_ERROR when a semantic mode is asked while semantic search is off.
      * `semantic` rejects with EMBEDDINGS_ERROR when the provider fails; `hybrid` then answers lexical.
      * `hint`: a note the user has open, whose neighbours rank a little higher. `see`: only the
      * paths it accepts exist for this search (a folder-limited key's; ranked as a vault of its own).
      */
     async search(
-      q: unknown,
-      opts: { mode?: unknown; limit?: unknown; hint?: string; see?: Visibility } = {},
+      q: string,
+      opts: { mode?: SearchMode; limit?: number; hint?: string; see?: Visibility } = {},
     ): Promise<RetrievalResult> {
       const see = opts.see;
-      const mode = parseMode(opts.mode);
-      const limit = parseLimit(opts.limit);
-      if (typeof q !== 'string' || q.trim() === '') {
-        throw new DomainError('VALIDATION_ERROR', 'Give a search query in "q".');
-      }
-      const query = q.slice(0, 500);
+      const mode = modeOf(opts.mode);
+      const limit = opts.limit ?? 20;
+      const query = q.slice(0, MAX_QUERY_CHARS);
       if (mode === 'lexical' && !opts.hint) return { mode, hits: await notes.search(query, limit, { see }) };
       if (mode === 'semantic') {
         const ps = await semanticHits(query, limit, see);
@@ -135,25 +121,8 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
           : Promise.resolve([] as PassageHit[]),
       ]);
       const bonus = hintBonus(opts.hint && (!see || see(opts.hint)) ? opts.hint : undefined);
-      const fused = new Map<string, { score: number; lex?: SearchHit; sem?: PassageHit }>();
-      lex.forEach((h, i) => {
-        fused.set(h.path, { score: 1 / (RRF_K + i + 1), lex: h });
-      });
-      (sem ?? []).forEach((p, i) => {
-        const f = fused.get(p.path) ?? { score: 0 };
-        f.score += 1 / (RRF_K + i + 1);
-        f.sem = p;
-        fused.set(p.path, f);
-      });
-      for (const [path, b] of bonus) {
-        const f = fused.get(path);
-        if (f) f.score += b;
-      }
-      const ranked = [...fused]
-        .sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1))
-        .slice(0, limit);
       const hits: RetrievalHit[] = [];
-      for (const [, f] of ranked) {
+      for (const f of fuse(lex, sem ?? [], bonus, limit)) {
         const score = Math.round(f.score * 1e6) / 1e6;
         if (f.lex) hits.push({ ...f.lex, score, ...(f.sem ? { heading: f.sem.heading } : {}) });
         else {
@@ -171,43 +140,16 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
      */
     async related(
       path: string,
-      limitInput?: unknown,
+      limit = 10,
       see?: Visibility,
     ): Promise<{ mode: SearchMode; hits: RetrievalHit[] }> {
-      const limit = parseLimit(limitInput ?? 10);
       const note = await notes.get(path);
       if (semantic?.has(note.path)) {
         const ps = semantic.related(note.path, limit, see);
         const hits = await Promise.all(ps.map((p) => fromPassage(p, Math.round(p.score * 1e6) / 1e6)));
         return { mode: 'semantic', hits: hits.filter((h): h is RetrievalHit => h !== null) };
       }
-      const scores = new Map<string, number>();
-      const add = (p: string, s: number): void => {
-        if (p !== note.path && (!see || see(p))) scores.set(p, (scores.get(p) ?? 0) + s);
-      };
-      for (const l of note.links) if (l.path?.endsWith('.md')) add(l.path, 1 / (RRF_K + 1));
-      for (const b of note.backlinks) add(b.path, 1 / (RRF_K + 1));
-      const words = [note.title, ...note.tags].join(' ').trim();
-      const lexical = words ? await notes.search(words, 20, { see }).catch(() => []) : [];
-      lexical.forEach((h, i) => {
-        add(h.path, 1 / (RRF_K + i + 1));
-      });
-      const hits: RetrievalHit[] = [];
-      for (const [p, s] of [...scores]
-        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-        .slice(0, limit)) {
-        const sum = notes.indexedSummary(p);
-        if (sum)
-          hits.push({
-            path: p,
-            title: sum.title,
-            snippet: '',
-            score: Math.round(s * 1e6) / 1e6,
-            tags: sum.tags,
-            type: 'note',
-          });
-      }
-      return { mode: 'lexical', hits };
+      return { mode: 'lexical', hits: await relatedByLinks(notes, note, limit, see) };
     },
 
     /** The passage of each hit that answers `q` best, for citing (path, heading, text). */
@@ -223,3 +165,70 @@ export function createRetrieval(deps: { notes: NoteService; semantic?: SemanticI
 }
 
 export type Retrieval = ReturnType<typeof createRetrieval>;
+
+/**
+ * Lexical and semantic hits fused by reciprocal rank, `bonus` added to the notes it names, best
+ * first, at most `limit`.
+ */
+function fuse(
+  lex: SearchHit[],
+  sem: PassageHit[],
+  bonus: Map<string, number>,
+  limit: number,
+): { score: number; lex?: SearchHit; sem?: PassageHit }[] {
+  const fused = new Map<string, { score: number; lex?: SearchHit; sem?: PassageHit }>();
+  lex.forEach((h, i) => {
+    fused.set(h.path, { score: 1 / (RRF_K + i + 1), lex: h });
+  });
+  sem.forEach((p, i) => {
+    const f = fused.get(p.path) ?? { score: 0 };
+    f.score += 1 / (RRF_K + i + 1);
+    f.sem = p;
+    fused.set(p.path, f);
+  });
+  for (const [path, b] of bonus) {
+    const f = fused.get(path);
+    if (f) f.score += b;
+  }
+  return [...fused]
+    .sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1))
+    .slice(0, limit)
+    .map(([, f]) => f);
+}
+
+/**
+ * The notes closest to `note` without vectors: its links and backlinks, and the notes the words
+ * of its title and tags find, fused by reciprocal rank. `see`: only the paths it accepts.
+ */
+async function relatedByLinks(
+  notes: NoteService,
+  note: Note,
+  limit: number,
+  see?: Visibility,
+): Promise<RetrievalHit[]> {
+  const scores = new Map<string, number>();
+  const add = (p: string, s: number): void => {
+    if (p !== note.path && (!see || see(p))) scores.set(p, (scores.get(p) ?? 0) + s);
+  };
+  for (const l of note.links) if (l.path?.endsWith('.md')) add(l.path, 1 / (RRF_K + 1));
+  for (const b of note.backlinks) add(b.path, 1 / (RRF_K + 1));
+  const words = [note.title, ...note.tags].join(' ').trim();
+  const lexical = words ? await notes.search(words, 20, { see }).catch(() => []) : [];
+  lexical.forEach((h, i) => {
+    add(h.path, 1 / (RRF_K + i + 1));
+  });
+  const hits: RetrievalHit[] = [];
+  for (const [p, s] of [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit)) {
+    const sum = notes.indexedSummary(p);
+    if (sum)
+      hits.push({
+        path: p,
+        title: sum.title,
+        snippet: '',
+        score: Math.round(s * 1e6) / 1e6,
+        tags: sum.tags,
+        type: 'note',
+      });
+  }
+  return hits;
+}

@@ -3,10 +3,10 @@ import { analyzePool } from '../../adapters/node/analyze-pool.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { analyzeNote } from '../../core/notes/markdown/analyzer.ts';
 import { toEntry } from '../../core/notes/note-index.ts';
-import { searchDocOf } from '../../core/notes/search/fields.ts';
-import { docTerms } from '../../core/notes/search.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { noteTitle } from '../../core/notes/title.ts';
+import { docTerms } from '../../core/search/lexical/doc-terms.ts';
+import { searchDocOf } from '../../core/search/lexical/fields.ts';
 
 /**
  * Issue 33: a load's search terms are made on the analyzer threads (beside the parse) instead of

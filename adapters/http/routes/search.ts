@@ -1,4 +1,6 @@
 import { type Handler, Hono } from 'hono';
+import { checkBody } from '../../../core/schemas.ts';
+import { RelatedParams, SearchParams } from '../../../core/search/schemas.ts';
 import { encodeAnswer, sendAnswer } from '../json-answer.ts';
 import { viewOf } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
@@ -11,10 +13,8 @@ import type { AppEnv } from '../types.ts';
 export function searchRoutes() {
   const app = new Hono<AppEnv>();
   app.get('/', async (c) => {
-    const r = await viewOf(c).retrieval.search(c.req.query('q'), {
-      mode: c.req.query('mode'),
-      limit: c.req.query('limit'),
-    });
+    const { q, mode, limit } = checkBody(SearchParams, c.req.query());
+    const r = await viewOf(c).retrieval.search(q, { mode, limit });
     return sendAnswer(c, encodeAnswer(r.hits), { 'X-Search-Mode': r.mode });
   });
   return app;
@@ -23,7 +23,8 @@ export function searchRoutes() {
 /** `GET /api/v1/notes/:path/related?limit=`: the notes closest to one note (mode in `X-Search-Mode`). */
 export function relatedHandler(): Handler<AppEnv> {
   return async (c) => {
-    const r = await viewOf(c).retrieval.related(c.req.param('path') ?? '', c.req.query('limit'));
+    const { limit } = checkBody(RelatedParams, c.req.query());
+    const r = await viewOf(c).retrieval.related(c.req.param('path') ?? '', limit);
     return sendAnswer(c, encodeAnswer(r.hits), { 'X-Search-Mode': r.mode });
   };
 }

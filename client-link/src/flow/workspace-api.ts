@@ -11,8 +11,8 @@ import type { Profile } from './profiles.ts';
 export type { ChatReply } from '../../../core/agent/types.ts';
 export type { FolderNodeWithFiles as FolderNode } from '../../../core/files/tree.ts';
 export type { NoteSummary } from '../../../core/notes/note-index.ts';
-export type { SearchHit } from '../../../core/notes/search.ts';
 export type { Note } from '../../../core/notes/service.ts';
+export type { SearchHit } from '../../../core/search/types.ts';
 
 /** A note as the workspace lists it. */
 export interface NoteEntry {

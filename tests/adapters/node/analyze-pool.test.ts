@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { analyzePool } from '../../../adapters/node/analyze-pool.ts';
 import { fromWire, LINKS_PER_PIECE, PACK_TERMS_OVER } from '../../../adapters/node/analyze-wire.ts';
 import { analyzeNote } from '../../../core/notes/markdown/analyzer.ts';
-import { noteTerms } from '../../../core/notes/search/note-terms.ts';
-import { type PackedTerms, unpackTerms } from '../../../core/notes/search.ts';
+import { type PackedTerms, unpackTerms } from '../../../core/search/lexical/doc-terms.ts';
+import { noteTerms } from '../../../core/search/lexical/note-terms.ts';
 import { until } from '../../helpers/wait.ts';
 
 /**

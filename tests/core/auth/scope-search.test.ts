@@ -232,7 +232,7 @@ describe('semantic and hybrid search under a folder scope', () => {
         const visible = Object.fromEntries(Object.entries(files).filter(([path]) => inScope(scope, path)));
         const alone = await ready(visible);
         for (const q of ['how do I embed a pdf', 'canvas lines', 'sync devices', 'outline headings']) {
-          for (const mode of ['lexical', 'semantic', 'hybrid']) {
+          for (const mode of ['lexical', 'semantic', 'hybrid'] as const) {
             const got = await view.search(q, { mode, limit: 5 });
             expect(got, `${mode} ${q}`).toEqual(await alone.retrieval.search(q, { mode, limit: 5 }));
             for (const h of got.hits) expect(inScope(scope, h.path)).toBe(true);

@@ -8,12 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
 import { sha256Hex } from '../../../core/crypto.ts';
 import type { NoteEvent } from '../../../core/notes/context.ts';
-import { createSearchIndex, type LazySearch } from '../../../core/notes/search.ts';
 import { createNoteService, type NoteService } from '../../../core/notes/service.ts';
 import { readSnapshotIndex, SECTION } from '../../../core/notes/snapshot.ts';
 import { canHoldBinary, readBinaryCache, SNAPSHOT_KEY } from '../../../core/notes/snapshot-cache.ts';
 import { indexFromCache } from '../../../core/notes/warm-start.ts';
 import type { NoteStore, StateStore } from '../../../core/ports.ts';
+import type { LazySearch } from '../../../core/search/lexical/persist.ts';
+import { createSearchIndex } from '../../../core/search/lexical/search-index.ts';
 import { until } from '../../helpers/wait.ts';
 import { clock, fixtureNotes, fixtureStores } from './snapshot-vault.ts';
 

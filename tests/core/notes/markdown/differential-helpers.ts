@@ -4,7 +4,7 @@ import { parseWikiInner, WIKILINK, WORD } from '../../../../core/notes/markdown/
 import { analyzeMarkdown } from '../../../../core/notes/markdown/remark.ts';
 import { analyzeMarkdownFast } from '../../../../core/notes/markdown/scan.ts';
 import type { MarkdownAnalysis } from '../../../../core/notes/markdown/types.ts';
-import { tokenize } from '../../../../core/notes/search.ts';
+import { tokenize } from '../../../../core/search/lexical/text.ts';
 
 /**
  * The reference's answer with the documented intended differences applied (docs/reference/markdown-index.md):

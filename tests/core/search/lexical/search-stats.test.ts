@@ -6,10 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
-import { memoryStateStore } from '../../../adapters/store/memory-state-store.ts';
-import { createCore } from '../../../core/create-core.ts';
-import { silentLogger } from '../../helpers/logger.ts';
+import { memoryNoteStore } from '../../../../adapters/store/memory-note-store.ts';
+import { memoryStateStore } from '../../../../adapters/store/memory-state-store.ts';
+import { createCore } from '../../../../core/create-core.ts';
+import { silentLogger } from '../../../helpers/logger.ts';
 
 const WORDS = ['alpha', 'beta', 'crocodile', 'delta', 'echo', 'fjord', 'garden', 'harbour'];
 const PATHS = ['a.md', 'b.md', 'c.md', 'dir/d.md', 'dir/e.md'];

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { makeSnippet } from '../../../core/notes/search/snippet.ts';
-import { base64ToBytes, bytesToBase64, createSearchIndex, tokenize } from '../../../core/notes/search.ts';
+import { base64ToBytes, bytesToBase64 } from '../../../../core/search/lexical/persist.ts';
+import { createSearchIndex } from '../../../../core/search/lexical/search-index.ts';
+import { makeSnippet } from '../../../../core/search/lexical/snippet.ts';
+import { tokenize } from '../../../../core/search/lexical/text.ts';
 
 const doc = (path: string, text: string, title = '', tags = '') => ({ path, title, tags, text });
 

@@ -1,5 +1,14 @@
-import type { SearchDoc } from '../search.ts';
 import { aliasesOf, headingsOf } from './text.ts';
+
+/** The fields indexed for one note (aliases and headings optional). */
+export interface SearchDoc {
+  path: string;
+  title: string;
+  aliases?: string[];
+  headings?: string[];
+  tags: string;
+  text: string;
+}
 
 /**
  * The search fields of one note: its title, aliases (frontmatter), headings (from the raw body

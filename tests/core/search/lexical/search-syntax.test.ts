@@ -1,10 +1,11 @@
 /** The query syntax (docs/reference/search.md) through the note service, attachments by name, typos, fields, CJK. */
 import { describe, expect, it } from 'vitest';
-import { memoryFileStore } from '../../../adapters/store/memory-file-store.ts';
-import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
-import { parseQuery } from '../../../core/notes/search/query.ts';
-import { editDistance, typoBudget } from '../../../core/notes/search/vocabulary.ts';
-import { createNoteService } from '../../../core/notes/service.ts';
+import { memoryFileStore } from '../../../../adapters/store/memory-file-store.ts';
+import { memoryNoteStore } from '../../../../adapters/store/memory-note-store.ts';
+import { createNoteService } from '../../../../core/notes/service.ts';
+import { typoBudget } from '../../../../core/search/lexical/expansion.ts';
+import { parseQuery } from '../../../../core/search/lexical/query.ts';
+import { editDistance } from '../../../../core/search/lexical/typo-walk.ts';
 
 async function setup() {
   const store = memoryNoteStore({

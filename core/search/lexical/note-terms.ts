@@ -1,6 +1,6 @@
-import type { MarkdownAnalysis } from '../markdown/types.ts';
-import { type DocTerms, docTerms } from '../search.ts';
-import { noteTitle } from '../title.ts';
+import type { MarkdownAnalysis } from '../../notes/markdown/types.ts';
+import { noteTitle } from '../../notes/title.ts';
+import { type DocTerms, docTerms } from './doc-terms.ts';
 import { searchDocOf } from './fields.ts';
 
 /**

@@ -3,7 +3,7 @@
  * note's syntax; code spans keep their backticks, so code reads as code. Only a stretch of whole lines around the match is read (a query makes up to a
  * hundred snippets of notes of any size), so a snippet costs the same for a line and for 4 MiB.
  */
-import { readableText } from '../markdown/readable.ts';
+import { readableText } from '../../notes/markdown/readable.ts';
 
 /** Longest a line is taken whole around the match; past it the stretch is cut inside the line. */
 const MAX_LINE = 1_000;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
-import { analyzeMarkdown } from '../../../core/notes/markdown/remark.ts';
-import { TYPO_WORDS, TYPO_WORK } from '../../../core/notes/search/vocabulary.ts';
-import { createSearchIndex } from '../../../core/notes/search.ts';
-import { createNoteService } from '../../../core/notes/service.ts';
+import { memoryNoteStore } from '../../../../adapters/store/memory-note-store.ts';
+import { analyzeMarkdown } from '../../../../core/notes/markdown/remark.ts';
+import { createNoteService } from '../../../../core/notes/service.ts';
+import { createSearchIndex } from '../../../../core/search/lexical/search-index.ts';
+import { TYPO_WORDS, TYPO_WORK } from '../../../../core/search/lexical/typo-budget.ts';
 
 /** Deterministic words of random letters (a vocabulary as large and as shapeless as can be). */
 function randomWords(seed: number) {

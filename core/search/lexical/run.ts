@@ -1,9 +1,25 @@
-import type { NoteIndex } from '../note-index.ts';
-import { RANKING, type SearchHit, type Visibility } from '../search.ts';
-import { yieldToEventLoop } from '../slices.ts';
+import { yieldToEventLoop } from '../../notes/slices.ts';
+import { MAX_QUERY_CHARS } from '../schemas.ts';
+import type { SearchHit, Visibility } from '../types.ts';
+import { expandQuery } from './expansion.ts';
 import { filtersOnly, type ParsedQuery, parseQuery } from './query.ts';
+import { RANKING } from './ranking.ts';
+import { rankNotes } from './scoring.ts';
+import type { SearchIndex } from './search-index.ts';
 import { makeSnippet } from './snippet.ts';
+import { documentFrequency, visibleCount } from './statistics.ts';
 import { pathWords, STOP_WORDS, terms, tokenize } from './text.ts';
+
+/**
+ * What a search runs over: the index, and of the vault the notes' tags and times, their titles
+ * and the attachments (the note index gives all four).
+ */
+export interface SearchVault {
+  search: Pick<SearchIndex, 'data'>;
+  entries: ReadonlyMap<string, { path: string; tags: string[]; mtimeMs: number }>;
+  titleOf(path: string): string;
+  graph: { filesUnder(folder: string): readonly string[] };
+}
 
 /** A file's name matching every word scores like this share of a title match. */
 const FILE_SHARE = 0.8;
@@ -40,13 +56,13 @@ function filterOf(p: ParsedQuery, tagsOf: (path: string) => string[] | null) {
  * are never candidates and count in no statistic (see `SearchIndex.query`).
  */
 export async function runSearch(
-  index: NoteIndex,
+  index: SearchVault,
   body: (path: string) => Promise<string>,
   q: string,
   limit: number,
   see?: Visibility,
 ): Promise<SearchHit[]> {
-  const p = parseQuery(q);
+  const p = parseQuery(q.slice(0, MAX_QUERY_CHARS));
   const tagsOf = (path: string) => index.entries.get(path)?.tags ?? null;
   const filter = filterOf(p, tagsOf);
   const pass = see ? (path: string, isNote: boolean) => see(path) && filter(path, isNote) : filter;
@@ -74,15 +90,16 @@ export async function runSearch(
     p.phrases.length || p.notPhrases.length ? 200 : bigrams.length ? Math.min(limit + 5, 105) : limit;
   // The query's words expanded first (prefixes, misspellings), a turn of the event loop after each
   // word looked up as a misspelling: each look-up has its own share of the budget (docs/reference/search.md).
-  const steps = index.search.expand(p, see);
+  // The query side is called directly (the index's own `expand` and `query` say the same).
+  const steps = expandQuery(index.search.data, p, see);
   let step = steps.next();
   while (!step.done) {
     await yieldToEventLoop();
     step = steps.next();
   }
   const ranked = see
-    ? index.search.query(p, depth, (path) => filter(path, true), see, step.value)
-    : index.search.query(p, depth, (path) => pass(path, true), undefined, step.value);
+    ? rankNotes(index.search.data, p, depth, (path) => filter(path, true), see, step.value)
+    : rankNotes(index.search.data, p, depth, (path) => pass(path, true), undefined, step.value);
   const scored: { path: string; score: number; terms: string[]; text: string }[] = [];
   const take = (r: (typeof ranked)[number], text: string) => {
     let score = r.score;
@@ -138,7 +155,7 @@ function nameWords(path: string): string[] {
 
 /** Attachments whose file name holds every word of the query (the last as a prefix too). */
 function matchFiles(
-  index: NoteIndex,
+  index: SearchVault,
   p: ParsedQuery,
   files: readonly string[],
   pass: (path: string, isNote: boolean) => boolean,
@@ -146,7 +163,8 @@ function matchFiles(
 ): { path: string; score: number }[] {
   const out: { path: string; score: number }[] = [];
   if (!p.clauses.length) return out;
-  const n = Math.max(1, see ? index.search.sizeFor(see) : index.search.size);
+  const data = index.search.data;
+  const n = Math.max(1, visibleCount(data, see));
   for (const f of files) {
     if (!pass(f, false)) continue;
     const words = nameWords(f);
@@ -157,7 +175,7 @@ function matchFiles(
         words.some((w) => w === a || (last && a.length >= 2 && w.startsWith(a))),
       );
       if (hit === undefined) return false;
-      const df = index.search.df(hit, see);
+      const df = documentFrequency(data, hit, see);
       score += Math.log(1 + (n - df + 0.5) / (df + 0.5)) * W_TITLE * FILE_SHARE;
       return true;
     });
@@ -167,7 +185,7 @@ function matchFiles(
 }
 
 async function noteHit(
-  index: NoteIndex,
+  index: SearchVault,
   body: (path: string) => Promise<string>,
   path: string,
   score: number,

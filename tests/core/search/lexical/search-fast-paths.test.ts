@@ -5,11 +5,12 @@
  * against the Unicode pattern. Inputs are generated from a fixed seed (the same each run).
  */
 import { describe, expect, it } from 'vitest';
-import { rawMarkup, readableText } from '../../../core/notes/markdown/readable.ts';
-import { makeSnippet } from '../../../core/notes/search/snippet.ts';
-import { tokenize } from '../../../core/notes/search/text.ts';
-import { createVocabulary, editDistance, walkWithin } from '../../../core/notes/search/vocabulary.ts';
-import { createSearchIndex } from '../../../core/notes/search.ts';
+import { rawMarkup, readableText } from '../../../../core/notes/markdown/readable.ts';
+import { createSearchIndex } from '../../../../core/search/lexical/search-index.ts';
+import { makeSnippet } from '../../../../core/search/lexical/snippet.ts';
+import { tokenize } from '../../../../core/search/lexical/text.ts';
+import { editDistance, walkWithin } from '../../../../core/search/lexical/typo-walk.ts';
+import { createVocabulary } from '../../../../core/search/lexical/vocabulary.ts';
 
 function random(seed: number) {
   let s = seed;

@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
-import { readVault } from '../../../bench/search-eval/vault.ts';
-import { createNoteService } from '../../../core/notes/service.ts';
+import { memoryNoteStore } from '../../../../adapters/store/memory-note-store.ts';
+import { readVault } from '../../../../bench/search-eval/vault.ts';
+import { createNoteService } from '../../../../core/notes/service.ts';
 
-const dir = fileURLToPath(new URL('../../fixtures/search-vault', import.meta.url));
+const dir = fileURLToPath(new URL('../../../fixtures/search-vault', import.meta.url));
 
 describe('search quality on the fixture vault', () => {
   it('finds the labelled note in the top 5 for >= 90% of questions, MRR@10 >= 0.8, typos included', async () => {
