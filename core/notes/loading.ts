@@ -37,6 +37,51 @@ const AHEAD = 2;
 const LOAD_SLICE_MS = 8;
 
 /**
+ * One batch of a load: the notes the cache holds as they are, and the others read, hashed and
+ * parsed. Batches are prepared AHEAD of the one being joined to the index: the main thread reads
+ * and hashes the next notes while the analyzer threads parse these, instead of each waiting for
+ * the other. Every batch is still joined in order, so the index is the same.
+ */
+async function prepareBatch(
+  ctx: NoteContext,
+  cache: Awaited<ReturnType<typeof readCache>>,
+  index: NoteContext['index'],
+  batch: FileInfo[],
+) {
+  const { store, clock } = ctx;
+  const kept: IndexEntry[] = [];
+  const toParse: { info: FileInfo; firstSeen: number }[] = [];
+  for (const info of batch) {
+    // Size and mtime are compared before anything of the entry is parsed (snapshot-cache.ts).
+    const cached = cache && keptEntry(cache, info);
+    if (cached && index.search.has(info.path)) {
+      kept.push(cached);
+    } else {
+      const firstSeen = cache && firstSeenOf(cache, info.path);
+      toParse.push({ info, firstSeen: firstSeen ?? Math.min(clock.now(), info.mtimeMs) });
+    }
+  }
+  if (!toParse.length) return { kept, toParse, bytes: [], texts: [], sums: [], analyses: [] };
+  const paths = toParse.map((t) => t.info.path);
+  // A store that reads many files at once does (the fs store: small files synchronously).
+  const read = store.readMany
+    ? await store.readMany(paths)
+    : await Promise.all(paths.map((p) => store.read(p)));
+  const bytes = read.map((b) => b ?? new Uint8Array());
+  const texts = bytes.map(decode);
+  // With the paths, a threaded analyzer gives the search terms too. Sent first: the
+  // hashes are made meanwhile (at once where the runtime can, else by crypto.subtle).
+  const analyzing = ctx.analyzeBatch(texts, paths);
+  // Awaited below; should the hashing throw first, its failure must not count as unhandled.
+  analyzing.catch(() => {});
+  const [sums, analyses] = await Promise.all([
+    Promise.all(bytes.map((b) => sha256HexNow(b) ?? sha256Hex(b))),
+    analyzing,
+  ]);
+  return { kept, toParse, bytes, texts, sums, analyses };
+}
+
+/**
  * Indexes the vault, reusing the cache for files whose size and mtime did not change. Reads and
  * hashes of a batch run together (no per-note await chain); entries join the link graph in one
  * pass at the end. `onProgress` is called after each batch.
@@ -92,44 +137,7 @@ export async function loadVault(
     if (attachments) index.files(filePaths, []);
     const loaded: IndexEntry[] = [];
     let reused = 0;
-    /**
-     * One batch: the notes the cache holds as they are, and the others read, hashed and parsed.
-     * Batches are prepared AHEAD of the one being joined to the index: the main thread
-     * reads and hashes the next notes while the analyzer threads parse these, instead of each
-     * waiting for the other. Every batch is still joined in order, so the index is the same.
-     */
-    const prepare = async (i: number) => {
-      const kept: IndexEntry[] = [];
-      const toParse: { info: FileInfo; firstSeen: number }[] = [];
-      for (const info of files.slice(i, i + BATCH)) {
-        // Size and mtime are compared before anything of the entry is parsed (snapshot-cache.ts).
-        const cached = cache && keptEntry(cache, info);
-        if (cached && index.search.has(info.path)) {
-          kept.push(cached);
-        } else {
-          const firstSeen = cache && firstSeenOf(cache, info.path);
-          toParse.push({ info, firstSeen: firstSeen ?? Math.min(clock.now(), info.mtimeMs) });
-        }
-      }
-      if (!toParse.length) return { kept, toParse, bytes: [], texts: [], sums: [], analyses: [] };
-      const paths = toParse.map((t) => t.info.path);
-      // A store that reads many files at once does (the fs store: small files synchronously).
-      const read = store.readMany
-        ? await store.readMany(paths)
-        : await Promise.all(paths.map((p) => store.read(p)));
-      const bytes = read.map((b) => b ?? new Uint8Array());
-      const texts = bytes.map(decode);
-      // With the paths, a threaded analyzer gives the search terms too. Sent first: the
-      // hashes are made meanwhile (at once where the runtime can, else by crypto.subtle).
-      const analyzing = ctx.analyzeBatch(texts, paths);
-      // Awaited below; should the hashing throw first, its failure must not count as unhandled.
-      analyzing.catch(() => {});
-      const [sums, analyses] = await Promise.all([
-        Promise.all(bytes.map((b) => sha256HexNow(b) ?? sha256Hex(b))),
-        analyzing,
-      ]);
-      return { kept, toParse, bytes, texts, sums, analyses };
-    };
+    const prepare = (i: number) => prepareBatch(ctx, cache, index, files.slice(i, i + BATCH));
     const ahead: ReturnType<typeof prepare>[] = [];
     const queue = (i: number) => {
       if (i >= files.length) return;
