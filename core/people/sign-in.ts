@@ -1,0 +1,281 @@
+/**
+ * How a person proves who they are: an invite (single use, expiring) to enrol, a password
+ * (scrypt) or a passkey (WebAuthn, @simplewebauthn/server), a session after either, and keys of
+ * their own that never exceed their shares. Tokens are stored by their SHA-256 only.
+ */
+import * as v from 'valibot';
+import { KEY_PREFIX, newId } from '../auth/keys.ts';
+import type { KeyScope } from '../auth/scope.ts';
+import { scopeWithin } from '../auth/service.ts';
+import { sha256Hex, toBase64Url } from '../crypto.ts';
+import { DomainError } from '../errors.ts';
+import { createPasskeys, type RelyingParty } from './passkeys.ts';
+import {
+  DEFAULT_SCRYPT,
+  hashPassword,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  type ScryptParams,
+  verifyPassword,
+} from './password.ts';
+import type { PeopleStore } from './store.ts';
+import type { PeopleState, PersonRecord, Session } from './types.ts';
+
+export interface SignInOptions {
+  /** scrypt parameters for new passwords (default N=2^14, r=8, p=1). */
+  scrypt?: ScryptParams;
+  /** Lifetime of a session (default 14 days). */
+  sessionTtlMs?: number;
+  /** Failed password sign-ins in a row before the account refuses passwords, and for how long. */
+  lockout?: { failures: number; ms: number };
+}
+
+/** What a sign-in gives: the session token (cookie or bearer), its CSRF token, and who. */
+export interface SessionStart {
+  token: string;
+  csrf: string;
+  expiresAt: string;
+  person: { id: string; name: string; role: PersonRecord['role'] };
+}
+
+/** A session that is valid now, its person and their scope. */
+export interface LiveSession {
+  session: Session;
+  person: PersonRecord;
+  scope: KeyScope | undefined;
+}
+
+/** Session tokens start with this (bearer through the relay, the cookie directly). */
+export const SESSION_PREFIX = 'quire_ss_';
+
+export const PasswordSchema = v.pipe(
+  v.string(),
+  v.minLength(PASSWORD_MIN, `a password has at least ${PASSWORD_MIN} characters`),
+  v.maxLength(PASSWORD_MAX),
+);
+
+const badInvite = () =>
+  new DomainError(
+    'INVALID_TOKEN',
+    'This invite link is not valid: it was used, it expired, or it was replaced. Ask for a new one.',
+  );
+const badSignIn = () => new DomainError('UNAUTHORIZED', 'Wrong name or password.');
+
+export function createSignIn(
+  store: PeopleStore,
+  opts: SignInOptions & { scopeOf: (id: string) => KeyScope | undefined },
+) {
+  const ttl = opts.sessionTtlMs ?? 14 * 86_400_000;
+  const lockout = opts.lockout ?? { failures: 5, ms: 15 * 60_000 };
+  const now = () => store.clock.now();
+  const live = (p: PersonRecord | undefined): p is PersonRecord => p !== undefined && !p.disabled;
+  const personOf = (st: PeopleState, id: string) => st.people.find((p) => p.id === id);
+
+  /** Starts a session for `person` in `st` (expired ones dropped). */
+  async function start(st: PeopleState, person: PersonRecord) {
+    const token = SESSION_PREFIX + toBase64Url(store.random(32));
+    const csrf = toBase64Url(store.random(24));
+    const expiresAt = store.iso(now() + ttl);
+    const s: Session = {
+      id: newId('ses', store.random),
+      hash: await sha256Hex(token),
+      personId: person.id,
+      csrf,
+      createdAt: store.iso(),
+      expiresAt,
+    };
+    const sessions = [...st.sessions.filter((x) => Date.parse(x.expiresAt) > now()), s];
+    const out: SessionStart = {
+      token,
+      csrf,
+      expiresAt,
+      person: { id: person.id, name: person.name, role: person.role },
+    };
+    return { next: { ...st, sessions }, out };
+  }
+
+  /** The person an unexpired invite names; throws INVALID_TOKEN otherwise. */
+  async function invited(st: PeopleState, token: unknown): Promise<PersonRecord> {
+    if (typeof token !== 'string' || token.length > 200) throw badInvite();
+    const h = await sha256Hex(token);
+    const inv = st.invites.find((i) => i.hash === h);
+    if (!inv || Date.parse(inv.expiresAt) <= now()) throw badInvite();
+    const p = personOf(st, inv.personId);
+    if (!live(p)) throw badInvite();
+    return p;
+  }
+  const spend = (st: PeopleState, personId: string): PeopleState => ({
+    ...st,
+    invites: st.invites.filter((i) => i.personId !== personId),
+  });
+  const withPerson = (st: PeopleState, p: PersonRecord): PeopleState => ({
+    ...st,
+    people: st.people.map((x) => (x.id === p.id ? p : x)),
+  });
+
+  const passkeys = createPasskeys(store, { invited, spend, start, live });
+
+  return {
+    /** Who an invite is for (the enrol page greets them); INVALID_TOKEN when it is not valid. */
+    async inviteFor(token: unknown): Promise<{ name: string; expiresAt: string }> {
+      const st = store.cur();
+      const p = await invited(st, token);
+      const inv = st.invites.find((i) => i.personId === p.id)!;
+      return { name: p.name, expiresAt: inv.expiresAt };
+    },
+
+    /** Sets a password through an invite (spending it) and starts a session. */
+    enrolPassword(token: unknown, password: string): Promise<SessionStart> {
+      return store.change(async (st) => {
+        const p = await invited(st, token);
+        const next = {
+          ...p,
+          password: await hashPassword(password, store.random, opts.scrypt ?? DEFAULT_SCRYPT),
+        };
+        return start(spend(withPerson(st, next), p.id), next);
+      });
+    },
+
+    /** Sets or replaces the password of a signed-in person. */
+    setPassword(personId: string, password: string): Promise<{ password: true }> {
+      return store.change(async (st) => {
+        const p = personOf(st, personId);
+        if (!live(p)) throw new DomainError('UNAUTHORIZED', 'Sign in again.');
+        const next = {
+          ...p,
+          password: await hashPassword(password, store.random, opts.scrypt ?? DEFAULT_SCRYPT),
+        };
+        return { next: withPerson(st, next), out: { password: true as const } };
+      });
+    },
+
+    /**
+     * Signs in with a name and password. After `lockout.failures` failures in a row the account
+     * refuses passwords for `lockout.ms` (429, even with the right one), as keys are rate limited.
+     */
+    signInPassword(name: string, password: string): Promise<SessionStart> {
+      return store.change(async (st) => {
+        const p = st.people.find((x) => x.name.toLowerCase() === name.trim().toLowerCase());
+        if (p?.lockedUntil && Date.parse(p.lockedUntil) > now()) {
+          const s = Math.ceil((Date.parse(p.lockedUntil) - now()) / 1000);
+          throw new DomainError('RATE_LIMITED', `Too many failed sign-ins; try again in ${s} s.`, {
+            retryAfter: s,
+          });
+        }
+        // The hash runs even for an unknown name, so the time taken tells nothing about who exists.
+        const ok = await verifyPassword(password, p?.password ?? DUMMY_HASH);
+        if (!live(p) || !p.password || !ok) {
+          if (!p) throw badSignIn();
+          const failures = (p.failures ?? 0) + 1;
+          const locked = failures >= lockout.failures;
+          const next: PersonRecord = {
+            ...p,
+            failures: locked ? 0 : failures,
+            ...(locked ? { lockedUntil: store.iso(now() + lockout.ms) } : {}),
+          };
+          await store.save(withPerson(st, next));
+          throw badSignIn();
+        }
+        const { failures: _f, lockedUntil: _l, ...clean } = p;
+        return start(withPerson(st, clean), clean);
+      });
+    },
+
+    ...passkeys,
+
+    /** The live session for `token`, its person (enabled) and their scope; null otherwise. */
+    async session(token: string | undefined): Promise<LiveSession | null> {
+      if (!token?.startsWith(SESSION_PREFIX) || token.length > 200) return null;
+      const h = await sha256Hex(token);
+      const st = store.cur();
+      const s = st.sessions.find((x) => x.hash === h);
+      if (!s || Date.parse(s.expiresAt) <= now()) return null;
+      const p = personOf(st, s.personId);
+      if (!live(p)) return null;
+      return { session: s, person: p, scope: opts.scopeOf(p.id) };
+    },
+
+    /** Ends the session of `token` (no error when it is already gone). */
+    async signOut(token: string | undefined): Promise<{ signedOut: true }> {
+      const h = token ? await sha256Hex(token) : '';
+      await store.change((st) => {
+        if (!st.sessions.some((s) => s.hash === h)) return null;
+        return { next: { ...st, sessions: st.sessions.filter((s) => s.hash !== h) }, out: undefined };
+      });
+      return { signedOut: true };
+    },
+
+    /**
+     * Mints a key for a person. Without a scope it follows their shares as they change; with
+     * one, it must lie within them (403 otherwise) and stops working if the shares shrink below it.
+     */
+    mintKey(personId: string, name: string, scope?: KeyScope) {
+      return store.change(async (st) => {
+        const p = personOf(st, personId);
+        if (!live(p)) throw new DomainError('UNAUTHORIZED', 'Sign in again.');
+        if (scope && !scopeWithin(scope, opts.scopeOf(personId)))
+          throw new DomainError('FORBIDDEN', "A person's key can only hold what is shared with them.");
+        const apiKey = KEY_PREFIX + toBase64Url(store.random(32));
+        const rec = {
+          id: newId('key', store.random),
+          personId,
+          name,
+          hash: await sha256Hex(apiKey),
+          last4: apiKey.slice(-4),
+          createdAt: store.iso(),
+          ...(scope ? { scope } : {}),
+        };
+        const out = {
+          id: rec.id,
+          name,
+          prefix: `${KEY_PREFIX}…${rec.last4}`,
+          createdAt: rec.createdAt,
+          scope: scope ?? null,
+          apiKey,
+        };
+        return { next: { ...st, keys: [...st.keys, rec] }, out };
+      });
+    },
+
+    /** A person's key: its id, its person and the scope it acts with now; null when not valid. */
+    async personKey(
+      apiKey: string,
+    ): Promise<{ keyId: string; personId: string; scope: KeyScope | undefined } | null> {
+      if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 256) return null;
+      const h = await sha256Hex(apiKey);
+      const st = store.cur();
+      const k = st.keys.find((x) => x.hash === h);
+      if (!k || !live(personOf(st, k.personId))) return null;
+      const own = opts.scopeOf(k.personId);
+      if (k.scope && !scopeWithin(k.scope, own)) return null;
+      return { keyId: k.id, personId: k.personId, scope: k.scope ?? own };
+    },
+
+    /** A person's keys (never the secret). */
+    listKeys: (personId: string) =>
+      store
+        .cur()
+        .keys.filter((k) => k.personId === personId)
+        .map((k) => ({
+          id: k.id,
+          name: k.name,
+          prefix: `${KEY_PREFIX}…${k.last4}`,
+          createdAt: k.createdAt,
+          scope: k.scope ?? null,
+        })),
+
+    /** Revokes one of a person's keys. */
+    revokeKey(personId: string, keyId: string): Promise<{ revoked: string }> {
+      return store.change((st) => {
+        if (!st.keys.some((k) => k.id === keyId && k.personId === personId))
+          throw new DomainError('NOT_FOUND', `No key with id "${keyId}".`);
+        return { next: { ...st, keys: st.keys.filter((k) => k.id !== keyId) }, out: { revoked: keyId } };
+      });
+    },
+  };
+}
+
+// A well-formed hash of nothing anyone knows, with the default cost, for unknown names.
+const DUMMY_HASH = `scrypt$${DEFAULT_SCRYPT.N}$${DEFAULT_SCRYPT.r}$${DEFAULT_SCRYPT.p}$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`;
+
+export type { RelyingParty };
