@@ -167,10 +167,11 @@ export interface Principal {
   /** The person behind it (a session, or a key of theirs); absent: the owner's keys. */
   personId?: string;
   /**
-   * The CSRF token of a session carried by a cookie: a state change must echo it in
-   * `X-Quire-CSRF` (a bearer session or a key needs none: no browser sends those by itself).
+   * True for a session carried by a cookie: a browser sends that by itself, so the adapter
+   * refuses a state change whose `Origin` is not the server's own (CSRF; decision 0030). A
+   * bearer session or a key needs no such check: no browser adds those on its own.
    */
-  csrf?: string;
+  cookie?: true;
 }
 
 /** The credentials an HTTP request carried, as the adapter found them. */

@@ -24,14 +24,18 @@ import { mcpRoutes } from './routes/mcp.ts';
 import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { mcpChallenge, oauthGrantRoutes, oauthRoutes, publicBase } from './routes/oauth.ts';
+import { peopleRoutes } from './routes/people.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
 import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
+import { SESSION_COOKIE, sessionRoutes } from './routes/session.ts';
 import { createHealthBody, systemRoutes } from './routes/system.ts';
 import { tagsRoutes } from './routes/tags.ts';
 import { scopedView } from './scoped.ts';
 import type { AppDeps, AppEnv } from './types.ts';
 import { wellEncodedPath } from './url-decode.ts';
+
+const SESSION_COOKIE_RE = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`);
 
 /** Routes that check the key themselves (rate limited, and usable in every auth mode). */
 const SELF_AUTH_ROUTES = /^\/api\/v1\/auth\/(verify|link|token)$/;
@@ -44,7 +48,12 @@ const PUBLIC_ROUTES: [string, RegExp][] = [
   ['POST', /^\/api\/v1\/channels\/webhook\/[^/]+$/],
   ['GET', /^\/api\/v1\/channels\/webhook\/[^/]+$/],
   ['GET', /^\/api\/v1\/(openapi\.json|docs|docs\/api-reference\.js)$/],
+  // A person's sign-in and enrolment (routes/session.ts): rate limited there.
+  ['POST', /^\/api\/v1\/session(\/passkey(\/options)?)?$/],
+  ['POST', /^\/api\/v1\/invites\/(lookup|password|passkey|passkey\/options)$/],
 ];
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** True for the routes that answer without credentials. */
 export function isPublicRoute(method: string, path: string): boolean {
@@ -95,7 +104,11 @@ export function createApp(deps: AppDeps) {
         }
         principal = granted;
       } else {
-        principal = await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer });
+        // Never a cookie through the relay: its origin is shared by many servers.
+        const viaRelay = (c.env as { relayed?: boolean } | undefined)?.relayed === true;
+        const session =
+          deps.people && !viaRelay ? c.req.header('cookie')?.match(SESSION_COOKIE_RE)?.[1] : undefined;
+        principal = await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer, session });
       }
     } catch (err) {
       // Failures only: a valid key passes even from an address others have failed from (NAT).
@@ -105,6 +118,17 @@ export function createApp(deps: AppDeps) {
       throw err;
     }
     c.set('principal', principal);
+    // A cookie goes with every request the browser makes, whoever made the page: a state change
+    // carried by one must come from this server's own pages (decision 0030).
+    if (
+      principal.cookie &&
+      UNSAFE.has(c.req.method) &&
+      c.req.header('origin') !== new URL(publicBase(c, deps)).origin
+    )
+      throw new DomainError(
+        'FORBIDDEN',
+        "Forbidden: a signed-in change must come from this server's own pages (Origin).",
+      );
     // The capability the route family needs (core/auth/access.ts); folders are the views' part.
     requireRoute(principal, c.req.method, c.req.path);
     return next();
@@ -150,8 +174,15 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
   if (deps.oauth) app.route('/api/v1/auth/oauth/grants', oauthGrantRoutes(deps.oauth));
+  if (deps.people) {
+    app.route('/api/v1', sessionRoutes(deps, deps.people, limiter));
+    app.route('/api/v1/people', peopleRoutes(deps, deps.people));
+  }
   // Before the notes routes: `GET /notes/:path{.+}` would take `.../versions` otherwise.
-  const keyName = (id: string) => deps.setup?.service.listKeys().find((k) => k.id === id)?.name;
+  const keyName = (id: string) =>
+    id.startsWith('psn_')
+      ? deps.people?.list().find((p) => p.id === id)?.name
+      : deps.setup?.service.listKeys().find((k) => k.id === id)?.name;
   const versions = versionsRoutes(keyName);
   app.use(versions.first);
   app.route('/api/v1/notes', versions.app);

@@ -99,6 +99,12 @@ export function routeCapability(method: string, path: string): Capability | null
       return rest === 'auth/token' || rest === 'auth/verify' ? null : 'admin';
     case 'system':
       return rest === 'system/setup' ? null : 'admin';
+    case 'people':
+    case 'session':
+    case 'invites':
+      // The people routes decide themselves: the owner, a manager for their folders, a person
+      // for their own session and keys (adapters/http/routes/people.ts, session.ts).
+      return null;
     case 'health':
     case 'openapi.json':
     case 'docs':

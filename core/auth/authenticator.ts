@@ -59,7 +59,7 @@ export function createAuthenticator(opts: {
           method: 'session',
           personId: live.person.id,
           ...(live.scope ? { scope: live.scope } : {}),
-          ...(bearerSession ? {} : { csrf: live.session.csrf }),
+          ...(bearerSession ? {} : { cookie: true as const }),
         };
       }
       if (mode === 'jwt') {

@@ -10,7 +10,7 @@ const READ: Capability[] = ['notes:read', 'files:read', 'agent'];
 const WRITE: Capability[] = ['notes:write', 'files:write'];
 
 /** Sees nothing: every path is excluded (a member with no share). */
-const NOTHING: KeyScope = { capabilities: ['notes:read'], folders: [], exclude: [''] };
+const NOTHING: KeyScope = { capabilities: ['notes:read', 'files:read'], folders: [], exclude: [''] };
 
 /** True when folder `inner` ('' the vault) lies inside `outer`. */
 export const folderWithin = (inner: string, outer: string): boolean => inner.startsWith(outer);

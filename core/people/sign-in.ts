@@ -30,10 +30,9 @@ export interface SignInOptions {
   lockout?: { failures: number; ms: number };
 }
 
-/** What a sign-in gives: the session token (cookie or bearer), its CSRF token, and who. */
+/** What a sign-in gives: the session token (the cookie, or a bearer through the relay) and who. */
 export interface SessionStart {
   token: string;
-  csrf: string;
   expiresAt: string;
   person: { id: string; name: string; role: PersonRecord['role'] };
 }
@@ -74,20 +73,17 @@ export function createSignIn(
   /** Starts a session for `person` in `st` (expired ones dropped). */
   async function start(st: PeopleState, person: PersonRecord) {
     const token = SESSION_PREFIX + toBase64Url(store.random(32));
-    const csrf = toBase64Url(store.random(24));
     const expiresAt = store.iso(now() + ttl);
     const s: Session = {
       id: newId('ses', store.random),
       hash: await sha256Hex(token),
       personId: person.id,
-      csrf,
       createdAt: store.iso(),
       expiresAt,
     };
     const sessions = [...st.sessions.filter((x) => Date.parse(x.expiresAt) > now()), s];
     const out: SessionStart = {
       token,
-      csrf,
       expiresAt,
       person: { id: person.id, name: person.name, role: person.role },
     };

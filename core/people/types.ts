@@ -52,8 +52,6 @@ const SessionSchema = v.object({
   id: v.string(),
   hash: v.string(),
   personId: v.string(),
-  /** The CSRF token a cookie-borne request must echo in `X-Quire-CSRF` (not a credential alone). */
-  csrf: v.string(),
   createdAt: v.string(),
   expiresAt: v.string(),
 });
