@@ -14,9 +14,8 @@ import {
 } from '@simplewebauthn/server';
 import { fromBase64, toBase64Url } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
-import type { SessionStart } from './sign-in.ts';
 import type { PeopleStore } from './store.ts';
-import type { Passkey, PeopleState, PersonRecord } from './types.ts';
+import type { Passkey, PeopleState, PersonRecord, SessionStart } from './types.ts';
 
 /** Where the browser is: `id` the host name, `origin` its scheme, host and port. */
 export interface RelyingParty {

@@ -19,7 +19,9 @@ import {
   verifyPassword,
 } from './password.ts';
 import type { PeopleStore } from './store.ts';
-import type { PeopleState, PersonRecord, Session } from './types.ts';
+import type { PeopleState, PersonRecord, Session, SessionStart } from './types.ts';
+
+export type { SessionStart } from './types.ts';
 
 export interface SignInOptions {
   /** scrypt parameters for new passwords (default N=2^14, r=8, p=1). */
@@ -28,13 +30,6 @@ export interface SignInOptions {
   sessionTtlMs?: number;
   /** Failed password sign-ins in a row before the account refuses passwords, and for how long. */
   lockout?: { failures: number; ms: number };
-}
-
-/** What a sign-in gives: the session token (the cookie, or a bearer through the relay) and who. */
-export interface SessionStart {
-  token: string;
-  expiresAt: string;
-  person: { id: string; name: string; role: PersonRecord['role'] };
 }
 
 /** A session that is valid now, its person and their scope. */

@@ -117,3 +117,10 @@ export const emptyPeopleState = (): PeopleState => ({
   keys: [],
   passkeys: [],
 });
+
+/** What a sign-in gives: the session token (the cookie, or a bearer through the relay) and who. */
+export interface SessionStart {
+  token: string;
+  expiresAt: string;
+  person: { id: string; name: string; role: PersonRecord['role'] };
+}
