@@ -34,8 +34,10 @@ const LIST = process.argv.includes('--list');
 const CEILINGS: Record<string, Record<'read' | 'mcp', number>> = {
   // MCP +2: a search's snippets are made readable (core/notes/markdown/readable.ts) by a snippet
   // module of their own (core/notes/search/snippet.ts), so answers quote text, not markup.
-  plain: { read: 44, mcp: 41 },
-  hot: { read: 48, mcp: 43 },
+  // MCP +1: the key check moved out of createApp into adapters/http/authenticate.ts when it took
+  // a person's session cookie and its CSRF rule (createApp stays under 150 lines).
+  plain: { read: 44, mcp: 42 },
+  hot: { read: 48, mcp: 44 },
 };
 
 const session = new Session();

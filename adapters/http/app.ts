@@ -1,11 +1,9 @@
-import { Hono, type MiddlewareHandler } from 'hono';
-import { requireRoute } from '../../core/auth/access.ts';
-import { ACCESS_PREFIX } from '../../core/auth/oauth.ts';
-import { DomainError } from '../../core/errors.ts';
+import { Hono } from 'hono';
 import { createRetrieval } from '../../core/search/retrieval.ts';
 import { errorBody, errorHandler } from '../../http-kit/envelope.ts';
 import { mountHot } from '../../http-kit/hot-route.ts';
 import { bodyLimitEnvelope, methodNotAllowedEnvelope } from '../../http-kit/middleware.ts';
+import { authMiddleware } from './authenticate.ts';
 import { clientAddress } from './client.ts';
 import { clientRoutes } from './client-ui.ts';
 import { requestFrame, sealedResponse } from './frame.ts';
@@ -28,17 +26,12 @@ import { peopleRoutes } from './routes/people.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
 import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
-import { SESSION_COOKIE, sessionRoutes } from './routes/session.ts';
+import { sessionRoutes } from './routes/session.ts';
 import { createHealthBody, systemRoutes } from './routes/system.ts';
 import { tagsRoutes } from './routes/tags.ts';
 import { scopedView } from './scoped.ts';
 import type { AppDeps, AppEnv } from './types.ts';
 import { wellEncodedPath } from './url-decode.ts';
-
-const SESSION_COOKIE_RE = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`);
-
-/** Routes that check the key themselves (rate limited, and usable in every auth mode). */
-const SELF_AUTH_ROUTES = /^\/api\/v1\/auth\/(verify|link|token)$/;
 
 const PUBLIC_ROUTES: [string, RegExp][] = [
   ['GET', /^\/api\/v1\/health$/],
@@ -52,8 +45,6 @@ const PUBLIC_ROUTES: [string, RegExp][] = [
   ['POST', /^\/api\/v1\/session(\/passkey(\/options)?)?$/],
   ['POST', /^\/api\/v1\/invites\/(lookup|password|passkey|passkey\/options)$/],
 ];
-
-const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** True for the routes that answer without credentials. */
 export function isPublicRoute(method: string, path: string): boolean {
@@ -86,53 +77,7 @@ export function createApp(deps: AppDeps) {
       : bodyLimit(c, next),
   );
   const limiter = createRateLimiter(deps.rateLimits);
-  const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
-    const authn = deps.authenticator;
-    if (!authn || isPublicRoute(c.req.method, c.req.path)) return next();
-    if (c.req.method === 'POST' && SELF_AUTH_ROUTES.test(c.req.path)) return next();
-    const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
-    let principal: Awaited<ReturnType<typeof authn.authenticate>>;
-    try {
-      if (deps.oauth && bearer?.startsWith(ACCESS_PREFIX) && c.req.path === '/mcp') {
-        // An OAuth access token: valid for the resource `/mcp` it was issued for only.
-        const granted = await deps.oauth.verifyAccess(bearer, `${publicBase(c, deps)}/mcp`);
-        if (!granted) {
-          throw new DomainError(
-            'INVALID_TOKEN',
-            'Unauthorized: the access token is not valid (expired, revoked or for another resource); refresh it or authorize again.',
-          );
-        }
-        principal = granted;
-      } else {
-        // Never a cookie through the relay: its origin is shared by many servers.
-        const viaRelay = (c.env as { relayed?: boolean } | undefined)?.relayed === true;
-        const session =
-          deps.people && !viaRelay ? c.req.header('cookie')?.match(SESSION_COOKIE_RE)?.[1] : undefined;
-        principal = await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer, session });
-      }
-    } catch (err) {
-      // Failures only: a valid key passes even from an address others have failed from (NAT).
-      const client = clientAddress(c, deps);
-      await limiter.beforeAuth(client);
-      await limiter.failed(client);
-      throw err;
-    }
-    c.set('principal', principal);
-    // A cookie goes with every request the browser makes, whoever made the page: a state change
-    // carried by one must come from this server's own pages (decision 0030).
-    if (
-      principal.cookie &&
-      UNSAFE.has(c.req.method) &&
-      c.req.header('origin') !== new URL(publicBase(c, deps)).origin
-    )
-      throw new DomainError(
-        'FORBIDDEN',
-        "Forbidden: a signed-in change must come from this server's own pages (Origin).",
-      );
-    // The capability the route family needs (core/auth/access.ts); folders are the views' part.
-    requireRoute(principal, c.req.method, c.req.path);
-    return next();
-  };
+  const authenticate = authMiddleware(deps, limiter, isPublicRoute);
   app.use('/api/*', authenticate);
   if (deps.oauth) {
     // A 401 from /mcp points MCP clients at the OAuth metadata (MCP authorization; RFC 9728 5.1).
