@@ -273,6 +273,14 @@ function createServerCore(deps: ServerCoreDeps) {
     stateFileModes: deps.stateFileModes,
     channels: () => channelFacts(channels),
     plugins: () => pluginFacts(plugins),
+    people: () =>
+      people.list().map((p) => ({
+        id: p.id,
+        name: p.name,
+        disabled: p.disabled,
+        password: p.signIn.password,
+        passkeys: p.signIn.passkeys,
+      })),
     settings: () => securitySettings(settings, relayUrl(), deps.timeouts),
   });
   const files = deps.files
