@@ -270,6 +270,36 @@ describe('revocation and the cookie', () => {
     expect((await direct('GET', '/api/v1/notes', { headers: cookie })).status).toBe(401);
   });
 
+  it('behind TLS the cookie is Secure and the Origin must be the https one', async () => {
+    const tls = await composedApp({ 'Team/a.md': '# A\n' }, { PUBLIC_URL: 'https://notes.example' });
+    const call = requester(tls.app);
+    const own = { 'x-service-key': tls.auth.firstKeyPlain()! };
+    const id = (await call('POST', '/api/v1/people', { body: { name: 'tls' }, headers: own })).json.data.id;
+    await call('POST', `/api/v1/people/${id}/shares`, {
+      body: { folder: 'Team', role: 'editor' },
+      headers: own,
+    });
+    const inv = await call('POST', `/api/v1/people/${id}/invite`, { headers: own });
+    expect(inv.json.data.link).toMatch(/^https:\/\/notes\.example\/invite#/);
+    const s = await call('POST', '/api/v1/invites/password', {
+      body: { token: inv.json.data.token, password: 'tls password!' },
+    });
+    const set = s.headers.get('set-cookie') ?? '';
+    expect(set).toMatch(/; Secure/);
+    const cookie = { cookie: set.split(';')[0]! };
+    const body = { content: '# A\n\nedited\n' };
+    const plain = await call('PUT', '/api/v1/notes/Team/a.md', {
+      body,
+      headers: { ...cookie, origin: 'http://notes.example' },
+    });
+    expect(plain.status).toBe(403);
+    const ok = await call('PUT', '/api/v1/notes/Team/a.md', {
+      body,
+      headers: { ...cookie, origin: 'https://notes.example' },
+    });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
   it('sign-in refuses a wrong password with 401 and bad bodies with 400, never a 500', async () => {
     const wrong = await direct('POST', '/api/v1/session', {
       body: { name: 'viewer', password: 'nope nope nope' },
