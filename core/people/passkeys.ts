@@ -4,14 +4,7 @@
  * in memory for five minutes and are used once; the relying party is the origin the browser is
  * on (decided by the adapter from PUBLIC_URL or the request, never from a header alone).
  */
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { fromBase64, toBase64Url } from '../crypto.ts';
 import { DomainError } from '../errors.ts';
 import type { PeopleStore } from './store.ts';
@@ -25,6 +18,14 @@ export interface RelyingParty {
 }
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
+
+// Loaded on the first passkey request, not at start: the library and its ASN.1 and X.509 parts
+// are most of 0.7 MiB of bundle that a server whose people use no passkey never runs.
+let lib: Promise<typeof import('@simplewebauthn/server')> | null = null;
+const webauthn = () => {
+  lib ??= import('@simplewebauthn/server');
+  return lib;
+};
 const MAX_CHALLENGES = 1000;
 
 interface Helpers {
@@ -80,7 +81,7 @@ export function createPasskeys(store: PeopleStore, h: Helpers) {
     async passkeyEnrolOptions(who: Enrolment, rp: RelyingParty) {
       const st = store.cur();
       const p = await enrollee(st, who);
-      const options = await generateRegistrationOptions({
+      const options = await (await webauthn()).generateRegistrationOptions({
         rpName: rp.name,
         rpID: rp.id,
         userName: p.name,
@@ -103,13 +104,15 @@ export function createPasskeys(store: PeopleStore, h: Helpers) {
         const p = await enrollee(st, who);
         const c = take(response?.response?.clientDataJSON, 'enrol');
         if (c.personId !== p.id) throw refused();
-        const r = await verifyRegistrationResponse({
-          response,
-          expectedChallenge: c.challenge,
-          expectedOrigin: rp.origin,
-          expectedRPID: rp.id,
-          requireUserVerification: false,
-        }).catch(() => ({ verified: false as const }));
+        const r = await (await webauthn())
+          .verifyRegistrationResponse({
+            response,
+            expectedChallenge: c.challenge,
+            expectedOrigin: rp.origin,
+            expectedRPID: rp.id,
+            requireUserVerification: false,
+          })
+          .catch(() => ({ verified: false as const }));
         if (!r.verified) throw refused();
         const cred = r.registrationInfo.credential;
         const key: Passkey = {
@@ -130,7 +133,10 @@ export function createPasskeys(store: PeopleStore, h: Helpers) {
 
     /** Options for `navigator.credentials.get`: any passkey of this server (discoverable). */
     async passkeySignInOptions(rp: RelyingParty) {
-      const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred' });
+      const options = await (await webauthn()).generateAuthenticationOptions({
+        rpID: rp.id,
+        userVerification: 'preferred',
+      });
       remember(options.challenge, 'sign-in');
       return options;
     },
@@ -142,14 +148,16 @@ export function createPasskeys(store: PeopleStore, h: Helpers) {
         const key = st.passkeys.find((k) => k.id === response.id);
         const p = key && st.people.find((x) => x.id === key.personId);
         if (!key || !h.live(p)) throw refused();
-        const r = await verifyAuthenticationResponse({
-          response,
-          expectedChallenge: c.challenge,
-          expectedOrigin: rp.origin,
-          expectedRPID: rp.id,
-          credential: { id: key.id, publicKey: new Uint8Array(b64u(key.publicKey)), counter: key.counter },
-          requireUserVerification: false,
-        }).catch(() => ({ verified: false, authenticationInfo: { newCounter: 0 } }));
+        const r = await (await webauthn())
+          .verifyAuthenticationResponse({
+            response,
+            expectedChallenge: c.challenge,
+            expectedOrigin: rp.origin,
+            expectedRPID: rp.id,
+            credential: { id: key.id, publicKey: new Uint8Array(b64u(key.publicKey)), counter: key.counter },
+            requireUserVerification: false,
+          })
+          .catch(() => ({ verified: false, authenticationInfo: { newCounter: 0 } }));
         if (!r.verified) throw refused();
         const counted = { ...key, counter: r.authenticationInfo.newCounter };
         const next = { ...st, passkeys: st.passkeys.map((k) => (k.id === key.id ? counted : k)) };
