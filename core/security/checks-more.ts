@@ -17,7 +17,8 @@ export const HYGIENE_CHECKS: readonly Check[] = [
         ? `${list(only.map((p) => `${p.name} (${p.id})`))} can sign in with a password alone: a password can be phished or reused, a passkey cannot.`
         : null;
     },
-    recommendation: 'Ask each of them to add a passkey (signed in: /sign-in, or POST /api/v1/session/passkeys).',
+    recommendation:
+      'Ask each of them to add a passkey (signed in: /sign-in, or POST /api/v1/session/passkeys).',
     fix: () => ({
       steps: [
         'Each person, signed in, adds a passkey: POST /api/v1/session/passkeys/options, then /api/v1/session/passkeys.',
