@@ -14,6 +14,7 @@ import { createEgress, type PinnedFetch } from './net/egress.ts';
 import { publicRelayUrl, type ReachConfig } from './net/origins.ts';
 import { createChangeFeed } from './notes/change-feed.ts';
 import { type BatchAnalyzer, createNoteService, type NoteService } from './notes/service.ts';
+import { createPeopleService } from './people/service.ts';
 import { pluginFacts } from './plugins/audit.ts';
 import { createPluginManager } from './plugins/manager.ts';
 import type { PluginDefinition } from './plugins/types.ts';
@@ -221,6 +222,8 @@ function createServerCore(deps: ServerCoreDeps) {
     busy: deps.busy,
   });
   const auth = createAuthService({ state, clock, logger, pairCodeTtlMs: settings.pairCodeTtlSeconds * 1000 });
+  // People signed in with passkeys or passwords, and the folders shared with them.
+  const people = createPeopleService({ state, clock });
   const egress = createEgress({
     fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     resolveHost: deps.resolveHost,
@@ -270,6 +273,14 @@ function createServerCore(deps: ServerCoreDeps) {
     stateFileModes: deps.stateFileModes,
     channels: () => channelFacts(channels),
     plugins: () => pluginFacts(plugins),
+    people: () =>
+      people.list().map((p) => ({
+        id: p.id,
+        name: p.name,
+        disabled: p.disabled,
+        password: p.signIn.password,
+        passkeys: p.signIn.passkeys,
+      })),
     settings: () => securitySettings(settings, relayUrl(), deps.timeouts),
   });
   const files = deps.files
@@ -287,6 +298,7 @@ function createServerCore(deps: ServerCoreDeps) {
     retrieval,
     semantic,
     auth,
+    people,
     plugins,
     channels,
     security,
@@ -301,6 +313,7 @@ function createServerCore(deps: ServerCoreDeps) {
     /** Reads credentials, plugins and channels from `state` (call once, before serving). */
     async init(): Promise<void> {
       await auth.init();
+      await people.init();
       await plugins.load();
       await channels.load();
     },

@@ -160,10 +160,18 @@ export interface Logger {
 export interface Principal {
   /** Stable id of the credential (key id, token subject, or `anonymous` in mode none). */
   id: string;
-  /** How the principal was authenticated. */
-  method: 'api-key' | 'jwt' | 'none';
+  /** How the principal was authenticated (`session`: a person signed in, core/people). */
+  method: 'api-key' | 'jwt' | 'none' | 'session';
   /** What it may do (core/auth/scope.ts); absent: full access. */
   scope?: KeyScope;
+  /** The person behind it (a session, or a key of theirs); absent: the owner's keys. */
+  personId?: string;
+  /**
+   * True for a session carried by a cookie: a browser sends that by itself, so the adapter
+   * refuses a state change whose `Origin` is not the server's own (CSRF; decision 0030). A
+   * bearer session or a key needs no such check: no browser adds those on its own.
+   */
+  cookie?: true;
 }
 
 /** The credentials an HTTP request carried, as the adapter found them. */
@@ -172,6 +180,8 @@ export interface RequestCredentials {
   apiKey?: string;
   /** Bearer token from `Authorization`, if any. */
   bearer?: string;
+  /** The session cookie, if any (a person signed in to the workspace). */
+  session?: string;
 }
 
 /** Decides whether a request may reach a protected route. */

@@ -8,6 +8,7 @@ import type * as v from 'valibot';
 import type * as I from '../adapters/http/openapi/operations-integrations.ts';
 import type * as R from '../adapters/http/openapi/responses.ts';
 import { agentCalls, authCalls, channelCalls, pluginCalls, securityCalls } from './client-admin.ts';
+import { peopleCalls, sessionCalls } from './client-people.ts';
 import { fileCalls, historyCalls, noteCalls, trashCalls } from './client-vault.ts';
 import { callOver } from './operations.ts';
 import { type FetchTransportOptions, fetchTransport, type Transport } from './transport.ts';
@@ -53,6 +54,8 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
     channels: channelCalls(call),
     plugins: pluginCalls(call),
     security: securityCalls(call),
+    people: peopleCalls(call),
+    session: sessionCalls(call),
   };
 }
 

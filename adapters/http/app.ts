@@ -1,11 +1,9 @@
-import { Hono, type MiddlewareHandler } from 'hono';
-import { requireRoute } from '../../core/auth/access.ts';
-import { ACCESS_PREFIX } from '../../core/auth/oauth.ts';
-import { DomainError } from '../../core/errors.ts';
+import { Hono } from 'hono';
 import { createRetrieval } from '../../core/search/retrieval.ts';
 import { errorBody, errorHandler } from '../../http-kit/envelope.ts';
 import { mountHot } from '../../http-kit/hot-route.ts';
 import { bodyLimitEnvelope, methodNotAllowedEnvelope } from '../../http-kit/middleware.ts';
+import { authMiddleware } from './authenticate.ts';
 import { clientAddress } from './client.ts';
 import { clientRoutes } from './client-ui.ts';
 import { requestFrame, sealedResponse } from './frame.ts';
@@ -25,17 +23,16 @@ import { mcpRoutes } from './routes/mcp.ts';
 import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { mcpChallenge, oauthGrantRoutes, oauthRoutes, publicBase } from './routes/oauth.ts';
+import { peopleRoutes } from './routes/people.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
 import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
+import { sessionRoutes } from './routes/session.ts';
 import { createHealthBody, systemRoutes } from './routes/system.ts';
 import { tagsRoutes } from './routes/tags.ts';
 import { scopedView } from './scoped.ts';
 import type { AppDeps, AppEnv } from './types.ts';
 import { wellEncodedPath } from './url-decode.ts';
-
-/** Routes that check the key themselves (rate limited, and usable in every auth mode). */
-const SELF_AUTH_ROUTES = /^\/api\/v1\/auth\/(verify|link|token)$/;
 
 const PUBLIC_ROUTES: [string, RegExp][] = [
   ['GET', /^\/api\/v1\/health$/],
@@ -45,6 +42,9 @@ const PUBLIC_ROUTES: [string, RegExp][] = [
   ['POST', /^\/api\/v1\/channels\/webhook\/[^/]+$/],
   ['GET', /^\/api\/v1\/channels\/webhook\/[^/]+$/],
   ['GET', /^\/api\/v1\/(openapi\.json|docs|docs\/api-reference\.js)$/],
+  // A person's sign-in and enrolment (routes/session.ts): rate limited there.
+  ['POST', /^\/api\/v1\/session(\/passkey(\/options)?)?$/],
+  ['POST', /^\/api\/v1\/invites\/(lookup|password|passkey|passkey\/options)$/],
 ];
 
 /** True for the routes that answer without credentials. */
@@ -78,38 +78,7 @@ export function createApp(deps: AppDeps) {
       : bodyLimit(c, next),
   );
   const limiter = createRateLimiter(deps.rateLimits);
-  const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
-    const authn = deps.authenticator;
-    if (!authn || isPublicRoute(c.req.method, c.req.path)) return next();
-    if (c.req.method === 'POST' && SELF_AUTH_ROUTES.test(c.req.path)) return next();
-    const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
-    let principal: Awaited<ReturnType<typeof authn.authenticate>>;
-    try {
-      if (deps.oauth && bearer?.startsWith(ACCESS_PREFIX) && c.req.path === '/mcp') {
-        // An OAuth access token: valid for the resource `/mcp` it was issued for only.
-        const granted = await deps.oauth.verifyAccess(bearer, `${publicBase(c, deps)}/mcp`);
-        if (!granted) {
-          throw new DomainError(
-            'INVALID_TOKEN',
-            'Unauthorized: the access token is not valid (expired, revoked or for another resource); refresh it or authorize again.',
-          );
-        }
-        principal = granted;
-      } else {
-        principal = await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer });
-      }
-    } catch (err) {
-      // Failures only: a valid key passes even from an address others have failed from (NAT).
-      const client = clientAddress(c, deps);
-      await limiter.beforeAuth(client);
-      await limiter.failed(client);
-      throw err;
-    }
-    c.set('principal', principal);
-    // The capability the route family needs (core/auth/access.ts); folders are the views' part.
-    requireRoute(principal, c.req.method, c.req.path);
-    return next();
-  };
+  const authenticate = authMiddleware(deps, limiter, isPublicRoute);
   app.use('/api/*', authenticate);
   if (deps.oauth) {
     // A 401 from /mcp points MCP clients at the OAuth metadata (MCP authorization; RFC 9728 5.1).
@@ -151,8 +120,15 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1', docsRoutes(deps, deps.client?.assets));
   if (deps.setup) app.route('/api/v1/auth', authRoutes(deps, deps.setup, limiter));
   if (deps.oauth) app.route('/api/v1/auth/oauth/grants', oauthGrantRoutes(deps.oauth));
+  if (deps.people) {
+    app.route('/api/v1', sessionRoutes(deps, deps.people, limiter));
+    app.route('/api/v1/people', peopleRoutes(deps, deps.people));
+  }
   // Before the notes routes: `GET /notes/:path{.+}` would take `.../versions` otherwise.
-  const keyName = (id: string) => deps.setup?.service.listKeys().find((k) => k.id === id)?.name;
+  const keyName = (id: string) =>
+    id.startsWith('psn_')
+      ? deps.people?.list().find((p) => p.id === id)?.name
+      : deps.setup?.service.listKeys().find((k) => k.id === id)?.name;
   const versions = versionsRoutes(keyName);
   app.use(versions.first);
   app.route('/api/v1/notes', versions.app);

@@ -73,7 +73,8 @@ export function clientRoutes(deps: ClientUiDeps) {
       },
     });
   };
-  for (const path of ['/', '/link', '/link/', '/workspace', '/workspace/']) app.get(path, page);
+  for (const path of ['/', '/link', '/link/', '/workspace', '/workspace/', '/sign-in', '/invite', '/people'])
+    app.get(path, page);
 
   const file = async (dir: string, name: string, cache: string) => {
     const type = TYPES[name.match(ASSET_NAME)?.[1] ?? ''];

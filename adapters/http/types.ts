@@ -7,6 +7,7 @@ import type { ChannelService } from '../../core/channels/service.ts';
 import type { FileService } from '../../core/files/service.ts';
 import type { ChangeFeed } from '../../core/notes/change-feed.ts';
 import type { NoteService } from '../../core/notes/service.ts';
+import type { PeopleService } from '../../core/people/service.ts';
 import type { PluginManager } from '../../core/plugins/manager.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
 import type { Retrieval } from '../../core/search/retrieval.ts';
@@ -156,6 +157,8 @@ export interface AppDeps {
   mcpMaxAnswerBytes?: number;
   /** Quire as the OAuth authorization server of `/mcp`; absent: no OAuth routes. */
   oauth?: OAuthService;
+  /** The people (accounts, shares, sessions); absent: keys only, no people routes. */
+  people?: PeopleService;
   /** Event streams open at once per credential (EVENTS_STREAMS_PER_KEY; default 8). */
   eventsStreamsPerKey?: number;
 }

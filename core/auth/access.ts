@@ -11,7 +11,7 @@
  */
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import { type Capability, hasCapability, inScope, type KeyScope } from './scope.ts';
+import { type Capability, hasCapability, inScope, inWriteScope, type KeyScope } from './scope.ts';
 
 /** The principal's scope; undefined for full access (no principal: a server without auth). */
 export const scopeOf = (p: Principal | undefined): KeyScope | undefined => p?.scope;
@@ -35,13 +35,19 @@ export function limitsFolders(scope: KeyScope | undefined): scope is KeyScope {
   return scope !== undefined && ((scope.folders?.length ?? 0) > 0 || (scope.exclude?.length ?? 0) > 0);
 }
 
+/** True when `scope` limits where it writes (folders, excludes or write folders): admin is closed. */
+function limitsAnywhere(scope: KeyScope | undefined): boolean {
+  if (scope?.writeFolders !== undefined) return true;
+  return limitsFolders(scope);
+}
+
 /**
  * Throws 403 FORBIDDEN when the principal may not write at `path` (the capability, then the
  * folders). A path that is not a string is left to the service's own validation.
  */
 export function requireWrite(p: Principal | undefined, cap: Capability, path: unknown): void {
   requireCap(p, cap);
-  if (typeof path === 'string' && !visible(p, path)) {
+  if (typeof path === 'string' && !inWriteScope(p?.scope, path)) {
     throw new DomainError('FORBIDDEN', `Forbidden: "${path.slice(0, 200)}" is outside this key's folders.`);
   }
 }
@@ -93,6 +99,12 @@ export function routeCapability(method: string, path: string): Capability | null
       return rest === 'auth/token' || rest === 'auth/verify' ? null : 'admin';
     case 'system':
       return rest === 'system/setup' ? null : 'admin';
+    case 'people':
+    case 'session':
+    case 'invites':
+      // The people routes decide themselves: the owner, a manager for their folders, a person
+      // for their own session and keys (adapters/http/routes/people.ts, session.ts).
+      return null;
     case 'health':
     case 'openapi.json':
     case 'docs':
@@ -116,7 +128,7 @@ export function requireRoute(p: Principal | undefined, method: string, path: str
  * security, setup) sees and changes the whole vault, so it needs a key without folder limits.
  */
 export function requireWholeVault(p: Principal | undefined): void {
-  if (limitsFolders(p?.scope)) {
+  if (limitsAnywhere(p?.scope)) {
     throw new DomainError(
       'FORBIDDEN',
       'Forbidden: admin needs a key for the whole vault; this key is limited to folders.',

@@ -1,4 +1,6 @@
 import { DomainError } from '../errors.ts';
+import type { PeopleService } from '../people/service.ts';
+import { SESSION_PREFIX } from '../people/sign-in.ts';
 import type { Authenticator, Principal } from '../ports.ts';
 import type { Jwt } from './jwt.ts';
 import type { KeyScope } from './scope.ts';
@@ -14,10 +16,12 @@ export function createAuthenticator(opts: {
   mode: AuthMode;
   auth: AuthService;
   jwt?: Jwt | null;
+  /** The people: their sessions (cookie or bearer) and their own keys; absent: keys only. */
+  people?: PeopleService;
   /** Milliseconds since the epoch, for the verified-key cache (default Date.now). */
   now?: () => number;
 }): Authenticator {
-  const { mode, auth, jwt } = opts;
+  const { mode, auth, jwt, people } = opts;
   if (mode === 'jwt' && !jwt) throw new Error('jwt mode needs a JWT verifier');
   const now = opts.now ?? Date.now;
   // Keys verified recently, so a request does not hash its key again: only valid keys enter,
@@ -40,6 +44,24 @@ export function createAuthenticator(opts: {
     },
     async authenticate(creds): Promise<Principal> {
       if (mode === 'none') return { id: 'anonymous', method: 'none' };
+      // A person's session: a bearer (through the relay, which carries no cookie) or the cookie.
+      const bearerSession = creds.bearer?.startsWith(SESSION_PREFIX) ? creds.bearer : undefined;
+      if (people && (bearerSession || (creds.session && !creds.apiKey && !creds.bearer))) {
+        const live = await people.session(bearerSession ?? creds.session);
+        if (!live) {
+          throw new DomainError(
+            'UNAUTHORIZED',
+            'Your session has ended (signed out, expired or revoked); sign in again.',
+          );
+        }
+        return {
+          id: live.session.id,
+          method: 'session',
+          personId: live.person.id,
+          ...(live.scope ? { scope: live.scope } : {}),
+          ...(bearerSession ? {} : { cookie: true as const }),
+        };
+      }
       if (mode === 'jwt') {
         if (!creds.bearer) {
           throw new DomainError(
@@ -67,7 +89,19 @@ export function createAuthenticator(opts: {
       const seen = fresh(apiKey);
       if (seen) return principalOf(seen);
       const key = await auth.verifyKey(apiKey);
-      if (!key) throw new DomainError('INVALID_API_KEY', 'The API key in X-Service-Key is not valid.');
+      if (!key) {
+        // A key a person minted: checked against the person on every request (never cached), so
+        // disabling them or shrinking their shares takes effect on the next one.
+        const own = people ? await people.personKey(apiKey) : null;
+        if (own)
+          return {
+            id: own.keyId,
+            method: 'api-key',
+            personId: own.personId,
+            ...(own.scope ? { scope: own.scope } : {}),
+          };
+        throw new DomainError('INVALID_API_KEY', 'The API key in X-Service-Key is not valid.');
+      }
       if (verified.size >= 256) verified.clear();
       const entry = {
         id: key.id,

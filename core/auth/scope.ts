@@ -44,6 +44,11 @@ export const KeyScopeSchema = v.strictObject({
   folders: v.optional(v.pipe(v.array(FolderPrefixSchema), v.maxLength(64))),
   /** Exclude prefixes, applied after `folders`. */
   exclude: v.optional(v.pipe(v.array(FolderPrefixSchema), v.maxLength(64))),
+  /**
+   * Write prefixes: where the write capabilities apply, inside what `folders` shows (a person
+   * with a viewer share on one folder and an editor share on another). Absent: wherever it reads.
+   */
+  writeFolders: v.optional(v.pipe(v.array(FolderPrefixSchema), v.maxLength(64))),
 });
 export type KeyScope = v.InferOutput<typeof KeyScopeSchema>;
 
@@ -81,12 +86,26 @@ export function inScope(scope: KeyScope | undefined, path: string): boolean {
   return true;
 }
 
+/**
+ * Whether `scope` may write at `path`: inside its folders and, when it names write folders,
+ * inside one of those too (the excludes apply to both).
+ */
+export function inWriteScope(scope: KeyScope | undefined, path: string): boolean {
+  if (!inScope(scope, path)) return false;
+  if (scope?.writeFolders === undefined) return true;
+  return (
+    inScope({ capabilities: scope.capabilities, folders: scope.writeFolders }, path) &&
+    scope.writeFolders.length > 0
+  );
+}
+
 /** True when `scope` limits nothing (every capability, whole vault). */
 export function isFullAccess(scope: KeyScope | undefined): boolean {
   return (
     scope === undefined ||
     (CAPABILITIES.every((c) => scope.capabilities.includes(c)) &&
       !(scope.folders && scope.folders.length > 0) &&
-      !(scope.exclude && scope.exclude.length > 0))
+      !(scope.exclude && scope.exclude.length > 0) &&
+      scope.writeFolders === undefined)
   );
 }

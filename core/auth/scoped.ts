@@ -355,7 +355,7 @@ function scopedHistory(h: History, p: Principal, scope: KeyScope): History {
     untrash: async (id) => {
       const item = h.listTrash().find((i) => i.id === id);
       if (!item || !see(item.path)) return false;
-      requireCap(p, item.kind === 'file' ? 'files:write' : 'notes:write');
+      requireWrite(p, item.kind === 'file' ? 'files:write' : 'notes:write', item.path);
       return h.untrash(id);
     },
   };

@@ -3,7 +3,7 @@ import { keyInfo, mintKey, revokeKey, verifyKey } from './api-keys.ts';
 import { type AuthServiceDeps, Credentials } from './credentials.ts';
 import { redactKey } from './keys.ts';
 import { link, pairCode, redeemPairCode, rotatePairCode } from './pairing.ts';
-import { hasCapability, inScope, type KeyScope } from './scope.ts';
+import { hasCapability, inScope, inWriteScope, type KeyScope } from './scope.ts';
 import type { KeyInfo } from './state.ts';
 
 export { AUTH_STATE_KEY, type AuthServiceDeps } from './credentials.ts';
@@ -17,6 +17,7 @@ export function scopeWithin(child: KeyScope | undefined, parent: KeyScope | unde
   if (parent === undefined) return true;
   if (child === undefined) return false;
   if (!child.capabilities.every((c) => hasCapability(parent, c))) return false;
+  if (!writesWithin(child, parent)) return false;
   const parentLimits = (parent.folders?.length ?? 0) > 0 || (parent.exclude?.length ?? 0) > 0;
   if (!parentLimits) return true;
   // The child must name folders, each inside the parent's, and keep out every parent exclude.
@@ -29,6 +30,16 @@ export function scopeWithin(child: KeyScope | undefined, parent: KeyScope | unde
       (child.exclude ?? []).some((cx) => x.startsWith(cx)) ||
       child.folders!.every((f) => !x.startsWith(f) && !f.startsWith(x)),
   );
+}
+
+const WRITES = ['notes:write', 'files:write'] as const;
+
+/** When `parent` limits where it writes, `child` writes (if at all) only inside those folders. */
+function writesWithin(child: KeyScope, parent: KeyScope): boolean {
+  if (parent.writeFolders === undefined) return true;
+  if (!WRITES.some((c) => child.capabilities.includes(c))) return true;
+  const where = child.writeFolders ?? child.folders ?? [];
+  return where.length > 0 && where.every((f) => inWriteScope(parent, f));
 }
 
 /**

@@ -8,6 +8,25 @@ const MAX_SANE_BODY_BYTES = AUDIT_THRESHOLDS.maxBodyBytes;
 /** Checks of key hygiene, limits, and where notes may travel (info). */
 export const HYGIENE_CHECKS: readonly Check[] = [
   {
+    id: 'password-only-accounts',
+    severity: 'low',
+    title: 'People sign in with a password only',
+    test: (s) => {
+      const only = (s.people ?? []).filter((p) => !p.disabled && p.password && p.passkeys === 0);
+      return only.length
+        ? `${list(only.map((p) => `${p.name} (${p.id})`))} can sign in with a password alone: a password can be phished or reused, a passkey cannot.`
+        : null;
+    },
+    recommendation:
+      'Ask each of them to add a passkey (signed in: /sign-in, or POST /api/v1/session/passkeys).',
+    fix: () => ({
+      steps: [
+        'Each person, signed in, adds a passkey: POST /api/v1/session/passkeys/options, then /api/v1/session/passkeys.',
+        'Or send a new invite (quire people invite <id>) and have them enrol a passkey with it.',
+      ],
+    }),
+  },
+  {
     id: 'cors-plain-http-origin',
     severity: 'low',
     title: 'CORS allows an origin served over plain HTTP',

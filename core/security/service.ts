@@ -5,6 +5,7 @@ import type {
   AuditReport,
   ChannelFact,
   KeyFact,
+  PersonFact,
   PluginFact,
   Recommendation,
   SecuritySnapshot,
@@ -14,7 +15,7 @@ import type {
 /** The settings part of a snapshot: configuration, read again on every request. */
 export type SecuritySettings = Omit<
   SecuritySnapshot,
-  'setup' | 'keys' | 'stateFiles' | 'channels' | 'plugins'
+  'setup' | 'keys' | 'stateFiles' | 'channels' | 'plugins' | 'people'
 >;
 
 /** What the security service reads the live state from. */
@@ -30,6 +31,8 @@ export interface SecurityDeps {
   channels?: () => ChannelFact[];
   /** The installed plugins (default: none). */
   plugins?: () => PluginFact[];
+  /** The people who may sign in (default: none). */
+  people?: () => PersonFact[];
 }
 
 const mode = (m: number) => `0${(m & 0o777).toString(8).padStart(3, '0')}`;
@@ -68,6 +71,7 @@ export function createSecurityService(deps: SecurityDeps) {
       stateFiles: (await deps.stateFileModes?.()) ?? [],
       channels: deps.channels?.() ?? [],
       plugins: deps.plugins?.() ?? [],
+      people: deps.people?.() ?? [],
     };
   };
 

@@ -15,6 +15,16 @@ export interface ChannelFact {
   signatureCheck: boolean;
 }
 
+/** A person as the audit sees it (the people service provides these; never a secret). */
+export interface PersonFact {
+  id: string;
+  name: string;
+  disabled: boolean;
+  /** How they sign in. */
+  password: boolean;
+  passkeys: number;
+}
+
 /** A plugin as the audit sees it (the plugins service provides these). */
 export interface PluginFact {
   id: string;
@@ -93,6 +103,8 @@ export interface SecuritySnapshot {
   agent: { enabled: boolean; provider: string; baseUrl: string | null };
   channels: ChannelFact[];
   plugins: PluginFact[];
+  /** The people who may sign in (absent or empty: keys only). */
+  people?: PersonFact[];
   /** Socket time-outs against slow clients, in ms (absent when the runtime sets none). */
   timeouts?: HttpTimeouts;
 }

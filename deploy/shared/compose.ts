@@ -153,7 +153,12 @@ export async function composeApp(opts: ComposeOptions) {
   logStart(core, config, logger);
   const jwt = config.jwt ? createJwt({ ...config.jwt, clock }) : null;
   // Shared with the hot routes for cached note reads (adapters/http/hot.ts).
-  const authenticator = createAuthenticator({ mode: config.authMode, auth: core.auth, jwt });
+  const authenticator = createAuthenticator({
+    mode: config.authMode,
+    auth: core.auth,
+    jwt,
+    people: core.people,
+  });
   // Quire as the OAuth authorization server of /mcp (MCP clients that only speak OAuth).
   const oauth =
     config.authMode === 'none'
@@ -182,6 +187,7 @@ export async function composeApp(opts: ComposeOptions) {
     logger,
     authenticator,
     oauth,
+    people: config.authMode === 'none' ? undefined : core.people,
     setup: {
       service: core.auth,
       jwt,

@@ -7,6 +7,7 @@ import { createJwt } from '../../core/auth/jwt.ts';
 import { createOAuthService } from '../../core/auth/oauth.ts';
 import { createAuthService } from '../../core/auth/service.ts';
 import { createNoteService } from '../../core/notes/service.ts';
+import { createPeopleService } from '../../core/people/service.ts';
 import type { Logger, StateStore } from '../../core/ports.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import { requester } from './app.ts';
@@ -25,6 +26,8 @@ export interface AuthAppOptions {
   jwt?: { issuer?: string; audience?: string; ttlSeconds?: number; jwksUrl?: string; noSecret?: boolean };
   publicUrl?: string | null;
   trustProxy?: boolean;
+  /** People, shares and sessions (core/people), with a cheap scrypt. */
+  people?: boolean;
   /** Quire as the OAuth authorization server of /mcp (core/auth/oauth.ts), on the same clock. */
   oauth?: boolean | { accessTtlSeconds?: number };
 }
@@ -65,13 +68,18 @@ export async function authApp(opts: AuthAppOptions = {}) {
       })
     : undefined;
   await oauth?.init();
+  const people = opts.people
+    ? createPeopleService({ state, clock, scrypt: { N: 2 ** 4, r: 1, p: 1 } })
+    : undefined;
+  await people?.init();
   const app = createApp({
+    people,
     notes,
     oauth,
     version: '9.9.9',
     clock,
     logger,
-    authenticator: createAuthenticator({ mode, auth: service, jwt }),
+    authenticator: createAuthenticator({ mode, auth: service, jwt, people }),
     setup: { service, jwt, config, publicUrl: opts.publicUrl ?? null },
     corsOrigins: opts.corsOrigins ?? [],
     rateLimits: opts.rateLimits ?? false,
@@ -80,5 +88,15 @@ export async function authApp(opts: AuthAppOptions = {}) {
   });
   const call = requester(app);
   const firstKey = service.firstKeyPlain()!;
-  return { app, call, service, state, notes, oauth, firstKey, key: (k: string) => ({ 'x-service-key': k }) };
+  return {
+    app,
+    call,
+    service,
+    state,
+    notes,
+    oauth,
+    people,
+    firstKey,
+    key: (k: string) => ({ 'x-service-key': k }),
+  };
 }

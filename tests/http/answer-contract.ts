@@ -36,10 +36,14 @@ export const NOT_COMPARED = [
 ] as const;
 export const PER_REQUEST_IDS = ['x-relay-request-id', 'x-request-id'] as const;
 
-/** Volatile parts of a body, listed: seconds of uptime and a check's time may tick between two asks. */
+/**
+ * Volatile parts of a body, listed: seconds of uptime and a check's time may tick between two asks;
+ * a passkey challenge is new random bytes on every ask, by design.
+ */
 const VOLATILE: [RegExp, string][] = [
   [/"uptimeSeconds":\d+/g, '"uptimeSeconds":0'],
   [/"checkedAt":"[^"]*"/g, '"checkedAt":"-"'],
+  [/"challenge":"[\w-]+"/g, '"challenge":"-"'],
 ];
 
 /**

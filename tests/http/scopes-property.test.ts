@@ -126,6 +126,97 @@ describe('folder scopes over HTTP (property)', () => {
   }, 120_000);
 });
 
+// A viewer share and a writing share on two folders (the mix where the roles differ), maybe one more.
+const shareArb = fc
+  .tuple(
+    fc.shuffledSubarray(['Work', 'Home', 'Archive'], { minLength: 2, maxLength: 2 }),
+    fc.constantFrom('editor', 'manager'),
+    fc.option(
+      fc.record({
+        folder: fc.constantFrom('Work/private', 'Home/Work'),
+        role: fc.constantFrom('viewer', 'editor'),
+      }),
+      { nil: undefined },
+    ),
+  )
+  .map(([[read, write], writer, extra]) => [
+    { folder: read!, role: 'viewer' },
+    { folder: write!, role: writer },
+    ...(extra ? [extra] : []),
+  ]);
+
+describe('people over HTTP (property)', () => {
+  it("no answer names a note outside a person's shares; writes only where editor or manager", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        vaultArb.chain(([notes, links]) =>
+          fc.tuple(
+            fc.constant(notes),
+            fc.constant(links),
+            shareArb,
+            fc.array(reqArb(notes.length), { minLength: 1, maxLength: 6 }),
+          ),
+        ),
+        async ([notes, links, shares, reqs]) => {
+          const { call, firstKey, key } = await authApp({ people: true });
+          for (const [i, n] of notes.entries()) {
+            const body = links[i]!.map((j) => `[[${notes[j]!.path.slice(0, -3)}]]`).join(' ');
+            const r = await call('POST', '/api/v1/notes', {
+              body: { path: n.path, content: `# Title ${n.token}\n\n#t${n.token} ${body}\n` },
+              headers: key(firstKey),
+            });
+            expect(r.status, r.text).toBe(201);
+          }
+          const ann = (
+            await call('POST', '/api/v1/people', { body: { name: 'Ann' }, headers: key(firstKey) })
+          ).json.data.id as string;
+          for (const sh of shares)
+            expect(
+              (await call('POST', `/api/v1/people/${ann}/shares`, { body: sh, headers: key(firstKey) }))
+                .status,
+            ).toBe(201);
+          const inv = await call('POST', `/api/v1/people/${ann}/invite`, { headers: key(firstKey) });
+          const s = await call('POST', '/api/v1/invites/password', {
+            body: { token: inv.json.data.token, password: 'a long password', as: 'bearer' },
+          });
+          const person = { authorization: `Bearer ${s.json.data.token}` };
+          // The oracle, from the shares alone (not the code under test).
+          const under = (p: string, role?: string) =>
+            shares.some(
+              (sh) => p.startsWith(`${sh.folder}/`) && (role === undefined || sh.role !== 'viewer'),
+            );
+          const readable = (p: string) => under(p);
+          const writable = (p: string) => under(p, 'write');
+          const paths = notes.map((n) => n.path);
+          const hiddenAtStart = notes.filter((n) => !readable(n.path));
+          for (const r of reqs) {
+            const url = r.url(paths);
+            const headers = url.startsWith('/api/v1/events')
+              ? { ...person, accept: 'application/json' }
+              : person;
+            const res = await call(r.method, url, { body: r.body?.(paths), headers });
+            expect(res.status, `${r.method} ${url}`).toBeLessThan(500);
+            for (const h of hiddenAtStart) {
+              expect(res.text, `${r.method} ${url} names ${h.path}`).not.toContain(h.token);
+              expect(res.text, `${r.method} ${url} names ${h.path}`).not.toContain(`"${h.path}"`);
+            }
+            const target = /^\/api\/v1\/notes\/(.+?\.md)(\/|$)/.exec(url)?.[1];
+            if (target && !readable(target)) expect(res.status).toBe(r.method === 'GET' ? 404 : 403);
+            if (target && r.method !== 'GET' && !writable(target)) expect(res.status).toBe(403);
+            const to = (r.body?.(paths) as { path?: string } | undefined)?.path;
+            if (r.method === 'POST' && to && !writable(to)) expect(res.status).toBe(403);
+          }
+          for (const h of hiddenAtStart) {
+            const r = await call('GET', `/api/v1/notes/${h.path}`, { headers: key(firstKey) });
+            expect(r.json.data.content).toContain(h.token);
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+  }, 120_000);
+});
+
 describe('setup link', () => {
   it('completing setup needs admin and the whole vault; once complete, any key may confirm it', async () => {
     const { call, firstKey, key } = await authApp();

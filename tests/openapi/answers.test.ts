@@ -65,6 +65,30 @@ describe('real answers against the document', () => {
     expect((await api.auth.listKeys()).map((k) => k.name)).toContain('phone');
     await api.auth.revokeKey(minted.id);
     expect(await api.auth.listOAuthGrants()).toEqual([]);
+    // People: the owner adds, shares, invites; the person enrols, signs in, mints, signs out.
+    const ann = await api.people.add('Ann');
+    const share = await api.people.share(ann.id, 'Team', 'manager');
+    expect((await api.people.get(ann.id)).shares).toEqual([share]);
+    const inv = await api.people.invite(ann.id);
+    expect((await anon.session.lookupInvite(inv.token)).name).toBe('Ann');
+    expect((await anon.session.enrolPasskeyOptions(inv.token)).challenge).toBeTruthy();
+    const started = await anon.session.enrolPassword(inv.token, 'ann password long');
+    const ann1 = createQuireClient({ baseUrl: BASE, token: started.token!, fetch: fetchFn });
+    expect((await ann1.session.get()).person?.name).toBe('Ann');
+    await ann1.session.setPassword('ann password longer');
+    expect((await ann1.session.addPasskeyOptions()).challenge).toBeTruthy();
+    const own = await ann1.session.mintKey('laptop');
+    expect((await ann1.session.listKeys()).map((k) => k.id)).toEqual([own.id]);
+    await ann1.session.revokeKey(own.id);
+    expect((await ann1.people.list()).map((p) => p.name)).toEqual(['Ann']);
+    expect((await anon.session.passkeyOptions()).challenge).toBeTruthy();
+    const again = await anon.session.signIn('Ann', 'ann password longer');
+    const ann2 = createQuireClient({ baseUrl: BASE, token: again.token!, fetch: fetchFn });
+    await ann2.session.signOut();
+    expect((await failure(() => ann2.session.get())).status).toBe(401);
+    await api.people.unshare(ann.id, share.id);
+    await api.people.update(ann.id, { disabled: true });
+    await api.people.remove(ann.id);
     // One OAuth grant, made by the flow an MCP client runs (registration, consent, PKCE, token).
     const reg = await app.request(`${BASE}/oauth/register`, {
       method: 'POST',
@@ -315,6 +339,10 @@ describe('real answers against the document', () => {
     expect(documentedRoutes(doc).filter((r) => !covered.has(r) && !oauth(r))).toEqual([
       'DELETE /api/v1/plugins/{id}/{route}',
       'POST /api/v1/auth/token',
+      // A passkey is verified only with an authenticator: tests/browser/people.test.ts.
+      'POST /api/v1/invites/passkey',
+      'POST /api/v1/session/passkey',
+      'POST /api/v1/session/passkeys',
       'PUT /api/v1/plugins/{id}/{route}',
     ]);
   });

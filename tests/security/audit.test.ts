@@ -119,6 +119,16 @@ const FLIPS: [string, Edit | null, Edit][] = [
     },
   ],
   [
+    'password-only-accounts',
+    null,
+    (s) => {
+      s.people = [
+        { id: 'psn_a', name: 'Ann', disabled: false, password: true, passkeys: 0 },
+        { id: 'psn_b', name: 'Bo', disabled: false, password: true, passkeys: 1 },
+      ];
+    },
+  ],
+  [
     'rate-limit-weak',
     null,
     (s) => {

@@ -10,6 +10,7 @@ import { files } from './operations-files.ts';
 import { history } from './operations-history.ts';
 import { integrations } from './operations-integrations.ts';
 import { oauth } from './operations-oauth.ts';
+import { people } from './operations-people.ts';
 import { security } from './operations-security.ts';
 
 /** Every documented operation. */
@@ -24,4 +25,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...plugins,
   ...security,
   ...oauth,
+  ...people,
 ];

@@ -17,6 +17,8 @@ import { decodeUrlPart } from '../url-decode.ts';
 export function actorOf(c: Context<AppEnv>): string {
   const p = c.get('principal');
   if (!p || p.method === 'none') return 'api';
+  // A person's change names the person, whether made in a session or with a key of theirs.
+  if (p.personId) return `person:${p.personId}`;
   return `${p.method === 'jwt' ? 'jwt' : 'key'}:${p.id}`;
 }
 
@@ -35,6 +37,8 @@ export function authorOf(by: string, names: KeyNames): string {
   if (key) return keyOf(key[1]!);
   const mcp = /^mcp:(.*) \(key:(.+)\)$/.exec(by);
   if (mcp) return `${mcp[1]} (${keyOf(mcp[2]!)})`;
+  const person = /^person:(.+)$/.exec(by);
+  if (person) return names(person[1]!) ?? `person ${person[1]}`;
   return by.replace(':', ' ');
 }
 

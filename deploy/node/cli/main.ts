@@ -17,6 +17,10 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     load: async () => (await import('./setup.ts')).setup,
   },
   keys: { summary: 'List, mint and revoke API keys', load: async () => (await import('./keys.ts')).keys },
+  people: {
+    summary: 'Add people, share folders with them, print their invite links; disable or remove them',
+    load: async () => (await import('./people.ts')).people,
+  },
   index: {
     summary: 'Rebuild the index cache of the vault, with a progress bar (notes/s, ETA)',
     load: async () => (await import('./index-cmd.ts')).index,
