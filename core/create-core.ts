@@ -9,6 +9,7 @@ import { createChannelService } from './channels/service.ts';
 import type { ChannelSender } from './channels/types.ts';
 import { secureRandom } from './crypto.ts';
 import { createFileService } from './files/service.ts';
+import { authorOf, type KeyNames } from './history/author.ts';
 import { createHistory, type History, type PruneLimits } from './history/history.ts';
 import { createEgress, type PinnedFetch } from './net/egress.ts';
 import { publicRelayUrl, type ReachConfig } from './net/origins.ts';
@@ -221,6 +222,8 @@ function createServerCore(deps: ServerCoreDeps) {
     busy: deps.busy,
   });
   const auth = createAuthService({ state, clock, logger, pairCodeTtlMs: settings.pairCodeTtlSeconds * 1000 });
+  /** A key's name by its id: authors are named by device wherever a person or a model reads them. */
+  const keyNames: KeyNames = (id) => auth.listKeys().find((k) => k.id === id)?.name;
   const egress = createEgress({
     fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     resolveHost: deps.resolveHost,
@@ -245,6 +248,7 @@ function createServerCore(deps: ServerCoreDeps) {
   // One agent, with the plugins' tools.
   const agent = createAgent({
     notes,
+    keyNames,
     retrieval,
     clock,
     logger,
@@ -280,7 +284,12 @@ function createServerCore(deps: ServerCoreDeps) {
         history: history ?? undefined,
       })
     : undefined;
-  const feed = createChangeFeed({ notes, now: () => clock.now(), size: settings.eventsRingSize });
+  const feed = createChangeFeed({
+    notes,
+    now: () => clock.now(),
+    size: settings.eventsRingSize,
+    author: (by) => authorOf(by, keyNames),
+  });
   return {
     notes,
     agent,
