@@ -52,8 +52,7 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
   const show = () =>
     mount(
       root,
-      // `elementtiming`: the browser reports when this text is painted (bench/note-open.ts reads it).
-      h('h1', { elementtiming: 'note-title' }, note.title),
+      h('h1', {}, note.title),
       h(
         'p',
         { class: 'meta' },
