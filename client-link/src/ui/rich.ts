@@ -12,9 +12,6 @@ const isDark = () =>
 /** Resolves after the next paint: a frame, then a task after it. */
 const afterPaint = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
-/** Loads the code highlighter's chunk ahead of need (the page calls it when idle). */
-export const warmHighlighter = (): Promise<unknown> => import('./lazy/highlight.ts').catch(() => {});
-
 /**
  * Renders math, diagrams and highlighted code under `root`; resolves when all are in. It starts
  * after the note's text is painted: with its chunk already loaded, highlighting a note of a

@@ -12,7 +12,6 @@ import { log } from './log.ts';
 import { warmRenderer } from './markdown.ts';
 import { noteView } from './note-view.ts';
 import { draftOffer, isOffline, offlineNoteView } from './offline-view.ts';
-import { warmHighlighter } from './rich.ts';
 import { historyOf, trashView } from './trash-view.ts';
 import type { TreeController } from './tree-view.ts';
 import { describe, openPath, type Workspace } from './workspace-context.ts';
@@ -93,11 +92,7 @@ export async function refreshPage(page: WorkspacePage): Promise<void> {
         if (!page.warmed) {
           page.warmed = true;
           const idle = window.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 50));
-          idle(() => {
-            warmRenderer();
-            // Code is the commonest of the heavy renderers: its chunk loads now, not on a click.
-            idle(() => void warmHighlighter());
-          });
+          idle(() => warmRenderer());
         }
       }, 0),
     );
