@@ -202,10 +202,14 @@ describe('every view, axe and the page policy (Chromium)', () => {
       await page.getByTestId('version').nth(1).waitFor();
       await page.getByTestId('version').last().getByTestId('version-diff').click();
       await page.getByTestId('history-diff').waitFor();
+      // Authors by device or key name, never a raw key id.
+      expect(await page.getByTestId('version').first().textContent()).toContain('by first key');
       await check('history');
 
       await go(page, '#trash');
       await page.getByTestId('trash-item').first().waitFor();
+      expect(await page.getByTestId('trash').textContent()).toContain('by first key');
+      expect(await page.getByTestId('trash').textContent()).not.toMatch(/key:|\bkey_[\w-]{6,}/);
       await check('trash');
 
       await go(page, `#note=${encodeURIComponent('Plain.md')}`);
