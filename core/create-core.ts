@@ -9,6 +9,7 @@ import { createChannelService } from './channels/service.ts';
 import type { ChannelSender } from './channels/types.ts';
 import { secureRandom } from './crypto.ts';
 import { createFileService } from './files/service.ts';
+import { authorOf, type KeyNames } from './history/author.ts';
 import { createHistory, type History, type PruneLimits } from './history/history.ts';
 import { createEgress, type PinnedFetch } from './net/egress.ts';
 import { publicRelayUrl, type ReachConfig } from './net/origins.ts';
@@ -224,6 +225,14 @@ function createServerCore(deps: ServerCoreDeps) {
   const auth = createAuthService({ state, clock, logger, pairCodeTtlMs: settings.pairCodeTtlSeconds * 1000 });
   // People signed in with passkeys or passwords, and the folders shared with them.
   const people = createPeopleService({ state, clock });
+  /**
+   * A key's (or a person's) name by its id: authors are named by device or person wherever a
+   * person or a model reads them.
+   */
+  const keyNames: KeyNames = (id) =>
+    id.startsWith('psn_')
+      ? people.list().find((p) => p.id === id)?.name
+      : auth.listKeys().find((k) => k.id === id)?.name;
   const egress = createEgress({
     fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     resolveHost: deps.resolveHost,
@@ -248,6 +257,7 @@ function createServerCore(deps: ServerCoreDeps) {
   // One agent, with the plugins' tools.
   const agent = createAgent({
     notes,
+    keyNames,
     retrieval,
     clock,
     logger,
@@ -291,7 +301,12 @@ function createServerCore(deps: ServerCoreDeps) {
         history: history ?? undefined,
       })
     : undefined;
-  const feed = createChangeFeed({ notes, now: () => clock.now(), size: settings.eventsRingSize });
+  const feed = createChangeFeed({
+    notes,
+    now: () => clock.now(),
+    size: settings.eventsRingSize,
+    author: (by) => authorOf(by, keyNames),
+  });
   return {
     notes,
     agent,

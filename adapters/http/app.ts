@@ -156,6 +156,7 @@ export function createApp(deps: AppDeps) {
       retrieval,
       version: deps.version,
       write: deps.mcpWrite ?? true,
+      keyNames: keyName,
       ...(deps.mcpMaxAnswerBytes ? { maxAnswerBytes: deps.mcpMaxAnswerBytes } : {}),
     }),
   );

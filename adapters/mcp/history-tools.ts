@@ -1,6 +1,7 @@
 /** The MCP tools over the history and the trash. */
 import type * as v from 'valibot';
 import { DomainError } from '../../core/errors.ts';
+import { authorOf, type KeyNames } from '../../core/history/author.ts';
 import { restoreFromTrash } from '../../core/history/trash.ts';
 import { trashOut, versionOut } from '../../core/history/wire.ts';
 import type { McpToolInputs } from '../../core/notes/schemas.ts';
@@ -21,7 +22,15 @@ interface Context {
   notes: NoteService;
   /** The `by` of a restore. */
   by: string;
+  /** A key's name by its id: authors are named (a model repeats what it reads; never a key id). */
+  names: KeyNames;
 }
+
+/** A version or trash item with its author named in place of the raw `by`. */
+const named = <T extends { by: string }>({ by, ...rest }: T, names: KeyNames) => ({
+  ...rest,
+  author: authorOf(by, names),
+});
 
 /** The history of `notes`, or the error a server without one answers. */
 function historyOf(notes: NoteService) {
@@ -33,8 +42,12 @@ function historyOf(notes: NoteService) {
 export const HISTORY_HANDLERS: {
   [K in HistoryTool]: (i: Input<K>, c: Context) => Promise<McpToolResult>;
 } = {
-  list_versions: async (i, { notes }) =>
-    toolResult({ versions: historyOf(notes).list(i.path).map(versionOut) }),
+  list_versions: async (i, { notes, names }) =>
+    toolResult({
+      versions: historyOf(notes)
+        .list(i.path)
+        .map((x) => versionOut(named(x, names))),
+    }),
   restore_version: async (i, { notes, by }) => {
     const version = await historyOf(notes).get(i.path, i.id);
     const r = await notes.withActor(by, () =>
@@ -42,7 +55,12 @@ export const HISTORY_HANDLERS: {
     );
     return toolResult({ path: r.path, checksum: r.note.checksum });
   },
-  list_trash: async (_i, { notes }) => toolResult({ items: historyOf(notes).listTrash().map(trashOut) }),
+  list_trash: async (_i, { notes, names }) =>
+    toolResult({
+      items: historyOf(notes)
+        .listTrash()
+        .map((x) => trashOut(named(x, names))),
+    }),
   restore_from_trash: async (i, { notes, by }) => {
     historyOf(notes);
     const noFiles = new DomainError(

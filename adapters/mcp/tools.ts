@@ -2,9 +2,11 @@
  * The MCP tools over the note service: the same calls, validation and errors as the REST routes.
  * Each tool's JSON schema is generated from its valibot schema in `core/notes/schemas.ts`.
  */
+
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { isDomainError } from '../../core/errors.ts';
+import { type KeyNames, noKeyNames } from '../../core/history/author.ts';
 import { McpToolInputs } from '../../core/notes/schemas.ts';
 import type { PatchOperation } from '../../core/notes/section-patch.ts';
 import type { NoteService } from '../../core/notes/service.ts';
@@ -121,6 +123,7 @@ export async function callMcpTool(
   args: unknown,
   retrieval: Retrieval = createRetrieval({ notes }),
   by = 'mcp',
+  names: KeyNames = noKeyNames,
 ): Promise<McpToolResult> {
   if (!isMcpToolName(name)) return toolError('NOT_FOUND', `No tool called "${name}".`);
   const tool = name;
@@ -133,7 +136,7 @@ export async function callMcpTool(
     return toolError('VALIDATION_ERROR', `Invalid ${issues[0]!.field}: ${issues[0]!.message}`, { issues });
   }
   try {
-    return await runTool(tool, parsed.output, { notes, retrieval, by });
+    return await runTool(tool, parsed.output, { notes, retrieval, by, names });
   } catch (err) {
     if (isDomainError(err)) return toolError(err.code, err.message, err.details);
     return toolError('INTERNAL_ERROR', 'Something went wrong in the server.');
@@ -148,6 +151,8 @@ interface ToolContext {
   retrieval: Retrieval;
   /** The `by` of its writes. */
   by: string;
+  /** A key's name by its id, for the authors the history tools name. */
+  names: KeyNames;
 }
 type Handlers = { [K in ToolName]: (i: Input<K>, c: ToolContext) => Promise<McpToolResult> };
 

@@ -6,6 +6,7 @@
 import { hasCapability } from '../auth/scope.ts';
 import { scopedNotes, scopedRetrieval } from '../auth/scoped.ts';
 import { DomainError, isDomainError } from '../errors.ts';
+import type { KeyNames } from '../history/author.ts';
 import type { NoteService } from '../notes/service.ts';
 import { validateNotePath } from '../paths.ts';
 import type { Clock, Logger } from '../ports.ts';
@@ -51,6 +52,8 @@ export interface Agent {
 /** Everything `createAgent` needs. */
 export interface AgentDeps {
   notes: NoteService;
+  /** A key's name by its id, so the history tools name authors by device (default: none known). */
+  keyNames?: KeyNames;
   /** The search the tools use (hybrid when embeddings are on); default: lexical over `notes`. */
   retrieval?: Retrieval;
   clock: Clock;
@@ -113,7 +116,7 @@ export function createAgent(deps: AgentDeps): Agent {
   const enabled = deps.enabled ?? true;
   const maxSteps = deps.maxSteps ?? 8;
   const timeoutMs = deps.timeoutMs ?? 60_000;
-  const core = [...noteTools(notes, deps.retrieval), ...historyTools(notes)];
+  const core = [...noteTools(notes, deps.retrieval), ...historyTools(notes, deps.keyNames)];
   let probe: { at: number; value: Promise<boolean> } | null = null;
 
   const tools = (): AgentTool[] => {
@@ -182,7 +185,9 @@ export function createAgent(deps: AgentDeps): Agent {
       const view = scoped ? scopedNotes(notes, p) : notes;
       const base = deps.retrieval ?? createRetrieval({ notes });
       const retrieval = scoped ? scopedRetrieval(base, p) : base;
-      const toolset = scoped ? [...noteTools(view, retrieval), ...historyTools(view)] : tools();
+      const toolset = scoped
+        ? [...noteTools(view, retrieval), ...historyTools(view, deps.keyNames)]
+        : tools();
       const allowWrite = writesAllowed(input) && hasCapability(p?.scope, 'notes:write');
       const ctx = await contextOf(view, input.notePath, message);
       // A language model starts from what search ranks first (the offline provider searches itself).

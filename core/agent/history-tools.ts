@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { DomainError } from '../errors.ts';
+import { authorOf, type KeyNames, noKeyNames } from '../history/author.ts';
 import { restoreFromTrash } from '../history/trash.ts';
 import type { NoteService } from '../notes/service.ts';
 import { stem } from '../paths.ts';
@@ -19,8 +20,11 @@ const LIST_LIMIT = 50;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The four history tools over `notes`, or none when it keeps no history. */
-export function historyTools(notes: NoteService): AgentTool[] {
+/**
+ * The four history tools over `notes`, or none when it keeps no history. Authors are named
+ * (`names` gives a key's device name): a model repeats what it reads, so it never reads a key id.
+ */
+export function historyTools(notes: NoteService, names: KeyNames = noKeyNames): AgentTool[] {
   const history = notes.history;
   if (!history) return [];
   /** A note by path or title; a deleted note (no longer listed) by its exact path when it has versions. */
@@ -37,7 +41,7 @@ export function historyTools(notes: NoteService): AgentTool[] {
     tool({
       name: 'list_versions',
       description:
-        'Lists the kept versions of a note (by path or title), newest first: id, time, who made the change (agent, key:<name>, mcp, outside...) and the kind of change (create, update, patch, move, delete, restore, outside).',
+        'Lists the kept versions of a note (by path or title), newest first: id, time, who made the change (the device or key name, agent, an MCP client, another program...) and the kind of change (create, update, patch, move, delete, restore, outside).',
       input: v.object({
         path: pathField,
         limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIST_LIMIT))),
@@ -49,7 +53,7 @@ export function historyTools(notes: NoteService): AgentTool[] {
         const versions = all.slice(0, limit).map((x) => ({
           id: x.id,
           at: iso(x.at),
-          by: x.by,
+          author: authorOf(x.by, names),
           change: x.change,
           size: x.size,
         }));
@@ -98,7 +102,7 @@ export function historyTools(notes: NoteService): AgentTool[] {
           path: x.path,
           kind: x.kind,
           deletedAt: iso(x.deletedAt),
-          by: x.by,
+          author: authorOf(x.by, names),
         }));
         return {
           output: { total: all.length, items },

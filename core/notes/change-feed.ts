@@ -5,7 +5,8 @@ export interface FeedEvent {
   /** Monotonic sequence number (it also orders events across restarts: see `createChangeFeed`). */
   id: number;
   type: 'note.created' | 'note.updated' | 'note.deleted' | 'note.moved' | 'note.restored';
-  data: { path: string; from?: string; checksum?: string; external: boolean };
+  /** `author`: who made the change, named for people (a key by its device name, never its id). */
+  data: { path: string; from?: string; checksum?: string; external: boolean; author?: string };
 }
 
 /** What `after(id)` answers: the events after `id`, where to continue, and whether to re-list. */
@@ -26,6 +27,8 @@ export interface ChangeFeedDeps {
   now: () => number;
   /** Events kept for resumes (default 10,000). */
   size?: number;
+  /** Names an event's `by` for people (history/author.ts); without it, events carry no author. */
+  author?: (by: string) => string;
 }
 
 /**
@@ -45,6 +48,9 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
   const unsubscribe = deps.notes.subscribe((e) => {
     const data: FeedEvent['data'] = { path: e.path, external: e.external };
     if (e.type === 'moved') data.from = e.from;
+    // An outside change (the watcher, a read that found it first) is another program's.
+    const by = e.by ?? (e.external ? 'outside' : undefined);
+    if (by && deps.author) data.author = deps.author(by);
     if (e.type !== 'deleted') {
       const sum = deps.notes.checksumOf(e.path);
       if (sum) data.checksum = sum;

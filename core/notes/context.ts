@@ -17,10 +17,13 @@ import { sliced, yieldToEventLoop } from './slices.ts';
 
 export type { Note } from './note.ts';
 
-/** What happened to a note; plugins and channels subscribe to these. */
+/**
+ * What happened to a note; plugins and channels subscribe to these. `by`: who wrote it (the actor
+ * of a write through the service; absent for an outside change, which is `external`).
+ */
 export type NoteEvent =
-  | { type: 'created' | 'updated' | 'deleted' | 'restored'; path: string; external: boolean }
-  | { type: 'moved'; path: string; from: string; external: boolean };
+  | { type: 'created' | 'updated' | 'deleted' | 'restored'; path: string; external: boolean; by?: string }
+  | { type: 'moved'; path: string; from: string; external: boolean; by?: string };
 
 /**
  * Parses many notes at once; lets a runtime spread the work over threads. With `paths` (one per

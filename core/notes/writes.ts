@@ -169,7 +169,7 @@ export function createWrites(ctx: NoteContext) {
       if (out === null) return ctx.buildNote((await ctx.refresh(path, true))!, text);
       await history?.keepBefore(path, cur.bytes, cur.checksum);
       const note = await writeAndIndex(path, out, { by, kind });
-      ctx.emit({ type: 'updated', path, external: false });
+      ctx.emit({ type: 'updated', path, external: false, by });
       return note;
     });
 
@@ -222,7 +222,7 @@ export function createWrites(ctx: NoteContext) {
           await history?.keepBefore(p.path, p.before);
           await writeAndIndex(p.path, p.text, { by, kind: 'links' });
         }
-        for (const p of plans) ctx.emit({ type: 'updated', path: p.path, external: false });
+        for (const p of plans) ctx.emit({ type: 'updated', path: p.path, external: false, by });
         return { result, rewritten: plans.map((p) => p.path) };
       });
     },
@@ -240,7 +240,7 @@ export function createWrites(ctx: NoteContext) {
           );
         }
         const note = await writeAndIndex(path, compose(content, frontmatter, ''), { by, kind: 'create' });
-        ctx.emit({ type: 'created', path, external: false });
+        ctx.emit({ type: 'created', path, external: false, by });
         return note;
       });
     },
@@ -285,7 +285,7 @@ export function createWrites(ctx: NoteContext) {
         }
         await store.remove(path);
         ctx.dropEntry(path);
-        ctx.emit({ type: 'deleted', path, external: false });
+        ctx.emit({ type: 'deleted', path, external: false, by });
         return trashId ? { deleted: path, trashId } : { deleted: path };
       });
     },
@@ -336,8 +336,8 @@ export function createWrites(ctx: NoteContext) {
           await writeAndIndex(p.path, p.text, { by, kind: 'links' });
         }
         const note = ctx.buildNote(entry, decode(cur.bytes));
-        ctx.emit({ type: 'moved', path: to, from, external: false });
-        for (const p of plans) ctx.emit({ type: 'updated', path: p.path, external: false });
+        ctx.emit({ type: 'moved', path: to, from, external: false, by });
+        for (const p of plans) ctx.emit({ type: 'updated', path: p.path, external: false, by });
         return { note, rewritten: plans.map((p) => p.path) };
       });
     },
@@ -367,7 +367,7 @@ export function createWrites(ctx: NoteContext) {
           checkIfMatch(opts.ifMatch, '');
         }
         const note = await writeAndIndex(path, decode(bytes), { by, kind: 'restore' }, bytes);
-        ctx.emit({ type: 'restored', path, external: false });
+        ctx.emit({ type: 'restored', path, external: false, by });
         return { note, path };
       });
     },

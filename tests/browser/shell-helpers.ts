@@ -27,6 +27,20 @@ export async function axeSerious(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
+/**
+ * Every axe violation in the page, whatever its impact (minor included), one line each: the
+ * impact, the rule, and the elements.
+ */
+export async function axeAll(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<any> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations as { id: string; impact: string; nodes: { target: string[] }[] }[];
+  });
+  return violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 /** Writes `files` (path → text or bytes) under `dir`. */
 export async function writeVault(dir: string, files: Record<string, string | Uint8Array>): Promise<void> {
   for (const [path, body] of Object.entries(files)) {

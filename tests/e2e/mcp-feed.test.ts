@@ -159,12 +159,15 @@ describe('MCP endpoint and change feed on a running server (direct and through t
     });
     const trash = await call(client, 'list_trash', {});
     const item = trash.data.items.find((t: any) => t.path === 'mcp/moved.md');
-    expect(item).toMatchObject({ kind: 'note', by: expect.stringMatching(/^mcp:quire-test \(key:.+\)$/) });
+    // Authors by device or key name: the client and the key's name, never a raw key id.
+    expect(item).toMatchObject({ kind: 'note', author: 'quire-test (first key)' });
+    expect(JSON.stringify(trash.data)).not.toMatch(/key:|"by"/);
     expect((await call(client, 'restore_from_trash', { id: item.id })).data).toEqual({
       path: 'mcp/moved.md',
     });
     const versions = await call(client, 'list_versions', { path: 'mcp/moved.md' });
-    expect(versions.data.versions[0]).toMatchObject({ change: 'restore', by: item.by });
+    expect(versions.data.versions[0]).toMatchObject({ change: 'restore', author: item.author });
+    expect(JSON.stringify(versions.data)).not.toMatch(/key:|"by"/);
     const back = await call(client, 'restore_version', {
       path: 'mcp/moved.md',
       id: versions.data.versions[1].id,
@@ -200,7 +203,7 @@ describe('MCP endpoint and change feed on a running server (direct and through t
     expect(created.data.path).toBe('relayed.md');
     // The session id naming the client comes back through the relay: the version says who.
     const versions = await call(client, 'list_versions', { path: 'relayed.md' });
-    expect(versions.data.versions[0].by).toMatch(/^mcp:quire-test \(key:.+\)$/);
+    expect(versions.data.versions[0].author).toBe('quire-test (first key)');
     await client.close();
   });
 
@@ -263,6 +266,14 @@ describe('MCP endpoint and change feed on a running server (direct and through t
     ]);
     expect(ev.map((e) => e.id)).toEqual([0, 1, 2, 3, 4].map((i) => ev[0]!.id + i));
     expect(ev[4]!.data.checksum).toBe(movedSum);
+    // Each event names who made it: the key by its name, MCP by client and key, an outside edit.
+    expect(ev.map((e) => e.data.author)).toEqual([
+      'first key',
+      'another program',
+      'first key',
+      'quire-test (first key)',
+      'first key',
+    ]);
 
     // The long-poll form through the relay sees the same events and waits for the next one.
     const poll = (after: number, wait = 0) =>

@@ -45,7 +45,9 @@ describe.each(DIALECTS)('the agent keeps and restores history through $name tool
     cleanups.push(fake.close);
     const { logger } = capturingLogger();
     const provider = d.make({ model: 'm1', baseURL: fake.url, apiKey: 'sk-test-0123456789abcdef' });
-    const agent = createAgent({ notes, clock, logger, provider });
+    // Key names as the auth service knows them: the tools name authors by device, never by id.
+    const keyNames = (id: string) => (id === 'alice' ? 'alice-phone' : undefined);
+    const agent = createAgent({ notes, clock, logger, provider, keyNames });
     const send = requester(createApp({ notes, version: 't', clock, logger, agent }));
     const chat = async (message: string, steps: typeof script) => {
       script = steps;
@@ -91,9 +93,9 @@ describe.each(DIALECTS)('the agent keeps and restores history through $name tool
       () => ({ text: 'Restored.' }),
     ]);
     expect(listed).toMatchObject({ path: 'inbox.md', total: 2 });
-    expect(listed.versions.map((v: any) => `${v.change}:${v.by}`)).toEqual([
+    expect(listed.versions.map((v: any) => `${v.change}:${v.author}`)).toEqual([
       'patch:agent',
-      'baseline:outside',
+      'baseline:another program',
     ]);
     expect(listed.versions[0].at).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(undo.actions.map((a: any) => a.type)).toEqual(['list_versions', 'restore_version']);
@@ -111,8 +113,9 @@ describe.each(DIALECTS)('the agent keeps and restores history through $name tool
       () => ({ text: 'It is back.' }),
     ]);
     expect(trash.items).toEqual([
-      expect.objectContaining({ path: 'garden/compost.md', kind: 'note', by: 'key:alice' }),
+      expect.objectContaining({ path: 'garden/compost.md', kind: 'note', author: 'alice-phone' }),
     ]);
+    expect(JSON.stringify(trash)).not.toMatch(/key:|"by"/);
     expect(back.actions.at(-1)).toMatchObject({ type: 'restore_from_trash', path: 'garden/compost.md' });
     expect((await notes.get('garden/compost.md')).content).toBe(VAULT['garden/compost.md']);
     expect(notes.history!.listTrash()).toEqual([]);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../adapters/http/app.ts';
-import { authorOf } from '../../adapters/http/routes/history.ts';
 import { callMcpTool } from '../../adapters/mcp/tools.ts';
 import { memoryFileStore } from '../../adapters/store/memory-file-store.ts';
 import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
@@ -9,6 +8,7 @@ import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { noteTools } from '../../core/agent/tools.ts';
 import { createCore } from '../../core/create-core.ts';
 import { createFileService } from '../../core/files/service.ts';
+import { authorOf } from '../../core/history/author.ts';
 import { pluginNotes } from '../../core/plugins/host.ts';
 import type { Authenticator } from '../../core/ports.ts';
 import { requester } from '../helpers/app.ts';
@@ -114,8 +114,10 @@ describe('trash and history over HTTP (issue 30)', () => {
   });
 
   it('names authors for people: a key by its name, a revoked key by its id, MCP by client and key', () => {
-    const names = (id: string) => (id === 'k1' ? 'browser-direct' : undefined);
+    const names = (id: string) => (id === 'k1' ? 'browser-direct' : id === 'psn_a' ? 'Ada' : undefined);
     expect(authorOf('key:k1', names)).toBe('browser-direct');
+    expect(authorOf('person:psn_a', names)).toBe('Ada');
+    expect(authorOf('person:psn_gone', names)).toBe('person psn_gone');
     expect(authorOf('key:gone', names)).toBe('key gone');
     expect(authorOf('mcp:claude (key:k1)', names)).toBe('claude (browser-direct)');
     expect(authorOf('outside', names)).toBe('another program');
@@ -144,14 +146,17 @@ describe('trash and history over HTTP (issue 30)', () => {
     await callMcpTool(notes, true, 'update_note', { path: 'm.md', content: 'm2' });
     await core.agent.tools();
     const versions = (await callMcpTool(notes, true, 'list_versions', { path: 'm.md' })).structuredContent
-      .versions as { id: string; by: string; change: string }[];
-    expect(versions.map((v) => `${v.change}:${v.by}`)).toEqual(['update:mcp', 'baseline:outside']);
+      .versions as { id: string; author: string; change: string }[];
+    expect(versions.map((v) => `${v.change}:${v.author}`)).toEqual([
+      'update:mcp',
+      'baseline:another program',
+    ]);
     await callMcpTool(notes, true, 'delete_note', { path: 'm.md' });
     const items = (await callMcpTool(notes, true, 'list_trash', {})).structuredContent.items as {
       id: string;
-      by: string;
+      author: string;
     }[];
-    expect(items[0]?.by).toBe('mcp');
+    expect(items[0]?.author).toBe('mcp');
     const r = await callMcpTool(notes, true, 'restore_from_trash', { id: items[0]!.id });
     expect(r.structuredContent).toEqual({ path: 'm.md' });
     const v = await callMcpTool(notes, true, 'restore_version', { path: 'm.md', id: versions[1]!.id });

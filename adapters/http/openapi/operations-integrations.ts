@@ -16,6 +16,8 @@ export const FeedEvent = v.object({
     from: v.optional(v.string()),
     checksum: v.optional(v.string()),
     external: v.boolean(),
+    /** Who made the change, for people: a key by its device name, `agent`, `another program`. */
+    author: v.optional(v.string()),
   }),
 });
 
@@ -61,7 +63,7 @@ export const integrations: Operation[] = [
     tag: 'Notes',
     summary: 'The change feed: a text/event-stream, or a long poll with Accept: application/json',
     description:
-      'As text/event-stream (the default): `id:` a sequence number, `event:` note.created | note.updated | note.deleted | note.moved | note.restored, `data:` {path, from?, checksum?, external}; a heartbeat comment every 15 s; Last-Event-ID (or ?after=) resumes from a ring of recent events, and an id older than the ring first gets `event: reset` (re-list). With Accept: application/json: the events after `after`, answered as soon as there is one or when `wait` seconds pass (this form works through the relay).',
+      'As text/event-stream (the default): `id:` a sequence number, `event:` note.created | note.updated | note.deleted | note.moved | note.restored, `data:` {path, from?, checksum?, external, author?} (author: who made the change, a key by its device name, never its id); a heartbeat comment every 15 s; Last-Event-ID (or ?after=) resumes from a ring of recent events, and an id older than the ring first gets `event: reset` (re-list). With Accept: application/json: the events after `after`, answered as soon as there is one or when `wait` seconds pass (this form works through the relay).',
     query: {
       after: {
         description: 'The last event id seen (default: now).',

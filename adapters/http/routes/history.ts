@@ -1,6 +1,7 @@
 /** `/api/v1/notes/:path/versions...` and `/api/v1/trash...`: the history and the trash. */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
+import { authorOf, type KeyNames, noKeyNames } from '../../../core/history/author.ts';
 import { unifiedDiff } from '../../../core/history/diff.ts';
 import { restoreFromTrash } from '../../../core/history/trash.ts';
 import { trashOut, versionOut } from '../../../core/history/wire.ts';
@@ -20,26 +21,6 @@ export function actorOf(c: Context<AppEnv>): string {
   // A person's change names the person, whether made in a session or with a key of theirs.
   if (p.personId) return `person:${p.personId}`;
   return `${p.method === 'jwt' ? 'jwt' : 'key'}:${p.id}`;
-}
-
-/** The name of an API key by its id; undefined for an unknown (revoked) key. */
-export type KeyNames = (id: string) => string | undefined;
-
-/**
- * Who made a change, for people: a key by its name (the device it was made for, e.g.
- * `browser-direct`), `mcp:<client> (key:<id>)` as `<client> (<key name>)`, `outside` as
- * `another program`; a revoked key stays `key <id>`.
- */
-export function authorOf(by: string, names: KeyNames): string {
-  const keyOf = (id: string) => names(id) ?? `key ${id}`;
-  if (by === 'outside') return 'another program';
-  const key = /^key:(.+)$/.exec(by);
-  if (key) return keyOf(key[1]!);
-  const mcp = /^mcp:(.*) \(key:(.+)\)$/.exec(by);
-  if (mcp) return `${mcp[1]} (${keyOf(mcp[2]!)})`;
-  const person = /^person:(.+)$/.exec(by);
-  if (person) return names(person[1]!) ?? `person ${person[1]}`;
-  return by.replace(':', ' ');
 }
 
 /** The ETag of a write's answer; none when the checksum is withheld (a key without notes:read). */
@@ -146,7 +127,7 @@ function idOf(c: Context<AppEnv>): string {
  * that answers them first: beside the notes routes' `GET /:path{.+}`, the router would give
  * `.../versions` to that route.
  */
-export function versionsRoutes(names: KeyNames = () => undefined) {
+export function versionsRoutes(names: KeyNames = noKeyNames) {
   const h = versionsHandlers(names);
   const app = new Hono<AppEnv>();
   app.get('/:path{.+}/versions', h.list);
@@ -164,7 +145,7 @@ export function versionsRoutes(names: KeyNames = () => undefined) {
 }
 
 /** `/api/v1/trash`: list, restore (never overwriting), delete for good. */
-export function trashRoutes(names: KeyNames = () => undefined) {
+export function trashRoutes(names: KeyNames = noKeyNames) {
   const app = new Hono<AppEnv>();
 
   app.get('/', (c) =>

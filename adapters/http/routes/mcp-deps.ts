@@ -1,3 +1,4 @@
+import type { KeyNames } from '../../../core/history/author.ts';
 import type { NoteService } from '../../../core/notes/service.ts';
 import type { Retrieval } from '../../../core/search/retrieval.ts';
 
@@ -20,6 +21,8 @@ export interface McpDeps {
   principalActor?: string;
   /** The `by` of this request's writes (set per request by mcp-server.ts; default `mcp`). */
   by?: string;
+  /** A key's name by its id: the history tools name authors by device (default: none known). */
+  keyNames?: KeyNames;
   /** The largest answer to one POST (MCP_MAX_ANSWER_BYTES, default 4 MiB). */
   maxAnswerBytes?: number;
 }

@@ -83,7 +83,15 @@ export function buildServer(deps: McpDeps): Server {
     const name = req.params.name;
     if (!isMcpToolName(name))
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name.slice(0, 100)}".`);
-    return callMcpTool(deps.notes, deps.write, name, req.params.arguments, deps.retrieval, deps.by ?? 'mcp');
+    return callMcpTool(
+      deps.notes,
+      deps.write,
+      name,
+      req.params.arguments,
+      deps.retrieval,
+      deps.by ?? 'mcp',
+      deps.keyNames,
+    );
   });
   handle(server, ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [

@@ -86,8 +86,9 @@ export function chatPanel(
     }
   });
   return h(
-    'aside',
-    { class: 'chat', 'data-testid': 'chat', 'aria-label': 'Chat' },
+    // A section, not an aside: on narrow screens it becomes the main view (workspace.ts).
+    'section',
+    { class: 'chat', 'data-testid': 'chat', 'aria-label': 'Chat', role: 'complementary' },
     h(
       'div',
       { class: 'chat-head' },

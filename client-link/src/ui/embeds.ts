@@ -109,8 +109,13 @@ export async function embed(
     place(link);
     return;
   }
+  // An image amid text (an icon before a word, as Obsidian's help writes `![[x.svg#icon]] **Sort**`)
+  // stays on its line; one alone in its paragraph is a block.
+  const inline = media === 'img' && (holder === a || parts.subpath === 'icon');
   const el = h(media, {
-    class: 'embed-media',
+    class: inline
+      ? `embed-media embed-inline${parts.subpath === 'icon' ? ' embed-icon' : ''}`
+      : 'embed-media',
     'data-embed': found.path,
     alt: parts.alias && !size ? parts.alias : name,
     controls: media !== 'img',

@@ -147,6 +147,12 @@ export async function showFromHash(page: WorkspacePage): Promise<void> {
   } else log.info('workspace: dropped a late read of', path, '(a newer note was opened meanwhile)');
 }
 
+/** Runs `fn` once the next frame is painted and the page is idle (within half a second). */
+function afterPaintWhenIdle(fn: () => void): void {
+  const idle = window.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 50));
+  requestAnimationFrame(() => setTimeout(() => idle(fn, { timeout: 500 }), 0));
+}
+
 /** Reads a note: its view (with a draft's offer), or offline the copy kept on this device. */
 async function noteViewOf(page: WorkspacePage, path: string): Promise<() => Node[]> {
   const { offline, ws } = page;
@@ -154,8 +160,12 @@ async function noteViewOf(page: WorkspacePage, path: string): Promise<() => Node
     const note = await page.api.read(path);
     performance.mark('quire:note-arrived');
     setOffline(page, false);
-    offline.keepNote(note);
-    noteOpened(ws, note.path);
+    // The copy kept for offline use rewrites up to 30 notes in localStorage (parsed and
+    // serialized again): after the note is painted, not between the click and its text.
+    afterPaintWhenIdle(() => {
+      offline.keepNote(note);
+      noteOpened(ws, note.path);
+    });
     const draft = offline.draft(path);
     return () =>
       [draft ? draftOffer(ws, draft, offline) : null, noteView(ws, note)].filter((n) => n !== null);

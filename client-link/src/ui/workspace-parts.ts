@@ -71,7 +71,8 @@ export function searchView(ws: Workspace, notePanel: HTMLElement, showMain: () =
   });
   const form = h('form', { class: 'search', role: 'search' }, input);
   const results = h('ul', { class: 'results', 'data-testid': 'search-results' });
-  const heading = h('h2', { tabindex: '-1' }, 'Search results');
+  // The view replaces the note in the main pane: its heading is the page's first level.
+  const heading = h('h1', { tabindex: '-1' }, 'Search results');
   const view = h(
     'section',
     { class: 'results-view', 'data-testid': 'search-view', hidden: true, 'aria-label': 'Search results' },

@@ -140,14 +140,33 @@ function layout(page: WorkspacePage): HTMLElement {
     ),
     backdrop,
     h('main', { class: 'pane main-pane', 'data-testid': 'main' }, page.status, search.view, mainPanel),
-    chatPanel(
-      ws,
-      () => location.hash.match(/^#note=(.+)$/)?.[1],
-      () => {
-        shell.dataset.view = 'note';
-      },
+    chatAsView(
+      shell,
+      chatPanel(
+        ws,
+        () => location.hash.match(/^#note=(.+)$/)?.[1],
+        () => {
+          shell.dataset.view = 'note';
+        },
+      ),
     ),
     switcher.el,
   );
   return shell;
+}
+
+/**
+ * On narrow screens the chat takes the main pane's place (which is hidden): while it does, it is
+ * the page's main landmark and its heading the first level, so the page keeps one of each.
+ */
+function chatAsView(shell: HTMLElement, chat: HTMLElement): HTMLElement {
+  const heading = chat.querySelector('h2');
+  const follow = () => {
+    const own = shell.dataset.view === 'chat';
+    chat.setAttribute('role', own ? 'main' : 'complementary');
+    if (own) heading?.setAttribute('aria-level', '1');
+    else heading?.removeAttribute('aria-level');
+  };
+  new MutationObserver(follow).observe(shell, { attributes: true, attributeFilter: ['data-view'] });
+  return chat;
 }

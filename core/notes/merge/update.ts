@@ -101,7 +101,7 @@ export function mergingUpdate(
     const write = async (text: string) => {
       await history?.keepBefore(path, bytes, sum);
       const note = await io.writeAndIndex(path, text, { by, kind: 'update' });
-      ctx.emit({ type: 'updated', path, external: false });
+      ctx.emit({ type: 'updated', path, external: false, by });
       return note;
     };
     checkIfMatch(ifMatch, sum);
@@ -127,7 +127,7 @@ export function mergingUpdate(
       const taken = async (p: string) => ctx.index.entries.has(p) || (await store.stat(p)) !== null;
       info.copy = await copyPath(path, ctx.clock.now(), taken);
       await io.writeAndIndex(info.copy, ours, { by, kind: 'create' });
-      ctx.emit({ type: 'created', path: info.copy, external: false });
+      ctx.emit({ type: 'created', path: info.copy, external: false, by });
       text = linked(text, info.copy);
     }
     const note = text === now ? ctx.buildNote((await ctx.refresh(path, true))!, now) : await write(text);

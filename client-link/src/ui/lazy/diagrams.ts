@@ -109,6 +109,10 @@ function importSvg(svg: string): Element {
   adoptRules(rules.join('\n'));
   const node = document.importNode(parsed, true);
   unpark(node);
+  // A wide graph keeps a readable size and scrolls in its own box (a phone would shrink it to
+  // unreadable text): render.css reads its natural width from this property.
+  const natural = node instanceof SVGSVGElement ? (node.viewBox.baseVal?.width ?? 0) : 0;
+  if (natural > 0 && node instanceof SVGElement) node.style.setProperty('--natural-width', `${natural}px`);
   return node;
 }
 
@@ -143,6 +147,9 @@ async function drawAll(blocks: HTMLElement[], dark: boolean): Promise<void> {
       const box = document.createElement('figure');
       box.className = 'mermaid-diagram';
       box.dataset.testid = 'mermaid';
+      // It may scroll sideways (a wide graph): reachable by keyboard, and named.
+      box.tabIndex = 0;
+      box.setAttribute('aria-label', 'Diagram');
       box.append(importSvg(svg));
       pre.replaceWith(box);
     } catch (err) {
