@@ -1,15 +1,20 @@
 import { DomainError } from '../errors.ts';
 import { validateNotePath } from '../paths.ts';
 import type { StoreChange } from '../ports.ts';
-import { aliasesOf, runSearch, type SearchHit, type Visibility } from '../search/lexical/index.ts';
-import { createNoteContext, decode, type Note, type NoteEvent, type NoteServiceDeps } from './context.ts';
+import { runSearch, type SearchHit, type Visibility } from '../search/lexical/index.ts';
+import {
+  createNoteContext,
+  decode,
+  type Note,
+  type NoteContext,
+  type NoteEvent,
+  type NoteServiceDeps,
+} from './context.ts';
+import { createIndexViews } from './index-views.ts';
 import type { See } from './link-graph.ts';
-import { listKey } from './list-key.ts';
 import { applyExternalChanges, loadVault, reconcile, saveCache, searchReady } from './loading.ts';
 import { withoutHidden } from './markdown/parts.ts';
 import type { NoteSummary } from './note-index.ts';
-import { sliced } from './slices.ts';
-import { countTags, type TagCount } from './tags.ts';
 import { type FolderNode, folderTree } from './tree.ts';
 import { settled } from './warm-start.ts';
 import { createWrites } from './writes.ts';
@@ -17,6 +22,53 @@ import { createWrites } from './writes.ts';
 export type { BatchAnalyzer, Note, NoteEvent, NoteServiceDeps } from './context.ts';
 export { ifMatchHolds } from './if-match.ts';
 export type { FolderNode } from './tree.ts';
+
+/**
+ * One note with its body and frontmatter. On a cache miss the file is read once; when its size
+ * and mtime match the index, nothing is re-hashed or re-parsed.
+ */
+async function readNote(ctx: NoteContext, pathInput: unknown): Promise<Note> {
+  const { store, mutex } = ctx;
+  ctx.requireReady();
+  const path = validateNotePath(pathInput);
+  const cached = ctx.cachedNote(path);
+  if (cached) return cached;
+  const got = store.readWithInfo
+    ? await store.readWithInfo(path)
+    : await Promise.all([store.stat(path), store.read(path)]).then(([i, b]) =>
+        i && b ? { info: i, bytes: b } : null,
+      );
+  const info = got?.info ?? null;
+  const bytes = got?.bytes ?? null;
+  const entry = ctx.index.entries.get(path);
+  if (info && bytes && entry && entry.size === info.size && entry.mtimeMs === info.mtimeMs) {
+    if (bytes.length === entry.size) {
+      const note = ctx.buildNote(entry, decode(bytes));
+      ctx.cacheNote(note);
+      return note;
+    }
+  }
+  // Unknown, gone, or edited outside the server and not yet seen by the watcher.
+  const fresh = await mutex.run(async () => {
+    const before = ctx.index.entries.get(path);
+    const beforeSum = before?.checksum;
+    const after = await ctx.refresh(
+      path,
+      true,
+      info && bytes ? { info: { ...info, size: bytes.length }, bytes } : undefined,
+    );
+    // An outside change read here first: the watcher will then find the index current and
+    // say nothing, so it is kept and told here as the watcher would have.
+    if ((before || after) && (after !== before || after?.checksum !== beforeSum)) {
+      if (ctx.history && after && bytes) await ctx.history.record(path, bytes, 'outside', 'outside');
+      else if (ctx.history && !after) await ctx.history.goneOutside(path, 'note');
+      ctx.emit({ type: !after ? 'deleted' : before ? 'updated' : 'created', path, external: true });
+    }
+    return after;
+  });
+  if (!fresh || !bytes) throw new DomainError('NOTE_NOT_FOUND', `No note at "${path}".`);
+  return ctx.buildNote(fresh, decode(bytes));
+}
 
 /**
  * The note service: every read and write of notes, their index, link graph and search.
@@ -27,11 +79,6 @@ export type { FolderNode } from './tree.ts';
 export function createNoteService(deps: NoteServiceDeps) {
   const ctx = createNoteContext(deps);
   const { store, mutex } = ctx;
-  let list: { generation: number; items: NoteSummary[] } | null = null;
-  let keyMemo: { index: unknown; generation: number; key: Promise<string | null> } | null = null;
-  let tagCounts: { generation: number; items: TagCount[] } | null = null;
-  let aliasMap: { generation: number; map: Map<string, string[]> } | null = null;
-  const notFound = (path: string) => new DomainError('NOTE_NOT_FOUND', `No note at "${path}".`);
 
   return {
     /** Indexing state, for health. O(1): the byte total is kept up to date by every change. */
@@ -59,35 +106,6 @@ export function createNoteService(deps: NoteServiceDeps) {
     /** The checksum the index holds for `path`, or null. */
     checksumOf(path: string): string | null {
       return ctx.index.entries.get(path)?.checksum ?? null;
-    },
-
-    /** Every tag with its note count, most used first. Same array until something changes. */
-    tags(): TagCount[] {
-      ctx.requireReady();
-      const index = ctx.index;
-      if (tagCounts?.generation !== index.generation) {
-        const entries = index.sortedPaths().map((p) => index.entries.get(p)!);
-        tagCounts = { generation: index.generation, items: countTags(entries) };
-      }
-      return tagCounts.items;
-    },
-
-    /**
-     * The aliases each note's frontmatter names (`aliases` or `alias`, a list or one string), by
-     * path; only notes that have some. Same map until something changes.
-     */
-    aliases(): ReadonlyMap<string, readonly string[]> {
-      ctx.requireReady();
-      const index = ctx.index;
-      if (aliasMap?.generation !== index.generation) {
-        const map = new Map<string, string[]>();
-        for (const [path, entry] of index.entries) {
-          const a = aliasesOf(entry.frontmatter);
-          if (a.length) map.set(path, a);
-        }
-        aliasMap = { generation: index.generation, map };
-      }
-      return aliasMap.map;
     },
 
     /** Listens to note events; returns an unsubscribe function. */
@@ -128,100 +146,12 @@ export function createNoteService(deps: NoteServiceDeps) {
     settle: (): Promise<void> => settled(ctx),
 
     /**
-     * Every note's summary, sorted by path. Same array object until something changes. The items
-     * are built on their first use (read them in the turn you got them): a caller after the
-     * generation alone (a warm start's first list, answered from the persisted one) builds none.
-     */
-    list(): { generation: number; items: NoteSummary[] } {
-      ctx.requireReady();
-      const index = ctx.index;
-      if (list?.generation !== index.generation) {
-        let items: NoteSummary[] | null = null;
-        list = {
-          generation: index.generation,
-          get items() {
-            items ??= index.sortedPaths().map((p) => index.summary(p)!);
-            return items;
-          },
-        };
-      }
-      return list;
-    },
-
-    /**
-     * Builds every summary of `generation` a slice at a time (the list's items are then cheap to
-     * take); false when the index is not at it (or moved on meanwhile).
-     */
-    async prepareList(generation: number): Promise<boolean> {
-      const index = ctx.index;
-      if (ctx.status.state !== 'ready' || index.generation !== generation) return false;
-      for await (const p of sliced(index.sortedPaths())) {
-        if (ctx.index !== index || index.generation !== generation) return false;
-        index.summary(p);
-      }
-      return ctx.index === index && index.generation === generation;
-    },
-
-    /**
-     * The digest of everything the list's summaries are made of (core/notes/list-key.ts) while the
-     * index is at `generation`; null when it is not (or moved on meanwhile).
-     */
-    async listKey(generation: number): Promise<string | null> {
-      const index = ctx.index;
-      if (ctx.status.state !== 'ready' || index.generation !== generation) return null;
-      if (keyMemo?.index === index && keyMemo.generation === generation) return keyMemo.key;
-      const pending = listKey(index);
-      keyMemo = { index, generation, key: pending };
-      const key = await pending;
-      if (key === null && keyMemo?.key === pending) keyMemo = null;
-      return ctx.index === index ? key : null;
-    },
-
-    /**
      * One note with its body and frontmatter. On a cache miss the file is read once; when its size
      * and mtime match the index, nothing is re-hashed or re-parsed.
      */
-    async get(pathInput: unknown): Promise<Note> {
-      ctx.requireReady();
-      const path = validateNotePath(pathInput);
-      const cached = ctx.cachedNote(path);
-      if (cached) return cached;
-      const got = store.readWithInfo
-        ? await store.readWithInfo(path)
-        : await Promise.all([store.stat(path), store.read(path)]).then(([i, b]) =>
-            i && b ? { info: i, bytes: b } : null,
-          );
-      const info = got?.info ?? null;
-      const bytes = got?.bytes ?? null;
-      const entry = ctx.index.entries.get(path);
-      if (info && bytes && entry && entry.size === info.size && entry.mtimeMs === info.mtimeMs) {
-        if (bytes.length === entry.size) {
-          const note = ctx.buildNote(entry, decode(bytes));
-          ctx.cacheNote(note);
-          return note;
-        }
-      }
-      // Unknown, gone, or edited outside the server and not yet seen by the watcher.
-      const fresh = await mutex.run(async () => {
-        const before = ctx.index.entries.get(path);
-        const beforeSum = before?.checksum;
-        const after = await ctx.refresh(
-          path,
-          true,
-          info && bytes ? { info: { ...info, size: bytes.length }, bytes } : undefined,
-        );
-        // An outside change read here first: the watcher will then find the index current and
-        // say nothing, so it is kept and told here as the watcher would have.
-        if ((before || after) && (after !== before || after?.checksum !== beforeSum)) {
-          if (ctx.history && after && bytes) await ctx.history.record(path, bytes, 'outside', 'outside');
-          else if (ctx.history && !after) await ctx.history.goneOutside(path, 'note');
-          ctx.emit({ type: !after ? 'deleted' : before ? 'updated' : 'created', path, external: true });
-        }
-        return after;
-      });
-      if (!fresh || !bytes) throw notFound(path);
-      return ctx.buildNote(fresh, decode(bytes));
-    },
+    get: (pathInput: unknown): Promise<Note> => readNote(ctx, pathInput),
+
+    ...createIndexViews(ctx),
 
     ...createWrites(ctx),
 

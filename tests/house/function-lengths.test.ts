@@ -21,7 +21,6 @@ const STILL_OVER: Record<string, number> = {
   'core/notes/link-graph.ts createLinkGraph': 428,
   'core/notes/note-index.ts createNoteIndex': 323,
   'core/notes/writes.ts createWrites': 318,
-  'core/notes/service.ts createNoteService': 266,
   'core/notes/markdown/blocks.ts readBlocks': 237,
   'core/notes/markdown/inline.ts readInline': 166,
 };
