@@ -54,124 +54,258 @@ function compose(content: string, frontmatter: unknown, keepBlock: string): stri
   return hasOwn ? content : keepBlock + content;
 }
 
+/** The note at `path` as it is on disk, with its checksum; NOTE_NOT_FOUND when there is none. */
+async function readCurrent(ctx: NoteContext, path: string): Promise<{ bytes: Uint8Array; checksum: string }> {
+  const bytes = await ctx.store.read(path);
+  if (!bytes) throw new DomainError('NOTE_NOT_FOUND', `No note at "${path}".`);
+  return { bytes, checksum: await sha256Hex(bytes) };
+}
+
+/**
+ * Writes and indexes `text`; with `change`, keeps the new bytes as a version by `by`. The
+ * version is appended while the note is written (one durable wait, not two: history may add
+ * under 1 ms to a write). The bytes being replaced are already in the history (`keepBefore`,
+ * called first), so a crash between the two leaves either the old note with its history (and
+ * perhaps a version that never reached the vault) or the new note with the old one in history.
+ */
+async function writeAndIndex(
+  ctx: NoteContext,
+  path: string,
+  text: string,
+  change?: { by: string; kind: ChangeKind },
+  bytes: Uint8Array = encoder.encode(text),
+): Promise<Note> {
+  const { history } = ctx;
+  const writing = ctx.store.write(path, bytes);
+  // Handled below by Promise.all; this keeps a failure during the hash from being "unhandled".
+  writing.catch(() => {});
+  const sum = await sha256Hex(bytes);
+  // Lazy: the vault write beside it makes these bytes durable (history.ts, the journal queue).
+  const keeping = history && change ? history.record(path, bytes, change.by, change.kind, sum, true) : null;
+  keeping?.catch(() => {});
+  const [info] = await Promise.all([writing, keeping]);
+  const entry = await ctx.indexText(path, text, sum, info);
+  const note = ctx.buildNote(entry, text);
+  ctx.cacheNote(note);
+  return note;
+}
+
+/** A note a move rewrites: its new text, and its bytes before (kept in the history first). */
+interface RewritePlan {
+  path: string;
+  text: string;
+  before: Uint8Array;
+}
+
+/**
+ * The new texts of the notes whose links point at `from` (a note or a file), rewritten to point
+ * at `to`, planned against the link graph as it is before the move. Holds no lock: call it
+ * holding the mutex.
+ */
+async function planRewrites(
+  ctx: NoteContext,
+  from: string,
+  to: string,
+  nameIsUnique: boolean,
+  only: (path: string) => boolean = () => true,
+): Promise<RewritePlan[]> {
+  const graph = ctx.index.graph;
+  const plans: RewritePlan[] = [];
+  const sources = graph.backlinksOf(from).filter((p) => p !== from && only(p));
+  for (const src of sources) {
+    const bytes = await ctx.store.read(src);
+    if (!bytes) continue;
+    const text = decode(bytes);
+    const links = (await ctx.analyzeOne(text)).links;
+    await yieldToEventLoop();
+    // Resolution depends only on the link's target and kind: resolve each distinct one once.
+    const verdicts = new Map<string, boolean>();
+    const points = (l: { target: string; kind: string }) => {
+      const key = `${l.kind}\u0000${l.target}`;
+      let v = verdicts.get(key);
+      if (v === undefined) {
+        v = graph.resolve(src, l as Parameters<typeof graph.resolve>[1]) === from;
+        verdicts.set(key, v);
+      }
+      return v;
+    };
+    const next = await rewriteLinksYielding(text, src, links, points, {
+      to,
+      nameIsUnique,
+      pause: yieldToEventLoop,
+    });
+    if (next !== text) plans.push({ path: src, text: next, before: bytes });
+  }
+  return plans;
+}
+
+/** Writes the planned rewrites of a move, each kept in the history first; answers their paths. */
+async function applyRewrites(ctx: NoteContext, plans: readonly RewritePlan[], by: string): Promise<string[]> {
+  for (const p of plans) {
+    await yieldToEventLoop();
+    await ctx.history?.keepBefore(p.path, p.before);
+    await writeAndIndex(ctx, p.path, p.text, { by, kind: 'links' });
+  }
+  return plans.map((p) => p.path);
+}
+
+/** Options of a note move. */
+interface MoveOptions {
+  updateLinks?: boolean;
+  ifMatch?: string;
+  /** Which linking notes may be rewritten (a key limited to folders: only those it sees). */
+  rewriteOnly?: (path: string) => boolean;
+}
+
+/**
+ * Moves a file of the vault (not a note) with `move`, then tells the index. With `updateLinks`,
+ * the embeds and links to it in notes are rewritten to the new place, like a note move's.
+ */
+function moveFile<T>(
+  ctx: NoteContext,
+  from: string,
+  to: string,
+  move: () => Promise<T>,
+  opts: { updateLinks?: boolean; rewriteOnly?: (path: string) => boolean } = {},
+): Promise<{ result: T; rewritten: string[] }> {
+  from = validateFilePath(from);
+  to = validateFilePath(to);
+  // Rewriting needs the index (503 while indexing, like a note move); a plain move never waits.
+  const by = ctx.actor;
+  if (opts.updateLinks) ctx.requireReady();
+  else if (ctx.status.state !== 'ready') return move().then((result) => ({ result, rewritten: [] }));
+  return ctx.mutex.run(async () => {
+    const ready = ctx.status.state === 'ready';
+    const graph = ctx.index.graph;
+    const nameIsUnique =
+      graph.fileNameCount(to) === (basename(to).toLowerCase() === basename(from).toLowerCase() ? 1 : 0);
+    const plans =
+      ready && opts.updateLinks && from !== to
+        ? await planRewrites(ctx, from, to, nameIsUnique, opts.rewriteOnly)
+        : [];
+    const result = await move();
+    if (!ready || from === to) return { result, rewritten: [] };
+    ctx.invalidate(ctx.index.files([to], [from]));
+    const rewritten = await applyRewrites(ctx, plans, by);
+    for (const path of rewritten) ctx.emit({ type: 'updated', path, external: false, by });
+    return { result, rewritten };
+  });
+}
+
+/**
+ * Moves a note. With `updateLinks`, links to it in other notes are rewritten to the new place,
+ * each note in one pass over its text, yielding to the event loop between notes.
+ */
+function moveNote(
+  ctx: NoteContext,
+  fromInput: unknown,
+  toInput: unknown,
+  opts: MoveOptions = {},
+): Promise<{ note: Note; rewritten: string[] }> {
+  ctx.requireReady();
+  const from = validateNotePath(fromInput);
+  const to = validateNotePath(toInput);
+  const by = ctx.actor;
+  return ctx.mutex.run(async () => {
+    const cur = await readCurrent(ctx, from);
+    checkIfMatch(opts.ifMatch, cur.checksum);
+    if (from === to) {
+      return { note: ctx.buildNote((await ctx.refresh(from))!, decode(cur.bytes)), rewritten: [] };
+    }
+    if (ctx.index.entries.has(to) || (await ctx.store.stat(to))) {
+      throw new DomainError('NOTE_ALREADY_EXISTS', `A note already exists at "${to}".`);
+    }
+    const graph = ctx.index.graph;
+    const nameIsUnique = graph.stemCount(to) === (basename(to) === basename(from) ? 1 : 0);
+    const plans = opts.updateLinks ? await planRewrites(ctx, from, to, nameIsUnique, opts.rewriteOnly) : [];
+    await ctx.history?.keepBefore(from, cur.bytes, cur.checksum);
+    const info = await ctx.store.move(from, to);
+    if (ctx.history) {
+      await ctx.history.moved(from, to);
+      await ctx.history.record(to, cur.bytes, by, 'move', cur.checksum);
+    }
+    const old = ctx.index.entries.get(from);
+    ctx.dropEntry(from);
+    const entry = await ctx.indexBytes(to, cur.bytes, info, old?.firstSeen);
+    const rewritten = await applyRewrites(ctx, plans, by);
+    const note = ctx.buildNote(entry, decode(cur.bytes));
+    ctx.emit({ type: 'moved', path: to, from, external: false, by });
+    for (const path of rewritten) ctx.emit({ type: 'updated', path, external: false, by });
+    return { note, rewritten };
+  });
+}
+
+/** Writes back `bytes` kept in the history as a `restore` version (see `restore` below). */
+function restoreNote(
+  ctx: NoteContext,
+  pathInput: unknown,
+  bytes: Uint8Array,
+  opts: { to: 'same' | 'free'; ifMatch?: string },
+): Promise<{ note: Note; path: string }> {
+  ctx.requireReady();
+  const wanted = validateNotePath(pathInput);
+  const by = ctx.actor;
+  return ctx.mutex.run(async () => {
+    const taken = async (p: string) => ctx.index.entries.has(p) || (await ctx.store.stat(p)) !== null;
+    const path = opts.to === 'free' ? await freePath(wanted, taken) : wanted;
+    const cur = opts.to === 'same' ? await ctx.store.read(path) : null;
+    if (cur) {
+      const sum = await sha256Hex(cur);
+      checkIfMatch(opts.ifMatch, sum);
+      await ctx.history?.keepBefore(path, cur, sum);
+    } else if (opts.ifMatch !== undefined && opts.to === 'same') {
+      checkIfMatch(opts.ifMatch, '');
+    }
+    const note = await writeAndIndex(ctx, path, decode(bytes), { by, kind: 'restore' }, bytes);
+    ctx.emit({ type: 'restored', path, external: false, by });
+    return { note, path };
+  });
+}
+
+/**
+ * Runs `fn` holding the mutex on the note at `pathInput` as it is now, once its checksum has
+ * passed `ifMatch`; `by` is the actor of the call.
+ */
+const withCurrent = <T>(
+  ctx: NoteContext,
+  pathInput: unknown,
+  ifMatch: string | undefined,
+  fn: (path: string, by: string, cur: { bytes: Uint8Array; checksum: string }) => Promise<T>,
+): Promise<T> => {
+  ctx.requireReady();
+  const path = validateNotePath(pathInput);
+  const by = ctx.actor;
+  return ctx.mutex.run(async () => {
+    const cur = await readCurrent(ctx, path);
+    checkIfMatch(ifMatch, cur.checksum);
+    return fn(path, by, cur);
+  });
+};
+
+/**
+ * Rewrites the note at `pathInput` to what `next` makes of its current text, after checking
+ * `ifMatch` and keeping the current bytes as a version; `next` answering null writes nothing.
+ */
+const rewrite = (
+  ctx: NoteContext,
+  pathInput: unknown,
+  ifMatch: string | undefined,
+  kind: 'update' | 'patch',
+  next: (text: string, bytes: Uint8Array) => string | null | Promise<string | null>,
+): Promise<Note> =>
+  withCurrent(ctx, pathInput, ifMatch, async (path, by, cur) => {
+    const text = decode(cur.bytes);
+    const out = await next(text, cur.bytes);
+    if (out === null) return ctx.buildNote((await ctx.refresh(path, true))!, text);
+    await ctx.history?.keepBefore(path, cur.bytes, cur.checksum);
+    const note = await writeAndIndex(ctx, path, out, { by, kind });
+    ctx.emit({ type: 'updated', path, external: false, by });
+    return note;
+  });
+
 /** The writes of one note service. */
 export function createWrites(ctx: NoteContext) {
-  const { store, mutex } = ctx;
-
-  const readCurrent = async (path: string): Promise<{ bytes: Uint8Array; checksum: string }> => {
-    const bytes = await store.read(path);
-    if (!bytes) throw new DomainError('NOTE_NOT_FOUND', `No note at "${path}".`);
-    return { bytes, checksum: await sha256Hex(bytes) };
-  };
-
-  const history = ctx.history;
-
-  /**
-   * Writes and indexes `text`; with `change`, keeps the new bytes as a version by `by`. The
-   * version is appended while the note is written (one durable wait, not two: history may add
-   * under 1 ms to a write). The bytes being replaced are already in the history (`keepBefore`,
-   * called first), so a crash between the two leaves either the old note with its history (and
-   * perhaps a version that never reached the vault) or the new note with the old one in history.
-   */
-  const writeAndIndex = async (
-    path: string,
-    text: string,
-    change?: { by: string; kind: ChangeKind },
-    bytes: Uint8Array = encoder.encode(text),
-  ): Promise<Note> => {
-    const writing = store.write(path, bytes);
-    // Handled below by Promise.all; this keeps a failure during the hash from being "unhandled".
-    writing.catch(() => {});
-    const sum = await sha256Hex(bytes);
-    // Lazy: the vault write beside it makes these bytes durable (history.ts, the journal queue).
-    const keeping = history && change ? history.record(path, bytes, change.by, change.kind, sum, true) : null;
-    keeping?.catch(() => {});
-    const [info] = await Promise.all([writing, keeping]);
-    const entry = await ctx.indexText(path, text, sum, info);
-    const note = ctx.buildNote(entry, text);
-    ctx.cacheNote(note);
-    return note;
-  };
-
-  /**
-   * The new texts of the notes whose links point at `from` (a note or a file), rewritten to point
-   * at `to`, planned against the link graph as it is before the move. Holds no lock: call it
-   * holding the mutex.
-   */
-  const planRewrites = async (
-    from: string,
-    to: string,
-    nameIsUnique: boolean,
-    only: (path: string) => boolean = () => true,
-  ): Promise<{ path: string; text: string; before: Uint8Array }[]> => {
-    const graph = ctx.index.graph;
-    const plans: { path: string; text: string; before: Uint8Array }[] = [];
-    const sources = graph.backlinksOf(from).filter((p) => p !== from && only(p));
-    for (const src of sources) {
-      const bytes = await store.read(src);
-      if (!bytes) continue;
-      const text = decode(bytes);
-      const links = (await ctx.analyzeOne(text)).links;
-      await yieldToEventLoop();
-      // Resolution depends only on the link's target and kind: resolve each distinct one once.
-      const verdicts = new Map<string, boolean>();
-      const points = (l: { target: string; kind: string }) => {
-        const key = `${l.kind}\u0000${l.target}`;
-        let v = verdicts.get(key);
-        if (v === undefined) {
-          v = graph.resolve(src, l as Parameters<typeof graph.resolve>[1]) === from;
-          verdicts.set(key, v);
-        }
-        return v;
-      };
-      const next = await rewriteLinksYielding(text, src, links, points, {
-        to,
-        nameIsUnique,
-        pause: yieldToEventLoop,
-      });
-      if (next !== text) plans.push({ path: src, text: next, before: bytes });
-    }
-    return plans;
-  };
-
-  /**
-   * Runs `fn` holding the mutex on the note at `pathInput` as it is now, once its checksum has
-   * passed `ifMatch`; `by` is the actor of the call.
-   */
-  const withCurrent = <T>(
-    pathInput: unknown,
-    ifMatch: string | undefined,
-    fn: (path: string, by: string, cur: { bytes: Uint8Array; checksum: string }) => Promise<T>,
-  ): Promise<T> => {
-    ctx.requireReady();
-    const path = validateNotePath(pathInput);
-    const by = ctx.actor;
-    return mutex.run(async () => {
-      const cur = await readCurrent(path);
-      checkIfMatch(ifMatch, cur.checksum);
-      return fn(path, by, cur);
-    });
-  };
-
-  /**
-   * Rewrites the note at `pathInput` to what `next` makes of its current text, after checking
-   * `ifMatch` and keeping the current bytes as a version; `next` answering null writes nothing.
-   */
-  const rewrite = (
-    pathInput: unknown,
-    ifMatch: string | undefined,
-    kind: 'update' | 'patch',
-    next: (text: string, bytes: Uint8Array) => string | null | Promise<string | null>,
-  ): Promise<Note> =>
-    withCurrent(pathInput, ifMatch, async (path, by, cur) => {
-      const text = decode(cur.bytes);
-      const out = await next(text, cur.bytes);
-      if (out === null) return ctx.buildNote((await ctx.refresh(path, true))!, text);
-      await history?.keepBefore(path, cur.bytes, cur.checksum);
-      const note = await writeAndIndex(path, out, { by, kind });
-      ctx.emit({ type: 'updated', path, external: false, by });
-      return note;
-    });
+  const { store, mutex, history } = ctx;
 
   return {
     /**
@@ -193,39 +327,12 @@ export function createWrites(ctx: NoteContext) {
      * `updateLinks`, the embeds and links to it in notes are rewritten to the new place, like a
      * note move's. Returns what `move` returned and the paths of the notes rewritten.
      */
-    moveFile<T>(
+    moveFile: <T>(
       from: string,
       to: string,
       move: () => Promise<T>,
       opts: { updateLinks?: boolean; rewriteOnly?: (path: string) => boolean } = {},
-    ): Promise<{ result: T; rewritten: string[] }> {
-      from = validateFilePath(from);
-      to = validateFilePath(to);
-      // Rewriting needs the index (503 while indexing, like a note move); a plain move never waits.
-      const by = ctx.actor;
-      if (opts.updateLinks) ctx.requireReady();
-      else if (ctx.status.state !== 'ready') return move().then((result) => ({ result, rewritten: [] }));
-      return mutex.run(async () => {
-        const ready = ctx.status.state === 'ready';
-        const graph = ctx.index.graph;
-        const nameIsUnique =
-          graph.fileNameCount(to) === (basename(to).toLowerCase() === basename(from).toLowerCase() ? 1 : 0);
-        const plans =
-          ready && opts.updateLinks && from !== to
-            ? await planRewrites(from, to, nameIsUnique, opts.rewriteOnly)
-            : [];
-        const result = await move();
-        if (!ready || from === to) return { result, rewritten: [] };
-        ctx.invalidate(ctx.index.files([to], [from]));
-        for (const p of plans) {
-          await yieldToEventLoop();
-          await history?.keepBefore(p.path, p.before);
-          await writeAndIndex(p.path, p.text, { by, kind: 'links' });
-        }
-        for (const p of plans) ctx.emit({ type: 'updated', path: p.path, external: false, by });
-        return { result, rewritten: plans.map((p) => p.path) };
-      });
-    },
+    ): Promise<{ result: T; rewritten: string[] }> => moveFile(ctx, from, to, move, opts),
 
     /** Creates a note; 409 when the path is taken. */
     create(pathInput: unknown, content: string, frontmatter?: Record<string, unknown>): Promise<Note> {
@@ -239,7 +346,10 @@ export function createWrites(ctx: NoteContext) {
             `A note already exists at "${path}"; use PUT to change it.`,
           );
         }
-        const note = await writeAndIndex(path, compose(content, frontmatter, ''), { by, kind: 'create' });
+        const note = await writeAndIndex(ctx, path, compose(content, frontmatter, ''), {
+          by,
+          kind: 'create',
+        });
         ctx.emit({ type: 'created', path, external: false, by });
         return note;
       });
@@ -256,7 +366,13 @@ export function createWrites(ctx: NoteContext) {
       ifMatch?: string,
       base?: string,
     ): Promise<WrittenNote> {
-      return mergingUpdate(ctx, { compose, writeAndIndex }, pathInput, input, ifMatch, base);
+      const write = (
+        path: string,
+        text: string,
+        change?: { by: string; kind: ChangeKind },
+        bytes?: Uint8Array,
+      ) => writeAndIndex(ctx, path, text, change, bytes);
+      return mergingUpdate(ctx, { compose, writeAndIndex: write }, pathInput, input, ifMatch, base);
     },
 
     /**
@@ -264,7 +380,7 @@ export function createWrites(ctx: NoteContext) {
      * or the document); everything outside the target stays byte for byte.
      */
     patch(pathInput: unknown, op: PatchOperation, ifMatch?: string): Promise<Note> {
-      return rewrite(pathInput, ifMatch, 'patch', async (text, bytes) => {
+      return rewrite(ctx, pathInput, ifMatch, 'patch', async (text, bytes) => {
         if (op.target?.type === 'frontmatter') checkFrontmatterLimits(op.content, 'The value');
         const next = await patched(text, op);
         if (op.target?.type === 'frontmatter') checkFrontmatterReadsBack(next, text);
@@ -276,7 +392,7 @@ export function createWrites(ctx: NoteContext) {
 
     /** Deletes a note: into the trash when there is a history, for good otherwise. */
     remove(pathInput: unknown, ifMatch?: string): Promise<{ deleted: string; trashId?: string }> {
-      return withCurrent(pathInput, ifMatch, async (path, by, cur) => {
+      return withCurrent(ctx, pathInput, ifMatch, async (path, by, cur) => {
         let trashId: string | undefined;
         if (history) {
           await history.keepBefore(path, cur.bytes, cur.checksum);
@@ -295,81 +411,21 @@ export function createWrites(ctx: NoteContext) {
      * each note in one pass over its text, yielding to the event loop between notes.
      * Returns the moved note and the paths of the notes that were rewritten.
      */
-    move(
+    move: (
       fromInput: unknown,
       toInput: unknown,
-      opts: {
-        updateLinks?: boolean;
-        ifMatch?: string;
-        /** Which linking notes may be rewritten (a key limited to folders: only those it sees). */
-        rewriteOnly?: (path: string) => boolean;
-      } = {},
-    ): Promise<{ note: Note; rewritten: string[] }> {
-      ctx.requireReady();
-      const from = validateNotePath(fromInput);
-      const to = validateNotePath(toInput);
-      const by = ctx.actor;
-      return mutex.run(async () => {
-        const cur = await readCurrent(from);
-        checkIfMatch(opts.ifMatch, cur.checksum);
-        if (from === to) {
-          return { note: ctx.buildNote((await ctx.refresh(from))!, decode(cur.bytes)), rewritten: [] };
-        }
-        if (ctx.index.entries.has(to) || (await store.stat(to))) {
-          throw new DomainError('NOTE_ALREADY_EXISTS', `A note already exists at "${to}".`);
-        }
-        const graph = ctx.index.graph;
-        const nameIsUnique = graph.stemCount(to) === (basename(to) === basename(from) ? 1 : 0);
-        const plans = opts.updateLinks ? await planRewrites(from, to, nameIsUnique, opts.rewriteOnly) : [];
-        await history?.keepBefore(from, cur.bytes, cur.checksum);
-        const info = await store.move(from, to);
-        if (history) {
-          await history.moved(from, to);
-          await history.record(to, cur.bytes, by, 'move', cur.checksum);
-        }
-        const old = ctx.index.entries.get(from);
-        ctx.dropEntry(from);
-        const entry = await ctx.indexBytes(to, cur.bytes, info, old?.firstSeen);
-        for (const p of plans) {
-          await yieldToEventLoop();
-          await history?.keepBefore(p.path, p.before);
-          await writeAndIndex(p.path, p.text, { by, kind: 'links' });
-        }
-        const note = ctx.buildNote(entry, decode(cur.bytes));
-        ctx.emit({ type: 'moved', path: to, from, external: false, by });
-        for (const p of plans) ctx.emit({ type: 'updated', path: p.path, external: false, by });
-        return { note, rewritten: plans.map((p) => p.path) };
-      });
-    },
+      opts: MoveOptions = {},
+    ): Promise<{ note: Note; rewritten: string[] }> => moveNote(ctx, fromInput, toInput, opts),
 
     /**
      * Writes back `bytes` kept in the history, byte for byte, as a `restore` version.
      * `to: 'same'` replaces the note at `path` (checked against `ifMatch`; created when gone);
      * `to: 'free'` (out of the trash) never overwrites: a taken path gets ` (restored N)`.
      */
-    restore(
+    restore: (
       pathInput: unknown,
       bytes: Uint8Array,
       opts: { to: 'same' | 'free'; ifMatch?: string },
-    ): Promise<{ note: Note; path: string }> {
-      ctx.requireReady();
-      const wanted = validateNotePath(pathInput);
-      const by = ctx.actor;
-      return mutex.run(async () => {
-        const taken = async (p: string) => ctx.index.entries.has(p) || (await store.stat(p)) !== null;
-        const path = opts.to === 'free' ? await freePath(wanted, taken) : wanted;
-        const cur = opts.to === 'same' ? await store.read(path) : null;
-        if (cur) {
-          const sum = await sha256Hex(cur);
-          checkIfMatch(opts.ifMatch, sum);
-          await history?.keepBefore(path, cur, sum);
-        } else if (opts.ifMatch !== undefined && opts.to === 'same') {
-          checkIfMatch(opts.ifMatch, '');
-        }
-        const note = await writeAndIndex(path, decode(bytes), { by, kind: 'restore' }, bytes);
-        ctx.emit({ type: 'restored', path, external: false, by });
-        return { note, path };
-      });
-    },
+    ): Promise<{ note: Note; path: string }> => restoreNote(ctx, pathInput, bytes, opts),
   };
 }

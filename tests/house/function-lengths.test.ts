@@ -20,7 +20,6 @@ const ROOTS = ['core', 'http-kit', 'adapters', 'relay', 'deploy', 'sdk', 'client
 const STILL_OVER: Record<string, number> = {
   'core/notes/link-graph.ts createLinkGraph': 428,
   'core/notes/note-index.ts createNoteIndex': 323,
-  'core/notes/writes.ts createWrites': 318,
   'core/notes/markdown/blocks.ts readBlocks': 237,
   'core/notes/markdown/inline.ts readInline': 166,
 };
