@@ -150,7 +150,7 @@ async function applyRewrites(ctx: NoteContext, plans: readonly RewritePlan[], by
 }
 
 /** Options of a note move. */
-interface MoveOptions {
+export interface MoveOptions {
   updateLinks?: boolean;
   ifMatch?: string;
   /** Which linking notes may be rewritten (a key limited to folders: only those it sees). */
