@@ -11,20 +11,22 @@ import { secureRandom } from './crypto.ts';
 import { createFileService } from './files/service.ts';
 import { authorOf, type KeyNames } from './history/author.ts';
 import { createHistory, type History, type PruneLimits } from './history/history.ts';
+import { createLive } from './live/service.ts';
 import { createEgress, type PinnedFetch } from './net/egress.ts';
 import { publicRelayUrl, type ReachConfig } from './net/origins.ts';
 import { createChangeFeed } from './notes/change-feed.ts';
 import { type BatchAnalyzer, createNoteService, type NoteService } from './notes/service.ts';
-import { createPeopleService } from './people/service.ts';
+import { createPeopleService, type PeopleService } from './people/service.ts';
 import { pluginFacts } from './plugins/audit.ts';
 import { createPluginManager } from './plugins/manager.ts';
 import type { PluginDefinition } from './plugins/types.ts';
 import type { Clock, Embeddings, FileStore, HistoryStore, Logger, NoteStore, StateStore } from './ports.ts';
+import { createPublicationService, type PublicationService } from './publish/service.ts';
 import { createRetrieval, type Retrieval } from './search/retrieval.ts';
 import { createSemanticIndex, type SemanticIndex } from './search/semantic/semantic-index.ts';
 import { createSecurityService, type SecurityDeps } from './security/service.ts';
 import { type SecurityConfig, securitySettings } from './security/settings.ts';
-import type { HttpTimeouts } from './security/types.ts';
+import type { HttpTimeouts, PublicationFact } from './security/types.ts';
 
 /** Everything `createCore` needs: a store and a clock; the rest has defaults. */
 export interface CoreDeps {
@@ -89,6 +91,8 @@ export interface CoreSettings extends SecurityConfig, ReachConfig {
   maxFileBytes: number;
   /** Recent change-feed events kept for resumes. */
   eventsRingSize: number;
+  /** Quiet time after live typing before the document is written (default 1,000 ms, at most 2,000). */
+  liveDebounceMs?: number;
   /** History and trash retention; absent: the defaults of `HISTORY_DEFAULTS`. */
   history?: Partial<PruneLimits> & { maxFileBytes?: number };
   /** The semantic search provider (EMBEDDINGS_*); null or absent: lexical search only. */
@@ -225,14 +229,13 @@ function createServerCore(deps: ServerCoreDeps) {
   const auth = createAuthService({ state, clock, logger, pairCodeTtlMs: settings.pairCodeTtlSeconds * 1000 });
   // People signed in with passkeys or passwords, and the folders shared with them.
   const people = createPeopleService({ state, clock });
+  // Notes and folders published read-only to anyone with the link, kept beside the people.
+  const publications = publicationsOf(state, clock, people);
   /**
    * A key's (or a person's) name by its id: authors are named by device or person wherever a
    * person or a model reads them.
    */
-  const keyNames: KeyNames = (id) =>
-    id.startsWith('psn_')
-      ? people.list().find((p) => p.id === id)?.name
-      : auth.listKeys().find((k) => k.id === id)?.name;
+  const keyNames: KeyNames = (id) => people.nameOf(id) ?? auth.listKeys().find((k) => k.id === id)?.name;
   const egress = createEgress({
     fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     resolveHost: deps.resolveHost,
@@ -291,6 +294,7 @@ function createServerCore(deps: ServerCoreDeps) {
         password: p.signIn.password,
         passkeys: p.signIn.passkeys,
       })),
+    publications: () => publicationFacts(publications),
     settings: () => securitySettings(settings, relayUrl(), deps.timeouts),
   });
   const files = deps.files
@@ -307,13 +311,22 @@ function createServerCore(deps: ServerCoreDeps) {
     size: settings.eventsRingSize,
     author: (by) => authorOf(by, keyNames),
   });
+  const live = createLive({
+    notes,
+    author: (by) => authorOf(by, keyNames),
+    logger: deps.logger,
+    now: () => clock.now(),
+    debounceMs: settings.liveDebounceMs,
+  });
   return {
     notes,
+    live,
     agent,
     retrieval,
     semantic,
     auth,
     people,
+    publications,
     plugins,
     channels,
     security,
@@ -329,6 +342,7 @@ function createServerCore(deps: ServerCoreDeps) {
     async init(): Promise<void> {
       await auth.init();
       await people.init();
+      await publications.init();
       await plugins.load();
       await channels.load();
     },
@@ -348,4 +362,30 @@ function createServerCore(deps: ServerCoreDeps) {
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Publications, each made by a person ending with that person's right to publish there. */
+function publicationsOf(state: StateStore, clock: Clock, people: PeopleService): PublicationService {
+  return createPublicationService({
+    state,
+    clock,
+    stillAllowed: (by, folder) => {
+      if (!by.startsWith('person:')) return true;
+      const id = by.slice('person:'.length);
+      const person = people.list().find((p) => p.id === id);
+      return Boolean(person && !person.disabled && people.manages(id, folder));
+    },
+  });
+}
+
+/** What the audit reads of the publications (never a password hash). */
+function publicationFacts(publications: PublicationService): PublicationFact[] {
+  return publications.list().map(({ id, kind, path, password, expiresAt, active }) => ({
+    id,
+    kind,
+    path,
+    password,
+    expiresAt,
+    active,
+  }));
 }

@@ -58,7 +58,7 @@ export async function createIdentity(): Promise<StoredIdentity> {
 /** The serverId a public key names: 32 base32 characters of its SHA-256; null for a malformed key. */
 export async function serverIdOf(publicKey: string): Promise<string | null> {
   const raw = fromBase64Url(publicKey);
-  if (!raw || raw.byteLength !== 32) return null;
+  if (raw?.byteLength !== 32) return null;
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', raw as Uint8Array<ArrayBuffer>));
   return base32(digest, ID_CHARS);
 }
@@ -89,7 +89,7 @@ export function identitySigner(identity: StoredIdentity) {
 export async function verifySignature(publicKey: string, text: string, signature: string): Promise<boolean> {
   const raw = fromBase64Url(publicKey);
   const sig = fromBase64Url(signature);
-  if (!raw || raw.byteLength !== 32 || !sig || sig.byteLength !== 64) return false;
+  if (raw?.byteLength !== 32 || !sig || sig.byteLength !== 64) return false;
   try {
     const key = await crypto.subtle.importKey('raw', raw as Uint8Array<ArrayBuffer>, ED25519, false, [
       'verify',

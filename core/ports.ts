@@ -166,6 +166,8 @@ export interface Principal {
   scope?: KeyScope;
   /** The person behind it (a session, or a key of theirs); absent: the owner's keys. */
   personId?: string;
+  /** A session's device (`Chrome on Linux`, named at sign-in), for who-did-what. */
+  device?: string;
   /**
    * True for a session carried by a cookie: a browser sends that by itself, so the adapter
    * refuses a state change whose `Origin` is not the server's own (CSRF; decision 0030). A

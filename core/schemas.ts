@@ -39,7 +39,13 @@ export const UpdateNoteBody = v.object({
    * merged with those changes (docs/reference/merge.md). `If-Match` stays a strict precondition.
    */
   base: v.optional(
-    v.pipe(v.string('base must be a checksum string.'), v.maxLength(128, 'base is not a checksum.')),
+    v.pipe(
+      v.string('base must be a checksum string.'),
+      v.maxLength(128, 'base is not a checksum.'),
+      v.description(
+        'The checksum of the version this content was made from. When the note changed since, the write is merged with those changes (the answer carries `merge`); overlapping edits keep the newer text in the note and this content whole in a conflict copy. If-Match stays a strict precondition.',
+      ),
+    ),
   ),
 });
 

@@ -59,3 +59,26 @@ export const sessionCalls = (call: Call) => ({
     call<OwnKey & { apiKey: string }>('mintOwnKey', {}, { body: scope ? { name, scope } : { name } }),
   revokeKey: (id: string) => call<{ revoked: string }>('revokeOwnKey', { id }),
 });
+
+type Publication = {
+  id: string;
+  kind: 'note' | 'folder';
+  path: string;
+  createdAt: string;
+  by: string;
+  expiresAt: string | null;
+  password: boolean;
+  noindex: boolean;
+  active: boolean;
+  url: string;
+  relayUrl: string | null;
+};
+
+/** Publishing (docs/guide/sharing.md#publish-to-the-web): a note or a folder read-only at a link. */
+export const publicationCalls = (call: Call) => ({
+  list: () => call<Publication[]>('listPublications'),
+  publish: (path: string, opts: { expiresAt?: string; password?: string; noindex?: boolean } = {}) =>
+    call<Publication>('publish', {}, { body: { path, ...opts } }),
+  get: (id: string) => call<Publication>('getPublication', { id }),
+  revoke: (id: string) => call<{ id: string; revoked: true }>('revokePublication', { id }),
+});

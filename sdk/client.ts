@@ -5,10 +5,11 @@
  * No runtime dependencies.
  */
 import type * as v from 'valibot';
+import type * as H from '../adapters/http/openapi/operations-history.ts';
 import type * as I from '../adapters/http/openapi/operations-integrations.ts';
 import type * as R from '../adapters/http/openapi/responses.ts';
 import { agentCalls, authCalls, channelCalls, pluginCalls, securityCalls } from './client-admin.ts';
-import { peopleCalls, sessionCalls } from './client-people.ts';
+import { peopleCalls, publicationCalls, sessionCalls } from './client-people.ts';
 import { fileCalls, historyCalls, noteCalls, trashCalls } from './client-vault.ts';
 import { callOver } from './operations.ts';
 import { type FetchTransportOptions, fetchTransport, type Transport } from './transport.ts';
@@ -29,6 +30,9 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
     notes: noteCalls(call),
     history: historyCalls(call),
     trash: trashCalls(call),
+    /** Who did what, newest first, across the notes this key sees (`limit` 1 to 500, default 50). */
+    activity: (limit?: number) =>
+      call<Out<typeof H.ActivityItem>[]>('listActivity', {}, { query: { limit } }),
     files: fileCalls(call),
     tags: () => call<Out<typeof I.TagCount>[]>('listTags'),
     /** The change feed's long-poll form: events after `after`, waiting up to `wait` seconds (max 25). */
@@ -38,6 +42,26 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
         {},
         { query: { after, wait }, headers: { accept: 'application/json' } },
       ),
+    live: {
+      /**
+       * A single-use ticket (30 s) to edit the note at `path` live: open `url` as a WebSocket with
+       * the subprotocols `quire-live` and `quire-live.ticket.<ticket>` (docs/reference/api.md).
+       */
+      ticket: (path: string) =>
+        call<{
+          ticket: string;
+          path: string;
+          readOnly: boolean;
+          name: string;
+          expiresIn: number;
+          url: string;
+        }>('liveTicket', {}, { body: { path } }),
+      /**
+       * Spends a ticket on a live session over plain requests (the way through the relay): its id,
+       * for `POST`/`GET /api/v1/live/sessions/{id}/messages` (binary; client-link's live-poll.ts).
+       */
+      session: (ticket: string) => call<{ session: string }>('liveSession', {}, { body: { ticket } }),
+    },
     folders: {
       /** The tree of the vault root, or of one folder. */
       tree: (path?: string) =>
@@ -55,6 +79,7 @@ export function createQuireClient(transport: Transport | FetchTransportOptions) 
     plugins: pluginCalls(call),
     security: securityCalls(call),
     people: peopleCalls(call),
+    publications: publicationCalls(call),
     session: sessionCalls(call),
   };
 }

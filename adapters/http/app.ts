@@ -18,16 +18,20 @@ import { docsRoutes } from './routes/docs.ts';
 import { CHANGE_FEED_PATH, eventsRoutes } from './routes/events.ts';
 import { filesRoutes, foldersWithFilesRoutes } from './routes/files.ts';
 import { foldersRoutes } from './routes/folders.ts';
-import { trashRoutes, versionsRoutes } from './routes/history.ts';
+import { activityRoutes, trashRoutes, versionsRoutes } from './routes/history.ts';
+import { LIVE_PATH, liveRoutes } from './routes/live.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { notePatchRoutes } from './routes/note-patch.ts';
 import { notesRoutes } from './routes/notes.ts';
 import { mcpChallenge, oauthGrantRoutes, oauthRoutes, publicBase } from './routes/oauth.ts';
 import { peopleRoutes } from './routes/people.ts';
 import { pluginsRoutes } from './routes/plugins.ts';
+import { publicationsRoutes } from './routes/publications.ts';
+import { publishedRoutes } from './routes/published.ts';
 import { relatedHandler, searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
 import { sessionRoutes } from './routes/session.ts';
+import { ssoRoutes } from './routes/sso.ts';
 import { createHealthBody, systemRoutes } from './routes/system.ts';
 import { tagsRoutes } from './routes/tags.ts';
 import { scopedView } from './scoped.ts';
@@ -43,8 +47,10 @@ const PUBLIC_ROUTES: [string, RegExp][] = [
   ['GET', /^\/api\/v1\/channels\/webhook\/[^/]+$/],
   ['GET', /^\/api\/v1\/(openapi\.json|docs|docs\/api-reference\.js)$/],
   // A person's sign-in and enrolment (routes/session.ts): rate limited there.
-  ['POST', /^\/api\/v1\/session(\/passkey(\/options)?)?$/],
-  ['POST', /^\/api\/v1\/invites\/(lookup|password|passkey|passkey\/options)$/],
+  ['POST', /^\/api\/v1\/session(\/passkey(\/options)?|\/sso)?$/],
+  ['POST', /^\/api\/v1\/invites\/(lookup|password|passkey|passkey\/options|sso)$/],
+  // Where the single sign-on provider sends the browser back (routes/sso.ts).
+  ['GET', /^\/api\/v1\/session\/sso(\/callback)?$/],
 ];
 
 /** True for the routes that answer without credentials. */
@@ -122,17 +128,22 @@ export function createApp(deps: AppDeps) {
   if (deps.oauth) app.route('/api/v1/auth/oauth/grants', oauthGrantRoutes(deps.oauth));
   if (deps.people) {
     app.route('/api/v1', sessionRoutes(deps, deps.people, limiter));
+    if (deps.sso) app.route('/api/v1', ssoRoutes(deps, deps.people, deps.sso, limiter));
     app.route('/api/v1/people', peopleRoutes(deps, deps.people));
+  }
+  if (deps.publications) {
+    app.route('/api/v1/publications', publicationsRoutes(deps, deps.publications, deps.people));
+    // Anonymous read-only pages: outside `/api/*`, so the key check never runs there.
+    app.route('/p', publishedRoutes(deps, deps.publications, limiter));
   }
   // Before the notes routes: `GET /notes/:path{.+}` would take `.../versions` otherwise.
   const keyName = (id: string) =>
-    id.startsWith('psn_')
-      ? deps.people?.list().find((p) => p.id === id)?.name
-      : deps.setup?.service.listKeys().find((k) => k.id === id)?.name;
+    deps.people?.nameOf(id) ?? deps.setup?.service.listKeys().find((k) => k.id === id)?.name;
   const versions = versionsRoutes(keyName);
   app.use(versions.first);
   app.route('/api/v1/notes', versions.app);
   app.route('/api/v1/trash', trashRoutes(keyName));
+  app.route('/api/v1/activity', activityRoutes(keyName));
   app.route(
     '/api/v1/notes',
     notesRoutes(deps.notes, instance, deps.noteCacheBytes, noteCache, relatedHandler(), fullListOf(deps)),
@@ -149,6 +160,7 @@ export function createApp(deps: AppDeps) {
         ...(deps.eventsStreamsPerKey ? { maxStreamsPerKey: deps.eventsStreamsPerKey } : {}),
       }),
     );
+  if (deps.live) app.route(LIVE_PATH, liveRoutes(deps.live));
   app.route(
     '/mcp',
     mcpRoutes({

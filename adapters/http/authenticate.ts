@@ -46,7 +46,9 @@ export function authMiddleware(
         const viaRelay = (c.env as { relayed?: boolean } | undefined)?.relayed === true;
         const session =
           deps.people && !viaRelay ? c.req.header('cookie')?.match(SESSION_COOKIE_RE)?.[1] : undefined;
-        principal = await authn.authenticate({ apiKey: c.req.header('x-service-key'), bearer, session });
+        const creds = { apiKey: c.req.header('x-service-key'), bearer, session };
+        principal = await authn.authenticate(creds);
+        c.set('recheck', () => authn.authenticate(creds));
       }
     } catch (err) {
       // Failures only: a valid key passes even from an address others have failed from (NAT).

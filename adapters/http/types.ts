@@ -5,11 +5,14 @@ import type { OAuthService } from '../../core/auth/oauth.ts';
 import type { AuthService } from '../../core/auth/service.ts';
 import type { ChannelService } from '../../core/channels/service.ts';
 import type { FileService } from '../../core/files/service.ts';
+import type { Live } from '../../core/live/service.ts';
 import type { ChangeFeed } from '../../core/notes/change-feed.ts';
 import type { NoteService } from '../../core/notes/service.ts';
 import type { PeopleService } from '../../core/people/service.ts';
+import type { SsoProvider } from '../../core/people/sso.ts';
 import type { PluginManager } from '../../core/plugins/manager.ts';
 import type { Authenticator, Clock, Logger, Principal } from '../../core/ports.ts';
+import type { PublicationService } from '../../core/publish/service.ts';
 import type { Retrieval } from '../../core/search/retrieval.ts';
 import type { SemanticStatus } from '../../core/search/semantic/semantic-index.ts';
 import type { SecurityService } from '../../core/security/service.ts';
@@ -47,6 +50,11 @@ export type AppEnv = {
   Variables: {
     requestId: string;
     principal?: Principal;
+    /**
+     * Checks this request's credential again, later: its principal as of then (throws when it no
+     * longer opens anything). What a live editor's ticket keeps (core/live).
+     */
+    recheck?: () => Promise<Principal>;
     /** What the principal may see and do, set once by `scopedView` (adapters/http/scoped.ts). */
     view?: RequestView;
     /** Security, request id and CORS headers of this request (adapters/http/frame.ts). */
@@ -147,6 +155,8 @@ export interface AppDeps {
   frameStats?: FrameStats;
   /** The vault's attachments; absent means `/api/v1/files` is not mounted and the tree lists notes only. */
   files?: FileService;
+  /** Live editing (core/live); absent: `/api/v1/live` is not mounted. */
+  live?: Live;
   /** The change feed; absent means `GET /api/v1/events` is not mounted. */
   feed?: ChangeFeed;
   /** Milliseconds between heartbeats on an event stream (default 15,000). */
@@ -159,6 +169,10 @@ export interface AppDeps {
   oauth?: OAuthService;
   /** The people (accounts, shares, sessions); absent: keys only, no people routes. */
   people?: PeopleService;
+  /** The OpenID Connect provider people may sign in with (adapters/sso/oidc.ts); absent: none. */
+  sso?: SsoProvider;
+  /** Notes and folders published read-only at `/p/<id>/`; absent: no publishing routes. */
+  publications?: PublicationService;
   /** Event streams open at once per credential (EVENTS_STREAMS_PER_KEY; default 8). */
   eventsStreamsPerKey?: number;
 }

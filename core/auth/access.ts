@@ -86,6 +86,9 @@ export function routeCapability(method: string, path: string): Capability | null
     case 'tags':
     case 'search':
     case 'events':
+    case 'activity':
+    // A live ticket needs only to read; whether it may change the note is decided with the ticket.
+    case 'live':
       return 'notes:read';
     case 'folders':
       // The folder tree lists notes (and attachments, filtered by the files scope of the view).
@@ -102,8 +105,10 @@ export function routeCapability(method: string, path: string): Capability | null
     case 'people':
     case 'session':
     case 'invites':
+    case 'publications':
       // The people routes decide themselves: the owner, a manager for their folders, a person
-      // for their own session and keys (adapters/http/routes/people.ts, session.ts).
+      // for their own session and keys (adapters/http/routes/people.ts, session.ts); publishing
+      // the owner, or a manager inside their folders (routes/publications.ts).
       return null;
     case 'health':
     case 'openapi.json':

@@ -45,7 +45,9 @@ export function createAuthenticator(opts: {
     async authenticate(creds): Promise<Principal> {
       if (mode === 'none') return { id: 'anonymous', method: 'none' };
       // A person's session: a bearer (through the relay, which carries no cookie) or the cookie.
-      const bearerSession = creds.bearer?.startsWith(SESSION_PREFIX) ? creds.bearer : undefined;
+      // The key header may carry the token too: the workspace sends its one credential there,
+      // a key or, for a person reaching the server through the relay, their session.
+      const bearerSession = [creds.bearer, creds.apiKey].find((t) => t?.startsWith(SESSION_PREFIX));
       if (people && (bearerSession || (creds.session && !creds.apiKey && !creds.bearer))) {
         const live = await people.session(bearerSession ?? creds.session);
         if (!live) {
@@ -58,6 +60,7 @@ export function createAuthenticator(opts: {
           id: live.session.id,
           method: 'session',
           personId: live.person.id,
+          ...(live.session.device ? { device: live.session.device } : {}),
           ...(live.scope ? { scope: live.scope } : {}),
           ...(bearerSession ? {} : { cookie: true as const }),
         };

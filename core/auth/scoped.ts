@@ -187,6 +187,11 @@ function buildNotesView(notes: NoteService, p: Principal, scope: KeyScope): Note
       }
       return t;
     },
+    raw: (pathInput) =>
+      guarded(
+        () => readable(pathInput),
+        () => notes.raw(pathInput),
+      ),
     async get(pathInput) {
       const path = readable(pathInput);
       return seen(await notes.get(path));
@@ -333,6 +338,10 @@ function scopedHistory(h: History, p: Principal, scope: KeyScope): History {
   const noItem = (id: string) => new DomainError('NOT_FOUND', `No item "${id}" in the trash.`);
   return {
     ...h,
+    paths: () => {
+      requireCap(p, 'notes:read');
+      return h.paths().filter(see);
+    },
     list: (path) => {
       requireCap(p, 'notes:read');
       return see(path) ? h.list(path) : [];

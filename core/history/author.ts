@@ -14,18 +14,30 @@ export type KeyNames = (id: string) => string | undefined;
 export const noKeyNames: KeyNames = () => undefined;
 
 /**
- * A key by its name (e.g. `browser-direct`), `mcp:<client> (key:<id>)` as `<client> (<key name>)`,
- * `person:<id>` by the person's name, `outside` as `another program`, `agent` and `api` as they
- * are; a revoked key stays `key <id>`.
+ * A key by its name (e.g. `browser-direct`); a person by their name, with the device when the
+ * change says which (`person:<id> (key:<id>)` as `Ann (laptop)`, the person alone once that key is
+ * revoked; `person:<id> (device:Chrome on Linux)`, a session's, as `Ann (Chrome on Linux)`); MCP as
+ * `<client> (<who>)`; `outside` as `another program`, `agent` and `api` as they are; `live:<a>|<b>`
+ * (a live document's pause typed by several) as each of them; a revoked key stays `key <id>`.
  */
 export function authorOf(by: string, names: KeyNames): string {
-  const keyOf = (id: string) => names(id) ?? `key ${id}`;
   if (by === 'outside') return 'another program';
+  // A pause of a live document typed by several (core/live/room.ts): each named, in one line.
+  const live = /^live:(.+)$/.exec(by);
+  if (live)
+    return live[1]!
+      .split('|')
+      .map((b) => authorOf(b, names))
+      .join(', ');
   const key = /^key:(.+)$/.exec(by);
-  if (key) return keyOf(key[1]!);
-  const mcp = /^mcp:(.*) \(key:(.+)\)$/.exec(by);
-  if (mcp) return `${mcp[1]} (${keyOf(mcp[2]!)})`;
-  const person = /^person:(.+)$/.exec(by);
-  if (person) return names(person[1]!) ?? `person ${person[1]}`;
+  if (key) return names(key[1]!) ?? `key ${key[1]}`;
+  const person = /^person:(\S+)(?: \((key|device):(.+)\))?$/.exec(by);
+  if (person) {
+    const who = names(person[1]!) ?? `person ${person[1]}`;
+    const device = person[2] === 'key' ? names(person[3]!) : person[3];
+    return device ? `${who} (${device})` : who;
+  }
+  const mcp = /^mcp:(.*?) \((.+)\)$/.exec(by);
+  if (mcp) return `${mcp[1]} (${authorOf(mcp[2]!, names)})`;
   return by.replace(':', ' ');
 }

@@ -223,6 +223,9 @@ export class VaultHistory {
       return true;
     });
 
+  /** Every path with kept versions, deleted notes' included (the activity lists them). */
+  paths = (): string[] => [...this.state.versions.keys()];
+
   /** The versions of `path`, newest first. */
   list = (path: string): VersionItem[] => {
     const list = this.state.versions.get(path) ?? [];

@@ -12,7 +12,7 @@ import { analyzeNote } from './markdown/analyzer.ts';
 import type { MarkdownAnalysis } from './markdown/types.ts';
 import type { Note } from './note.ts';
 import { NoteCache } from './note-cache.ts';
-import { createNoteIndex, type IndexEntry, type NoteSummary, toEntry } from './note-index.ts';
+import { createNoteIndex, type IndexEntry, toEntry } from './note-index.ts';
 import { sliced, yieldToEventLoop } from './slices.ts';
 
 export type { Note } from './note.ts';

@@ -115,321 +115,326 @@ export interface IndexCapture {
  * The in-memory index: entries, link graph, search index and folder set. Pure and
  * synchronous; the note service does the I/O.
  */
-export function createNoteIndex(serializedSearch?: string | SerializedSearch | LazySearch | null) {
-  const entries = new Map<string, IndexEntry>();
-  const graph = createLinkGraph();
-  const search: SearchIndex = createSearchIndex(serializedSearch);
-  const folders = new Set<string>();
+export class NoteIndex {
+  private readonly entryMap = new Map<string, IndexEntry>();
+  private readonly folderSet = new Set<string>();
+  readonly entries: ReadonlyMap<string, IndexEntry> = this.entryMap;
+  readonly folders: ReadonlySet<string> = this.folderSet;
+  readonly graph = createLinkGraph();
+  readonly search: SearchIndex;
   /** Summaries stay valid until their note, its links or its backlinks change. */
-  const summaries = new Map<string, NoteSummary>();
-  let sorted: string[] | null = null;
-  let generation = 0;
+  private readonly summaries = new Map<string, NoteSummary>();
+  private sorted: string[] | null = null;
+  private gen = 0;
   /** Running total of the notes' sizes, so health never walks the vault. */
-  let bytes = 0;
+  private byteTotal = 0;
   /** Paths whose entry changed since the last `takeChanges` (null while not tracked). */
-  let changed: Set<string> | null = null;
-  let memory: { at: number; generation: number; swept: number; value: IndexMemory } | null = null;
+  private changed: Set<string> | null = null;
+  private memo: { at: number; generation: number; swept: number; value: IndexMemory } | null = null;
   /** Running totals for the memory estimate: characters of the notes' paths, and their links. */
-  let pathTotal = 0;
-  let linkTotal = 0;
-  const forget = (paths: Iterable<string>) => {
-    for (const p of paths) summaries.delete(p);
+  private pathTotal = 0;
+  private linkTotal = 0;
+
+  constructor(serializedSearch?: string | SerializedSearch | LazySearch | null) {
+    this.search = createSearchIndex(serializedSearch);
+  }
+
+  /** The title of a note (bound: it is passed around). */
+  readonly titleOf = (path: string): string => noteTitle(path, this.entryMap.get(path)?.titleExplicit);
+
+  private forget(paths: Set<string>): Set<string> {
+    for (const p of paths) this.summaries.delete(p);
     return paths;
-  };
+  }
 
-  const addFolders = (path: string) => {
+  private addFolders(path: string): void {
+    const folders = this.folderSet;
     for (let d = dirname(path); d !== '' && !folders.has(d); d = dirname(d)) folders.add(d);
-  };
-  const titleOf = (path: string): string => {
-    return noteTitle(path, entries.get(path)?.titleExplicit);
-  };
+  }
 
-  return {
-    entries: entries as ReadonlyMap<string, IndexEntry>,
-    folders: folders as ReadonlySet<string>,
-    graph,
-    search,
-    titleOf,
+  /** Counts an entry replacing `was` (none: a new note) in the running totals. */
+  private count(e: IndexEntry, was: IndexEntry | undefined): void {
+    this.byteTotal += e.size - (was?.size ?? 0);
+    if (!was) this.pathTotal += e.path.length;
+    this.linkTotal += e.links.length - (was?.links.length ?? 0);
+  }
 
-    /** Changes whenever anything visible in a summary changes. */
-    get generation(): number {
-      return generation;
-    },
+  /** Changes whenever anything visible in a summary changes. */
+  get generation(): number {
+    return this.gen;
+  }
 
-    /** Sum of every indexed note's size in bytes, kept up to date by each change. */
-    get bytes(): number {
-      return bytes;
-    },
+  /** Sum of every indexed note's size in bytes, kept up to date by each change. */
+  get bytes(): number {
+    return this.byteTotal;
+  }
 
-    /**
-     * The index's own bytes, estimated (`health` shows them): the note table, the link
-     * graph, the search index and the cached summaries. Strings many notes share are interned, so
-     * they are not counted per note. Notes, links and summaries come from running counts; the search
-     * part walks the terms (no allocation), so the answer is kept for `MEMORY_TTL_MS` while the index
-     * changes.
-     */
-    memory(now = Date.now()): IndexMemory {
-      // A sweep of the search lists changes the figure too (the notes stay the same).
-      if (
-        memory &&
-        ((memory.generation === generation && memory.swept === search.swept) ||
-          now - memory.at < MEMORY_TTL_MS)
-      )
-        return memory.value;
-      // From running counts (notes, path characters, links, cached summaries): no walk of the
-      // entries. Constants calibrated against the heap V8 reports for the generated 10,000-note
-      // vault (bench/results/2026-11-26-memory.md): an entry with its strings, tags, links and frontmatter; its
-      // records in the graph's maps; a summary with its link and backlink objects.
-      const notes = entries.size * 600 + pathTotal + linkTotal * 64;
-      const links = entries.size * 480 + pathTotal * 3 + linkTotal * 72;
-      const cached = summaries.size * 1160;
-      const searchBytes = search.approxBytes();
-      const folderBytes = folders.size * 96;
-      const value: IndexMemory = {
-        notes: notes + folderBytes,
-        links,
-        search: searchBytes,
-        summaries: cached,
-        total: notes + folderBytes + links + searchBytes + cached,
-      };
-      memory = { at: now, generation, swept: search.swept, value };
-      return value;
-    },
+  /**
+   * The index's own bytes, estimated (`health` shows them): the note table, the link
+   * graph, the search index and the cached summaries. Strings many notes share are interned, so
+   * they are not counted per note. Notes, links and summaries come from running counts; the search
+   * part walks the terms (no allocation), so the answer is kept for `MEMORY_TTL_MS` while the index
+   * changes.
+   */
+  memory(now = Date.now()): IndexMemory {
+    const memo = this.memo;
+    // A sweep of the search lists changes the figure too (the notes stay the same).
+    if (
+      memo &&
+      ((memo.generation === this.gen && memo.swept === this.search.swept) || now - memo.at < MEMORY_TTL_MS)
+    )
+      return memo.value;
+    // From running counts (notes, path characters, links, cached summaries): no walk of the
+    // entries. Constants calibrated against the heap V8 reports for the generated 10,000-note
+    // vault (bench/results/2026-11-26-memory.md): an entry with its strings, tags, links and frontmatter; its
+    // records in the graph's maps; a summary with its link and backlink objects.
+    const size = this.entryMap.size;
+    const notes = size * 600 + this.pathTotal + this.linkTotal * 64;
+    const links = size * 480 + this.pathTotal * 3 + this.linkTotal * 72;
+    const cached = this.summaries.size * 1160;
+    const searchBytes = this.search.approxBytes();
+    const folderBytes = this.folderSet.size * 96;
+    const value: IndexMemory = {
+      notes: notes + folderBytes,
+      links,
+      search: searchBytes,
+      summaries: cached,
+      total: notes + folderBytes + links + searchBytes + cached,
+    };
+    this.memo = { at: now, generation: this.gen, swept: this.search.swept, value };
+    return value;
+  }
 
-    /** Adds or replaces an entry; `text` (when given) refreshes the search index (`raw` gives its headings). */
-    put(entry: IndexEntry, text?: string, raw?: string): Set<string> {
-      const old = entries.get(entry.path);
-      if (!old) sorted = null;
-      bytes += entry.size - (old?.size ?? 0);
-      if (!old) pathTotal += entry.path.length;
-      linkTotal += entry.links.length - (old?.links.length ?? 0);
-      entries.set(entry.path, entry);
-      changed?.add(entry.path);
-      addFolders(entry.path);
-      if (text !== undefined) {
-        search.put(searchDocOf(entry, titleOf(entry.path), text, raw));
-      }
-      generation++;
-      return forget(graph.set(entry.path, entry.links)) as Set<string>;
-    },
+  /** Adds or replaces an entry; `text` (when given) refreshes the search index (`raw` gives its headings). */
+  put(entry: IndexEntry, text?: string, raw?: string): Set<string> {
+    const old = this.entryMap.get(entry.path);
+    if (!old) this.sorted = null;
+    this.count(entry, old);
+    this.entryMap.set(entry.path, entry);
+    this.changed?.add(entry.path);
+    this.addFolders(entry.path);
+    if (text !== undefined) {
+      this.search.put(searchDocOf(entry, this.titleOf(entry.path), text, raw));
+    }
+    this.gen++;
+    return this.forget(this.graph.set(entry.path, entry.links));
+  }
 
-    /**
-     * Adds many new entries at once (a vault being loaded); the search index is fed separately.
-     * `resolved(i)`: where the links of `list[i]` point when known (a snapshot of the same notes and
-     * files), so they are not resolved again.
-     */
-    putMany(
-      list: readonly IndexEntry[],
-      resolved?: (i: number) => (string | null)[] | null | undefined,
-    ): void {
-      for (const _ of this.putManySteps(list, resolved));
-    },
+  /**
+   * Adds many new entries at once (a vault being loaded); the search index is fed separately.
+   * `resolved(i)`: where the links of `list[i]` point when known (a snapshot of the same notes and
+   * files), so they are not resolved again.
+   */
+  putMany(list: readonly IndexEntry[], resolved?: (i: number) => (string | null)[] | null | undefined): void {
+    for (const _ of this.putManySteps(list, resolved));
+  }
 
-    /** `putMany` a few hundred notes a step (the caller may yield to the event loop between steps). */
-    *putManySteps(
-      list: readonly IndexEntry[],
-      resolved?: (i: number) => (string | null)[] | null | undefined,
-    ): Generator<void> {
-      for (let i = 0; i < list.length; i++) {
-        const e = list[i]!;
-        const was = entries.get(e.path);
-        bytes += e.size - (was?.size ?? 0);
-        if (!was) pathTotal += e.path.length;
-        linkTotal += e.links.length - (was?.links.length ?? 0);
-        entries.set(e.path, e);
-        addFolders(e.path);
-        if ((i & 1023) === 1023) yield;
-      }
-      sorted = null;
-      summaries.clear();
-      generation++;
-      yield* graph.loadSteps(
-        list.map((e) => [e.path, e.links] as const),
-        resolved,
-      );
-    },
+  /** `putMany` a few hundred notes a step (the caller may yield to the event loop between steps). */
+  *putManySteps(
+    list: readonly IndexEntry[],
+    resolved?: (i: number) => (string | null)[] | null | undefined,
+  ): Generator<void> {
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i]!;
+      this.count(e, this.entryMap.get(e.path));
+      this.entryMap.set(e.path, e);
+      this.addFolders(e.path);
+      if ((i & 1023) === 1023) yield;
+    }
+    this.sorted = null;
+    this.summaries.clear();
+    this.gen++;
+    yield* this.graph.loadSteps(
+      list.map((e) => [e.path, e.links] as const),
+      resolved,
+    );
+  }
 
-    /** Removes an entry. Returns the paths whose links or backlinks changed. */
-    remove(path: string): Set<string> {
-      const old = entries.get(path);
-      if (!old) return new Set();
-      entries.delete(path);
-      changed?.add(path);
-      bytes -= old.size;
-      pathTotal -= old.path.length;
-      linkTotal -= old.links.length;
-      sorted = null;
-      search.remove(path);
-      generation++;
-      summaries.delete(path);
-      return forget(graph.remove(path)) as Set<string>;
-    },
+  /** Removes an entry. Returns the paths whose links or backlinks changed. */
+  remove(path: string): Set<string> {
+    const old = this.entryMap.get(path);
+    if (!old) return new Set();
+    this.entryMap.delete(path);
+    this.changed?.add(path);
+    this.byteTotal -= old.size;
+    this.pathTotal -= old.path.length;
+    this.linkTotal -= old.links.length;
+    this.sorted = null;
+    this.search.remove(path);
+    this.gen++;
+    this.summaries.delete(path);
+    return this.forget(this.graph.remove(path));
+  }
 
-    /** Records a new size and mtime for unchanged content (the file was touched). */
-    touch(path: string, info: { size: number; mtimeMs: number }): void {
-      const e = entries.get(path);
-      if (!e) return;
-      bytes += info.size - e.size;
-      // A new object: entries are never changed in place, so a capture of them stays consistent.
-      entries.set(path, { ...e, size: info.size, mtimeMs: info.mtimeMs });
-      changed?.add(path);
-      summaries.delete(path);
-      generation++;
-    },
+  /** Records a new size and mtime for unchanged content (the file was touched). */
+  touch(path: string, info: { size: number; mtimeMs: number }): void {
+    const e = this.entryMap.get(path);
+    if (!e) return;
+    this.byteTotal += info.size - e.size;
+    // A new object: entries are never changed in place, so a capture of them stays consistent.
+    this.entryMap.set(path, { ...e, size: info.size, mtimeMs: info.mtimeMs });
+    this.changed?.add(path);
+    this.summaries.delete(path);
+    this.gen++;
+  }
 
-    /**
-     * Tells the index which of the vault's other files (attachments) were added and removed:
-     * links naming them re-resolve. Returns the notes whose links or backlinks changed.
-     */
-    files(added: readonly string[], removed: readonly string[]): Set<string> {
-      const changed = graph.removeFiles(removed);
-      for (const p of graph.addFiles(added)) changed.add(p);
-      if (changed.size) generation++;
-      return forget(changed) as Set<string>;
-    },
+  /**
+   * Tells the index which of the vault's other files (attachments) were added and removed:
+   * links naming them re-resolve. Returns the notes whose links or backlinks changed.
+   */
+  files(added: readonly string[], removed: readonly string[]): Set<string> {
+    const changed = this.graph.removeFiles(removed);
+    for (const p of this.graph.addFiles(added)) changed.add(p);
+    if (changed.size) this.gen++;
+    return this.forget(changed);
+  }
 
-    /** Every note path, sorted; the same array until a note is added or removed. */
-    sortedPaths(): readonly string[] {
-      sorted ??= [...entries.keys()].sort();
-      return sorted;
-    },
+  /** Every note path, sorted; the same array until a note is added or removed. */
+  sortedPaths(): readonly string[] {
+    this.sorted ??= [...this.entryMap.keys()].sort();
+    return this.sorted;
+  }
 
-    addFolder(path: string): void {
-      if (path) {
-        folders.add(path);
-        addFolders(`${path}/x`);
-      }
-    },
+  addFolder(path: string): void {
+    if (path) {
+      this.folderSet.add(path);
+      this.addFolders(`${path}/x`);
+    }
+  }
 
-    removeFolder(path: string): void {
-      for (const f of [...folders]) if (f === path || f.startsWith(`${path}/`)) folders.delete(f);
-    },
+  removeFolder(path: string): void {
+    for (const f of [...this.folderSet]) if (f === path || f.startsWith(`${path}/`)) this.folderSet.delete(f);
+  }
 
-    /** The summary of one note as the API shows it. */
-    /**
-     * `s` (this index's summary or note) as a key that sees only `see` reads it: each link
-     * resolved among the paths it sees, its backlinks those it sees (core/auth/scoped.ts). The
-     * same object when nothing differs.
-     */
-    seenAs<T extends NoteSummary>(s: T, see: See): T {
-      let links: NoteLink[] | null = null;
-      for (let i = 0; i < s.links.length; i++) {
-        const l = s.links[i]!;
-        if (l.path === null || see(l.path)) continue;
-        // A hidden winner: the link resolves anew among the visible paths (none: unresolved).
-        const path = graph.resolve(s.path, l, see);
-        links ??= s.links.slice();
-        links[i] = { ...l, path, type: linkType({ target: l.target, path }) };
-      }
-      const anew = graph.backlinksSeen(s.path, see);
-      let backlinks: NoteSummary['backlinks'] | null = null;
-      if (anew) backlinks = anew.map((p) => ({ path: p, title: titleOf(p) }));
-      else if (s.backlinks.some((b) => !see(b.path))) backlinks = s.backlinks.filter((b) => see(b.path));
-      if (!links && !backlinks) return s;
-      return { ...s, links: links ?? s.links, backlinks: backlinks ?? s.backlinks };
-    },
+  /**
+   * `s` (this index's summary or note) as a key that sees only `see` reads it: each link
+   * resolved among the paths it sees, its backlinks those it sees (core/auth/scoped.ts). The
+   * same object when nothing differs.
+   */
+  seenAs<T extends NoteSummary>(s: T, see: See): T {
+    let links: NoteLink[] | null = null;
+    for (let i = 0; i < s.links.length; i++) {
+      const l = s.links[i]!;
+      if (l.path === null || see(l.path)) continue;
+      // A hidden winner: the link resolves anew among the visible paths (none: unresolved).
+      const path = this.graph.resolve(s.path, l, see);
+      links ??= s.links.slice();
+      links[i] = { ...l, path, type: linkType({ target: l.target, path }) };
+    }
+    const anew = this.graph.backlinksSeen(s.path, see);
+    let backlinks: NoteSummary['backlinks'] | null = null;
+    if (anew) backlinks = anew.map((p) => ({ path: p, title: this.titleOf(p) }));
+    else if (s.backlinks.some((b) => !see(b.path))) backlinks = s.backlinks.filter((b) => see(b.path));
+    if (!links && !backlinks) return s;
+    return { ...s, links: links ?? s.links, backlinks: backlinks ?? s.backlinks };
+  }
 
-    summary(path: string): NoteSummary | null {
-      const cached = summaries.get(path);
-      if (cached) return cached;
-      const e = entries.get(path);
-      if (!e) return null;
-      const resolved = graph.resolutionsOf(e.path);
-      const s: NoteSummary = {
-        path: e.path,
-        title: titleOf(e.path),
-        tags: e.tags,
-        links: resolved.links.map((l, i) => {
-          const path = resolved.paths[i] ?? null;
-          const out: NoteLink = {
-            target: l.target,
-            path,
-            kind: l.kind,
-            type: linkType({ target: l.target, path }),
-          };
-          if (l.heading !== undefined) out.heading = l.heading;
-          if (l.alias !== undefined) out.alias = l.alias;
-          return out;
-        }),
-        backlinks: graph.backlinksOf(e.path).map((p) => ({ path: p, title: titleOf(p) })),
-        wordCount: e.wordCount,
-        createdAt: new Date(e.created ? Date.parse(e.created) : e.firstSeen).toISOString(),
-        updatedAt: new Date(e.mtimeMs).toISOString(),
-        checksum: e.checksum,
-      };
-      summaries.set(path, s);
-      return s;
-    },
+  /** The summary of one note as the API shows it. */
+  summary(path: string): NoteSummary | null {
+    const cached = this.summaries.get(path);
+    if (cached) return cached;
+    const e = this.entryMap.get(path);
+    if (!e) return null;
+    const resolved = this.graph.resolutionsOf(e.path);
+    const s: NoteSummary = {
+      path: e.path,
+      title: this.titleOf(e.path),
+      tags: e.tags,
+      links: resolved.links.map((l, i) => {
+        const path = resolved.paths[i] ?? null;
+        const out: NoteLink = {
+          target: l.target,
+          path,
+          kind: l.kind,
+          type: linkType({ target: l.target, path }),
+        };
+        if (l.heading !== undefined) out.heading = l.heading;
+        if (l.alias !== undefined) out.alias = l.alias;
+        return out;
+      }),
+      backlinks: this.graph.backlinksOf(e.path).map((p) => ({ path: p, title: this.titleOf(p) })),
+      wordCount: e.wordCount,
+      createdAt: new Date(e.created ? Date.parse(e.created) : e.firstSeen).toISOString(),
+      updatedAt: new Date(e.mtimeMs).toISOString(),
+      checksum: e.checksum,
+    };
+    this.summaries.set(path, s);
+    return s;
+  }
 
-    /**
-     * Starts recording changed notes (and their words) for the journal; off while there is no
-     * snapshot to journal against (a cold index is saved whole).
-     */
-    track(on: boolean): void {
-      changed = on ? new Set() : null;
-      search.track(on);
-    },
+  /**
+   * Starts recording changed notes (and their words) for the journal; off while there is no
+   * snapshot to journal against (a cold index is saved whole).
+   */
+  track(on: boolean): void {
+    this.changed = on ? new Set() : null;
+    this.search.track(on);
+  }
 
-    /** Records that `path` changed outside `put` and `remove` (a load's bulk pass). */
-    markChanged(path: string): void {
-      changed?.add(path);
-    },
+  /** Records that `path` changed outside `put` and `remove` (a load's bulk pass). */
+  markChanged(path: string): void {
+    this.changed?.add(path);
+  }
 
-    /** How many notes changed since the last `takeChanges` (0 while not tracked). */
-    get changes(): number {
-      return changed?.size ?? 0;
-    },
+  /** How many notes changed since the last `takeChanges` (0 while not tracked). */
+  get changes(): number {
+    return this.changed?.size ?? 0;
+  }
 
-    /**
-     * The notes changed since the last call, as their journal records (the entry and words as they
-     * are now: entries are never changed in place, so a record stays true while it waits to be
-     * written), and forgets those changes. Work proportional to the changed notes; `journalLine`
-     * turns a record into text.
-     */
-    takeChanges(): JournalRecord[] {
-      if (!changed) return [];
-      const out: JournalRecord[] = [];
-      for (const p of changed) {
-        const e = entries.get(p);
-        const terms = search.termsOf(p);
-        out.push(e ? (terms ? [p, e, terms] : [p, e]) : [p]);
-      }
-      changed.clear();
-      search.clearTracked();
-      return out;
-    },
+  /**
+   * The notes changed since the last call, as their journal records (the entry and words as they
+   * are now: entries are never changed in place, so a record stays true while it waits to be
+   * written), and forgets those changes. Work proportional to the changed notes; `journalLine`
+   * turns a record into text.
+   */
+  takeChanges(): JournalRecord[] {
+    if (!this.changed) return [];
+    const out: JournalRecord[] = [];
+    for (const p of this.changed) {
+      const e = this.entryMap.get(p);
+      const terms = this.search.termsOf(p);
+      out.push(e ? (terms ? [p, e, terms] : [p, e]) : [p]);
+    }
+    this.changed.clear();
+    this.search.clearTracked();
+    return out;
+  }
 
-    /**
-     * A consistent picture for a snapshot of generation `gen`: work proportional to the number of
-     * notes and terms (no entry or posting list is copied: neither is ever changed in place). The
-     * changes recorded so far are in it, so they are forgotten.
-     */
-    capture(gen: number): IndexCapture {
-      changed?.clear();
-      search.clearTracked();
-      return { gen, entries: [...entries.values()], search: search.capture() };
-    },
+  /**
+   * A consistent picture for a snapshot of generation `gen`: work proportional to the number of
+   * notes and terms (no entry or posting list is copied: neither is ever changed in place). The
+   * changes recorded so far are in it, so they are forgotten.
+   */
+  capture(gen: number): IndexCapture {
+    this.changed?.clear();
+    this.search.clearTracked();
+    return { gen, entries: [...this.entryMap.values()], search: this.search.capture() };
+  }
 
-    /**
-     * The same picture for a binary snapshot (snapshot.ts): with each note's link resolutions and
-     * the vault's files as the graph holds them now. The search postings must be read (`ready()`).
-     */
-    captureSnapshot(gen: number): SnapshotCapture {
-      const c = this.capture(gen);
-      const resolutions = c.entries.map((e) => {
-        const r = graph.resolutionsOf(e.path);
-        // A large note is indexed in steps: its entry may be ahead of the graph for a moment.
-        return r.links === e.links ? r.paths : null;
-      });
-      return { gen, entries: c.entries, resolutions, files: graph.filesUnder(''), search: c.search };
-    },
+  /**
+   * The same picture for a binary snapshot (snapshot.ts): with each note's link resolutions and
+   * the vault's files as the graph holds them now. The search postings must be read (`ready()`).
+   */
+  captureSnapshot(gen: number): SnapshotCapture {
+    const c = this.capture(gen);
+    const resolutions = c.entries.map((e) => {
+      const r = this.graph.resolutionsOf(e.path);
+      // A large note is indexed in steps: its entry may be ahead of the graph for a moment.
+      return r.links === e.links ? r.paths : null;
+    });
+    return { gen, entries: c.entries, resolutions, files: this.graph.filesUnder(''), search: c.search };
+  }
 
-    /** Serializes entries and the search index for a warm restart (tests; the server saves in pieces). */
-    serialize(): string {
-      for (const _ of search.sweep());
-      return [...snapshotParts(this.capture(0))].join('');
-    },
-  };
+  /** Serializes entries and the search index for a warm restart (tests; the server saves in pieces). */
+  serialize(): string {
+    for (const _ of this.search.sweep());
+    return [...snapshotParts(this.capture(0))].join('');
+  }
+}
+
+/** A new index (with the search index a snapshot kept, when given). */
+export function createNoteIndex(serializedSearch?: string | SerializedSearch | LazySearch | null): NoteIndex {
+  return new NoteIndex(serializedSearch);
 }
 
 /**
@@ -455,8 +460,6 @@ export const journalLine = (r: JournalRecord): string => `${JSON.stringify(r)}\n
 
 /** The journal's first line: which snapshot its changes apply to. */
 export const journalHeader = (gen: number): string => `${JSON.stringify({ v: CACHE_VERSION, gen })}\n`;
-
-export type NoteIndex = ReturnType<typeof createNoteIndex>;
 
 /** What `parseIndexCache` gives: the entries and search index as the snapshot and journal leave them. */
 export interface ParsedIndexCache {

@@ -155,6 +155,15 @@ export function createNoteService(deps: NoteServiceDeps) {
 
     ...createWrites(ctx),
 
+    /**
+     * The bytes of the note at `pathInput` as the file holds them (frontmatter included), read now;
+     * null when there is none. For live editing, whose document is the whole file.
+     */
+    raw: async (pathInput: unknown): Promise<Uint8Array | null> => {
+      ctx.requireReady();
+      return store.read(validateNotePath(pathInput));
+    },
+
     /** The history (versions and trash) when the service keeps one; null otherwise. */
     history: ctx.history ?? null,
 

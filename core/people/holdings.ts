@@ -43,6 +43,24 @@ export function createHoldings(
       return { session: s, person: p, scope: opts.scopeOf(p.id) };
     },
 
+    /** Records what the session of `token` was started on (its changes name it); nothing when gone. */
+    async nameDevice(token: string, device: string): Promise<void> {
+      const h = await sha256Hex(token);
+      await store.change((st) => {
+        const at = st.sessions.findIndex((s) => s.hash === h);
+        if (at < 0) return null;
+        const sessions = st.sessions.map((s, i) => (i === at ? { ...s, device: device.slice(0, 60) } : s));
+        return { next: { ...st, sessions }, out: undefined };
+      });
+    },
+
+    /** A person's name (`psn_…`) or the name of a person's key, for naming who made a change. */
+    nameOf(id: string): string | undefined {
+      const st = store.cur();
+      if (id.startsWith('psn_')) return personOf(st, id)?.name;
+      return st.keys.find((k) => k.id === id)?.name;
+    },
+
     /** Ends the session of `token` (no error when it is already gone). */
     async signOut(token: string | undefined): Promise<{ signedOut: true }> {
       const h = token ? await sha256Hex(token) : '';

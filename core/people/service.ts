@@ -77,6 +77,7 @@ function info(st: PeopleState, p: PersonRecord): PersonInfo {
     signIn: {
       password: p.password !== undefined,
       passkeys: st.passkeys.filter((k) => k.personId === p.id).length,
+      sso: p.sso !== undefined,
     },
     shares: st.shares
       .filter((s) => s.personId === p.id)

@@ -18,6 +18,7 @@ import {
   type ScryptParams,
   verifyPassword,
 } from './password.ts';
+import { createSso } from './sso.ts';
 import type { PeopleStore } from './store.ts';
 import type { PeopleState, PersonRecord, Session, SessionStart } from './types.ts';
 
@@ -97,6 +98,7 @@ export function createSignIn(
   });
 
   const passkeys = createPasskeys(store, { invited, spend, start, live });
+  const sso = createSso(store, { invited, spend, start, live, withPerson });
 
   return {
     /** Who an invite is for (the enrol page greets them); INVALID_TOKEN when it is not valid. */
@@ -165,6 +167,8 @@ export function createSignIn(
     },
 
     ...passkeys,
+
+    ...sso,
 
     ...createHoldings(store, { live, scopeOf: opts.scopeOf }),
   };

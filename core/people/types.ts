@@ -28,6 +28,8 @@ const PersonSchema = v.object({
   /** Failed sign-ins in a row, and until when the account refuses passwords (ISO). */
   failures: v.optional(v.number()),
   lockedUntil: v.optional(v.string()),
+  /** The single sign-on identity linked through an invite (OpenID Connect: issuer and subject). */
+  sso: v.optional(v.object({ issuer: v.string(), subject: v.string() })),
 });
 
 const ShareSchema = v.object({
@@ -54,6 +56,8 @@ const SessionSchema = v.object({
   personId: v.string(),
   createdAt: v.string(),
   expiresAt: v.string(),
+  /** What it was started on (`Chrome on Linux`), for who-did-what; absent when not told. */
+  device: v.optional(v.pipe(v.string(), v.maxLength(60))),
 });
 
 const PersonKeySchema = v.object({
@@ -104,7 +108,7 @@ export interface PersonInfo {
   createdAt: string;
   disabled: boolean;
   /** How they can sign in. */
-  signIn: { password: boolean; passkeys: number };
+  signIn: { password: boolean; passkeys: number; sso: boolean };
   shares: { id: string; folder: string; role: ShareRole }[];
 }
 

@@ -1,6 +1,7 @@
 import { type Check, EXPOSURE_CHECKS } from './checks.ts';
 import { LIMIT_CHECKS } from './checks-limits.ts';
 import { HYGIENE_CHECKS } from './checks-more.ts';
+import { PUBLISH_CHECKS } from './checks-publish.ts';
 import {
   type AuditReport,
   type Finding,
@@ -11,7 +12,12 @@ import {
 } from './types.ts';
 
 /** Every check the audit runs, in listing order within a severity. */
-export const CHECKS: readonly Check[] = [...EXPOSURE_CHECKS, ...LIMIT_CHECKS, ...HYGIENE_CHECKS];
+export const CHECKS: readonly Check[] = [
+  ...EXPOSURE_CHECKS,
+  ...LIMIT_CHECKS,
+  ...HYGIENE_CHECKS,
+  ...PUBLISH_CHECKS,
+];
 
 /** Points one finding of each severity takes from 100. */
 export const WEIGHTS: Record<Severity, number> = { critical: 40, high: 20, medium: 10, low: 4, info: 0 };

@@ -7,6 +7,7 @@ import type {
   KeyFact,
   PersonFact,
   PluginFact,
+  PublicationFact,
   Recommendation,
   SecuritySnapshot,
   StateFileMode,
@@ -15,7 +16,7 @@ import type {
 /** The settings part of a snapshot: configuration, read again on every request. */
 export type SecuritySettings = Omit<
   SecuritySnapshot,
-  'setup' | 'keys' | 'stateFiles' | 'channels' | 'plugins' | 'people'
+  'setup' | 'keys' | 'stateFiles' | 'channels' | 'plugins' | 'people' | 'publications'
 >;
 
 /** What the security service reads the live state from. */
@@ -33,6 +34,8 @@ export interface SecurityDeps {
   plugins?: () => PluginFact[];
   /** The people who may sign in (default: none). */
   people?: () => PersonFact[];
+  /** The publications (default: none). */
+  publications?: () => PublicationFact[];
 }
 
 const mode = (m: number) => `0${(m & 0o777).toString(8).padStart(3, '0')}`;
@@ -72,6 +75,7 @@ export function createSecurityService(deps: SecurityDeps) {
       channels: deps.channels?.() ?? [],
       plugins: deps.plugins?.() ?? [],
       people: deps.people?.() ?? [],
+      publications: deps.publications?.() ?? [],
     };
   };
 

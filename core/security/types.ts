@@ -25,6 +25,18 @@ export interface PersonFact {
   passkeys: number;
 }
 
+/** A publication as the audit sees it (the publications service provides these; never a hash). */
+export interface PublicationFact {
+  id: string;
+  kind: 'note' | 'folder';
+  /** A note path, or a folder ending in `/` ('' the whole vault). */
+  path: string;
+  password: boolean;
+  expiresAt: string | null;
+  /** False once expired (its pages answer 410). */
+  active: boolean;
+}
+
 /** A plugin as the audit sees it (the plugins service provides these). */
 export interface PluginFact {
   id: string;
@@ -105,6 +117,8 @@ export interface SecuritySnapshot {
   plugins: PluginFact[];
   /** The people who may sign in (absent or empty: keys only). */
   people?: PersonFact[];
+  /** Notes and folders published to anyone with the link (absent or empty: none). */
+  publications?: PublicationFact[];
   /** Socket time-outs against slow clients, in ms (absent when the runtime sets none). */
   timeouts?: HttpTimeouts;
 }

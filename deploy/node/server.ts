@@ -15,7 +15,7 @@ import { timeoutServerOptions } from '../../http-kit/node/http-timeouts.ts';
 import type { Env, ServerConfig } from '../shared/config/index.ts';
 import { composeFsServer } from '../shared/fs-server.ts';
 import type { StopStep } from '../shared/lifecycle.ts';
-import { nodeParts } from '../shared/node-parts.ts';
+import { liveDoorOn, nodeParts } from '../shared/node-parts.ts';
 import { readConfig } from '../shared/quire.ts';
 import { linkRelay } from '../shared/relay-link.ts';
 
@@ -111,6 +111,7 @@ export async function startServer(
   // not keep background work waiting for a quiet spell.
   const drain = httpDrain(server, { waits: (req) => CHANGE_FEED.test(req.url ?? '') });
   draining = () => drain.draining;
+  liveDoorOn(server, quire.live, logger, () => draining());
   busy = () => drain.working > 0;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -123,8 +124,7 @@ export async function startServer(
   // Out now, not with the next batch of log lines: supervisors and scripts wait on this line.
   stdoutLines().flushSync();
 
-  const { auth, setupConfig } = quire;
-  const link = await linkRelay({ config, app, auth, setupConfig, logger, hot: hotOn ? frame : undefined });
+  const link = await linkRelay({ ...quire, config, logger, hot: hotOn ? frame : undefined });
   if (link) relayStatus = link.status;
   const lifecycle = fs.lifecycle({ afterIndex: () => pool.close(), onStopStep: opts.onStopStep });
   lifecycle.addDoor(async (graceMs) => {

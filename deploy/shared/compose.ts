@@ -7,6 +7,7 @@ import type { FrameStats } from '../../adapters/http/frame.ts';
 import { stateListStore } from '../../adapters/http/list/persisted-list.ts';
 import { createNoteCache } from '../../adapters/http/note-cache.ts';
 import { createProvider } from '../../adapters/llm/create.ts';
+import { oidcProvider } from '../../adapters/sso/oidc.ts';
 import type { ToolSource } from '../../core/agent/types.ts';
 import { createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
@@ -43,6 +44,8 @@ export interface RuntimeParts {
   timeouts?: HttpTimeouts;
   /** False where the platform compresses answers itself (workerd); default true. */
   compress?: boolean;
+  /** True where the runtime serves live editing's WebSocket (Node): only then are tickets issued. */
+  liveDoor?: boolean;
 }
 
 /** What `composeApp` takes: the runtime's parts, the configuration and the built stores. */
@@ -175,6 +178,7 @@ export async function composeApp(opts: ComposeOptions) {
     semantic: core.semantic,
     files: core.files,
     feed: core.feed,
+    live: opts.liveDoor ? core.live : undefined,
     mcpWrite: config.mcpWrite,
     mcpMaxAnswerBytes: config.mcpMaxAnswerBytes,
     eventsStreamsPerKey: config.eventsStreamsPerKey,
@@ -188,6 +192,8 @@ export async function composeApp(opts: ComposeOptions) {
     authenticator,
     oauth,
     people: config.authMode === 'none' ? undefined : core.people,
+    publications: config.authMode === 'none' ? undefined : core.publications,
+    ...(config.sso && config.authMode !== 'none' ? { sso: oidcProvider(config.sso) } : {}),
     setup: {
       service: core.auth,
       jwt,
@@ -223,6 +229,7 @@ export async function composeApp(opts: ComposeOptions) {
     plugins: core.plugins,
     security: core.security,
     feed: core.feed,
+    live: core.live,
     semantic: core.semantic,
     lane: { authenticator, noteCache, frameStats },
     listStore,

@@ -38,6 +38,8 @@ export interface LifecycleParts {
   /** The app's parts that a stop closes. */
   app: {
     feed: { close(): void };
+    /** Live editing: its open documents are written and its editors told before the doors close. */
+    live?: { close(): Promise<void> };
     channels: { close(): Promise<void> };
     plugins: { stop(): Promise<void> };
     /** Semantic search (EMBEDDINGS_*): started once the index is ready, stopped with the timers. */
@@ -149,6 +151,7 @@ export function startLifecycle(parts: LifecycleParts): Lifecycle {
         // Event streams and long polls end now (clients resume by id), so they do not hold the drain.
         step('feed');
         parts.app.feed.close();
+        await parts.app.live?.close();
         // New work stops at once on every door (direct: 503 or refused; relay: the connector
         // unregisters first); what is in flight on any finishes within the grace.
         step('doors');

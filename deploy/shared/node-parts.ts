@@ -9,6 +9,7 @@ import { composeApp as composeShared, publicRelayUrl, type RuntimeParts, selfOri
 import type { ServerConfig } from './config/index.ts';
 import { CLIENT_DIST_DIR } from './fs-server.ts';
 
+export { liveDoorOn } from '../../adapters/node/live-door.ts';
 export { CLIENT_DIST_DIR, publicRelayUrl, selfOrigins };
 
 /** The client's address on Node: the socket, or for relayed requests what the relay forwarded. */
@@ -30,6 +31,7 @@ export function nodeParts(config: ServerConfig): RuntimeParts {
     pinnedFetch: nodePinnedFetch,
     stateFileModes: stateFileModes(config.dataDir),
     timeouts: config.timeouts,
+    liveDoor: true,
   };
 }
 

@@ -107,13 +107,14 @@ const ACTIVE_TYPE =
 /** The CSP a proxied active answer gets: a unique opaque origin, no script, no form, no plugin. */
 export const RELAY_SANDBOX_CSP = 'sandbox';
 /**
- * The one exception: the OAuth consent page (`/oauth/authorize`) must submit its form
- * for an owner to approve an MCP client through the relay. It stays an opaque origin without
- * script, popups or plugins; a form on it can only send what a user types to that same server,
- * which any page on the web can do.
+ * The exceptions: the OAuth consent page (`/oauth/authorize`) must submit its form for an owner
+ * to approve an MCP client through the relay, and a published page (`/p/<id>/...`, not its
+ * attachments) its search form. They stay opaque origins without script, popups or plugins; a
+ * form on them can only send what a user types to that same server, which any page on the web
+ * can do.
  */
 export const RELAY_FORMS_CSP = 'sandbox allow-forms';
-const FORM_PAGE = /^\/oauth\/authorize(?:\?|$)/;
+const FORM_PAGE = /^(?:\/oauth\/authorize(?:\?|$)|\/p\/pub_[A-Za-z0-9_-]+\/(?!_files\/))/;
 
 /**
  * The headers a proxied answer reaches the client with: end-to-end ones, minus those that act

@@ -1,4 +1,5 @@
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
 
 /** The note editor's text (CodeMirror, or the fallback textarea): its host's `value`. */
 export const editorText = (page: Page): Promise<string> =>
@@ -10,4 +11,28 @@ export async function fillEditor(page: Page, text: string): Promise<void> {
   await content.click();
   await page.keyboard.press('ControlOrMeta+a');
   await page.keyboard.insertText(text);
+}
+
+/** Opens the workspace at `origin` with `profile` as its one profile, the note at `path` in its live editor. */
+export async function openLiveEditor(
+  context: BrowserContext,
+  page: Page,
+  profile: Profile,
+  origin: string,
+  path: string,
+): Promise<void> {
+  await context.addInitScript(
+    ([k, v]) => localStorage.setItem(k!, v!),
+    [PROFILES_KEY, JSON.stringify({ version: 1, active: profile.id, profiles: [profile] })],
+  );
+  await page.goto(`${origin}/workspace#note=${encodeURIComponent(path)}`);
+  await page.getByTestId('live').click();
+  await page.locator('[data-testid="live-editor"] .cm-content').waitFor();
+}
+
+/** Types `text` at the start or the end of the live editor, as a person would. */
+export async function typeAt(page: Page, where: 'start' | 'end', text: string): Promise<void> {
+  await page.locator('[data-testid="live-editor"] .cm-content').click();
+  await page.keyboard.press(where === 'start' ? 'ControlOrMeta+Home' : 'ControlOrMeta+End');
+  await page.keyboard.type(text, { delay: 5 });
 }

@@ -4,35 +4,22 @@
  * them, are refused outside it, sign out, sign in again with the passkey, and are refused on the
  * next request once the owner disables them. WebAuthn needs a domain, so the page is on localhost.
  */
-import type { Browser } from 'playwright-core';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LiveServer, liveServer } from '../helpers/live-server.ts';
-import { ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
+import { PROFILES_KEY } from '../../client-link/src/flow/profiles.ts';
+import { ARTIFACTS, recordedPage } from './browser.ts';
+import { type PeopleStage, peopleStage, virtualAuthenticator } from './people-stage.ts';
 
-let browser: Browser;
-let server: LiveServer;
+let stage: PeopleStage;
+let browser: PeopleStage['browser'];
 let base: string;
-
-const owner = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: { 'x-service-key': server.firstKey, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.json()) as any;
-};
+let owner: PeopleStage['owner'];
 
 beforeAll(async () => {
-  await ensureClientBuilt();
-  [browser, server] = await Promise.all([launchChromium(), liveServer({ PAIRING_MODE: 'open-port' })]);
-  base = server.url.replace('127.0.0.1', 'localhost');
-  await owner('POST', '/notes', { path: 'Team/plan.md', content: '# Team plan\n\nShared words.\n' });
-  await owner('POST', '/notes', { path: 'Private/diary.md', content: '# zzdiaryzz\n\nNot for Ann.\n' });
+  stage = await peopleStage();
+  ({ browser, base, owner } = stage);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stage?.stop());
 
 describe('people in Chromium', () => {
   it('invite, passkey, workspace, edit inside, refused outside, sign out, sign in, revoked', async () => {
@@ -45,18 +32,7 @@ describe('people in Chromium', () => {
 
     const rec = await recordedPage(browser);
     const { page, context } = rec;
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    const { cdp, authenticatorId } = await virtualAuthenticator(context, page);
 
     await page.goto(link);
     await page.getByRole('heading', { name: 'Welcome, Ann' }).waitFor();
@@ -106,6 +82,32 @@ describe('people in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(`${base}/workspace`);
     expect((await call('GET', '/notes/Team/plan.md')).status).toBe(200);
+
+    // The owner's people page shows who did what: Ann, the browser she signed in with, the edit.
+    const ownerPage = await browser.newContext();
+    const profile = {
+      id: 'owner',
+      serverId: 'x',
+      serverUrl: base,
+      apiKey: stage.server.firstKey,
+      mode: 'direct',
+      relayUrl: null,
+      name: 'owner',
+      linkedAt: new Date().toISOString(),
+    };
+    await ownerPage.addInitScript(
+      ([k, v]) => localStorage.setItem(k!, v!),
+      [PROFILES_KEY, JSON.stringify({ version: 1, active: 'owner', profiles: [profile] })],
+    );
+    const op = await ownerPage.newPage();
+    await op.goto(`${base}/people`);
+    const edit = op.getByTestId('activity').locator('li', { hasText: 'Team/plan.md' }).first();
+    await edit.waitFor();
+    expect(await edit.textContent()).toMatch(/Ann \(Chrome on Linux\): update Team\/plan\.md/);
+    await op.emulateMedia({ colorScheme: 'dark' });
+    await op.setViewportSize({ width: 390, height: 844 });
+    await op.screenshot({ path: join(ARTIFACTS, 'people-activity-390-dark.png'), fullPage: true });
+    await ownerPage.close();
 
     // The owner disables Ann: her very next request is refused.
     expect((await owner('PATCH', `/people/${ann.id}`, { disabled: true })).data.disabled).toBe(true);

@@ -1,14 +1,18 @@
 import { createApp } from '../../adapters/http/app.ts';
 import type { RateLimits } from '../../adapters/http/types.ts';
+import { memoryHistoryStore } from '../../adapters/store/memory-history-store.ts';
 import { memoryNoteStore } from '../../adapters/store/memory-note-store.ts';
 import { memoryStateStore } from '../../adapters/store/memory-state-store.ts';
 import { type AuthMode, createAuthenticator } from '../../core/auth/authenticator.ts';
 import { createJwt } from '../../core/auth/jwt.ts';
 import { createOAuthService } from '../../core/auth/oauth.ts';
 import { createAuthService } from '../../core/auth/service.ts';
+import { createHistory } from '../../core/history/history.ts';
 import { createNoteService } from '../../core/notes/service.ts';
 import { createPeopleService } from '../../core/people/service.ts';
+import type { SsoProvider } from '../../core/people/sso.ts';
 import type { Logger, StateStore } from '../../core/ports.ts';
+import { createPublicationService } from '../../core/publish/service.ts';
 import type { SetupConfig } from '../../core/setup.ts';
 import { requester } from './app.ts';
 import { silentLogger } from './logger.ts';
@@ -30,6 +34,12 @@ export interface AuthAppOptions {
   people?: boolean;
   /** Quire as the OAuth authorization server of /mcp (core/auth/oauth.ts), on the same clock. */
   oauth?: boolean | { accessTtlSeconds?: number };
+  /** Single sign-on with this OpenID Connect provider (people only). */
+  sso?: SsoProvider;
+  /** Keep versions and a trash (in memory), for the history, trash and activity routes. */
+  history?: boolean;
+  /** Publishing (core/publish), with a cheap scrypt. */
+  publications?: boolean;
 }
 
 /** A whole server app with auth, over an in-memory vault, and helpers to call it. */
@@ -38,7 +48,8 @@ export async function authApp(opts: AuthAppOptions = {}) {
   const clock = { now: () => now() };
   const logger = opts.logger ?? silentLogger;
   const state = opts.state ?? memoryStateStore();
-  const notes = createNoteService({ store: memoryNoteStore({ clock }), clock, logger });
+  const history = opts.history ? createHistory({ store: memoryHistoryStore(), clock, logger }) : undefined;
+  const notes = createNoteService({ store: memoryNoteStore({ clock }), clock, logger, history });
   await notes.load();
   const service = createAuthService({ state, clock, logger });
   await service.init();
@@ -72,8 +83,14 @@ export async function authApp(opts: AuthAppOptions = {}) {
     ? createPeopleService({ state, clock, scrypt: { N: 2 ** 4, r: 1, p: 1 } })
     : undefined;
   await people?.init();
+  const publications = opts.publications
+    ? createPublicationService({ state, clock, scrypt: { N: 2 ** 4, r: 1, p: 1 } })
+    : undefined;
+  await publications?.init();
   const app = createApp({
     people,
+    publications,
+    ...(opts.sso ? { sso: opts.sso } : {}),
     notes,
     oauth,
     version: '9.9.9',
@@ -96,6 +113,7 @@ export async function authApp(opts: AuthAppOptions = {}) {
     notes,
     oauth,
     people,
+    publications,
     firstKey,
     key: (k: string) => ({ 'x-service-key': k }),
   };

@@ -114,10 +114,19 @@ describe('trash and history over HTTP (issue 30)', () => {
   });
 
   it('names authors for people: a key by its name, a revoked key by its id, MCP by client and key', () => {
-    const names = (id: string) => (id === 'k1' ? 'browser-direct' : id === 'psn_a' ? 'Ada' : undefined);
+    const known: Record<string, string> = {
+      k1: 'browser-direct',
+      psn_a: 'Ada',
+      k2: 'laptop',
+    };
+    const names = (id: string) => known[id];
     expect(authorOf('key:k1', names)).toBe('browser-direct');
     expect(authorOf('person:psn_a', names)).toBe('Ada');
     expect(authorOf('person:psn_gone', names)).toBe('person psn_gone');
+    expect(authorOf('person:psn_a (key:k2)', names)).toBe('Ada (laptop)');
+    expect(authorOf('person:psn_a (device:Firefox on Windows)', names)).toBe('Ada (Firefox on Windows)');
+    expect(authorOf('person:psn_a (key:gone)', names)).toBe('Ada');
+    expect(authorOf('mcp:claude (person:psn_a (key:k2))', names)).toBe('claude (Ada (laptop))');
     expect(authorOf('key:gone', names)).toBe('key gone');
     expect(authorOf('mcp:claude (key:k1)', names)).toBe('claude (browser-direct)');
     expect(authorOf('outside', names)).toBe('another program');

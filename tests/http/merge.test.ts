@@ -126,6 +126,26 @@ describe('merging writes made from an older version', () => {
     expect(r.json.data.links).toContainEqual(expect.objectContaining({ path: merge.copy }));
   });
 
+  it('the same conflicting write sent again (its answer lost) finds its copy: no second copy, no second line', async () => {
+    const { call, read, store } = await setup({ 'dir/n.md': TEXT });
+    const v0 = (await call('GET', '/api/v1/notes/dir%2Fn.md')).json.data.checksum;
+    await put(call, 'dir/n.md', TEXT.replace('First line.', 'First line by A.'), v0);
+    const mine = TEXT.replace('First line.', 'First line by B.').replace('Second line.', 'Second line by B.');
+    const first = (await put(call, 'dir/n.md', mine, v0)).json.data;
+    const noteAfterFirst = await read('dir/n.md');
+    const again = await put(call, 'dir/n.md', mine, v0);
+    expect(again.status).toBe(200);
+    expect(again.json.data.merge).toMatchObject({ conflicts: 1, copy: first.merge.copy });
+    expect(again.json.data.checksum).toBe(first.checksum);
+    expect(await read('dir/n.md')).toBe(noteAfterFirst);
+    const copies = (await store.list()).map((f) => f.path).filter((p) => p.includes('(conflict'));
+    expect(copies).toEqual([first.merge.copy]);
+    // A different overlapping text is a new copy all the same.
+    const other = await put(call, 'dir/n.md', mine.replace('by B', 'by C'), v0);
+    expect(other.json.data.merge.copy).not.toBe(first.merge.copy);
+    expect(await read(other.json.data.merge.copy)).toBe(mine.replace('by B', 'by C'));
+  });
+
   it('a base the history does not hold takes the conflict path, never a silent overwrite', async () => {
     const { call, read } = await setup({ 'n.md': TEXT });
     const r = await put(call, 'n.md', 'all new\n', 'f'.repeat(64));

@@ -1,17 +1,13 @@
 /**
  * People and shares over HTTP, as a matrix: roles (viewer, editor, manager, none) x route families
- * (notes, tree, tags, search, feed, history, trash, files, MCP, agent, admin, sharing) x how the
+ * (notes, tree, tags, search, feed, history, trash, files, MCP, agent, admin, sharing, publishing) x how the
  * request arrives (directly, and relayed through the in-process relay and a real connector, with
  * the session as a bearer). Revocation and the cookie's CSRF rule are checked directly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayConnector } from '../../relay/connector/connector.ts';
 import { requester } from '../helpers/app.ts';
-import { silentLogger } from '../helpers/logger.ts';
-import { until } from '../helpers/wait.ts';
 import { composedApp } from '../openapi/compose.ts';
-import { newIdentity, pairing } from '../relay/fixtures.ts';
-import { PUBLIC, relayHarness } from '../relay/harness.ts';
+import { throughRelay } from '../relay/harness.ts';
 
 type Role = 'viewer' | 'editor' | 'manager' | 'none';
 const ROLES: Role[] = ['viewer', 'editor', 'manager', 'none'];
@@ -63,28 +59,10 @@ beforeAll(async () => {
   }
 
   // The relay: in-process, a real connector handing each request to the app as relayed.
-  const h = relayHarness({ limits: { pullWaitMs: 300 } });
-  const { identity, serverId } = await newIdentity();
-  const pair = pairing();
-  const connector = relayConnector({
-    relayUrl: PUBLIC,
-    serverId,
-    identity,
-    handle: (req) => Promise.resolve(app.fetch(req, { relayed: true })),
-    redeemPairCode: pair.redeemPairCode,
-    pairCodeHash: pair.pairCodeHash,
-    logger: silentLogger,
-    fetch: h.fetch,
-    backoff: { minMs: 10, maxMs: 100 },
-  });
-  stops.push(
-    () => h.close(),
-    () => connector.stop(),
-  );
-  connector.start();
-  await until('the connector to be online', () => connector.status().state === 'online');
+  const relay = await throughRelay(app);
+  stops.push(relay.stop);
   relayed = requester({
-    request: (url, init) => h.app.request(url.replace('http://127.0.0.1:3000', `/r/${serverId}`), init),
+    request: (url, init) => relay.request(url.replace('http://127.0.0.1:3000', ''), init),
   });
 
   // Each person enrols through an invite (directly) and signs in both ways.
@@ -203,6 +181,22 @@ describe.each(['direct', 'relayed'] as const)('people matrix (%s)', (via) => {
     const me = await call('GET', '/api/v1/session', role);
     expect(me.json.data.person.name).toBe(role);
   });
+
+  it.each(ROLES)('%s: publishes only as a manager, only inside the folder', async (role) => {
+    const pub = await call('POST', '/api/v1/publications', role, { path: 'Team' });
+    expect(pub.status, pub.text).toBe(can.share(role) ? 201 : 403);
+    expect((await call('POST', '/api/v1/publications', role, { path: 'Private' })).status).toBe(403);
+    expect((await call('POST', '/api/v1/publications', role, { path: 'Private/p.md' })).status).toBe(403);
+    if (!can.share(role)) return;
+    const id = pub.json.data.id as string;
+    // An anonymous reader, the same way in: the shared folder, the private link as text.
+    const page = await (via === 'direct' ? direct : relayed)('GET', `/p/${id}/a.md`);
+    expect(page.status, page.text).toBe(200);
+    expect(page.text).toContain('<span class="unpublished">p</span>');
+    expect(page.text).not.toContain(SECRET);
+    expect((await call('DELETE', `/api/v1/publications/${id}`, role)).status).toBe(200);
+    expect((await (via === 'direct' ? direct : relayed)('GET', `/p/${id}/a.md`)).status).toBe(404);
+  });
 });
 
 describe('revocation and the cookie', () => {
@@ -223,12 +217,110 @@ describe('revocation and the cookie', () => {
     const asKey = { 'x-service-key': key.json.data.apiKey };
     expect((await direct('GET', '/api/v1/notes/Team/a.md', { headers: asKey })).status).toBe(200);
     expect((await direct('GET', '/api/v1/notes/Private/p.md', { headers: asKey })).status).toBe(404);
+    // The workspace links with a person's key (verify, then link once setup is complete), directly
+    // and through the relay; a token is never traded for one (it would outlive the person).
+    expect((await direct('POST', '/api/v1/auth/verify', { headers: asKey })).status).toBe(200);
+    expect((await relayed('POST', '/api/v1/auth/verify', { headers: asKey })).status).toBe(200);
+    expect((await direct('POST', '/api/v1/auth/token', { headers: asKey })).status).toBe(401);
     expect(
       (await direct('PATCH', `/api/v1/people/${id}`, { body: { disabled: true }, headers: owner })).status,
     ).toBe(200);
+    expect((await relayed('POST', '/api/v1/auth/verify', { headers: asKey })).status).toBe(401);
     expect((await direct('GET', '/api/v1/notes', { headers: bearer })).status).toBe(401);
     expect((await direct('GET', '/api/v1/notes', { headers: asKey })).status).toBe(401);
     expect((await relayed('GET', '/api/v1/notes', { headers: bearer })).status).toBe(401);
+  });
+
+  it('who did what: history, trash and the feed name the person and the device', async () => {
+    const add = await direct('POST', '/api/v1/people', { body: { name: 'Wren' }, headers: owner });
+    const id = add.json.data.id;
+    await direct('POST', `/api/v1/people/${id}/shares`, {
+      body: { folder: 'Team', role: 'editor' },
+      headers: owner,
+    });
+    const inv = await direct('POST', `/api/v1/people/${id}/invite`, { headers: owner });
+    const chrome =
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+    const s = await direct('POST', '/api/v1/invites/password', {
+      body: { token: inv.json.data.token, password: 'wren password long', as: 'bearer' },
+      headers: { 'user-agent': chrome },
+    });
+    const session = { authorization: `Bearer ${s.json.data.token}` };
+    const key = await direct('POST', '/api/v1/session/keys', { body: { name: 'laptop' }, headers: session });
+    const asKey = { 'x-service-key': key.json.data.apiKey };
+
+    const poll = { ...owner, accept: 'application/json' };
+    const start = (await direct('GET', '/api/v1/events', { headers: poll })).json.data.next;
+    await direct('POST', '/api/v1/notes', {
+      body: { path: 'Team/wren.md', content: 'one\n' },
+      headers: session,
+    });
+    await direct('PUT', '/api/v1/notes/Team/wren.md', { body: { content: 'two\n' }, headers: asKey });
+    await relayed('PUT', '/api/v1/notes/Team/wren.md', { body: { content: 'three\n' }, headers: session });
+    await direct('DELETE', '/api/v1/notes/Team/wren.md', { headers: asKey });
+
+    const versions = (await direct('GET', '/api/v1/notes/Team/wren.md/versions', { headers: owner })).json
+      .data;
+    expect(versions.map((v: { author: string }) => v.author)).toEqual(
+      expect.arrayContaining(['Wren (Chrome on Linux)', 'Wren (laptop)']),
+    );
+    const trash = (await direct('GET', '/api/v1/trash', { headers: owner })).json.data;
+    expect(trash.find((t: { path: string }) => t.path === 'Team/wren.md')?.author).toBe('Wren (laptop)');
+    const feed = (await direct('GET', `/api/v1/events?after=${start}`, { headers: poll })).json.data;
+    type Event = { data: { path: string; author: string } };
+    const authors = feed.events
+      .filter((e: Event) => e.data.path === 'Team/wren.md')
+      .map((e: Event) => e.data.author);
+    expect(authors).toEqual([
+      'Wren (Chrome on Linux)',
+      'Wren (laptop)',
+      'Wren (Chrome on Linux)',
+      'Wren (laptop)',
+    ]);
+    // The activity: every change of the note, newest first, with the person and the device; a
+    // person sees the activity of what is shared with them only.
+    const activity = (await direct('GET', '/api/v1/activity?limit=500', { headers: owner })).json.data;
+    const wren = activity.filter((a: { path: string }) => a.path === 'Team/wren.md');
+    expect(wren[0]).toMatchObject({ change: 'delete', author: 'Wren (laptop)' });
+    expect(wren.map((a: { author: string }) => a.author)).toContain('Wren (Chrome on Linux)');
+    const seen = (await direct('GET', '/api/v1/activity?limit=500', { headers: session })).json.data;
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((a: { path: string }) => a.path.startsWith('Team/'))).toBe(true);
+    expect(activity.some((a: { path: string }) => a.path.startsWith('Private/'))).toBe(true);
+    expect((await direct('GET', '/api/v1/activity?limit=0', { headers: owner })).status).toBe(400);
+    expect((await direct('GET', '/api/v1/activity?limit=x', { headers: owner })).status).toBe(400);
+
+    // Signed out, the session's changes still name its device; a revoked key's name is gone, the
+    // person's stays.
+    await direct('DELETE', '/api/v1/session', { headers: session });
+    const keys = await direct('GET', '/api/v1/session/keys', { headers: asKey });
+    const keyId = keys.json.data.find((k: { name: string }) => k.name === 'laptop').id;
+    await direct('DELETE', `/api/v1/session/keys/${keyId}`, { headers: asKey });
+    const after = (await direct('GET', '/api/v1/notes/Team/wren.md/versions', { headers: owner })).json.data;
+    const named = after.map((v: { author: string }) => v.author);
+    expect(named).toContain('Wren (Chrome on Linux)');
+    expect(named).toContain('Wren');
+    expect(named).not.toContain('Wren (laptop)');
+  });
+
+  it('a session token in the key header (the workspace through the relay) opens and signs out the same', async () => {
+    const add = await direct('POST', '/api/v1/people', { body: { name: 'keyed' }, headers: owner });
+    const id = add.json.data.id;
+    await direct('POST', `/api/v1/people/${id}/shares`, {
+      body: { folder: 'Team', role: 'viewer' },
+      headers: owner,
+    });
+    const inv = await direct('POST', `/api/v1/people/${id}/invite`, { headers: owner });
+    const s = await relayed('POST', '/api/v1/invites/password', {
+      body: { token: inv.json.data.token, password: 'keyed password long' },
+    });
+    const keyed = { 'x-service-key': s.json.data.token as string };
+    expect((await relayed('GET', '/api/v1/notes/Team/a.md', { headers: keyed })).status).toBe(200);
+    expect((await relayed('GET', '/api/v1/notes/Private/p.md', { headers: keyed })).status).toBe(404);
+    expect((await relayed('GET', '/api/v1/session', { headers: keyed })).json.data.person.name).toBe('keyed');
+    expect((await relayed('DELETE', '/api/v1/session', { headers: keyed })).status).toBe(200);
+    expect((await relayed('GET', '/api/v1/notes', { headers: keyed })).status).toBe(401);
+    expect((await direct('GET', '/api/v1/notes', { headers: keyed })).status).toBe(401);
   });
 
   it('a cookie session: HttpOnly, SameSite=Strict; a change needs this server as Origin', async () => {

@@ -2,6 +2,7 @@
  * Folder scopes over HTTP, as a property (issue 29): random small vaults, random scopes, random
  * requests (reads and writes) through the whole app with a scoped key. No answer names a path,
  * title or tag of a hidden note; writes outside are 403 and change nothing; reads outside are 404.
+ * The same for people, and for anonymous readers of a published note or folder (`/p/<id>/`).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +33,24 @@ const scopeArb: fc.Arbitrary<KeyScope> = fc.record({
   exclude: fc.uniqueArray(fc.constantFrom('Work/private/', 'Home/Work/'), { maxLength: 1 }),
 });
 
+/** Writes the generated vault: each note titled and tagged by its token, linking as `links` says. */
+async function seedVault(
+  call: Awaited<ReturnType<typeof authApp>>['call'],
+  headers: Record<string, string>,
+  notes: { path: string; token: string }[],
+  links: number[][],
+  tail = '',
+) {
+  for (const [i, n] of notes.entries()) {
+    const body = links[i]!.map((j) => `[[${notes[j]!.path.slice(0, -3)}]]`).join(' ');
+    const r = await call('POST', '/api/v1/notes', {
+      body: { path: n.path, content: `# Title ${n.token}\n\n#t${n.token} ${body}${tail}\n` },
+      headers,
+    });
+    expect(r.status, r.text).toBe(201);
+  }
+}
+
 type Req = { method: string; url: (paths: string[]) => string; body?: (paths: string[]) => unknown };
 const reqArb = (n: number): fc.Arbitrary<Req> => {
   const i = fc.nat(n - 1);
@@ -51,6 +70,8 @@ const reqArb = (n: number): fc.Arbitrary<Req> => {
     i.map<Req>((k) => ({ method: 'GET', url: (p) => `/api/v1/notes/${p[k]}` })),
     i.map<Req>((k) => ({ method: 'GET', url: (p) => `/api/v1/notes/${p[k]}/related` })),
     fc.constant<Req>({ method: 'GET', url: () => '/api/v1/events?after=0' }),
+    fc.constant<Req>({ method: 'GET', url: () => '/api/v1/trash' }),
+    fc.constant<Req>({ method: 'GET', url: () => '/api/v1/activity?limit=500' }),
     i.map<Req>((k) => ({
       method: 'PUT',
       url: (p) => `/api/v1/notes/${p[k]}`,
@@ -78,15 +99,8 @@ describe('folder scopes over HTTP (property)', () => {
           ),
         ),
         async ([notes, links, scope, reqs]) => {
-          const { call, firstKey, key } = await authApp();
-          for (const [i, n] of notes.entries()) {
-            const body = links[i]!.map((j) => `[[${notes[j]!.path.slice(0, -3)}]]`).join(' ');
-            const r = await call('POST', '/api/v1/notes', {
-              body: { path: n.path, content: `# Title ${n.token}\n\n#t${n.token} ${body}\n` },
-              headers: key(firstKey),
-            });
-            expect(r.status, r.text).toBe(201);
-          }
+          const { call, firstKey, key } = await authApp({ history: true });
+          await seedVault(call, key(firstKey), notes, links);
           const minted = await call('POST', '/api/v1/auth/keys', {
             body: { name: 'scoped', scope },
             headers: key(firstKey),
@@ -158,15 +172,8 @@ describe('people over HTTP (property)', () => {
           ),
         ),
         async ([notes, links, shares, reqs]) => {
-          const { call, firstKey, key } = await authApp({ people: true });
-          for (const [i, n] of notes.entries()) {
-            const body = links[i]!.map((j) => `[[${notes[j]!.path.slice(0, -3)}]]`).join(' ');
-            const r = await call('POST', '/api/v1/notes', {
-              body: { path: n.path, content: `# Title ${n.token}\n\n#t${n.token} ${body}\n` },
-              headers: key(firstKey),
-            });
-            expect(r.status, r.text).toBe(201);
-          }
+          const { call, firstKey, key } = await authApp({ people: true, history: true });
+          await seedVault(call, key(firstKey), notes, links);
           const ann = (
             await call('POST', '/api/v1/people', { body: { name: 'Ann' }, headers: key(firstKey) })
           ).json.data.id as string;
@@ -210,6 +217,98 @@ describe('people over HTTP (property)', () => {
             const r = await call('GET', `/api/v1/notes/${h.path}`, { headers: key(firstKey) });
             expect(r.json.data.content).toContain(h.token);
           }
+        },
+      ),
+      { numRuns: 30 },
+    );
+  }, 120_000);
+});
+
+// What is published: a folder (or the whole vault), or one note (an index into the vault).
+const publishArb = fc.oneof(
+  fc.constantFrom('Work/', 'Home/', 'Archive/', 'Work/private/', '').map((folder) => ({ folder })),
+  fc.nat(30).map((k) => ({ note: k })),
+);
+
+type PubReq = (paths: string[], rel: (p: string) => string | null) => string;
+const pubReqArb = (n: number): fc.Arbitrary<PubReq> => {
+  const i = fc.nat(n - 1);
+  return fc.oneof(
+    fc.constant<PubReq>(() => ''),
+    i.map<PubReq>((k) => (p, rel) => rel(p[k]!) ?? p[k]!),
+    i.map<PubReq>((k) => (p) => p[k]!),
+    i.map<PubReq>((k) => (p) => `..%2F${encodeURIComponent(p[k]!)}`),
+    i.map<PubReq>((k) => (p) => `_search?q=${encodeURIComponent(`zq${p[k]!.replace(/\D/g, '')}x`)}`),
+    fc
+      .constantFrom('note', 'zq', 'Title', 'tag:t', 'path:Home')
+      .map<PubReq>((q) => () => `_search?q=${encodeURIComponent(q)}`),
+    fc.constant<PubReq>(() => `_files/${'a'.repeat(24)}/x.png`),
+    // Anything at all below the root, raw (the URL parser encodes what it must) or encoded.
+    fc.string({ unit: 'binary', maxLength: 40 }).map<PubReq>((x) => () => x.replace(/[#?]/g, '')),
+    fc.string({ unit: 'binary', maxLength: 40 }).map<PubReq>((x) => () => encodeURIComponent(x)),
+  );
+};
+
+describe('published pages (property)', () => {
+  it('no answer to an anonymous reader carries a path, title, tag or count from outside', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        vaultArb.chain(([notes, links]) =>
+          fc.tuple(
+            fc.constant(notes),
+            fc.constant(links),
+            publishArb,
+            fc.array(pubReqArb(notes.length), { minLength: 1, maxLength: 6 }),
+          ),
+        ),
+        async ([notes, links, what, reqs]) => {
+          const { call, firstKey, key } = await authApp({ publications: true });
+          await seedVault(call, key(firstKey), notes, links, ' words');
+          const paths = notes.map((n) => n.path);
+          const notePath = 'note' in what ? paths[what.note % paths.length]! : null;
+          const folder = 'folder' in what ? what.folder : '';
+          const pub = await call('POST', '/api/v1/publications', {
+            body: { path: notePath ?? folder },
+            headers: key(firstKey),
+          });
+          expect(pub.status, pub.text).toBe(201);
+          const id = pub.json.data.id as string;
+          // The oracle, from what was published alone.
+          const published = (p: string) => (notePath ? p === notePath : p.startsWith(folder));
+          const rel = (p: string) =>
+            !published(p)
+              ? null
+              : (notePath ? p.slice(p.lastIndexOf('/') + 1) : p.slice(folder.length))
+                  .split('/')
+                  .map(encodeURIComponent)
+                  .join('/');
+          const hidden = notes.filter((n) => !published(n.path));
+          for (const r of reqs) {
+            const url = `/p/${id}/${r(paths, rel)}`;
+            const res = await call('GET', url);
+            expect(res.status, url).toBeLessThan(500);
+            // The reader's own query comes back in the search box: anything else is the server's.
+            const text = res.text.replace(/ value="[^"]*"/g, '');
+            for (const h of hidden) {
+              expect(text, `${url} names ${h.path}`).not.toContain(h.token);
+              expect(text, `${url} names ${h.path}`).not.toContain(h.path);
+            }
+            const count = /<p>(\d+) results?<\/p>/.exec(text);
+            if (count) expect(Number(count[1])).toBeLessThanOrEqual(notes.length - hidden.length);
+            const target = /^\/p\/[^/]+\/(.+\.md)$/.exec(url)?.[1];
+            if (target && res.status === 200)
+              expect(
+                notes.some((n) => published(n.path) && rel(n.path) === target),
+                url,
+              ).toBe(true);
+          }
+          // Revoked: the next request is refused and shows nothing.
+          expect(
+            (await call('DELETE', `/api/v1/publications/${id}`, { headers: key(firstKey) })).status,
+          ).toBe(200);
+          const gone = await call('GET', `/p/${id}/`);
+          expect(gone.status).toBe(404);
+          for (const n of notes) expect(gone.text).not.toContain(n.token);
         },
       ),
       { numRuns: 30 },

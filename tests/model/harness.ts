@@ -31,6 +31,19 @@ export interface HarnessStats {
   cutApplied: number;
 }
 
+/** The real server a model run drives: its data (and vault) under `root/data`, open-port, no rate limit. */
+export function spawnModelServer(name: string, root: string) {
+  return startTs(name, 'deploy/node/main.ts', {
+    PORT: '0',
+    RELAY_PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: join(root, 'data'),
+    PAIRING_MODE: 'open-port',
+    RATE_LIMIT: '0',
+    LOG_LEVEL: 'info',
+  });
+}
+
 export class Harness {
   model = new VaultModel();
   stats: HarnessStats = { steps: 0, restarts: 0, kills: 0, notReady: 0, cutApplied: 0 };
@@ -59,15 +72,7 @@ export class Harness {
 
   /** Starts the server and checks every read from its first answer until all are ready. */
   private async start(): Promise<void> {
-    const p = startTs('model-server', 'deploy/node/main.ts', {
-      PORT: '0',
-      RELAY_PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: join(this.root, 'data'),
-      PAIRING_MODE: 'open-port',
-      RATE_LIMIT: '0',
-      LOG_LEVEL: 'info',
-    });
+    const p = spawnModelServer('model-server', this.root);
     this.proc = p;
     const { url } = await p.waitForLog((l) => l.msg === 'listening', 60_000);
     if (!this.key) {

@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Violation } from './checks.ts';
+import { ddmin } from './ddmin.ts';
 import { Harness, type HarnessStats } from './harness.ts';
 import { applicable, describe, type Op, OpGenerator } from './ops.ts';
 
@@ -76,7 +77,7 @@ const kindOf = (message: string) => message.split('\n')[0]!.split(':')[0]!;
  * Delta debugging (ddmin) over `ops`, keeping a subsequence that still fails the same way (`kind`):
  * a replay that breaks on something else (a harness error, another check) shows another bug, or none.
  */
-export async function shrink(
+export function shrink(
   ops: Op[],
   seed: number,
   runs: number,
@@ -84,34 +85,16 @@ export async function shrink(
   log: (l: string) => void,
   kind?: string,
 ) {
-  const deadline = Date.now() + ms;
-  let best = ops;
-  let message = '';
-  let n = 2;
-  while (runs > 0 && best.length > 1 && Date.now() < deadline) {
-    const size = Math.ceil(best.length / n);
-    let reduced = false;
-    for (let i = 0; i < n && runs > 0 && Date.now() < deadline; i++) {
-      const candidate = [...best.slice(0, i * size), ...best.slice((i + 1) * size)];
-      if (candidate.length === 0) continue;
-      runs--;
+  return ddmin(
+    ops,
+    async (candidate) => {
       const r = await replay(candidate, seed);
-      if (r && (kind === undefined || kindOf(r.message) === kind)) {
-        // Only the operations that ran: the skipped ones changed nothing.
-        best = r.ran;
-        message = r.message;
-        n = Math.max(n - 1, 2);
-        reduced = true;
-        log(`shrink: ${best.length} operations still fail`);
-        break;
-      }
-    }
-    if (!reduced) {
-      if (n >= best.length) break;
-      n = Math.min(best.length, n * 2);
-    }
-  }
-  return { minimal: best, message };
+      return r && (kind === undefined || kindOf(r.message) === kind) ? r : null;
+    },
+    runs,
+    ms,
+    log,
+  );
 }
 
 /** One seeded run; see the file comment. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decodeFrames } from '../../core/live/poll-wire.ts';
 import { createQuireClient, QuireApiError } from '../../sdk/index.ts';
 import { composedApp } from './compose.ts';
 import { answerChecker, documentedRoutes, matchTemplate } from './routes.ts';
@@ -89,6 +90,11 @@ describe('real answers against the document', () => {
     await api.people.unshare(ann.id, share.id);
     await api.people.update(ann.id, { disabled: true });
     await api.people.remove(ann.id);
+    // Publishing: a folder read-only at a link, listed, looked at, revoked.
+    const pub = await api.publications.publish('Team', { password: 'long enough pw' });
+    expect((await api.publications.list()).map((p) => p.id)).toEqual([pub.id]);
+    expect((await api.publications.get(pub.id)).password).toBe(true);
+    expect((await api.publications.revoke(pub.id)).revoked).toBe(true);
     // One OAuth grant, made by the flow an MCP client runs (registration, consent, PKCE, token).
     const reg = await app.request(`${BASE}/oauth/register`, {
       method: 'POST',
@@ -180,6 +186,20 @@ describe('real answers against the document', () => {
     const feed = await api.events();
     expect(feed.events).toEqual([]);
     expect((await api.events(feed.next - 1)).events).toHaveLength(1);
+    expect((await api.live.ticket('projects/r.md')).url).toBe('/api/v1/live');
+    // Live over requests: a session, an empty run sent, one poll (the hello and sync step), leave.
+    const { session } = await api.live.session((await api.live.ticket('projects/r.md')).ticket);
+    const live = `${BASE}/api/v1/live/sessions/${session}`;
+    const k = { 'x-service-key': firstKey };
+    const sent = await fetchFn(`${live}/messages`, {
+      method: 'POST',
+      headers: { ...k, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(),
+    });
+    expect(sent.status).toBe(204);
+    const polled = await fetchFn(`${live}/messages?after=0`, { headers: k });
+    expect(decodeFrames(new Uint8Array(await polled.arrayBuffer()))!.length).toBeGreaterThan(1);
+    expect((await fetchFn(live, { method: 'DELETE', headers: k })).status).toBe(204);
     expect((await api.folders.tree()).noteCount).toBe(3);
     expect((await api.folders.tree('garden')).children).toHaveLength(1);
     expect((await failure(() => api.folders.tree('nope'))).code).toBe('FOLDER_NOT_FOUND');
@@ -230,6 +250,10 @@ describe('real answers against the document', () => {
     expect(trashed.map((t) => t.path)).toContain('projects/r.md');
     const restoredNote = trashed.find((t) => t.path === 'projects/r.md')!;
     expect(await api.trash.restore(restoredNote.id)).toEqual({ path: 'projects/r.md' });
+    const activity = await api.activity(5);
+    expect(activity.length).toBe(5);
+    expect(activity[0]).toMatchObject({ path: 'projects/r.md', change: 'restore' });
+    expect((await failure(() => api.activity(501))).code).toBe('VALIDATION_ERROR');
     const fileItem = (await api.trash.list()).find((t) => t.kind === 'file')!;
     expect(await api.trash.remove(fileItem.id)).toEqual({ deleted: fileItem.id });
     expect((await failure(() => api.trash.remove(fileItem.id))).status).toBe(404);

@@ -52,6 +52,15 @@ describe('the OpenAPI document', () => {
     });
   });
 
+  it('a PUT names its base: the body documents it, the answer documents what merged', async () => {
+    const { app } = await composedApp();
+    const doc = await getDoc(app);
+    const base = doc.components.schemas.UpdateNoteBody.properties.base;
+    expect(base.type).toBe('string');
+    expect(base.description).toMatch(/checksum.*merged/i);
+    expect(JSON.stringify(doc.components.schemas.Note)).toMatch(/"merge"/);
+  });
+
   it("the typed client's operations are the document's", async () => {
     const { app } = await composedApp();
     const doc = await getDoc(app);
@@ -72,6 +81,9 @@ describe('the OpenAPI document', () => {
         'docs',
         'docsScript',
         'foldersGone',
+        'liveLeave',
+        'livePoll',
+        'liveSend',
         'openapi',
         'oauthProtectedResource',
         'oauthAuthorizationServer',

@@ -1,10 +1,12 @@
 import type { StoredIdentity } from '../../core/identity.ts';
+import { relayConnector } from '../../relay/connector/connector.ts';
 import { createRelayApp } from '../../relay/http/app.ts';
 import { memoryRelayQueue } from '../../relay/queue/memory.ts';
 import type { RelayQueue } from '../../relay/queue/ports.ts';
 import type { RelayLimits } from '../../relay/service/types.ts';
 import { silentLogger } from '../helpers/logger.ts';
-import { newIdentity, registerBody } from './fixtures.ts';
+import { until } from '../helpers/wait.ts';
+import { newIdentity, pairing, registerBody } from './fixtures.ts';
 
 export const PUBLIC = 'https://relay.test';
 
@@ -66,5 +68,38 @@ export function relayHarness(opts: { limits?: Partial<RelayLimits>; queue?: Rela
     /** A fetch for the connector that reaches this app in-process. */
     fetch: (url: string, init: RequestInit) => app.request(url, init),
     close: () => inner.close(),
+  };
+}
+
+/**
+ * `app` reached through an in-process relay by a real connector that hands it each request as
+ * relayed: the server id, the relay's own `request` for `/r/<serverId>…` paths, and the stop.
+ */
+export async function throughRelay(app: {
+  fetch(req: Request, env: { relayed: true }): Response | Promise<Response>;
+}) {
+  const h = relayHarness({ limits: { pullWaitMs: 300 } });
+  const { identity, serverId } = await newIdentity();
+  const pair = pairing();
+  const connector = relayConnector({
+    relayUrl: PUBLIC,
+    serverId,
+    identity,
+    handle: (req) => Promise.resolve(app.fetch(req, { relayed: true })),
+    redeemPairCode: pair.redeemPairCode,
+    pairCodeHash: pair.pairCodeHash,
+    logger: silentLogger,
+    fetch: h.fetch,
+    backoff: { minMs: 10, maxMs: 100 },
+  });
+  connector.start();
+  await until('the connector to be online', () => connector.status().state === 'online');
+  return {
+    serverId,
+    request: (path: string, init?: RequestInit) => h.app.request(`/r/${serverId}${path}`, init),
+    async stop() {
+      await connector.stop();
+      await h.close();
+    },
   };
 }

@@ -129,6 +129,64 @@ const FLIPS: [string, Edit | null, Edit][] = [
     },
   ],
   [
+    'published-whole-vault',
+    null,
+    (s) => {
+      s.publications = [
+        {
+          id: 'pub_v',
+          kind: 'folder',
+          path: '',
+          password: false,
+          expiresAt: '2999-01-01T00:00:00.000Z',
+          active: true,
+        },
+      ];
+    },
+  ],
+  [
+    'published-folders',
+    null,
+    (s) => {
+      s.publications = [
+        {
+          id: 'pub_f',
+          kind: 'folder',
+          path: 'Blog/',
+          password: false,
+          expiresAt: '2999-01-01T00:00:00.000Z',
+          active: true,
+        },
+        { id: 'pub_p', kind: 'folder', path: 'Team/', password: true, expiresAt: null, active: true },
+      ];
+    },
+  ],
+  [
+    'publication-no-password',
+    null,
+    (s) => {
+      s.publications = [
+        {
+          id: 'pub_n',
+          kind: 'note',
+          path: 'Blog/a.md',
+          password: false,
+          expiresAt: '2999-01-01T00:00:00.000Z',
+          active: true,
+        },
+      ];
+    },
+  ],
+  [
+    'publication-no-expiry',
+    null,
+    (s) => {
+      s.publications = [
+        { id: 'pub_e', kind: 'note', path: 'Blog/a.md', password: true, expiresAt: null, active: true },
+      ];
+    },
+  ],
+  [
     'rate-limit-weak',
     null,
     (s) => {

@@ -17,6 +17,8 @@ export interface FuzzKnowledge {
   /** A registered OAuth client, and the redirect URI it registered. */
   clientId?: string;
   redirectUri?: string;
+  /** Publications made before the run (their ids): one open, one behind a password. */
+  publications?: string[];
 }
 
 /** Malformed percent-encodings, for ids and parameters decoded with decodeURIComponent. */
@@ -605,6 +607,38 @@ export function serverRoute(k: FuzzKnowledge): fc.Arbitrary<[string, string]> {
       fc.oneof(eventsTarget, fc.constantFrom('/api/v1/tags', '/api/v1/tags/', '/api/v1/tags?limit=-1')),
     ),
     line(['POST'], fc.constant('/mcp')),
+    publishedRoute(k),
+    publishedRoute(k),
+  );
+}
+
+/** Published pages (`/p/<id>/…`, anonymous) and the publications API. */
+function publishedRoute(k: FuzzKnowledge): fc.Arbitrary<[string, string]> {
+  const p = param(k.notes);
+  const id = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...(k.publications?.length ? k.publications : ['pub_x'])) },
+    { weight: 1, arbitrary: p },
+  );
+  const below = fc.oneof(
+    fc.constantFrom('', 'c.md', '_search?q=a', '_search?q=', '_unlock', '_files/0/x.png', '..%2Fa.md'),
+    p,
+    p.map((x) => `_search?q=${x}`),
+    p.map((x) => `_files/${'a'.repeat(24)}/${x}`),
+  );
+  return fc.oneof(
+    fc.tuple(
+      fc.constantFrom('GET', 'GET', 'HEAD', 'POST', 'PUT'),
+      fc.tuple(id, below).map(([i, b]) => `/p/${i}/${b}`),
+    ),
+    fc.tuple(
+      fc.constantFrom('GET', 'HEAD'),
+      id.map((i) => `/p/${i}`),
+    ),
+    fc.tuple(fc.constantFrom('GET', 'POST'), fc.constant('/api/v1/publications')),
+    fc.tuple(
+      fc.constantFrom('GET', 'DELETE'),
+      id.map((i) => `/api/v1/publications/${i}`),
+    ),
   );
 }
 

@@ -95,7 +95,10 @@ async function seedForTheNewRoutes(url: string, apiKey: string): Promise<Partial
   expect(versions.length).toBeGreaterThan(0);
   expect(trash.length).toBeGreaterThan(0);
   const files = ['pic.png', 'folder%2Fdoc.pdf', 'folder/doc.pdf'];
-  return { keys, versions, trash, files, clientId: client.client_id, redirectUri };
+  const publications: string[] = [];
+  for (const body of [{ path: 'folder' }, { path: 'a.md', password: 'a long fuzz password' }])
+    publications.push((await call('POST', '/api/v1/publications', body)).data.id);
+  return { keys, versions, trash, files, clientId: client.client_id, redirectUri, publications };
 }
 
 /** OAuth's endpoints and metadata, directly or through the relay. */
@@ -260,6 +263,18 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
           fail(`an OAuth answer of type ${type}`);
         return;
       }
+      // Published pages answer in HTML, their errors too (a malformed escape: the envelope).
+      if (/^(\/r\/[^/]*)?\/p\//.test(req.target) && req.method !== 'HEAD') {
+        const type = res.headers['content-type'] ?? '';
+        if (
+          res.status >= 400 &&
+          !type.includes('text/html') &&
+          !/"success":false/.test(res.body) &&
+          res.body !== ''
+        )
+          fail(`a published page's error of type ${type}`);
+        return;
+      }
       // Files and event streams answer in their own types; MCP in JSON-RPC (checked below).
       const ownType = res.status < 400 && !(res.headers['content-type'] ?? '').includes('application/json');
       const rpc = /^\s*[[{]\s*"(jsonrpc|result|error)"|^\s*\[/.test(res.body) && /"jsonrpc"/.test(res.body);
@@ -397,6 +412,8 @@ describe('HTTP fuzzing of a running server and relay (loopback)', () => {
         'data/credentials.json',
         'data/index-journal.log',
         'data/index-snapshot.bin',
+        // The publications the seed made (core/publish), beside the people's state.
+        'data/publications.json',
       ]);
       expect(await readFile(join(tmp.dir, 'sentinel.txt'), 'utf8')).toBe('SENTINEL-OUTSIDE-THE-VAULT');
       expect(await readFile(join(tmp.dir, 'box', 'beside.md'), 'utf8')).toBe('SENTINEL-BESIDE-THE-VAULT');

@@ -95,7 +95,7 @@ const ERROR_TEXT: Record<number, string> = {
   416: 'The Range cannot be met (RANGE_NOT_SATISFIABLE); Content-Range gives the size.',
   429: 'Too many attempts (RATE_LIMITED); see Retry-After.',
   500: 'Unexpected (INTERNAL_ERROR); the request id is in X-Request-Id.',
-  502: 'An upstream failed (AGENT_PROVIDER_ERROR, PLUGIN_ERROR, EMBEDDINGS_ERROR).',
+  502: 'An upstream failed (AGENT_PROVIDER_ERROR, PLUGIN_ERROR, EMBEDDINGS_ERROR, SSO_PROVIDER_ERROR).',
   503: 'Not available (AGENT_DISABLED, NOT_READY).',
 };
 
@@ -133,6 +133,17 @@ function responses(op: Operation): Json {
       description: 'The bytes (or one range of them: 206 with Content-Range). Also answers HEAD.',
       content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
     };
+  else if (op.raw === 'frames')
+    out[status] = {
+      description:
+        'The frames after `after` (empty when none came within the wait): see core/live/poll-wire.ts.',
+      content: {
+        'application/octet-stream': {
+          schema: { type: 'string', contentMediaType: 'application/octet-stream' },
+        },
+      },
+    };
+  else if (op.raw === 'none') out[status] = { description: op.summary };
   else if (op.raw === 'openapi')
     out[status] = {
       description: 'The document.',
@@ -145,7 +156,7 @@ function responses(op: Operation): Json {
       content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
     };
   // An upload answers 201 when it created the file and 200 when it replaced one.
-  if (op.rawBody)
+  if (op.rawBody && op.raw !== 'none')
     out['200'] = { description: 'Replaced.', content: json(envelope(op.data ? schemaOf(op.data) : {})) };
   if (op.headers?.['If-None-Match']) out['304'] = { description: 'Not modified.' };
   const codes = new Set([...(op.errors ?? []), 500]);

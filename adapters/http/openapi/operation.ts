@@ -45,7 +45,7 @@ export interface Operation {
   /** The `data` of the success envelope. */
   data?: v.GenericSchema;
   /** An answer that is not the JSON envelope. */
-  raw?: 'html' | 'javascript' | 'text' | 'openapi' | 'file';
+  raw?: 'html' | 'javascript' | 'text' | 'openapi' | 'file' | 'frames' | 'none';
   /** The request body is raw bytes (an upload), not JSON. */
   rawBody?: boolean;
   /** Error statuses worth naming besides the ones every route may give (400, 401, 413, 429, 500). */

@@ -51,6 +51,15 @@ export const VersionDiff = v.object({
 });
 
 /** An item of the trash. */
+/** One change as the activity lists it. */
+export const ActivityItem = v.object({
+  at: isoDate,
+  path: v.string(),
+  change,
+  /** Who, for people: a person with their device (`Ann (laptop)`), a key's name, a client... */
+  author: v.string(),
+});
+
 export const TrashItem = v.object({
   id: v.string(),
   path: v.string(),
@@ -105,6 +114,25 @@ export const history: Operation[] = [
     headers: ifMatch,
     data: v.object({ path: v.string(), checksum: v.string() }),
     errors: [404, 412],
+  },
+  {
+    id: 'listActivity',
+    method: 'get',
+    path: '/api/v1/activity',
+    tag: 'Notes',
+    summary: 'Who did what, newest first: the changes of the notes you can see, and their deletions',
+    description:
+      'Every kept version of each note the key sees (its change and author: a person with their ' +
+      'device, a key by its name, a client, `agent`, `another program`) and every deletion in the ' +
+      'trash, newest first. A key limited to folders sees the changes there only.',
+    query: {
+      limit: {
+        description: 'How many changes, 1 to 500 (default 50).',
+        schema: { type: 'integer', minimum: 1, maximum: 500 },
+      },
+    },
+    data: v.array(ActivityItem),
+    errors: [400],
   },
   {
     id: 'listTrash',

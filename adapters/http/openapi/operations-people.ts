@@ -22,7 +22,7 @@ const Person = v.object({
   role,
   createdAt: v.string(),
   disabled: v.boolean(),
-  signIn: v.object({ password: v.boolean(), passkeys: v.number() }),
+  signIn: v.object({ password: v.boolean(), passkeys: v.number(), sso: v.boolean() }),
   shares: v.array(Share),
 });
 const Started = v.object({

@@ -11,6 +11,7 @@ import { history } from './operations-history.ts';
 import { integrations } from './operations-integrations.ts';
 import { oauth } from './operations-oauth.ts';
 import { people } from './operations-people.ts';
+import { publish } from './operations-publish.ts';
 import { security } from './operations-security.ts';
 
 /** Every documented operation. */
@@ -26,4 +27,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...security,
   ...oauth,
   ...people,
+  ...publish,
 ];

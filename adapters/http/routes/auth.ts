@@ -28,12 +28,19 @@ export function authRoutes(deps: AppDeps, setup: SetupDeps, limiter: RateLimiter
   const app = new Hono<AppEnv>();
   const { service } = setup;
 
-  /** The key in X-Service-Key, verified; counts failures for rate limiting. */
-  const requireKey = async (c: Context<AppEnv>) => {
+  /**
+   * The key in X-Service-Key, verified; counts failures for rate limiting. `personal`: a key a
+   * person minted counts too (verify and link, so the workspace links with it, directly or through
+   * the relay); never for a token, which would outlive the person's revocation.
+   */
+  const requireKey = async (c: Context<AppEnv>, personal = false) => {
     const client = clientAddress(c, deps);
     await limiter.auth(client);
     const key = c.req.header('x-service-key');
-    const found = await service.verifyKey(key);
+    const own = personal && key && deps.people ? await deps.people.personKey(key) : null;
+    const found = own
+      ? { id: own.keyId, ...(own.scope ? { scope: own.scope } : {}) }
+      : await service.verifyKey(key);
     if (!found) {
       // Failures only: a valid key passes even from an address others have failed from (NAT).
       await limiter.beforeAuth(client);
@@ -46,11 +53,11 @@ export function authRoutes(deps: AppDeps, setup: SetupDeps, limiter: RateLimiter
   };
 
   app.post('/verify', async (c) => {
-    await requireKey(c);
+    await requireKey(c, true);
     return ok(c, { valid: true, serverId: service.serverId, setupComplete: service.setupComplete });
   });
   app.post('/link', async (c) => {
-    const key = await requireKey(c);
+    const key = await requireKey(c, true);
     // Completing setup is admin work (core/auth/access.ts), checked here: this route checks its own key.
     const who = key.scope ? { id: key.id, method: 'api-key' as const, scope: key.scope } : undefined;
     // Once setup is complete, link changes nothing: any key may confirm it (the client's flow).

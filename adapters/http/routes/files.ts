@@ -17,7 +17,7 @@ import { actorOf } from './history.ts';
 export const FILE_SANDBOX_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 /** The headers that describe one attachment (type, validators, caching, disposition). */
-function fileHeaders(meta: FileMeta): Record<string, string> {
+export function fileHeaders(meta: FileMeta): Record<string, string> {
   const name = meta.path.slice(meta.path.lastIndexOf('/') + 1);
   const scripty = isScriptCapable(meta.contentType);
   const download = scripty && !meta.contentType.startsWith('image/svg+xml');

@@ -14,12 +14,17 @@ import { viewOf } from '../scoped.ts';
 import type { AppEnv } from '../types.ts';
 import { decodeUrlPart } from '../url-decode.ts';
 
-/** Who a request writes as: `key:<id>` for an API key, `jwt:<subject>` for a token, else `api`. */
+/**
+ * Who a request writes as: `key:<id>` for an API key, `jwt:<subject>` for a token,
+ * `person:<id> (device:<name>)` or `person:<id> (key:<id>)` for a person, else `api`.
+ */
 export function actorOf(c: Context<AppEnv>): string {
   const p = c.get('principal');
   if (!p || p.method === 'none') return 'api';
-  // A person's change names the person, whether made in a session or with a key of theirs.
-  if (p.personId) return `person:${p.personId}`;
+  // A person's change names the person and the device: a key of theirs by its id (named while
+  // it lives), a session by the device it was signed in on, written out so it outlives the session.
+  if (p.personId && p.method !== 'session') return `person:${p.personId} (key:${p.id})`;
+  if (p.personId) return p.device ? `person:${p.personId} (device:${p.device})` : `person:${p.personId}`;
   return `${p.method === 'jwt' ? 'jwt' : 'key'}:${p.id}`;
 }
 
@@ -170,5 +175,42 @@ export function trashRoutes(names: KeyNames = noKeyNames) {
     return ok(c, { deleted: id });
   });
 
+  return app;
+}
+
+/** How many changes `GET /api/v1/activity` answers at most (and by default). */
+const ACTIVITY_MAX = 500;
+const ACTIVITY_DEFAULT = 50;
+
+/**
+ * `/api/v1/activity`: who did what, newest first, across the notes the caller sees: every kept
+ * version of each note, deleted ones' too (its change and author), and every deletion in the
+ * trash. Built only from the caller's scoped history (its paths, their versions, its trash), so a
+ * scope hides here what it hides everywhere.
+ */
+export function activityRoutes(names: KeyNames = noKeyNames) {
+  const app = new Hono<AppEnv>();
+  app.get('/', (c) => {
+    const raw = c.req.query('limit');
+    const limit = raw === undefined ? ACTIVITY_DEFAULT : Number(raw);
+    if (!Number.isInteger(limit) || limit < 1 || limit > ACTIVITY_MAX)
+      throw new DomainError('VALIDATION_ERROR', `limit is a whole number from 1 to ${ACTIVITY_MAX}.`);
+    const history = historyOf(viewOf(c).notes);
+    const items: { at: number; path: string; change: string; by: string }[] = [];
+    for (const path of history.paths())
+      for (const v of history.list(path)) items.push({ at: v.at, path, change: v.change, by: v.by });
+    for (const t of history.listTrash())
+      items.push({ at: t.deletedAt, path: t.path, change: 'delete', by: t.by });
+    items.sort((a, b) => b.at - a.at || a.path.localeCompare(b.path));
+    return ok(
+      c,
+      items.slice(0, limit).map((x) => ({
+        at: new Date(x.at).toISOString(),
+        path: x.path,
+        change: x.change,
+        author: authorOf(x.by, names),
+      })),
+    );
+  });
   return app;
 }

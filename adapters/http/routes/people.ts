@@ -11,6 +11,7 @@ import { DomainError } from '../../../core/errors.ts';
 import { NewShareSchema, type PeopleService } from '../../../core/people/service.ts';
 import { PERSON_ROLES } from '../../../core/people/types.ts';
 import { ok, readJson } from '../../../http-kit/envelope.ts';
+import { serverUrl } from '../client.ts';
 import type { AppDeps, AppEnv } from '../types.ts';
 import { publicBase } from './oauth.ts';
 
@@ -19,6 +20,21 @@ export const PatchBody = v.object({
   role: v.optional(v.picklist(PERSON_ROLES)),
 });
 export const AddBody = v.object({ name: v.string(), role: v.optional(v.picklist(PERSON_ROLES)) });
+
+/**
+ * The page an invited person opens. The token rides in the fragment: a browser never sends it to
+ * a server or writes it in a log. A server paired through the relay has no address the person can
+ * reach: the link opens the workspace where it is hosted (CLIENT_URL, else this server's own address, as the setup links do) and names
+ * the server's address on the relay after the token, so the page signs them in through it.
+ */
+function inviteLink(c: Context, deps: AppDeps, token: string): string {
+  const cfg = deps.setup?.config;
+  if (cfg?.pairingMode !== 'relay' || !cfg.relayUrl || !deps.setup)
+    return `${publicBase(c, deps)}/invite#${token}`;
+  const via = `${cfg.relayUrl}/r/${encodeURIComponent(deps.setup.service.serverId)}`;
+  const client = (cfg.clientUrl ?? serverUrl(c, deps)).replace(/\/+$/, '');
+  return `${client}/invite#${token}&via=${encodeURIComponent(via)}`;
+}
 
 export function peopleRoutes(deps: AppDeps, people: PeopleService) {
   const app = new Hono<AppEnv>();
@@ -88,8 +104,7 @@ export function peopleRoutes(deps: AppDeps, people: PeopleService) {
   app.post('/:id/invite', async (c) => {
     owner(c);
     const inv = await people.invite(c.req.param('id'));
-    // The token rides in the fragment: a browser never sends it to a server or writes it in a log.
-    return ok(c, { ...inv, link: `${publicBase(c, deps)}/invite#${inv.token}` }, 201);
+    return ok(c, { ...inv, link: inviteLink(c, deps, inv.token) }, 201);
   });
   app.post('/:id/shares', async (c) => {
     const body = await readJson(c, NewShareSchema);

@@ -9,11 +9,13 @@ import { type Context, Hono } from 'hono';
 import * as v from 'valibot';
 import { KeyScopeSchema } from '../../../core/auth/scope.ts';
 import { DomainError } from '../../../core/errors.ts';
+import { SESSION_PREFIX } from '../../../core/people/holdings.ts';
 import type { RelyingParty } from '../../../core/people/passkeys.ts';
 import type { PeopleService } from '../../../core/people/service.ts';
 import { PasswordSchema, type SessionStart } from '../../../core/people/sign-in.ts';
 import { ok, readJson } from '../../../http-kit/envelope.ts';
 import { clientAddress } from '../client.ts';
+import { deviceName } from '../device-name.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { AppDeps, AppEnv } from '../types.ts';
 import { publicBase } from './oauth.ts';
@@ -56,17 +58,21 @@ export function sessionCookie(c: Context, deps: AppDeps, value: string, maxAgeS:
   return attrs.join('; ');
 }
 
-/** The relying party of a passkey: this server as the browser reaches it. */
+/**
+ * The relying party of a passkey: this server as the browser reaches it. Through the relay the
+ * page is the workspace served from a client origin this server allows (its own, CLIENT_URL,
+ * CORS_ORIGINS), never the relay's address, which many servers share: that origin is the party.
+ */
 function rpOf(c: Context, deps: AppDeps): RelyingParty {
-  const url = new URL(publicBase(c, deps));
+  const origin = c.req.header('origin');
+  const client = relayed(c) && origin && deps.corsOrigins?.includes(origin) ? origin : null;
+  const url = new URL(client ?? publicBase(c, deps));
   return { id: url.hostname, origin: url.origin, name: 'Quire' };
 }
 
-export function sessionRoutes(deps: AppDeps, people: PeopleService, limiter: RateLimiter) {
-  const app = new Hono<AppEnv>();
-
-  /** Runs a public sign-in step: rate limited, a failure counted against the client. */
-  const attempt = async <T>(c: Context<AppEnv>, run: () => Promise<T>): Promise<T> => {
+/** Runs a public sign-in step: rate limited, a failure counted against the client. */
+export function limitedAttempt(deps: AppDeps, limiter: RateLimiter) {
+  return async <T>(c: Context<AppEnv>, run: () => Promise<T>): Promise<T> => {
     const client = clientAddress(c, deps);
     await limiter.auth(client);
     await limiter.beforeAuth(client);
@@ -78,8 +84,15 @@ export function sessionRoutes(deps: AppDeps, people: PeopleService, limiter: Rat
       throw err;
     }
   };
+}
+
+export function sessionRoutes(deps: AppDeps, people: PeopleService, limiter: RateLimiter) {
+  const app = new Hono<AppEnv>();
+  const attempt = limitedAttempt(deps, limiter);
   /** The answer of a sign-in: a cookie (directly), or the token for a bearer (relay, API). */
-  const started = (c: Context<AppEnv>, s: SessionStart, as?: 'cookie' | 'bearer') => {
+  const started = async (c: Context<AppEnv>, s: SessionStart, as?: 'cookie' | 'bearer') => {
+    const device = deviceName(c.req.header('user-agent'));
+    if (device) await people.nameDevice(s.token, device);
     const body = { person: s.person, expiresAt: s.expiresAt };
     if (as === 'bearer' || (as === undefined && relayed(c))) return ok(c, { ...body, token: s.token });
     const maxAge = Math.max(0, Math.floor((Date.parse(s.expiresAt) - deps.clock.now()) / 1000));
@@ -140,9 +153,11 @@ export function sessionRoutes(deps: AppDeps, people: PeopleService, limiter: Rat
   app.delete('/session', async (c) => {
     const p = c.get('principal');
     if (p?.method === 'session') {
+      // The token as it came: a bearer, in the key header (the workspace through the relay), or the cookie.
       const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
+      const keyed = c.req.header('x-service-key');
       const cookie = c.req.header('cookie')?.match(/(?:^|;\s*)quire_session=([^;]+)/)?.[1];
-      await people.signOut(bearer ?? cookie);
+      await people.signOut([bearer, keyed].find((t) => t?.startsWith(SESSION_PREFIX)) ?? cookie);
     }
     return ok(c, { signedOut: true }, 200, { 'set-cookie': sessionCookie(c, deps, '', 0) });
   });

@@ -18,6 +18,10 @@ export class ApiFailure extends Error {
   }
 }
 
+/** True when a failure means the server could not be reached (not that it refused). */
+export const isUnreachable = (err: unknown): boolean =>
+  err instanceof ApiFailure && (err.kind === 'UNREACHABLE' || err.kind === 'TIMEOUT');
+
 export interface CallOptions {
   method?: string;
   key?: string | null;

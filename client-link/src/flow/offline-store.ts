@@ -1,8 +1,10 @@
 /**
  * What the workspace keeps on this device for offline use, per profile, in localStorage: the
  * notes read most recently (up to RECENT_NOTES, newest first), the last folder tree and note list,
- * and drafts typed while the server could not be reached. Storage that is full or unavailable
- * (private mode) only means less is kept: nothing here throws.
+ * and drafts typed while the server could not be reached (edits of kept notes and new notes, each
+ * sent on reconnect by offline-sync.ts). Storage that is full or unavailable (private mode) only
+ * means less is kept, and a draft takes room from the kept notes first: nothing here throws, and a
+ * draft that could not be kept is reported (`saveDraft` answers false), never dropped silently.
  */
 import type { FolderNode, Note, NoteEntry } from './workspace-api.ts';
 
@@ -14,12 +16,15 @@ const MAX_NOTE_CHARS = 200_000;
 /** The list as kept offline: enough for the tree, the list and the switcher. */
 export type ListEntry = Pick<NoteEntry, 'path' | 'title' | 'tags'> & { aliases?: string[] };
 
-/** A draft typed offline, offered again when the server answers. */
+/** A draft typed offline, sent when the server answers again. */
 export interface Draft {
   path: string;
   text: string;
-  /** The checksum of the version the draft started from (a save is refused if the note changed). */
-  baseChecksum: string;
+  /**
+   * The checksum of the version the draft started from: sent as the write's base, so the server
+   * merges it with what changed since. Null for a note created offline (sent as a create).
+   */
+  baseChecksum: string | null;
   savedAt: string;
 }
 
@@ -92,11 +97,27 @@ export function offlineStore(store: Storage, id: string) {
     list(): { tree: FolderNode | null; list: ListEntry[] } | null {
       return read<{ tree: FolderNode | null; list: ListEntry[] } | null>(store, LIST, null);
     },
-    /** Saves a draft (the text typed so far); false when storage refused it. */
+    /**
+     * Saves a draft (the text typed so far); when storage is full, the notes kept for reading make
+     * room, oldest first (the draft's own note last). False when storage refused it all the same.
+     */
     saveDraft(d: Omit<Draft, 'savedAt'>, now = new Date()): boolean {
       const all = read<Record<string, Draft>>(store, DRAFTS, {});
       all[d.path] = { ...d, savedAt: now.toISOString() };
-      return write(store, DRAFTS, all);
+      if (write(store, DRAFTS, all)) return true;
+      const kept = read<Kept[]>(store, NOTES, []);
+      // Newest first: popped from the end, the oldest go first and the draft's own note last.
+      const order = [
+        ...kept.filter((k) => k.note.path === d.path),
+        ...kept.filter((k) => k.note.path !== d.path),
+      ];
+      while (order.length) {
+        order.pop();
+        const left = kept.filter((k) => order.includes(k));
+        if (!write(store, NOTES, left)) continue;
+        if (write(store, DRAFTS, all)) return true;
+      }
+      return false;
     },
     /** The draft of `path`, if one was kept. */
     draft(path: string): Draft | null {

@@ -57,10 +57,15 @@ export function workspaceApi(profile: Profile, fetchFn: typeof fetch = (...a) =>
     /** Saves text made from version `checksum`: merged on the server when the note changed since. */
     update: (path: string, content: string, checksum: string) =>
       api.notes.update(path, { content, base: checksum }),
+    /** Replaces the note only if it is still version `checksum` (412 otherwise): no merge. */
+    replace: (path: string, content: string, checksum: string) =>
+      api.notes.update(path, { content }, checksum),
     move: (path: string, to: string, checksum: string) =>
       api.notes.move(path, { path: to, updateLinks: true }, checksum),
     remove: (path: string, checksum: string) => api.notes.remove(path, checksum),
     search: (q: string) => api.search(q, 30),
+    /** A single-use ticket to edit `path` live (live-socket.ts opens the WebSocket with it). */
+    liveTicket: (path: string) => api.live.ticket(path),
     tags: () => api.tags(),
     chat: (message: string, notePath?: string) => api.agent.chat({ message, notePath, channel: 'web' }),
     /** A note's kept versions: list, get, diff, restore. */

@@ -1,3 +1,6 @@
+import type { Awareness } from 'y-protocols/awareness';
+import type { Text as YText } from 'yjs';
+
 /** The editor's contract, shared by editor.ts and the lazily loaded CodeMirror editor (lazy/codemirror.ts). */
 
 /** A `[[` completion candidate. */
@@ -17,6 +20,11 @@ export interface EditorOptions {
   onFiles(files: File[], pasted: boolean): void;
   /** Saves through the page's own save (Ctrl+S); absent: the shortcut does nothing. */
   save?(): void;
+  /**
+   * Edits a live document (live-edit.ts): the editor is bound to this shared text, shows the
+   * others' cursors from `awareness`, and undoes only its own typing. `readOnly`: watch only.
+   */
+  live?: { text: YText; awareness: Awareness; readOnly: boolean };
 }
 
 /** The mounted editor. */
@@ -26,5 +34,7 @@ export interface EditorHandle {
   /** Replaces the selection with `text`, cursor after it. */
   insert(text: string): void;
   focus(): void;
+  /** Stops (or allows) typing: a live editor whose connection dropped. */
+  setReadOnly?(on: boolean): void;
   destroy(): void;
 }

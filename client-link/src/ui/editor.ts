@@ -81,6 +81,7 @@ export async function openEditor(
   ws: Workspace,
   notePath: string,
   doc: string,
+  live?: EditorOptions['live'],
 ): Promise<{ host: HTMLElement; handle: EditorHandle }> {
   const host = h('div', { class: 'note-editor', 'data-testid': 'editor' });
   let handle: EditorHandle;
@@ -105,6 +106,7 @@ export async function openEditor(
     },
     // The form around the editor holds the one save path (note-view.ts): Ctrl+S submits it.
     save: () => host.closest('form')?.requestSubmit(),
+    live,
     onFiles(files, pasted) {
       void uploadEmbeds(ws, notePath, files, pasted).then((text) => {
         if (text) handle.insert(text);
@@ -115,6 +117,8 @@ export async function openEditor(
     const { createEditor } = await import('./lazy/codemirror.ts');
     handle = createEditor(host, doc, opts);
   } catch (err) {
+    // A live document is bound to CodeMirror; a textarea could not follow the others' typing.
+    if (live) throw err;
     log.warn('editor: CodeMirror did not load, using a plain textarea:', String(err));
     const area = h('textarea', { rows: '20', 'aria-label': opts.label });
     area.value = doc;

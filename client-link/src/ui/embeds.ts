@@ -4,10 +4,11 @@
  * (docs/guide/obsidian.md). Images, audio and video are fetched as blobs with the key (never a key in a
  * URL); other files are downloads; embedded notes render inline, down to a depth limit.
  */
+
+import { blockOf, sectionOf, wikiParts } from '../../../core/render/obsidian-source.ts';
 import type { Note } from '../flow/workspace-api.ts';
 import { h } from './dom.ts';
 import { renderNote } from './markdown.ts';
-import { blockOf, sectionOf, wikiParts } from './obsidian-source.ts';
 import { locate } from './vault-paths.ts';
 import { describe, type Workspace } from './workspace-context.ts';
 

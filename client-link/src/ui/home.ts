@@ -4,6 +4,7 @@
  * (completed from the vault's folders), then the editor on the new note.
  * Pins and the recent list are this device's, per server, in localStorage.
  */
+import { isUnreachable } from '../flow/api.ts';
 import type { FolderNode } from '../flow/workspace-api.ts';
 import { h, mount } from './dom.ts';
 import { describe, type Workspace } from './workspace-context.ts';
@@ -123,7 +124,19 @@ async function createAndEdit(ws: Workspace, path: string, content: string): Prom
       await new Promise((r) => requestAnimationFrame(r));
     document.querySelector<HTMLButtonElement>(edit)?.click();
   } catch (err) {
-    ws.say(describe(err, ws.profile.apiKey), 'error');
+    // Offline: the note is written on this device and created when the server answers again.
+    const kept = isUnreachable(err) && ws.draftNote ? ws.draftNote(path, content) : null;
+    if (kept) {
+      ws.say(`Offline: ${kept} is kept on this device and created when the server answers again.`);
+      await ws.open(kept);
+      return;
+    }
+    ws.say(
+      isUnreachable(err) && ws.draftNote
+        ? 'Offline, and this browser’s storage is full: the note could not be kept on this device.'
+        : describe(err, ws.profile.apiKey),
+      'error',
+    );
   }
 }
 

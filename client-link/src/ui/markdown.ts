@@ -1,67 +1,9 @@
 import { micromark } from 'micromark';
 import { gfmHtml } from 'micromark-extension-gfm';
-import type { HtmlExtension } from 'micromark-util-types';
+import { noteSyntax } from '../../../core/render/code-ranges.ts';
+import { mathHtml } from '../../../core/render/math-html.ts';
+import { rewriteObsidian } from '../../../core/render/obsidian-source.ts';
 import type { Note } from '../flow/workspace-api.ts';
-import { noteSyntax } from './code-ranges.ts';
-import { rewriteObsidian } from './obsidian-source.ts';
-
-/**
- * Math as written (`\,` and all), escaped, in `span.math-inline` / `div.math-display`: KaTeX
- * renders it later in the DOM (math.ts, loaded only when a note has math).
- */
-const mathHtml: HtmlExtension = {
-  enter: {
-    mathFlow() {
-      this.lineEndingIfNeeded();
-      this.tag('<div class="math math-display">');
-    },
-    mathFlowFenceMeta() {
-      this.buffer();
-    },
-    mathText() {
-      this.buffer();
-    },
-  },
-  exit: {
-    mathFlow() {
-      const value = this.resume();
-      this.raw(this.encode(value.replace(/(?:\r?\n|\r)$/, '')));
-      this.tag('</div>');
-      this.setData('mathFlowOpen');
-      this.setData('slurpOneLineEnding');
-    },
-    mathFlowFence() {
-      if (!this.getData('mathFlowOpen')) {
-        this.setData('mathFlowOpen', true);
-        this.setData('slurpOneLineEnding', true);
-        this.buffer();
-      }
-    },
-    mathFlowFenceMeta() {
-      this.resume();
-    },
-    mathFlowValue(token) {
-      this.raw(this.sliceSerialize(token));
-    },
-    mathText(token) {
-      const value = this.resume();
-      // As in Obsidian, `$` opens math only before a non-space and closes only after one:
-      // `$5 and $10` stays text (single dollars only; `$$...$$` inline is always math).
-      const single =
-        this.sliceSerialize(token).startsWith('$') && !this.sliceSerialize(token).startsWith('$$');
-      if (single && (/^\s|\s$/.test(value) || value === '')) {
-        this.raw(this.encode(`$${value}$`));
-        return;
-      }
-      this.tag('<span class="math math-inline">');
-      this.raw(this.encode(value));
-      this.tag('</span>');
-    },
-    mathTextData(token) {
-      this.raw(this.sliceSerialize(token));
-    },
-  },
-};
 
 /**
  * A note's body as HTML: GFM (tables, task lists, strikethrough, footnotes, autolinks) and math,

@@ -2,6 +2,7 @@ import { ApiFailure } from '../flow/api.ts';
 import type { Note } from '../flow/workspace-api.ts';
 import './render.css';
 import { backlinksList } from './backlinks.ts';
+import { conflictBanner } from './conflict-view.ts';
 import { h, mount } from './dom.ts';
 import { openEditor } from './editor.ts';
 import type { EditorHandle } from './editor-types.ts';
@@ -66,6 +67,15 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
         'p',
         { class: 'actions' },
         h('button', { type: 'button', 'data-testid': 'edit', onclick: () => void edit(shown) }, 'Edit'),
+        h(
+          'button',
+          {
+            type: 'button',
+            'data-testid': 'live',
+            onclick: () => void import('./live-edit.ts').then((m) => m.editLive(ws, note, root, show)),
+          },
+          'Edit live',
+        ),
         pinButton(ws, note.path),
         h('button', { type: 'button', 'data-testid': 'move', onclick: () => move(shown) }, 'Move'),
         h('button', { type: 'button', 'data-testid': 'delete', onclick: () => void remove(shown) }, 'Delete'),
@@ -88,6 +98,7 @@ export function noteView(ws: Workspace, note: Note): HTMLElement {
             )
           : null,
       ),
+      conflictBanner(ws, note),
       body,
       h('h2', {}, 'Backlinks'),
       backlinksList(ws, note),

@@ -4,13 +4,14 @@
  * the source line through PUT with If-Match. Nothing here parses HTML from a note: it only
  * rearranges what micromark produced.
  */
+
+import { taskMarks, toggleTask } from '../../../core/render/obsidian-source.ts';
 import { ApiFailure } from '../flow/api.ts';
 import type { Note } from '../flow/workspace-api.ts';
 import { callouts } from './callouts.ts';
 import { h } from './dom.ts';
 import { decode, type EmbedContext, embed, fileLink, revokeBlobs } from './embeds.ts';
 import { log } from './log.ts';
-import { taskMarks, toggleTask } from './obsidian-source.ts';
 import { renderRich } from './rich.ts';
 import { locate } from './vault-paths.ts';
 import { describe, openPath, type Workspace } from './workspace-context.ts';

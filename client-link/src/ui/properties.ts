@@ -3,8 +3,9 @@
  * pills, `tags` as clickable tags, `[[links]]` as note links, booleans as ticks, nested values as
  * text. Values are shown as text: nothing from the frontmatter becomes markup.
  */
+
+import { wikiParts } from '../../../core/render/obsidian-source.ts';
 import { h } from './dom.ts';
-import { wikiParts } from './obsidian-source.ts';
 import { tagPill } from './tags.ts';
 
 type Resolve = (target: string) => string | null;

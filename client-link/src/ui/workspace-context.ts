@@ -12,14 +12,22 @@ import type { WorkspaceApi } from '../flow/workspace-api.ts';
 export interface Workspace {
   api: WorkspaceApi;
   profile: Profile;
-  /** Opens a note in the main panel. */
-  open(path: string): Promise<void>;
+  /**
+   * Opens a note in the main panel. `focusHeading`: the keyboard's focus goes to its title once
+   * shown, by whichever showing of that note paints last (a live-feed reload may overtake this one).
+   */
+  open(path: string, options?: { focusHeading?: boolean }): Promise<void>;
   /** Reloads the tree and the list (after a write). */
   refresh(): Promise<void>;
   /** Shows a message in the status line. */
   say(text: string, kind?: 'info' | 'error'): void;
   /** Shows the new-note form. */
   newNote(): void;
+  /**
+   * Optional: keeps a note created while the server cannot be reached on this device (created when
+   * it answers); its path (a free one), or null when storage refused it.
+   */
+  draftNote?(path: string, text: string): string | null;
   /** Optional: shows the notes of a tag (a tag link or pill was clicked); note-view lists them itself without it. */
   onTag?(tag: string): void;
 }

@@ -111,6 +111,8 @@ export function followWorkspace(ws: Workspace, mainPanel: HTMLElement, reshow: (
     const change = changeFor(openPath(), batch.events, batch.reset, shown);
     if (change.kind === 'none') return;
     const editor = mainPanel.querySelector('form.editor');
+    // A live editor takes every change of its note into its document (core/live): nothing to say.
+    if (editor?.classList.contains('live')) return;
     // An editor still loading (note-view.ts) opens on the version shown: left alone as an open one.
     if (!editor && mainPanel.querySelector('[data-opening="editor"]')) return;
     if (editor) {

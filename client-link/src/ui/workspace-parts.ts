@@ -186,7 +186,7 @@ export function shellHeader(
       'Go to…',
     ),
     theme,
-    h('span', { class: 'offline-badge', 'data-testid': 'offline' }, 'Offline · read-only'),
+    h('span', { class: 'offline-badge', 'data-testid': 'offline' }, 'Offline · edits kept on this device'),
   );
   // On a phone the server switcher and the theme toggle move into the drawer (one header row).
   const drawerExtras = h('div', { class: 'drawer-extras' });

@@ -8,7 +8,7 @@ import { quickSwitcher } from './switcher.ts';
 import { treeController } from './tree-view.ts';
 import type { Workspace } from './workspace-context.ts';
 import { followWorkspace } from './workspace-live.ts';
-import { refreshPage, showFromHash, type WorkspacePage } from './workspace-page.ts';
+import { draftNewNote, refreshPage, showFromHash, type WorkspacePage } from './workspace-page.ts';
 import { noteList, searchView, shellHeader } from './workspace-parts.ts';
 
 /** The /workspace page for the active profile; without one, a pointer to /link. */
@@ -30,6 +30,8 @@ export function renderWorkspace(root: HTMLElement): void {
   const page = newPage(active);
   const show = () => showFromHash(page);
   window.addEventListener('hashchange', () => void show());
+  // The network back: reload the list, which sends what was typed offline (workspace-page.ts).
+  window.addEventListener('online', () => void page.ws.refresh());
   followWorkspace(page.ws, page.mainPanel, show);
 
   // A link to the note already in the address bar changes no hash: open it all the same.
@@ -66,11 +68,16 @@ function newPage(profile: Profile): WorkspacePage {
     attachmentFolder: undefined,
     warmed: false,
     showing: 0,
+    focusHeadingOf: null,
+    syncPanel: h('div', { class: 'sync-panel', hidden: true }),
+    syncing: false,
+    refused: new Set(),
   };
   page.ws = {
     api: page.api,
     profile,
-    async open(path) {
+    async open(path, options) {
+      if (options?.focusHeading) page.focusHeadingOf = path;
       const hash = `#note=${encodeURIComponent(path)}`;
       if (location.hash === hash) await showFromHash(page);
       else location.hash = hash;
@@ -85,6 +92,7 @@ function newPage(profile: Profile): WorkspacePage {
       page.shell.dataset.view = 'note';
       mount(page.mainPanel, newNoteForm(page.ws));
     },
+    draftNote: (path, text) => draftNewNote(page, path, text),
   };
   return page;
 }
@@ -139,7 +147,14 @@ function layout(page: WorkspacePage): HTMLElement {
       header.drawerExtras,
     ),
     backdrop,
-    h('main', { class: 'pane main-pane', 'data-testid': 'main' }, page.status, search.view, mainPanel),
+    h(
+      'main',
+      { class: 'pane main-pane', 'data-testid': 'main' },
+      page.status,
+      page.syncPanel,
+      search.view,
+      mainPanel,
+    ),
     chatAsView(
       shell,
       chatPanel(

@@ -45,11 +45,8 @@ const SPECIAL = /[\\`&<[\]!*_\n]/g;
 /** Reads one paragraph's or heading's inline content and reports it to `sink`. */
 export function readInline(block: InlineBlock, defs: Definitions, sink: InlineSink): void {
   const s = block.content;
-  const pieces: Piece[] = [];
-  const delims: Delim[] = [];
-  const brackets: Bracket[] = [];
-  /** Link brackets below this height are inactive: a link was made after them (links do not nest). */
-  let linkFloor = 0;
+  const r: Reading = { s, defs, pieces: [], delims: [], brackets: [], linkFloor: 0 };
+  const { pieces, delims, brackets } = r;
   // Built on first use: most blocks have no code span and no `<`.
   let findTicks: ((len: number, from: number) => number) | null = null;
   let html: ((i: number) => number) | null = null;
@@ -106,12 +103,12 @@ export function readInline(block: InlineBlock, defs: Definitions, sink: InlineSi
       const image = c === 33;
       next = image ? i + 2 : i + 1;
       piece = { k: OPEN, s: image ? '![' : '[', image: false, url: null, start: i };
-      if (brackets.length < linkFloor) linkFloor = brackets.length;
+      if (brackets.length < r.linkFloor) r.linkFloor = brackets.length;
       brackets.push({ piece, image, after: next, delims: delims.length });
     } else if (c === 93) {
       flushPlain(i);
       plain = i;
-      const done = closeBracket(i);
+      const done = closeBracket(r, i);
       if (done > 0) {
         i = plain = done;
         continue;
@@ -150,62 +147,77 @@ export function readInline(block: InlineBlock, defs: Definitions, sink: InlineSi
   flushPlain(s.length);
   processEmphasis(delims, 0);
   emit(pieces, sink, (at) => sourceOffset(block, at));
+}
 
-  /** Handles `]` at `at`: the index after the link or image it closes, or -1. */
-  function closeBracket(at: number): number {
-    const top = brackets[brackets.length - 1];
-    if (!top) return -1;
-    if (!top.image && brackets.length - 1 < linkFloor) {
-      brackets.pop();
-      return -1;
-    }
-    const own = at - top.after > MAX_LABEL ? '' : normalizeLabel(s.slice(top.after, at));
-    const defined = own !== '' && defs.has(own);
-    let end = -1;
-    let url: string | null = null;
-    const n = s.charCodeAt(at + 1);
-    if (n === 40) {
-      const r = resource(at + 1);
-      if (r) [url, end] = r;
-    } else if (n === 91) {
-      const after = scanLabel(s, at + 1);
-      const ref = after > 0 ? normalizeLabel(s.slice(at + 2, after - 1)) : '';
-      if (ref && defs.has(ref)) [url, end] = [defs.get(ref)!, after];
-      else if (defined && s.charCodeAt(at + 2) === 93) [url, end] = [defs.get(own)!, at + 3];
-      else if (defined) return fail();
-    }
-    if (end < 0 && defined && (n !== 91 || end >= 0)) [url, end] = [defs.get(own)!, at + 1];
-    if (end < 0) return fail();
-    processEmphasis(delims, top.delims);
-    brackets.pop();
-    top.piece.image = top.image;
-    top.piece.url = url;
-    top.piece.end = end;
-    pieces.push({ k: CLOSE, s: '', image: top.image });
-    if (!top.image) linkFloor = brackets.length;
-    return end;
-  }
-  function fail(): number {
+/** One block's reading state that a closing bracket reads and changes. */
+interface Reading {
+  s: string;
+  defs: Definitions;
+  pieces: Piece[];
+  delims: Delim[];
+  brackets: Bracket[];
+  /** Link brackets below this height are inactive: a link was made after them (links do not nest). */
+  linkFloor: number;
+}
+
+/** Handles `]` at `at`: the index after the link or image it closes, or -1. */
+function closeBracket(r: Reading, at: number): number {
+  const { s, defs, brackets } = r;
+  const top = brackets[brackets.length - 1];
+  if (!top) return -1;
+  if (!top.image && brackets.length - 1 < r.linkFloor) {
     brackets.pop();
     return -1;
   }
-  /** `(destination "title")` at `at`: [url, index after `)`], or null. */
-  function resource(at: number): [string, number] | null {
-    let j = at + 1;
-    while (isWs(s.charCodeAt(j))) j++;
-    if (s.charCodeAt(j) === 41) return ['', j + 1];
-    const dest = scanDestination(s, j);
-    if (!dest) return null;
-    j = dest[1];
-    const ws = j;
-    while (isWs(s.charCodeAt(j))) j++;
-    if (j > ws) {
-      const t = scanTitle(s, j);
-      if (t >= 0) {
-        j = t;
-        while (isWs(s.charCodeAt(j))) j++;
-      }
+  const own = at - top.after > MAX_LABEL ? '' : normalizeLabel(s.slice(top.after, at));
+  const defined = own !== '' && defs.has(own);
+  let end = -1;
+  let url: string | null = null;
+  const n = s.charCodeAt(at + 1);
+  if (n === 40) {
+    const res = resourceAt(s, at + 1);
+    if (res) [url, end] = res;
+  } else if (n === 91) {
+    const after = scanLabel(s, at + 1);
+    const ref = after > 0 ? normalizeLabel(s.slice(at + 2, after - 1)) : '';
+    if (ref && defs.has(ref)) [url, end] = [defs.get(ref)!, after];
+    else if (defined && s.charCodeAt(at + 2) === 93) [url, end] = [defs.get(own)!, at + 3];
+    else if (defined) {
+      brackets.pop();
+      return -1;
     }
-    return s.charCodeAt(j) === 41 ? [dest[0], j + 1] : null;
   }
+  if (end < 0 && defined && (n !== 91 || end >= 0)) [url, end] = [defs.get(own)!, at + 1];
+  if (end < 0) {
+    brackets.pop();
+    return -1;
+  }
+  processEmphasis(r.delims, top.delims);
+  brackets.pop();
+  top.piece.image = top.image;
+  top.piece.url = url;
+  top.piece.end = end;
+  r.pieces.push({ k: CLOSE, s: '', image: top.image });
+  if (!top.image) r.linkFloor = brackets.length;
+  return end;
+}
+
+/** `(destination "title")` at `at` of `s`: [url, index after `)`], or null. */
+function resourceAt(s: string, at: number): [string, number] | null {
+  let j = at + 1;
+  while (isWs(s.charCodeAt(j))) j++;
+  if (s.charCodeAt(j) === 41) return ['', j + 1];
+  const dest = scanDestination(s, j);
+  if (!dest) return null;
+  j = dest[1];
+  const ws = j;
+  while (isWs(s.charCodeAt(j))) j++;
+  if (j > ws) {
+    const t = scanTitle(s, j);
+    if (t >= 0) {
+      j = t;
+      while (isWs(s.charCodeAt(j))) j++;
+    }
+  }
+  return s.charCodeAt(j) === 41 ? [dest[0], j + 1] : null;
 }

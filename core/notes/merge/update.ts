@@ -77,6 +77,17 @@ function linked(text: string, copy: string): string {
   return block + conflictLine(copy) + body;
 }
 
+/** A conflict copy of `path` that holds exactly `ours` and that `now` links to, if there is one. */
+async function keptCopy(ctx: NoteContext, path: string, ours: string, now: string): Promise<string | null> {
+  const prefix = `${path.slice(0, -3)} (conflict `;
+  for (const p of ctx.index.entries.keys()) {
+    if (!p.startsWith(prefix) || !now.includes(conflictLine(p))) continue;
+    const bytes = await ctx.store.read(p);
+    if (bytes && decode(bytes) === ours) return p;
+  }
+  return null;
+}
+
 /**
  * Updates the note at `pathInput`: `ifMatch` is a strict precondition (412 unless it names the
  * note as it is now); `base` names the version the text was made from, merged when older.
@@ -124,6 +135,13 @@ export function mergingUpdate(
     };
     let text = merged.text;
     if (merged.conflicts) {
+      // Sent again after its answer was lost (a client's resend, an offline draft replayed): the
+      // copy already holds this text and the note links to it, so nothing is written twice.
+      const kept = await keptCopy(ctx, path, ours, now);
+      if (kept) {
+        info.copy = kept;
+        return { ...ctx.buildNote((await ctx.refresh(path, true))!, now), merge: info };
+      }
       const taken = async (p: string) => ctx.index.entries.has(p) || (await store.stat(p)) !== null;
       info.copy = await copyPath(path, ctx.clock.now(), taken);
       await io.writeAndIndex(info.copy, ours, { by, kind: 'create' });

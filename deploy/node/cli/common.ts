@@ -124,3 +124,14 @@ export function redactLink(link: string): string {
     return link;
   }
 }
+
+/**
+ * The end of the help of a command that asks the running server with the owner's key: its
+ * options (`extra`: more option lines) and exit codes.
+ */
+export const serverCommandHelp = (extra = ''): string => `Options:
+  --url <url>     The server (default QUIRE_URL, else http://HOST:PORT from the environment)
+${extra}  --json          JSON output
+  -h, --help      This help
+
+Exit 0 on success, 1 when the server refuses or cannot be reached, 2 on a usage error.`;

@@ -13,7 +13,16 @@ import { createAuthService, type KeyInfo } from '../../../core/auth/service.ts';
 import { AuthStateError } from '../../../core/auth/state.ts';
 import { createQuireClient } from '../../../sdk/index.ts';
 import { ConfigError, loadConfig } from '../../shared/config/server.ts';
-import { CliProblem, type Command, EXIT, fetchWithin, parse, serverUrlFrom, UsageError } from './common.ts';
+import {
+  CliProblem,
+  type Command,
+  EXIT,
+  fetchWithin,
+  parse,
+  serverCommandHelp,
+  serverUrlFrom,
+  UsageError,
+} from './common.ts';
 import { unreachable } from './setup.ts';
 
 /** The scope the mint options ask for; undefined (full access) when none is given. */
@@ -116,13 +125,7 @@ By default the running server is asked (POST/GET/DELETE /api/v1/auth/keys) with 
 QUIRE_API_KEY environment variable. With --offline, DATA_DIR is changed directly; the server must
 be stopped (it keeps its keys in memory), and the command refuses while one answers.
 
-Options:
-  --url <url>     The server (default QUIRE_URL, else http://HOST:PORT from the environment)
-  --offline       Work on DATA_DIR/credentials.json instead (server stopped)
-  --json          JSON output
-  -h, --help      This help
-
-Exit 0 on success, 1 when the server refuses or cannot be reached, 2 on a usage error.`,
+${serverCommandHelp('  --offline       Work on DATA_DIR/credentials.json instead (server stopped)\n')}`,
   async run(args, io) {
     const { values, positionals } = parse(
       args,

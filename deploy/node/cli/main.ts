@@ -21,6 +21,10 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     summary: 'Add people, share folders with them, print their invite links; disable or remove them',
     load: async () => (await import('./people.ts')).people,
   },
+  publish: {
+    summary: 'Publish a note or a folder read-only at a link (expiry, password); list and revoke',
+    load: async () => (await import('./publish.ts')).publish,
+  },
   index: {
     summary: 'Rebuild the index cache of the vault, with a progress bar (notes/s, ETA)',
     load: async () => (await import('./index-cmd.ts')).index,

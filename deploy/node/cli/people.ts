@@ -3,9 +3,8 @@
  * through the running server's /api/v1/people with the owner's key in QUIRE_API_KEY (the server
  * keeps the people in memory, so there is no offline mode).
  */
-import { createQuireClient } from '../../../sdk/index.ts';
-import { CliProblem, type Command, EXIT, fetchWithin, parse, serverUrlFrom, UsageError } from './common.ts';
-import { unreachable } from './setup.ts';
+import { CliProblem, type Command, EXIT, parse, serverCommandHelp, UsageError } from './common.ts';
+import { ownerCalls } from './owner-calls.ts';
 
 const ROLES = ['viewer', 'editor', 'manager'] as const;
 
@@ -36,12 +35,7 @@ export const people: Command = {
 
 The running server is asked (/api/v1/people) with the owner's key in QUIRE_API_KEY.
 
-Options:
-  --url <url>     The server (default QUIRE_URL, else http://HOST:PORT from the environment)
-  --json          JSON output
-  -h, --help      This help
-
-Exit 0 on success, 1 when the server refuses or cannot be reached, 2 on a usage error.`,
+${serverCommandHelp()}`,
   async run(args, io) {
     const { values, positionals } = parse(
       args,
@@ -69,13 +63,7 @@ Exit 0 on success, 1 when the server refuses or cannot be reached, 2 on a usage 
     if ((values.share || values.owner) && action !== 'add')
       throw new UsageError('--share and --owner go with quire people add.');
     const shares = (values.share ?? []).map(parseShare);
-    const apiKey = io.env.QUIRE_API_KEY?.trim();
-    if (!apiKey) throw new UsageError("Set QUIRE_API_KEY to the owner's key of the server.");
-    const url = serverUrlFrom(io.env, values.url);
-    const api = createQuireClient({ baseUrl: url, apiKey, fetch: fetchWithin(10_000) });
-    const wrap = <T>(p: Promise<T>) => p.catch((err) => unreachable(url, err));
-    const print = (data: unknown, text: string) =>
-      io.out(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
+    const { api, wrap, print } = ownerCalls(io, values);
     try {
       if (action === 'list') {
         const rows = await wrap(api.people.list());

@@ -1,5 +1,6 @@
 import type { AuthMode } from '../../../core/auth/authenticator.ts';
 import type { JwtOptions } from '../../../core/auth/jwt.ts';
+import { isLoopbackHost } from '../../../core/net/hosts.ts';
 import { remoteReachPaths } from '../../../core/security/exposure.ts';
 import { loadAgentConfig } from './agent.ts';
 import { loadEmbeddingsConfig } from './embeddings.ts';
@@ -79,6 +80,8 @@ export function loadConfig(env: Env, cwd = workingDir()) {
     };
   }
 
+  const sso = readSso(vars.OIDC_ISSUER, vars.OIDC_CLIENT_ID, vars.OIDC_CLIENT_SECRET);
+
   const clientUrl = vars.CLIENT_URL ?? null;
   const testClientUrl = vars.TEST_CLIENT_URL ?? null;
   const localDevUiUrl = vars.LOCAL_DEV_UI_URL;
@@ -108,6 +111,7 @@ export function loadConfig(env: Env, cwd = workingDir()) {
     },
     authMode,
     jwt,
+    sso,
     pairingMode,
     relayUrl,
     relayTransport: vars.RELAY_TRANSPORT,
@@ -133,6 +137,7 @@ export function loadConfig(env: Env, cwd = workingDir()) {
     reconcileSeconds: vars.RECONCILE_SECONDS,
     indexCacheSaveSeconds: vars.INDEX_CACHE_SAVE_SECONDS,
     eventsRingSize: vars.EVENTS_RING_SIZE,
+    liveDebounceMs: vars.LIVE_DEBOUNCE_MS,
     mcpWrite: vars.MCP_WRITE,
     hotRoutes: vars.HOT_ROUTES,
     listChunks: vars.LIST_CHUNKS,
@@ -158,4 +163,19 @@ export function loadConfig(env: Env, cwd = workingDir()) {
     },
     ...(startNotice ? { startNotice } : {}),
   };
+}
+
+/** Single sign-on's settings, or null when OIDC_ISSUER is unset; a half-set or plain-HTTP one refuses to start. */
+function readSso(issuer?: string, clientId?: string, clientSecret?: string) {
+  if (!issuer) {
+    if (clientId || clientSecret)
+      throw new ConfigError('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET need OIDC_ISSUER.');
+    return null;
+  }
+  if (!clientId)
+    throw new ConfigError('OIDC_ISSUER needs OIDC_CLIENT_ID (the client id Quire has at the issuer).');
+  const url = new URL(issuer);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
+    throw new ConfigError('OIDC_ISSUER must be an https address (plain http only on loopback).');
+  return { issuer, clientId, ...(clientSecret ? { clientSecret } : {}) };
 }

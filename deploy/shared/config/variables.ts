@@ -219,6 +219,15 @@ export const VARIABLES = {
         'Change feed (`GET /api/v1/events`): how many recent events are kept for `Last-Event-ID` / `after=` resumes; an older id gets `reset`.',
       audit: { weaker: 'neutral' },
     },
+    LIVE_DEBOUNCE_MS: {
+      kind: 'int',
+      def: 1000,
+      min: 50,
+      max: 2000,
+      meaning:
+        'Live editing: quiet milliseconds after the last keystroke before the live document is written to its file (and kept in the history).',
+      audit: { weaker: 'neutral' },
+    },
     EVENTS_STREAMS_PER_KEY: {
       kind: 'int',
       def: 8,
@@ -316,6 +325,26 @@ export const VARIABLES = {
       max: 86_400,
       meaning: 'jwt mode: lifetime of the tokens `POST /api/v1/auth/token` issues.',
       audit: { weaker: 'higher', threshold: `above ${AUDIT_THRESHOLDS.jwtTtlSeconds} is low` },
+    },
+    OIDC_ISSUER: {
+      kind: 'url',
+      shown: '—',
+      meaning:
+        'Single sign-on for people: the OpenID Connect issuer (HTTPS; plain HTTP on loopback only). A person links their identity from an invite, then signs in with it; nobody gets an account by signing in. Register `<PUBLIC_URL>/api/v1/session/sso/callback` as the redirect address. Not through the relay.',
+      audit: { weaker: 'neutral' },
+    },
+    OIDC_CLIENT_ID: {
+      kind: 'text',
+      shown: '—',
+      meaning: 'Single sign-on: the client id Quire has at the issuer (needed with `OIDC_ISSUER`).',
+      audit: { weaker: 'neutral' },
+    },
+    OIDC_CLIENT_SECRET: {
+      kind: 'secret',
+      shown: '—',
+      meaning:
+        'Single sign-on: the client secret (sent as `client_secret_post`); absent: a public client (PKCE only).',
+      audit: { weaker: 'neutral' },
     },
   },
   'Pairing and relay': {
@@ -768,6 +797,12 @@ export const VARIABLES = {
       shown: '—',
       meaning:
         'The key `quire keys` and `quire mcp` send (a key, not a flag, so it stays out of `ps` and shell history).',
+    },
+    QUIRE_PUBLISH_PASSWORD: {
+      kind: 'secret',
+      shown: '—',
+      meaning:
+        'The password `quire publish <path> --password` gives the publication (read from here, not a flag, so it stays out of `ps` and shell history).',
     },
   },
 } as const satisfies Record<

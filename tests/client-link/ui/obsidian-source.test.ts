@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { locate } from '../../../client-link/src/ui/vault-paths.ts';
 import {
   blockOf,
   rewriteObsidian,
@@ -6,8 +7,7 @@ import {
   taskMarks,
   toggleTask,
   wikiParts,
-} from '../../../client-link/src/ui/obsidian-source.ts';
-import { locate } from '../../../client-link/src/ui/vault-paths.ts';
+} from '../../../core/render/obsidian-source.ts';
 
 describe('rewriteObsidian', () => {
   const notes: Record<string, string> = { Plan: 'Projects/Plan.md', 'Projects/Plan': 'Projects/Plan.md' };

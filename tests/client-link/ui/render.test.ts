@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { linkingLines, plainLine } from '../../../client-link/src/ui/backlinks.ts';
-import { codeRanges } from '../../../client-link/src/ui/code-ranges.ts';
 import { headingsOf, linkCandidates } from '../../../client-link/src/ui/editor.ts';
 import { renderNote } from '../../../client-link/src/ui/markdown.ts';
 import { notesTagged } from '../../../client-link/src/ui/tags.ts';
+import { codeRanges } from '../../../core/render/code-ranges.ts';
 
 const note = (content: string) => renderNote({ content, links: [], title: 'T' });
 

@@ -155,4 +155,22 @@ describe('the offline store', () => {
     const full = offlineStore(memoryStorage(10), 'p1');
     expect(full.saveDraft({ path: 'a.md', text: 'much too long for it', baseChecksum: 'c1' })).toBe(false);
   });
+  it('a draft takes room from the notes kept for reading, oldest first, its own note last', () => {
+    const st = offlineStore(memoryStorage(6_000), 'p1');
+    for (let i = 0; i < 4; i++) st.keepNote(note(`n${i}.md`, 'x'.repeat(1_000)));
+    // Several drafts, one a note created offline (no base).
+    expect(st.saveDraft({ path: 'n0.md', text: 'y'.repeat(1_500), baseChecksum: 'c0' })).toBe(true);
+    // n0 is the oldest kept, but the draft's own: n1 went first.
+    expect(st.note('n1.md')).toBeNull();
+    expect(st.note('n0.md')).not.toBeNull();
+    expect(st.note('n3.md')).not.toBeNull();
+    expect(st.saveDraft({ path: 'new.md', text: 'z'.repeat(1_500), baseChecksum: null })).toBe(true);
+    expect(
+      st
+        .drafts()
+        .map((d) => d.path)
+        .sort(),
+    ).toEqual(['n0.md', 'new.md']);
+    expect(st.note('n3.md')).not.toBeNull();
+  });
 });

@@ -220,10 +220,18 @@ describe.each([
     const gate = new Promise<void>((r) => {
       release = r;
     });
+    // The snapshot's picture is taken before its bytes are written: once the write has begun,
+    // the picture is the one from before the note's update below (without this, the update could
+    // land during the save's sweep, before the picture, on a busy machine).
+    let writing!: () => void;
+    const begun = new Promise<void>((r) => {
+      writing = r;
+    });
     let ticks = 0;
     const state = {
       ...inner,
       async putPieces(key: string, pieces: AsyncIterable<string>) {
+        writing();
         const all: string[] = [];
         for await (const p of pieces) all.push(p);
         await gate;
@@ -231,6 +239,7 @@ describe.each([
       },
       ...(inner.putBytes && {
         async putBytes(key: string, pieces: AsyncIterable<Uint8Array>) {
+          writing();
           const all: Uint8Array[] = [];
           for await (const p of pieces) all.push(p.slice());
           await gate;
@@ -247,6 +256,7 @@ describe.each([
     await s1.load();
     const timer = setInterval(() => ticks++, 0);
     const saving = s1.saveCache();
+    await begun;
     const wrote = await s1.update('f0/note 0.md', { content: 'meanwhile, the save' });
     expect(wrote.path).toBe('f0/note 0.md');
     release();

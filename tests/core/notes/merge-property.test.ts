@@ -16,7 +16,7 @@ import { silentLogger } from '../../helpers/logger.ts';
 const RUNS = Number(process.env.MERGE_RUNS ?? 25);
 const CLIENTS = 3;
 const PATH = 'shared.md';
-const START = Array.from({ length: 10 }, (_, i) => `line ${i}`).join('\n') + '\n';
+const START = `${Array.from({ length: 10 }, (_, i) => `line ${i}`).join('\n')}\n`;
 
 type Cmd =
   | { t: 'edit'; c: number; how: 'line' | 'word' | 'drop'; at: number }

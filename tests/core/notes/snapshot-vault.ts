@@ -15,7 +15,7 @@ export function fixtureNotes(n = 40): Record<string, string> {
   for (let i = 0; i < n; i++) {
     const folder = i % 3 === 0 ? '' : `area ${i % 4}/${i % 2 ? 'sub/' : ''}`;
     files[`${folder}note ${i}.md`] =
-      `---\ntags: [t${i % 5}, shared/x${i % 2}]\naliases: [alias ${i}]\n${i % 6 === 0 ? 'created: 2024-03-0' + ((i % 9) + 1) + '\n' : ''}---\n` +
+      `---\ntags: [t${i % 5}, shared/x${i % 2}]\naliases: [alias ${i}]\n${i % 6 === 0 ? `created: 2024-03-0${(i % 9) + 1}\n` : ''}---\n` +
       `# Note ${i} über\n\nWords w${i} comet${i % 7} [[note ${(i + 1) % n}]] [[note ${(i * 7) % n}|seven]] ` +
       `[x](../note ${i % 9}.md) ![[pic ${i % 3}.png]] [[missing ${i % 4}]] #inline${i % 3}\n\n## Part\n\nnebula ${i % 11} ✓\n`;
   }

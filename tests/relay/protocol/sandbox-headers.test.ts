@@ -14,6 +14,12 @@ describe('the relay sandbox on proxied answers', () => {
     expect(csp('text/html', '/oauth/authorize/x')).toBe(RELAY_SANDBOX_CSP);
     expect(csp('text/html', '/api/v1/files/oauth/authorize')).toBe(RELAY_SANDBOX_CSP);
     expect(csp('image/svg+xml')).toBe(RELAY_SANDBOX_CSP);
+    // A published page may submit its search form; its attachments and other paths may not.
+    expect(csp('text/html', '/p/pub_abc-_1/')).toBe(RELAY_FORMS_CSP);
+    expect(csp('text/html', '/p/pub_abc/Notes/a.md')).toBe(RELAY_FORMS_CSP);
+    expect(csp('text/html', '/p/pub_abc/_files/0123/x.html')).toBe(RELAY_SANDBOX_CSP);
+    expect(csp('text/html', '/p/pub_abc')).toBe(RELAY_SANDBOX_CSP);
+    expect(csp('text/html', '/api/v1/p/pub_abc/')).toBe(RELAY_SANDBOX_CSP);
     // Still an opaque origin without script: allow-forms is the only token added.
     expect(RELAY_FORMS_CSP.split(' ')).toEqual(['sandbox', 'allow-forms']);
     expect(csp('application/json', '/oauth/authorize')).toBeUndefined();

@@ -21,6 +21,8 @@ import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { Compartment, EditorSelection, EditorState } from '@codemirror/state';
 import { drawSelection, EditorView, keymap, placeholder } from '@codemirror/view';
 import { tags as t } from '@lezer/highlight';
+import { yCollab, yUndoManagerKeymap } from 'y-codemirror.next';
+import { UndoManager } from 'yjs';
 import type { EditorHandle, EditorOptions, LinkCandidate } from '../editor-types.ts';
 import { livePreview, livePreviewTheme } from './live-preview.ts';
 
@@ -202,6 +204,26 @@ const heading = (view: EditorView): boolean => {
   return true;
 };
 
+let caretStylesRouted = false;
+/**
+ * y-codemirror.next draws a remote caret with a `style` attribute (lib0's `setAttribute`), which
+ * the page's `style-src 'self'` refuses: the caret would lose its colour and log a violation. Its
+ * one attribute is routed to the CSSOM instead (what a script may always do), for that element
+ * only, the way decision 0024 routes Mermaid's.
+ */
+function routeCaretStyles(): void {
+  if (caretStylesRouted) return;
+  caretStylesRouted = true;
+  const set = Element.prototype.setAttribute;
+  Element.prototype.setAttribute = function (this: Element, name: string, value: string) {
+    if (name === 'style' && this instanceof HTMLElement && this.classList.contains('cm-ySelectionCaret')) {
+      this.style.cssText = value;
+      return;
+    }
+    set.call(this, name, value);
+  };
+}
+
 /** Mounts CodeMirror in a shadow root of `host` with `doc`; the handle reads and writes its text. */
 export function createEditor(host: HTMLElement, doc: string, opts: EditorOptions): EditorHandle {
   const shadow = host.attachShadow({ mode: 'open' });
@@ -227,13 +249,24 @@ export function createEditor(host: HTMLElement, doc: string, opts: EditorOptions
     opts.save?.();
     return true;
   };
+  // A live document brings its own undo (only this editor's typing) and the others' cursors.
+  const shared = opts.live;
+  const readOnly = new Compartment();
+  const lock = (on: boolean) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
+  if (shared) routeCaretStyles();
+  const collab = shared
+    ? [
+        yCollab(shared.text, shared.awareness, { undoManager: new UndoManager(shared.text) }),
+        readOnly.of(lock(shared.readOnly)),
+      ]
+    : [history()];
 
   const view = new EditorView({
     parent,
     state: EditorState.create({
-      doc,
+      doc: shared ? shared.text.toString() : doc,
       extensions: [
-        history(),
+        collab,
         drawSelection(),
         closeBrackets(),
         keymap.of([
@@ -246,7 +279,7 @@ export function createEditor(host: HTMLElement, doc: string, opts: EditorOptions
           { key: 'Mod-s', run: save, preventDefault: true },
           ...markdownKeymap,
           ...defaultKeymap,
-          ...historyKeymap,
+          ...(shared ? yUndoManagerKeymap : historyKeymap),
           indentWithTab,
         ]),
         markdown({ base: markdownLanguage }),
@@ -304,6 +337,7 @@ export function createEditor(host: HTMLElement, doc: string, opts: EditorOptions
       view.dispatch({ changes: { from, to, insert: text }, selection: { anchor: from + text.length } });
     },
     focus: () => view.focus(),
+    setReadOnly: (on) => view.dispatch({ effects: readOnly.reconfigure(lock(on)) }),
     destroy: () => view.destroy(),
   };
 }

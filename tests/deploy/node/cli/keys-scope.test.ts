@@ -1,16 +1,10 @@
 /** `quire keys mint` with a scope (issue 29), against the real server over a socket. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scopeFromOptions } from '../../../../deploy/node/cli/keys.ts';
-import { type LiveServer, liveServer } from '../../../helpers/live-server.ts';
 import { quire } from './run.ts';
+import { openPortServerForFile } from './server-for-file.ts';
 
-let s: LiveServer;
-beforeAll(async () => {
-  s = await liveServer({ PAIRING_MODE: 'open-port' });
-}, 60_000);
-afterAll(async () => {
-  await s?.stop();
-});
+const server = openPortServerForFile();
 
 describe('quire keys mint with a scope', () => {
   it('reads the scope options', () => {
@@ -27,7 +21,7 @@ describe('quire keys mint with a scope', () => {
   });
 
   it('mints a read-only folder key that reads inside and is refused writes', async () => {
-    const env = { QUIRE_API_KEY: s.firstKey };
+    const env = { QUIRE_API_KEY: server().firstKey };
     const minted = await quire(
       [
         'keys',
@@ -40,7 +34,7 @@ describe('quire keys mint with a scope', () => {
         '--name',
         'reader',
         '--url',
-        s.url,
+        server().url,
         '--json',
       ],
       env,
@@ -52,23 +46,23 @@ describe('quire keys mint with a scope', () => {
       folders: ['Work/'],
       exclude: ['Work/private/'],
     });
-    const list = await quire(['keys', 'list', '--url', s.url], env);
+    const list = await quire(['keys', 'list', '--url', server().url], env);
     expect(list.stdout).toMatch(/reader .*notes:read,files:read; folders Work\/; except Work\/private\//);
     expect(list.stdout).toMatch(/first key .*full access/);
-    const put = await fetch(`${s.url}/api/v1/notes`, {
+    const put = await fetch(`${server().url}/api/v1/notes`, {
       method: 'POST',
       headers: { 'x-service-key': key.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify({ path: 'Work/a.md', content: 'x' }),
     });
     expect(put.status).toBe(403);
     expect(((await put.json()) as any).error.message).toContain('missing capability notes:write');
-    const read = await fetch(`${s.url}/api/v1/notes`, { headers: { 'x-service-key': key.apiKey } });
+    const read = await fetch(`${server().url}/api/v1/notes`, { headers: { 'x-service-key': key.apiKey } });
     expect(read.status).toBe(200);
 
-    const bad = await quire(['keys', 'mint', 'x', '--cap', 'notes:fly', '--url', s.url], env);
+    const bad = await quire(['keys', 'mint', 'x', '--cap', 'notes:fly', '--url', server().url], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Unknown capability');
-    const misplaced = await quire(['keys', 'list', '--read-only', '--url', s.url], env);
+    const misplaced = await quire(['keys', 'list', '--read-only', '--url', server().url], env);
     expect(misplaced.code).toBe(2);
   }, 60_000);
 });

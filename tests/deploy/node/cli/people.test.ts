@@ -1,16 +1,10 @@
 /** `quire people` against the real server over a socket. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseShare } from '../../../../deploy/node/cli/people.ts';
-import { type LiveServer, liveServer } from '../../../helpers/live-server.ts';
 import { quire } from './run.ts';
+import { openPortServerForFile } from './server-for-file.ts';
 
-let s: LiveServer;
-beforeAll(async () => {
-  s = await liveServer({ PAIRING_MODE: 'open-port' });
-}, 60_000);
-afterAll(async () => {
-  await s?.stop();
-});
+const server = openPortServerForFile();
 
 describe('quire people', () => {
   it('reads --share', () => {
@@ -21,30 +15,34 @@ describe('quire people', () => {
   });
 
   it('adds a person with a share and prints a working invite link; disable ends it', async () => {
-    const env = { QUIRE_API_KEY: s.firstKey };
+    const env = { QUIRE_API_KEY: server().firstKey };
     const added = await quire(
-      ['people', 'add', 'Ann', '--share', 'Team:editor', '--url', s.url, '--json'],
+      ['people', 'add', 'Ann', '--share', 'Team:editor', '--url', server().url, '--json'],
       env,
     );
     expect(added.code, added.stderr).toBe(0);
     const out = JSON.parse(added.stdout);
     expect(out.invite.link).toMatch(/\/invite#quire_inv_/);
     const token = out.invite.link.split('#')[1];
-    const enrol = await fetch(`${s.url}/api/v1/invites/password`, {
+    const enrol = await fetch(`${server().url}/api/v1/invites/password`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token, password: 'ann password long', as: 'bearer' }),
     });
     const session = ((await enrol.json()) as any).data.token as string;
-    const list = await quire(['people', 'list', '--url', s.url], env);
+    const list = await quire(['people', 'list', '--url', server().url], env);
     expect(list.stdout).toMatch(/Ann\s+member\s+active\s+Team\/:editor/);
-    const off = await quire(['people', 'disable', out.id, '--url', s.url], env);
+    const off = await quire(['people', 'disable', out.id, '--url', server().url], env);
     expect(off.stdout).toContain('signed out everywhere');
-    const after = await fetch(`${s.url}/api/v1/notes`, { headers: { authorization: `Bearer ${session}` } });
+    const after = await fetch(`${server().url}/api/v1/notes`, {
+      headers: { authorization: `Bearer ${session}` },
+    });
     expect(after.status).toBe(401);
     const bad = await quire(['people', 'add'], env);
     expect(bad.code).toBe(2);
-    const refused = await quire(['people', 'list', '--url', s.url], { QUIRE_API_KEY: 'quire_sk_wrong' });
+    const refused = await quire(['people', 'list', '--url', server().url], {
+      QUIRE_API_KEY: 'quire_sk_wrong',
+    });
     expect(refused.code).toBe(1);
   }, 60_000);
 });

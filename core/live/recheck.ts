@@ -1,0 +1,59 @@
+/**
+ * Live editors' credentials checked again while they are in a room: each ticket keeps a way to
+ * authenticate its credential anew (`EditorInfo.recheck`), and an editor whose principal no longer
+ * allows what it joined for is sent away (closed: revoked, 4401) to join again as it now may.
+ */
+import { visible } from '../auth/access.ts';
+import { hasCapability, inWriteScope } from '../auth/scope.ts';
+import type { Principal } from '../ports.ts';
+import type { LiveRoom } from './room.ts';
+
+/**
+ * Whether a principal (as of now) may still be in the room of `path` as it joined: seeing the
+ * note, and writing it when it joined to write. Less than that, and it is sent away to join again.
+ */
+export function stillAllowed(p: Principal | null, path: string, readOnly: boolean): boolean {
+  if (!p || !visible(p, path) || !hasCapability(p.scope, 'notes:read')) return false;
+  return readOnly || (hasCapability(p.scope, 'notes:write') && inWriteScope(p.scope, path));
+}
+
+/**
+ * The check of every editor of `rooms`, every `everyMs`, one round at a time. Call the result
+ * whenever rooms open or close: the timer runs only while there are rooms (a core made in a test
+ * leaves none behind); `stop` ends it.
+ */
+export function credentialWatch(rooms: Map<string, LiveRoom>, everyMs: number) {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let checking = false;
+  const round = async () => {
+    for (const room of [...rooms.values()])
+      for (const [peer, ed] of room.editorsNow()) {
+        if (!ed.recheck) continue;
+        const p = await ed.recheck().catch(() => null);
+        if (!stillAllowed(p, room.path, ed.readOnly)) await room.evict(peer);
+      }
+  };
+  const tick = () => {
+    // A round slower than the interval is not overlapped by the next.
+    if (checking) return;
+    checking = true;
+    void round()
+      .catch(() => {})
+      .finally(() => {
+        checking = false;
+      });
+  };
+  const stop = () => {
+    clearInterval(timer);
+    timer = undefined;
+  };
+  return Object.assign(
+    () => {
+      if (rooms.size > 0 && timer === undefined) {
+        timer = setInterval(tick, everyMs);
+        (timer as { unref?: () => void }).unref?.();
+      } else if (rooms.size === 0) stop();
+    },
+    { stop },
+  );
+}
