@@ -145,6 +145,58 @@ describe('the workspace follows the change feed (Chromium)', () => {
     await close();
   });
 
+  it('a note opened and edited before the first list arrives is not shown again under its editor', async () => {
+    const path = 'live/early.md';
+    expect((await rest('POST', '/notes', { path, content: '# Early\nfirst' })).status).toBe(201);
+    const profile: Profile = {
+      id: `${serverId}@direct`,
+      serverId,
+      serverUrl: s.url,
+      apiKey: s.firstKey,
+      mode: 'direct',
+      relayUrl: null,
+      name: 'early',
+      linkedAt: new Date().toISOString(),
+    };
+    const rec = await recordedPage(browser);
+    const { page } = rec;
+    await rec.context.addInitScript(
+      ([k, v]) => localStorage.setItem(k!, v!),
+      [PROFILES_KEY, JSON.stringify({ version: 1, active: profile.id, profiles: [profile] })],
+    );
+    // The first list of notes is held until the note is open in the editor.
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let asked = false;
+    await rec.context.route(/\/api\/v1\/notes\?/, async (r) => {
+      asked = true;
+      await held;
+      await r.continue();
+    });
+    await page.goto(`${s.url}/workspace`);
+    await until('the list asked for', () => asked || undefined);
+    await page.evaluate((p) => {
+      location.hash = `#note=${encodeURIComponent(p)}`;
+    }, path);
+    await page.locator(`article[data-path="${path}"] [data-testid="edit"]`).click();
+    await page.locator('[data-testid="editor"] .cm-content').waitFor({ timeout: 10_000 });
+    release();
+    await listed(page, path).waitFor({ timeout: 5000 });
+    // The editor is still there: typing and saving reach the file.
+    await fillEditor(page, '# Early\nsecond');
+    await page.getByTestId('save').click();
+    await until(
+      'the save on the server',
+      async () =>
+        (await rest('GET', `/notes/${encodeURIComponent(path)}`)).json.data.content === '# Early\nsecond' ||
+        undefined,
+    );
+    expect(rec.console.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    await rec.context.close();
+  });
+
   it('through the relay (long poll): the list and an open note follow within 2 s', async () => {
     const { page, close } = await workspace('relay');
     await rest('POST', '/notes', { path: 'relay/a.md', content: '# A\nrelay first' });

@@ -42,7 +42,10 @@ export function renderWorkspace(root: HTMLElement): void {
     void page.ws.open(decodeURIComponent(a.getAttribute('href')!.slice('#note='.length)));
   });
   mount(root, layout(page));
-  void page.ws.refresh().then(show);
+  // The first list can take a while; a note the person opened meanwhile (and maybe began to edit)
+  // is already shown and is not shown again under them.
+  const before = page.showing;
+  void page.ws.refresh().then(() => (page.showing === before ? show() : undefined));
 }
 
 /** The page's state, and the `Workspace` handle the panels use over it. */
