@@ -14,12 +14,13 @@
  *   group of its own standing in for the unit's cgroup, and gets the unit's KillSignal as its
  *   KillMode sends it (control-group, the default, and mixed: to every process of the group).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/child.ts';
+import { rootRelease } from '../helpers/root-release.ts';
 import { bareEnv } from '../release/proc.ts';
 
 const STAGE = join(ROOT, 'dist/release/quire-server');
@@ -134,11 +135,8 @@ async function stopsForAWarmStart(
 }
 
 describe('clean stops leave what the next start needs', () => {
-  beforeAll(() => {
-    // npm start runs this folder's release; built here, so no start builds it.
-    const build = spawnSync('npm', ['run', 'release', '--silent'], { cwd: ROOT, encoding: 'utf8' });
-    expect(build.status, build.stderr).toBe(0);
-  }, 180_000);
+  // npm start runs this folder's release; built here (once for every file), so no start builds it.
+  beforeAll(rootRelease, 360_000);
 
   const npmStart = ['npm', 'start', '--silent'];
 

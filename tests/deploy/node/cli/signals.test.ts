@@ -3,12 +3,12 @@
  * (a container without an init, a systemd unit, a process manager), and the server they started
  * goes with them instead of being left running with its port. Each test signals that PID only.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../helpers/app.ts';
 import { runCommand } from '../../../helpers/child.ts';
+import { rootRelease } from '../../../helpers/root-release.ts';
 
 const GRACE_MS = 2_000;
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -71,11 +71,8 @@ async function stopsOnSigterm(
 }
 
 describe('stop signals reach the server', () => {
-  beforeAll(() => {
-    // npm start runs the release artifact (built here, so the start itself does not build it).
-    const build = spawnSync('npm', ['run', 'release'], { encoding: 'utf8' });
-    expect(build.status, build.stderr).toBe(0);
-  }, 120_000);
+  // npm start runs this folder's release; built here (once for every file), so no start builds it.
+  beforeAll(rootRelease, 360_000);
 
   it('npm start (the release artifact) stops on SIGTERM to npm within the grace', async () => {
     const ms = await stopsOnSigterm(
