@@ -11,6 +11,7 @@ import { secureRandom } from './crypto.ts';
 import { createFileService } from './files/service.ts';
 import { authorOf, type KeyNames } from './history/author.ts';
 import { createHistory, type History, type PruneLimits } from './history/history.ts';
+import { withChangeSignal } from './live/recheck.ts';
 import { createLive } from './live/service.ts';
 import { createEgress, type PinnedFetch } from './net/egress.ts';
 import { publicRelayUrl, type ReachConfig } from './net/origins.ts';
@@ -93,6 +94,8 @@ export interface CoreSettings extends SecurityConfig, ReachConfig {
   eventsRingSize: number;
   /** Quiet time after live typing before the document is written (default 1,000 ms, at most 2,000). */
   liveDebounceMs?: number;
+  /** How often live editors' credentials are checked again (default 5,000 ms; changes here: at once). */
+  liveRecheckMs?: number;
   /** History and trash retention; absent: the defaults of `HISTORY_DEFAULTS`. */
   history?: Partial<PruneLimits> & { maxFileBytes?: number };
   /** The semantic search provider (EMBEDDINGS_*); null or absent: lexical search only. */
@@ -226,9 +229,17 @@ function createServerCore(deps: ServerCoreDeps) {
     files: deps.files,
     busy: deps.busy,
   });
-  const auth = createAuthService({ state, clock, logger, pairCodeTtlMs: settings.pairCodeTtlSeconds * 1000 });
+  // Keys, people and shares changed here send away at once the live editors they no longer allow.
+  let credentialsChanged = () => {};
+  const credentials = withChangeSignal(state, () => credentialsChanged());
+  const auth = createAuthService({
+    state: credentials,
+    clock,
+    logger,
+    pairCodeTtlMs: settings.pairCodeTtlSeconds * 1000,
+  });
   // People signed in with passkeys or passwords, and the folders shared with them.
-  const people = createPeopleService({ state, clock });
+  const people = createPeopleService({ state: credentials, clock });
   // Notes and folders published read-only to anyone with the link, kept beside the people.
   const publications = publicationsOf(state, clock, people);
   /**
@@ -317,7 +328,9 @@ function createServerCore(deps: ServerCoreDeps) {
     logger: deps.logger,
     now: () => clock.now(),
     debounceMs: settings.liveDebounceMs,
+    recheckMs: settings.liveRecheckMs,
   });
+  credentialsChanged = live.recheckNow;
   return {
     notes,
     live,

@@ -5,7 +5,7 @@
  */
 import { visible } from '../auth/access.ts';
 import { hasCapability, inWriteScope } from '../auth/scope.ts';
-import type { Principal } from '../ports.ts';
+import type { Principal, StateStore } from '../ports.ts';
 import type { LiveRoom } from './room.ts';
 
 /**
@@ -20,11 +20,13 @@ export function stillAllowed(p: Principal | null, path: string, readOnly: boolea
 /**
  * The check of every editor of `rooms`, every `everyMs`, one round at a time. Call the result
  * whenever rooms open or close: the timer runs only while there are rooms (a core made in a test
- * leaves none behind); `stop` ends it.
+ * leaves none behind); `stop` ends it. `now` checks at once (a credential just changed here): a
+ * round already running is followed by another, so a change made during it is not missed.
  */
 export function credentialWatch(rooms: Map<string, LiveRoom>, everyMs: number) {
   let timer: ReturnType<typeof setInterval> | undefined;
   let checking = false;
+  let again = false;
   const round = async () => {
     for (const room of [...rooms.values()])
       for (const [peer, ed] of room.editorsNow()) {
@@ -33,7 +35,7 @@ export function credentialWatch(rooms: Map<string, LiveRoom>, everyMs: number) {
         if (!stillAllowed(p, room.path, ed.readOnly)) await room.evict(peer);
       }
   };
-  const tick = () => {
+  const tick = (): void => {
     // A round slower than the interval is not overlapped by the next.
     if (checking) return;
     checking = true;
@@ -41,7 +43,16 @@ export function credentialWatch(rooms: Map<string, LiveRoom>, everyMs: number) {
       .catch(() => {})
       .finally(() => {
         checking = false;
+        if (again) {
+          again = false;
+          tick();
+        }
       });
+  };
+  const now = () => {
+    if (rooms.size === 0) return;
+    if (checking) again = true;
+    else tick();
   };
   const stop = () => {
     clearInterval(timer);
@@ -54,6 +65,26 @@ export function credentialWatch(rooms: Map<string, LiveRoom>, everyMs: number) {
         (timer as { unref?: () => void }).unref?.();
       } else if (rooms.size === 0) stop();
     },
-    { stop },
+    { stop, now },
   );
+}
+
+/**
+ * `state` whose every completed `put` and `remove` is followed by `changed()`: the keys, people,
+ * sessions and shares kept there are what live editors' credentials are checked against, so a
+ * change to them asks for a check at once (`recheckNow`).
+ */
+export function withChangeSignal(state: StateStore, changed: () => void): StateStore {
+  // Only what the credentials' services use (get, put, remove): the optional bulk methods stay off.
+  return {
+    get: (key) => state.get(key),
+    async put(key, value) {
+      await state.put(key, value);
+      changed();
+    },
+    async remove(key) {
+      await state.remove(key);
+      changed();
+    },
+  };
 }

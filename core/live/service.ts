@@ -33,8 +33,10 @@ export interface LiveDeps {
   /** Tickets waiting for their connection at once, all keys together (default 10,000); beyond: 429. */
   maxTickets?: number;
   /**
-   * How often every editor's credential is checked again (default 5,000 ms): a key revoked, a
-   * person disabled or a share taken away sends its editors away within this time.
+   * How often every editor's credential is checked again (default 5,000 ms). A change made through
+   * this server (a key revoked, a person disabled, a share taken away) is checked at once
+   * (`recheckNow`); this period catches the rest (a key revoked by the CLI with the server running,
+   * a session that expired).
    */
   recheckMs?: number;
 }
@@ -182,6 +184,12 @@ export function createLive(deps: LiveDeps) {
       room.join(peer, t);
       return { receive: (data) => room.receive(peer, data), leave: () => room.leave(peer) };
     },
+
+    /**
+     * Checks every live editor's credential at once: called when a key, a person or a share
+     * changed on this server, so a revoked editor goes now rather than at the next periodic check.
+     */
+    recheckNow: (): void => watchRooms.now(),
 
     /** Rooms and editors now (health, benchmarks). */
     stats: () => ({ rooms: rooms.size, editors: [...rooms.values()].reduce((n, r) => n + r.size, 0) }),

@@ -138,6 +138,7 @@ export function loadConfig(env: Env, cwd = workingDir()) {
     indexCacheSaveSeconds: vars.INDEX_CACHE_SAVE_SECONDS,
     eventsRingSize: vars.EVENTS_RING_SIZE,
     liveDebounceMs: vars.LIVE_DEBOUNCE_MS,
+    liveRecheckMs: vars.LIVE_RECHECK_MS,
     mcpWrite: vars.MCP_WRITE,
     hotRoutes: vars.HOT_ROUTES,
     listChunks: vars.LIST_CHUNKS,

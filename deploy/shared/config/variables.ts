@@ -228,6 +228,15 @@ export const VARIABLES = {
         'Live editing: quiet milliseconds after the last keystroke before the live document is written to its file (and kept in the history).',
       audit: { weaker: 'neutral' },
     },
+    LIVE_RECHECK_MS: {
+      kind: 'int',
+      def: 5000,
+      min: 100,
+      max: 60_000,
+      meaning:
+        "Live editing: how often every live editor's credential is checked again, for what changes outside this server's API (a key revoked by the CLI while it runs, a session that expired). A key, person or share changed through the API is checked at once.",
+      audit: { weaker: 'neutral' },
+    },
     EVENTS_STREAMS_PER_KEY: {
       kind: 'int',
       def: 8,

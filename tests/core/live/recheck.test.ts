@@ -23,17 +23,17 @@ const writer = (folders?: string[]): Principal => ({
 });
 const reader: Principal = { id: 'r', method: 'api-key', scope: { capabilities: ['notes:read'] } };
 
-async function world() {
+async function world(recheckMs = 20) {
   const base = createCore({
     store: memoryNoteStore({ files: { 'Team/a.md': 'a\n' } }),
     clock: { now: () => Date.now() },
     logger: silentLogger,
   });
   await base.load();
-  const live = createLive({ notes: base.notes, author: (by) => by, recheckMs: 20 });
+  const live = createLive({ notes: base.notes, author: (by) => by, recheckMs });
   stops.push(() => live.close());
   /** Joins as `p`, its credential as `now()` says from then on; what the peer is told. */
-  const join = async (p: Principal, now: () => Principal | null) => {
+  const join = async (p: Principal, now: () => Principal | null | Promise<Principal | null>) => {
     const seen = { notices: [] as LiveNotice[], closed: null as { code: number; reason: string } | null };
     const peer: LivePeer = {
       send: () => {},
@@ -74,5 +74,33 @@ describe('live editors checked again', () => {
     expect(steady.closed).toBeNull();
     expect(watcher.closed).toBeNull();
     expect(live.roomOf('Team/a.md')?.size).toBe(2);
+  });
+
+  it('recheckNow checks at once, and a change during a round is checked by another round', async () => {
+    // The periodic check an hour away: only recheckNow can send anyone away here.
+    const { live, join } = await world(3_600_000);
+    let first: Principal | null = reader;
+    let gate: Promise<void> = Promise.resolve();
+    let asked = 0;
+    const early = await join(reader, () => first);
+    const slow = await join(reader, async () => {
+      asked++;
+      await gate;
+      return reader;
+    });
+    // A round that waits on the second editor's check, the first one already checked.
+    let open = () => {};
+    gate = new Promise<void>((r) => {
+      open = r;
+    });
+    live.recheckNow();
+    await until('the round at the second editor', () => asked === 1);
+    first = null;
+    live.recheckNow(); // during the round: it is followed by another
+    open();
+    await until('sent away', () => early.closed !== null);
+    expect(early.closed).toEqual({ code: 4401, reason: 'revoked' });
+    await until('the second round past the other editor', () => asked === 2);
+    expect(slow.closed).toBeNull();
   });
 });
