@@ -214,6 +214,24 @@ function historyOf(deps: CoreDeps, maxFileBytes?: number, limits?: PruneLimits):
   return createHistory({ store: deps.history, clock: deps.clock, logger: deps.logger, maxFileBytes, limits });
 }
 
+/**
+ * Keys, and people with their sessions and shares. Their state signals every change it keeps
+ * (`whenChanged`), so the live editors a change no longer allows are sent away at once.
+ */
+function credentialsOf(deps: ServerCoreDeps) {
+  const { settings, state, clock, logger } = deps;
+  let changed = () => {};
+  const signalled = withChangeSignal(state, () => changed());
+  const pairCodeTtlMs = settings.pairCodeTtlSeconds * 1000;
+  const auth = createAuthService({ state: signalled, clock, logger, pairCodeTtlMs });
+  // People signed in with passkeys or passwords, and the folders shared with them.
+  const people = createPeopleService({ state: signalled, clock });
+  const whenChanged = (fn: () => void) => {
+    changed = fn;
+  };
+  return { auth, people, whenChanged };
+}
+
 function createServerCore(deps: ServerCoreDeps) {
   const { settings, state, clock, logger } = deps;
   const historyLimits: PruneLimits = { ...HISTORY_DEFAULTS, ...stripUndefined(settings.history ?? {}) };
@@ -229,17 +247,7 @@ function createServerCore(deps: ServerCoreDeps) {
     files: deps.files,
     busy: deps.busy,
   });
-  // Keys, people and shares changed here send away at once the live editors they no longer allow.
-  let credentialsChanged = () => {};
-  const credentials = withChangeSignal(state, () => credentialsChanged());
-  const auth = createAuthService({
-    state: credentials,
-    clock,
-    logger,
-    pairCodeTtlMs: settings.pairCodeTtlSeconds * 1000,
-  });
-  // People signed in with passkeys or passwords, and the folders shared with them.
-  const people = createPeopleService({ state: credentials, clock });
+  const { auth, people, whenChanged } = credentialsOf(deps);
   // Notes and folders published read-only to anyone with the link, kept beside the people.
   const publications = publicationsOf(state, clock, people);
   /**
@@ -330,7 +338,7 @@ function createServerCore(deps: ServerCoreDeps) {
     debounceMs: settings.liveDebounceMs,
     recheckMs: settings.liveRecheckMs,
   });
-  credentialsChanged = live.recheckNow;
+  whenChanged(live.recheckNow);
   return {
     notes,
     live,
