@@ -1,5 +1,5 @@
 /**
- * The attachments benchmark (issue 22): GET of a file (whole, one range, 304) and a large streamed
+ * The attachments benchmark: GET of a file (whole, one range, 304) and a large streamed
  * PUT, Quire (`/api/v1/files`, key checked, through the whole middleware) against a bare node:http
  * file server over the same folder, measured in the same run. The PUT figure that matters is the
  * server's peak memory: an upload is streamed to disk, never held whole.
@@ -130,7 +130,7 @@ export async function filesBench(opts: {
     }
     const mb = (n: number) => (n / MiB).toFixed(0);
     const lines = [
-      '### Attachments (`/api/v1/files`, issue 22)',
+      '### Attachments (`/api/v1/files`)',
       '',
       ...opts.header,
       `Quire: the Node server (key checked, every middleware) over a vault with one 256 KiB file; baseline ("bare"): a node:http file server streaming the same file (\`bench/files-ceiling-child.ts\`), measured in the same run, ${opts.load.connections} connections, ${opts.load.duration} s after ${opts.load.warmup} s warm-up.`,

@@ -1,5 +1,5 @@
 /**
- * The history's costs (issue 30), in one process, baseline and history interleaved in the same
+ * The history's costs, in one process, baseline and history interleaved in the same
  * run: note writes per second and p50 latency without and with history (fsync on and off),
  * storage after 10,000 small edits of a 10,000-note vault, listing 1,000 versions, restoring one.
  * Run: `node --experimental-strip-types bench/history.ts` (or `npx tsx bench/history.ts`);

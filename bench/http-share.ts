@@ -1,8 +1,8 @@
 /**
- * The read routes as a share of a bare node:http server, measured with wrk in the same run
- * (issue 18). The server runs in api-key mode at LOG_LEVEL=info, as users run it; the note
- * routes carry X-Service-Key. Cache misses: a second server with a small NOTE_CACHE_BYTES, read in a
- * round robin over every note (more notes than its cache holds).
+ * The read routes as a share of a bare node:http server, measured with wrk in the same run, each
+ * beside its target. The server runs in api-key mode at LOG_LEVEL=info, as users run it; the note
+ * routes carry X-Service-Key. Cache misses: a second server with a small NOTE_CACHE_BYTES, read in
+ * a round robin over every note (more notes than its cache holds).
  *
  * The suite's `reads` (`npm run bench -- --only reads`; 1,000 notes quick, 10,000 with --full).
  * Needs wrk (`apt-get install wrk`).
@@ -76,7 +76,7 @@ async function startServer(vault: string, dataDir: string, env: Record<string, s
   return { child, url: ready.url, key: creds.firstKeyPlain };
 }
 
-/** Every figure of issue 18 beside its target and the bare node:http ceiling of the same run. */
+/** Every read-route figure beside its target and the bare node:http ceiling of the same run. */
 export async function httpShareBench(o: HttpShareOptions): Promise<string> {
   const vault = await ensureVault(o.root, o.notes);
   const work = join(o.runDir, `http-vault-${o.notes}`);
@@ -236,7 +236,7 @@ export async function httpShareBench(o: HttpShareOptions): Promise<string> {
     const mark = (ok: boolean | null | undefined) =>
       ok === null || ok === undefined ? '' : ok ? 'met' : '**not met**';
     const lines = [
-      `### Read routes against bare node:http (issue 18), ${o.notes} notes, wrk -t1 -c${o.connections} -d${o.seconds}s, ${o.rounds} rounds`,
+      `### Read routes against bare node:http, ${o.notes} notes, wrk -t1 -c${o.connections} -d${o.seconds}s, ${o.rounds} rounds`,
       '',
       `Server ${pinned ? 'pinned to CPU 0 (`taskset -a -cp 0`), wrk to CPU 1 (`taskset -c 1`)' : 'and wrk not pinned (fewer than 2 CPUs or no taskset)'}; api-key mode with the default rate limits, LOG_LEVEL=info (stdout to a pipe), CORS on; one run.`,
       '',

@@ -1,12 +1,13 @@
 /**
- * Issue 17: the note index at vault scale, against the read-and-hash floor measured in the same run.
+ * The note index at vault scale, against the read-and-hash floor measured in the same run.
  * Per size: the floor (bench/read-hash-floor.mjs), then the real server as `npm start` runs it
  * (`node dist/server/main.js`, bundled first): spawn to health 200, spawn to the first full
  * `GET /api/v1/notes` cold (no index cache) and warm, RSS at both; one-client creates and updates
  * with fsync on and off and the longest event-loop stall meanwhile (bench/eld-probe.mjs); health
  * req/s with wrk (server on CPU 0, wrk on CPU 1); the index work of one update in-process.
- * Issue 33 adds the list (its gzip share in the spec's shape and as `?format=columns`, the server
- * CPU of the first list after a write), a read-and-write mix, and a growth column per doubling.
+ * For 10k to 100k notes it adds the list (its gzip share in the spec's shape and as
+ * `?format=columns`, the server CPU of the first list after a write), a read-and-write mix, and a
+ * growth column per doubling.
  * The suite's `start` (`npm run bench -- --only start`: 1,000 notes quick, 10k and 50k with --full;
  * BENCH_START_SIZES names others). `npm run bench:scale` runs 10k, 50k and 100k.
  */
@@ -46,9 +47,9 @@ export interface IndexScaleResult {
   journalSaveMs?: number;
   journalBlockMs?: number;
   healthRps: number | null;
-  /** The list (issue 33); absent in results from before. */
+  /** The list; absent in results from before. */
   list?: ListFigures;
-  /** The read-and-write mix (issue 33). */
+  /** The read-and-write mix. */
   mix?: MixResult;
 }
 /** The full list's sizes and costs on a warm server. */
@@ -529,15 +530,15 @@ export async function indexScaleBench(opts: {
 /**
  * The markdown section: a column per size, then per pair of neighbouring sizes the growth per
  * doubling of the vault ((b / a) ^ (1 / log2(nb / na)): 2.0x is linear; more is worse than
- * linear), then the targets of issue 33 (10k / 50k / 100k).
+ * linear), then the targets (10k / 50k / 100k).
  */
 export function renderIndexScale(rows: IndexScaleResult[], o: { empty: number; writes: number }): string {
   const k = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
   const pairs = rows.slice(1).map((r, i) => [rows[i]!, r] as const);
   const lines = [
-    `Note index at scale (issues 17 and 33): \`node dist/server/main.js\` as \`npm start\` runs it; one client for writes (${o.writes} creates, then ${o.writes} updates); wrk -t1 -c32 -d5s for health, server pinned to CPU 0 and wrk to CPU 1 (writes, the list figures and the mix also on the pinned server). Floor: \`node bench/read-hash-floor.mjs\` (read + SHA-256 of every file, 32 in flight), same run. Spawn to health on an empty vault: **${f0(o.empty)} ms** (target < 300 ms). "per doubling": the growth of the figure each time the vault doubles, from one size to the next (2.0x is linear in the vault, above 2.0x worse than linear; for shares and per-operation times 1.0x is flat).`,
+    `Note index at scale: \`node dist/server/main.js\` as \`npm start\` runs it; one client for writes (${o.writes} creates, then ${o.writes} updates); wrk -t1 -c32 -d5s for health, server pinned to CPU 0 and wrk to CPU 1 (writes, the list figures and the mix also on the pinned server). Floor: \`node bench/read-hash-floor.mjs\` (read + SHA-256 of every file, 32 in flight), same run. Spawn to health on an empty vault: **${f0(o.empty)} ms** (target < 300 ms). "per doubling": the growth of the figure each time the vault doubles, from one size to the next (2.0x is linear in the vault, above 2.0x worse than linear; for shares and per-operation times 1.0x is flat).`,
     '',
-    `| figure | ${rows.map((r) => `${r.notes.toLocaleString('en')} notes (${f0(r.vaultMB)} MB)`).join(' | ')} | ${pairs.map(([a, b]) => `per doubling ${k(a.notes)}→${k(b.notes)}`).join(' | ')} | target (10k / 50k / 100k; issue 33, else issue 17) |`,
+    `| figure | ${rows.map((r) => `${r.notes.toLocaleString('en')} notes (${f0(r.vaultMB)} MB)`).join(' | ')} | ${pairs.map(([a, b]) => `per doubling ${k(a.notes)}→${k(b.notes)}`).join(' | ')} | target (10k / 50k / 100k) |`,
     `|---|${rows.map(() => '---|').join('')}${pairs.map(() => '---|').join('')}---|`,
   ];
   const growth = (a: number, b: number, na: number, nb: number) =>

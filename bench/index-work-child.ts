@@ -1,5 +1,5 @@
 /**
- * Issue 17: the index work of one update, without HTTP or disk. The generated vault is loaded into
+ * The index work of one update, without HTTP or disk. The generated vault is loaded into
  * memoryNoteStore; then UPDATES planned updates go through `notes.update` (hash, parse, index:
  * everything but the file write). Two index-cache saves are timed beside the event loop: the first
  * (a whole snapshot, built in slices) and one after the updates (the journal of the changed notes).

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The floor of any cold index (issue 17): read every file of a vault and SHA-256 it, nothing else.
+ * The floor of any cold index: read every file of a vault and SHA-256 it, nothing else.
  * Plain Node, no TypeScript loader, 32 reads in flight. Prints `{"files":N,"bytes":B,"ms":T}`.
  * Usage: node bench/read-hash-floor.mjs <vault-dir>
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 33: spawn of the bundled server (`dist/server/main.js`, built in each tree first) to its
+ * Spawn of the bundled server (`dist/server/main.js`, built in each tree first) to its
  * first full gzip `GET /api/v1/notes` (its last byte received, not inflated), cold or warm, for two or more trees alternately in the same
  * run, with the RSS right after that list. Warm runs use a data folder made by one cold start of
  * the same tree, and one unmeasured warm start first. An empty vault's spawn to health is measured

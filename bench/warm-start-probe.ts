@@ -1,5 +1,5 @@
 /**
- * Issue 33: the warm start in one process, on the real file stores: load from the index cache,
+ * The warm start in one process, on the real file stores: load from the index cache,
  * first full list, first search, with the event loop's longest delay meanwhile
  * (`monitorEventLoopDelay`, 1 ms resolution; the target is 20 ms at most) and the CPU it took, and
  * heap and RSS after each step. Run a cold phase first (`cold` indexes and saves the cache).

@@ -1,5 +1,5 @@
 /**
- * The workspace in Chromium (issue 27): the initial JavaScript of /workspace (gzip -9 of the
+ * The workspace in Chromium: the initial JavaScript of /workspace (gzip -9 of the
  * scripts and styles index.html loads; lazy chunks listed apart), the tree's first paint after
  * the list arrives and a note's showing after its answer arrives, on a 100-note vault (the
  * baseline of the same run) and a 10,000-note one: the real server's answers (the list as the

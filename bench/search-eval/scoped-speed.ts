@@ -1,5 +1,5 @@
 /**
- * What a folder-limited key's search costs (issue 29), at 10,000 generated notes
+ * What a folder-limited key's search costs, at 10,000 generated notes
  * (bench/generate-vault.ts), through the note service (notes in memory, snippets included), all in
  * one run: the full-access search; a scoped key's search as it is now (hidden notes skipped before
  * ranking, statistics over the visible notes); and as it was before (search the whole vault,

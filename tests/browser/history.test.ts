@@ -84,7 +84,7 @@ async function edit(page: Page, path: string, text: string) {
   await page.locator(`article[data-path="${path}"] [data-testid="edit"]`).waitFor();
 }
 
-describe('the History and Trash views (Chromium, issue 30)', () => {
+describe('the History and Trash views (Chromium)', () => {
   it('1280 px: edit twice, see the diff in History, restore the first version; delete, restore from Trash; axe clean', async () => {
     const { page, errors, close } = await workspace(1280, 'light');
     await openNote(page, 'Diary.md');

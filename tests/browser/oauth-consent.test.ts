@@ -51,7 +51,7 @@ async function authorizationUrl(base: string, state: string) {
   return { url, client_id, verifier };
 }
 
-describe('the OAuth consent page in Chromium (issue 29)', () => {
+describe('the OAuth consent page in Chromium', () => {
   it('direct: the owner pastes a key and approves; the browser lands on the client with code and state', async () => {
     const { url, client_id, verifier } = await authorizationUrl(server.url, 'browser-state');
     const rec = await recordedPage(browser);

@@ -11,7 +11,7 @@ import { ARTIFACTS, ensureClientBuilt, launchChromium, recordedPage } from './br
 import { editorText } from './editor.ts';
 import { axeSerious, scrollsSideways } from './shell-helpers.ts';
 
-// Issue 27 (part B): notes rendered as Obsidian users expect, and the CodeMirror editor.
+// Notes rendered as Obsidian users expect, and the CodeMirror editor.
 const FIXTURE = fileURLToPath(new URL('../fixtures/render-vault', import.meta.url));
 const TYPES = [
   'note',

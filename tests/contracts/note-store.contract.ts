@@ -266,7 +266,7 @@ export function runNoteStoreContract(name: string, factory: NoteStoreFactory): v
         expect((await store.listFolders()).sort()).toEqual(['a', 'a/b', 'a/b/c', 'x']);
       });
 
-      test('listAll (an optional capability, issue 33) answers what list and listFolders answer, in one walk', async () => {
+      test('listAll (an optional capability) answers what list and listFolders answer, in one walk', async () => {
         if (!store.listAll) return;
         await store.write('a/b/n.md', enc('n'));
         await store.write('top.md', enc('t'));

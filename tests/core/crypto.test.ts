@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex, sha256HexNow, sha256Pieces } from '../../core/crypto.ts';
 
-describe('sha256HexNow (issue 33)', () => {
+describe('sha256HexNow', () => {
   it('gives the digest sha256Hex gives, at once for small inputs, null for large ones', async () => {
     const inputs = [
       new Uint8Array(),
@@ -19,7 +19,7 @@ describe('sha256HexNow (issue 33)', () => {
   });
 });
 
-describe('sha256Pieces (issue 33)', () => {
+describe('sha256Pieces', () => {
   it('gives the digest of the pieces joined, whatever the cut', async () => {
     const text = `${'path/é note.md\tabc\t1\t2\n'.repeat(3000)}files\n✓`;
     for (const cuts of [[], [1], [7, 500, 60_000], [text.length - 1]]) {

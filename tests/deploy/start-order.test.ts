@@ -1,8 +1,8 @@
 /**
- * What the Node server does before it listens (issue 28: spawn to health under 300 ms): the HTTP
- * app's adapter (@hono/node-server, which reads the Request/Response globals and so loads Node's
- * fetch implementation) loads after `listening`; health answers meanwhile, and the first request
- * for the app waits for it and is answered.
+ * What the Node server does before it listens (the start's budget: spawn to health under 300 ms):
+ * the HTTP app's adapter (@hono/node-server, which reads the Request/Response globals and so loads
+ * Node's fetch implementation) loads after `listening`; health answers meanwhile, and the first
+ * request for the app waits for it and is answered.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

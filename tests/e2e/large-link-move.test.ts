@@ -5,7 +5,7 @@ import { liveServer } from '../helpers/live-server.ts';
 const LINKS = 200_000;
 
 /**
- * Issue 17: a move of a note linked 200,000 times from one note, with `updateLinks`, on the real
+ * A move of a note linked 200,000 times from one note, with `updateLinks`, on the real
  * Node server. It used to rebuild the text once per link (six minutes, server frozen). Bounds here
  * are generous (the machine is shared); the tight figures are in BENCHMARKS.md.
  */
@@ -42,9 +42,10 @@ describe('moving a note linked 200,000 times from one note', () => {
         await new Promise((r) => setTimeout(r, 10));
       }
     })();
-    // The server runs in this process: its event loop is this loop (issue 31, item 8). On a shared
-    // machine a timer can be late because the process got no CPU; a stall counts only the CPU the
-    // process used meanwhile (all its threads: an over-estimate of the loop's own work).
+    // The server runs in this process: its event loop is this loop (a move must never stall it for
+    // long). On a shared machine a timer can be late because the process got no CPU; a stall counts
+    // only the CPU the process used meanwhile (all its threads: an over-estimate of the loop's own
+    // work).
     const eld = monitorEventLoopDelay({ resolution: 5 });
     eld.enable();
     let stalledMs = 0;

@@ -4,7 +4,7 @@ import { MemoryProvider, oauthConnect } from '../helpers/oauth-client.ts';
 
 const form = (o: Record<string, string>) => new URLSearchParams(o);
 
-describe('OAuth for MCP clients on the running server, directly and through the relay (issue 29)', () => {
+describe('OAuth for MCP clients on the running server, directly and through the relay', () => {
   let s: LiveServer;
   let relayBase: string;
 

@@ -31,7 +31,7 @@ async function historyNotes() {
   return { notes, clock, history };
 }
 
-describe.each(DIALECTS)('the agent keeps and restores history through $name tools (issue 30)', (d) => {
+describe.each(DIALECTS)('the agent keeps and restores history through $name tools', (d) => {
   /** An app whose agent plays `script` per chat: each entry answers one model call. */
   async function setup(withHistory = true) {
     const { notes, clock } = withHistory ? await historyNotes() : await vaultNotes();

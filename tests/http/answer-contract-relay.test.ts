@@ -76,7 +76,7 @@ describe("the relay's hot route answers as its Hono route does", () => {
     expect(lane.relay.laneTaken()).toBe(7);
     expect(route.relay.laneTaken()).toBe(0);
     const cookies = await same('GET', '/api/v1/cookies');
-    // Issue 31 overrides decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
+    // Overriding decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
     // cookie would be every server's on the shared origin; docs/reference/relay.md, "One origin, many servers").
     expect(cookies.answer.header('set-cookie')).toBeUndefined();
     await same('GET', '/api/v1/binary');

@@ -50,7 +50,7 @@ describe('the client UI served by the server', () => {
       const csp = res.headers.get('content-security-policy')!;
       expect(csp).toContain("script-src 'self'");
       expect(csp).toContain("frame-ancestors 'none'");
-      // Frames only for the PDF viewer on blob: URLs (issue 27), no other source, no objects.
+      // Frames only for the workspace's PDF viewer on blob: URLs, no other source, no objects.
       expect(csp).toMatch(/(?:^|; )frame-src blob:(?:;|$)/);
       expect(csp).toContain("object-src 'none'");
       expect(csp).not.toContain('unsafe-inline');

@@ -34,7 +34,7 @@ async function setup(files: Record<string, string> = {}) {
   return { core, store, history, call };
 }
 
-describe('trash and history over HTTP (issue 30)', () => {
+describe('trash and history over HTTP', () => {
   it('delete then restore gives identical bytes at the original path, and a new path when taken', async () => {
     const text = '\ufeff---\ntitle: X\n---\n# Héllo\r\nbody\n';
     const { call, store } = await setup({ 'a.md': text });

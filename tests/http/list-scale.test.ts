@@ -1,8 +1,8 @@
 /**
- * The list at scale (issue 33): after any write the compressed list is the same, once inflated,
- * as a fresh encoding of the same summaries, cut into the same chunks, and only the chunks the
- * write touched are serialized again; `?format=columns` decodes to the spec's list exactly and is
- * far smaller once gzip'd.
+ * The list at scale (10k to 100k notes): after any write the compressed list is the same, once
+ * inflated, as a fresh encoding of the same summaries, cut into the same chunks, and only the
+ * chunks the write touched are serialized again; `?format=columns` decodes to the spec's list
+ * exactly and is far smaller once gzip'd.
  */
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';

@@ -1,7 +1,7 @@
 /**
- * Who wrote it, over MCP (issue 30): a version and a trash item made through the MCP endpoint name
- * the client (its `clientInfo.name` from `initialize`, sanitized and bounded) and the key, over a
- * real socket with the SDK client against the real Node server.
+ * Who wrote it, over MCP (the history credits every change): a version and a trash item made
+ * through the MCP endpoint name the client (its `clientInfo.name` from `initialize`, sanitized and
+ * bounded) and the key, over a real socket with the SDK client against the real Node server.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -203,7 +203,8 @@ describe('notes API', () => {
       success: false,
       error: { code: 'NOT_FOUND', message: expect.any(String) },
     });
-    // PATCH is the section PATCH (issue 23); a method no note route has is still 405.
+    // PATCH is the section PATCH (one heading, block or frontmatter key of a note); a method no note
+    // route has is still 405.
     const wrong = await call('PATCH', '/api/v1/notes');
     expect(wrong.status).toBe(405);
     expect(wrong.json.error.code).toBe('METHOD_NOT_ALLOWED');

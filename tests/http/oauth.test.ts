@@ -44,7 +44,7 @@ const rawList = (mcp: string, token: string) =>
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
 
-describe('OAuth for MCP clients (issue 29), the official SDK client on a real socket', () => {
+describe('OAuth for MCP clients, the official SDK client on a real socket', () => {
   it('discovery: a 401 from /mcp points at the metadata, which names every endpoint', async () => {
     const q = await live();
     const res = await fetch(q.mcp, {

@@ -1,5 +1,5 @@
 /**
- * Folder scopes over HTTP, as a property (issue 29): random small vaults, random scopes, random
+ * Folder scopes over HTTP, as a property: random small vaults, random scopes, random
  * requests (reads and writes) through the whole app with a scoped key. No answer names a path,
  * title or tag of a hidden note; writes outside are 403 and change nothing; reads outside are 404.
  * The same for people, and for anonymous readers of a published note or folder (`/p/<id>/`).

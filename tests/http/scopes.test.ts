@@ -1,5 +1,5 @@
 /**
- * Scoped keys over the real Node server (issue 29): a matrix over every route family, directly,
+ * Scoped keys over the real Node server: a matrix over every route family, directly,
  * through the relay (`/r/<serverId>/...`) and through the read lane; MCP tools and resources.
  * Each capability missing gets 403 FORBIDDEN naming it on that family's writes; a folder-scoped
  * key sees nothing outside its folders (no path, title or tag of a hidden note in any answer).

@@ -238,7 +238,7 @@ describe('real answers against the document', () => {
     expect((await api.notes.get('embeds.md')).links[0]).toMatchObject({ path: null, type: 'file' });
     expect((await failure(() => api.files.get('pics/c.png'))).code).toBe('FILE_NOT_FOUND');
     expect((await failure(() => api.notes.get('projects/r.md'))).code).toBe('NOTE_NOT_FOUND');
-    // History and trash (issue 30).
+    // History and trash.
     const versions = await api.history.list('embeds.md');
     expect(versions[0]?.change).toBe('links');
     expect((await api.history.get('embeds.md', versions[1]!.id)).content).toBe('An image: ![[pics/b.png]]\n');

@@ -172,7 +172,7 @@ describe('relay end to end (sockets, Redis)', () => {
     const many = await Promise.all(Array.from({ length: 50 }, (_, n) => call(`${base}/n/${n}`)));
     expect(many.map((r) => r.json.n)).toEqual(Array.from({ length: 50 }, (_, n) => n));
     const cookies = await call(`${base}/cookies`);
-    // Issue 31 overrides decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
+    // Overriding decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
     // cookie would be every server's on the shared origin; docs/reference/relay.md, "One origin, many servers").
     expect(cookies.headers.getSetCookie()).toEqual([]);
     expect((await call(`${base}/binary`)).bytes).toEqual(Uint8Array.from({ length: 256 }, (_, i) => i));

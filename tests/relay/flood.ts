@@ -1,4 +1,7 @@
-/** Shared by the slow-body flood tests of the standalone and the embedded relay (issue 31, item 1). */
+/**
+ * Shared by the slow-body flood tests of the standalone and the embedded relay (a stranger cannot
+ * fill its memory).
+ */
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { until } from '../helpers/wait.ts';

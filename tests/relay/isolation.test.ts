@@ -59,7 +59,7 @@ describe('bad requests fail alone (real sockets, Redis)', () => {
     expect([limited.status, limited.json.error.code]).toEqual([429, 'RATE_LIMITED']);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another address passes: refusals by the relay (503, not connected) cost the server nothing
-    // (issue 31: a server is charged only for what it answered; door-limits.test.ts trips its 429).
+    // (a server is charged only for what it answered; door-limits.test.ts trips its 429).
     const other = { 'x-test-client': '198.51.100.7' };
     for (let i = 0; i < 3; i++)
       expect((await h.call('GET', '/r/srv-a/api/v1/n/1', undefined, other)).status).toBe(503);

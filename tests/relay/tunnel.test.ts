@@ -44,7 +44,7 @@ describe('the tunnel (WebSocket, binary frames; real sockets and Redis)', () => 
     expect(smallEcho.bytes).toEqual(small);
     const cookies = await call(`${base}/cookies`);
     expect([cookies.status, cookies.json]).toEqual([200, { ok: true }]);
-    // Issue 31 overrides decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
+    // Overriding decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
     // cookie would be every server's on the shared origin; docs/reference/relay.md, "One origin, many servers").
     expect(cookies.headers.getSetCookie()).toHaveLength(0);
     const exchanged = await postJson(`${relay.url}/api/v1/pair/exchange`, { code: srv.pair.code() });

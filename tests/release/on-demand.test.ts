@@ -1,7 +1,7 @@
 /**
- * A contributor's `npm ci` stays light (issue 28): Bun, Deno and Miniflare (workerd) are not dev
- * dependencies; the runtime tests install them on first use through deploy/shared/on-demand, once,
- * even when several test workers ask at the same moment.
+ * A contributor's `npm ci` stays light: Bun, Deno and Miniflare (workerd) are not dev dependencies;
+ * the runtime tests install them on first use through deploy/shared/on-demand, once, even when
+ * several test workers ask at the same moment.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -9,9 +9,10 @@ import { docTerms } from '../../core/search/lexical/doc-terms.ts';
 import { searchDocOf } from '../../core/search/lexical/fields.ts';
 
 /**
- * Issue 33: a load's search terms are made on the analyzer threads (beside the parse) instead of
- * the main thread. They must be exactly the terms the main thread makes, and a vault loaded
- * through the threads must answer every search as one loaded in place (differential).
+ * To take work off a large vault's start, a load's search terms are made on the analyzer threads
+ * (beside the parse) instead of the main thread. They must be exactly the terms the main thread
+ * makes, and a vault loaded through the threads must answer every search as one loaded in place
+ * (differential).
  */
 const notes: Record<string, string> = {
   'a.md':
@@ -28,7 +29,7 @@ for (let i = 0; i < 40; i++) {
   notes[`bulk/n${i}.md`] = `# Bulk ${i}\nWord${i % 7} shared text number ${i} with [[a]] #bulk/${i % 3}`;
 }
 
-describe('search terms from the analyzer threads (issue 33)', () => {
+describe('search terms from the analyzer threads', () => {
   const pool = analyzePool({ threads: 2, minBatch: 1, fallback: async (t) => t.map((x) => analyzeNote(x)) });
   afterAll(() => pool.close());
 

@@ -1,7 +1,7 @@
 /**
- * Tunnel-frame fuzzing (issue 31, item 9): a hand-made server end connects to a real relay's
- * tunnel and sends random and malformed frames, before and after signing in, and as answers to
- * the requests the relay hands it. The relay must survive, answer those clients with enveloped
+ * Tunnel-frame fuzzing (security review, third round): a hand-made server end connects to a real
+ * relay's tunnel and sends random and malformed frames, before and after signing in, and as answers
+ * to the requests the relay hands it. The relay must survive, answer those clients with enveloped
  * errors (never a crash, never a stack), and keep serving a well-behaved server beside it.
  * FUZZ_RUNS raises the number of frames (CI: the short form).
  */

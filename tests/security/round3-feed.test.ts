@@ -1,5 +1,5 @@
 /**
- * Security review, third round (issue 31), item 3 over real sockets: an event-stream client that
+ * Security review, third round, the change feed over real sockets: an event-stream client that
  * stops reading is cut once more than 1 MiB is queued for it (counted in bytes, not events) and
  * resumes with Last-Event-ID; event streams are capped per key (429 beyond).
  */

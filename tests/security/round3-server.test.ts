@@ -1,8 +1,8 @@
 /**
- * Security review, third round (issue 31), the server's items over real HTTP against the Node
- * server: item 7 (no 500 on a note or move onto a folder of the same name, JSON nested too deep,
- * frontmatter that would not read back) and the MCP endpoint's caps (batch size, answer size,
- * tool names looked up as own properties only).
+ * Security review, third round, the server's items over real HTTP against the Node server: no 500
+ * on a note or move onto a folder of the same name, JSON nested too deep, frontmatter that would
+ * not read back; and the MCP endpoint's caps (batch size, answer size, tool names looked up as own
+ * properties only).
  */
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';

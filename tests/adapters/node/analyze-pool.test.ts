@@ -9,7 +9,7 @@ import { until } from '../../helpers/wait.ts';
 /**
  * The analyze pool on real worker threads: a note with many links comes back from the thread
  * exactly as the in-process analysis gives it, although its links travel as JSON pieces read
- * one per event-loop turn (issue 31, item 8).
+ * one per event-loop turn (so a large note never stalls the event loop for long).
  */
 describe('analyze pool', () => {
   let fellBack = 0;
@@ -89,7 +89,7 @@ describe('analyze pool', () => {
   });
 });
 
-describe('analyze pool after a load (issue 33)', () => {
+describe('analyze pool after a load', () => {
   it('stops its threads when the load is done, not after the idle time, and starts them again', async () => {
     const pool = analyzePool({
       threads: 2,

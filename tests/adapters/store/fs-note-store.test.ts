@@ -147,7 +147,7 @@ describe('fsNoteStore: a read while another process replaces the file', () => {
   }, 30_000);
 });
 
-describe('fsNoteStore.readMany (a load batch: small files read synchronously, issue 33)', () => {
+describe('fsNoteStore.readMany (a load batch: small files read synchronously)', () => {
   it('gives what read gives for each path, in order: small, large, empty, missing, not a file', async () => {
     const vault = await tempDir('quire-fs-');
     await mkdir(join(vault, 'sub'));
@@ -401,7 +401,7 @@ describe('fsNoteStore: watcher', () => {
     await until('second sentinel reported', () => changes.filter((c) => c.path === 'after.md').length >= 2);
     const reported = changes.slice(mark).map((c) => c.path);
     expect(reported.filter((p) => p.split('/').some((s) => s.startsWith('.')))).toEqual([]);
-    // Attachments are reported too: links and embeds to them re-resolve (issue 22).
+    // Attachments are reported too: links and embeds to them re-resolve.
     expect(reported).toContain('image.png');
   });
 });

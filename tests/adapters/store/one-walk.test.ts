@@ -1,5 +1,5 @@
 /**
- * Issue 33: one walk of the vault finds notes, attachments and folders exactly as the separate
+ * One walk of the vault finds notes, attachments and folders exactly as the separate
  * listings did (note store `list` and `listFolders`, file store `list`), and a server's start (the
  * cold index, the watcher's start and what closes the gap between them) reads each folder once.
  */
@@ -122,7 +122,7 @@ async function countingReads<T>(
 
 const quiet: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
-describe('one walk of the vault (issue 33)', () => {
+describe('one walk of the vault', () => {
   it('listAll finds the notes, attachments and folders the separate listings find', async () => {
     const { vault } = await fixtureVault();
     const notes = fsNoteStore({ dir: vault, watch: false });

@@ -35,7 +35,7 @@ async function server(env: Record<string, string>) {
   return { vault: vault.dir, api };
 }
 
-describe('TRASH_DIR: the trash in DATA_DIR (default) or also in the vault`s .trash/ (issue 30)', () => {
+describe('TRASH_DIR: the trash in DATA_DIR (default) or also in the vault`s .trash/', () => {
   it('TRASH_DIR is data or vault (default data); anything else is a config error naming it', () => {
     expect(loadConfig({}).trashDir).toBe('data');
     expect(loadConfig({ TRASH_DIR: 'vault' }).trashDir).toBe('vault');

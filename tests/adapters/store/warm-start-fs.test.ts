@@ -1,5 +1,5 @@
 /**
- * Issue 33: the warm start served from the snapshot, on the file stores and with the watcher: what
+ * The warm start served from the snapshot, on the file stores and with the watcher: what
  * changed on disk while the server was down (a note edited, one removed, one added, an empty
  * folder, an attachment a link names) is in the index once the start is ready (the lifecycle's
  * `ready`), and the watcher the check's walk armed reports what changes after it.

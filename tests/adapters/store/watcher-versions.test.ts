@@ -14,7 +14,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-describe('outside edits through the real watcher keep versions (issue 30)', () => {
+describe('outside edits through the real watcher keep versions', () => {
   it('an edit and a delete by another program are versions by "outside"; the deleted text is in the trash', async () => {
     const t = await tempDir('quire-watch-history-');
     cleanups.push(t.cleanup);

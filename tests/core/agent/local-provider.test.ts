@@ -33,7 +33,8 @@ describe('the local provider', () => {
   it('finds the notes holding any of the words in one search when no note has every word', async () => {
     const { agent } = await localAgent();
     const r = await agent.chat({ message: 'tomatoes and heap' });
-    // Search matches any word (issue 26): the per-word fallback is no longer needed here.
+    // Search itself finds the notes holding any of the words: the per-word fallback is no longer
+    // needed here.
     expect(r.actions.map((a) => a.type)).toEqual(['search_notes']);
     expect(r.relatedNotes.map((n) => n.path).sort()).toEqual(['garden/compost.md', 'garden/plan.md']);
     expect(r.reply).toContain('Sources:');

@@ -1,5 +1,5 @@
 /**
- * Search under a folder scope (issue 29): what a key cannot see does not exist for it, not even
+ * Search under a folder scope: what a key cannot see does not exist for it, not even
  * through a score. A differential property: for random small vaults, random folder scopes and
  * random queries (words, prefixes, typos, OR, exclusions, phrases, filters), a scoped key's search
  * answers exactly (paths, order, scores, titles, snippets) what an unscoped search over a vault

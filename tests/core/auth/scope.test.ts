@@ -1,5 +1,5 @@
 /**
- * Scoped keys in the core (issue 29): stored scopes and old credentials files, the principal the
+ * Scoped keys in the core: stored scopes and old credentials files, the principal the
  * authenticator gives, the route table, and the scoped views (a property test: random vaults,
  * random scopes, random requests; no answer names a path outside the scope).
  */

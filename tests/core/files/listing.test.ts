@@ -6,8 +6,8 @@ import type { FileStore } from '../../../core/ports.ts';
 const body = (text: string) => new Blob([text]).stream();
 
 /**
- * The attachment listing behind the folder tree (issue 31, fuzz finding: relayed tree requests
- * with no answer within 10 s). A walk of the vault is one file-system call per folder and file in
+ * The attachment listing behind the folder tree (a fuzz finding: relayed tree requests with no
+ * answer within 10 s). A walk of the vault is one file-system call per folder and file in
  * sequence; every write dropped the listing, so every tree request walked, and behind a busy
  * thread pool each walk took seconds. Here the store's walk can be held open at will: a tree
  * request never waits on it longer than `listWaitMs`, and writes never cause one.

@@ -1,5 +1,5 @@
 /**
- * The background compaction by size (issue 30): past the threshold of bytes stored uncompressed,
+ * The background compaction by size: past the threshold of bytes stored uncompressed,
  * the store compacts on its own, beside the writes, and every version reads back unchanged (also
  * after a reload from disk).
  */

@@ -27,7 +27,7 @@ async function coreWith(history: HistoryStore, files: Record<string, string> = {
   return { core, store, clock, h: core.history! };
 }
 
-describe('the history core (issue 30)', () => {
+describe('the history core', () => {
   it('prunes by age and by bytes, and the trash by its retention; compaction keeps the rest readable', async () => {
     const mem = memoryHistoryStore();
     const { core, clock, h } = await coreWith(mem, { 'a.md': 'a0' });

@@ -1,9 +1,9 @@
 /**
- * The journal queue (issue 30's write cost with fsync on): the version of a note write's new bytes
- * is recorded lazily (its line gathers for a moment and is written off the write's path), yet
- * (1) a line is never written before the pack bytes it names are synced, (2) the next change to
- * that note waits until the line is durable, (3) every other record resolves only once durable,
- * (4) a drain (shutdown) flushes what is gathering.
+ * The journal queue (to keep the history's write cost low with fsync on): the version of a note
+ * write's new bytes is recorded lazily (its line gathers for a moment and is written off the
+ * write's path), yet (1) a line is never written before the pack bytes it names are synced, (2) the
+ * next change to that note waits until the line is durable, (3) every other record resolves only
+ * once durable, (4) a drain (shutdown) flushes what is gathering.
  */
 import { describe, expect, it } from 'vitest';
 import { memoryHistoryStore } from '../../../adapters/store/memory-history-store.ts';

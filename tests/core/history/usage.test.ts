@@ -33,7 +33,7 @@ async function app(withHistory: boolean) {
   return { core, send };
 }
 
-describe('health and quire doctor report the history and the trash (issue 30)', () => {
+describe('health and quire doctor report the history and the trash', () => {
   it('GET /health gives the bytes, versions and trash items, and follows writes, deletes and purges', async () => {
     const off = await app(false);
     expect((await off.send('GET', '/api/v1/health')).json.data.history).toEqual({ state: 'off' });

@@ -5,7 +5,7 @@ import { createHealthBody } from '../../../adapters/http/routes/system.ts';
 import { memoryNoteStore } from '../../../adapters/store/memory-note-store.ts';
 import { createNoteService } from '../../../core/notes/service.ts';
 
-/** Issue 33: the index's own bytes (estimated) in `health`. */
+/** The index's own bytes (estimated) in `health`, to see what a large vault costs. */
 const vault = (n: number) =>
   Object.fromEntries(
     Array.from({ length: n }, (_, i) => [
@@ -14,7 +14,7 @@ const vault = (n: number) =>
     ]),
   );
 
-describe('the index as a memory budget (issue 33)', () => {
+describe('the index as a memory budget', () => {
   it('estimates its own bytes by part, growing with the vault, and health shows them once ready', async () => {
     let now = 1_700_000_000_000;
     const clock = { now: () => now };

@@ -7,9 +7,9 @@ import { createNoteService } from '../../../core/notes/service.ts';
 const clock = { now: () => Date.parse('2025-01-01T00:00:00Z') };
 
 /**
- * A note of 128 Ki characters or more is indexed in steps with turns of the event loop between
- * them (issue 31, item 8): once the write answers, its links, backlinks and words are all in
- * the index, and the words of the text it replaced are gone.
+ * A note of 128 Ki characters or more is indexed in steps with turns of the event loop between them
+ * (a move must never stall the event loop for long): once the write answers, its links, backlinks
+ * and words are all in the index, and the words of the text it replaced are gone.
  */
 describe('indexing a large note', () => {
   it('has its graph and its search words up to date when the write answers', async () => {

@@ -1,5 +1,5 @@
 /**
- * The list key (core/notes/list-key.ts, issue 33): a warm start answers its first list from the
+ * The list key (core/notes/list-key.ts): a warm start answers its first list from the
  * persisted one when the keys match, so the key must change whenever any byte of the list would,
  * and stay the same for the same vault however it was loaded.
  */

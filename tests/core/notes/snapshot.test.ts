@@ -1,5 +1,5 @@
 /**
- * The binary index snapshot (issue 33): layouts read by later code (committed fixtures), damaged or
+ * The binary index snapshot: layouts read by later code (committed fixtures), damaged or
  * cut snapshots ignored with a rebuild, lazy search lists answering as eager ones, and a warm start
  * finding exactly what a cold one finds.
  */

@@ -71,7 +71,7 @@ describe('relay connector (in-process relay)', () => {
     expect(echo.headers.get('x-forwarded-prefix-seen')).toBe(`/r/${serverId}`);
     expect(echo.headers.get('x-seen-headers')).toContain('x-extra');
     const cookies = await h.call('GET', `/r/${serverId}/api/v1/cookies`);
-    // Issue 31 overrides decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
+    // Overriding decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
     // cookie would be every server's on the shared origin; docs/reference/relay.md, "One origin, many servers").
     expect(cookies.headers.getSetCookie()).toEqual([]);
     expect(cookies.headers.get('x-secret-hop')).toBeNull();

@@ -195,7 +195,7 @@ describe('relay HTTP surface', () => {
     expect(ack.json.data).toEqual({ accepted: 1, rejected: [] });
     const res = await client;
     expect(res.status).toBe(207);
-    // Issue 31 overrides decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
+    // Overriding decisions.md section 5 here: no Set-Cookie crosses the relay (one server's
     // cookie would be every server's on the shared origin; docs/reference/relay.md, "One origin, many servers").
     expect(res.headers.getSetCookie()).toEqual([]);
     // An octet stream is not active content: no sandbox, but never sniffed.

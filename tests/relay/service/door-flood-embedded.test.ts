@@ -1,11 +1,12 @@
 /**
- * Issue 31, item 1, for the relay embedded in `npm start`: 60 connections to the relay of the note
- * server's own process grew that process from 100 to 714 MiB. The note server runs as a child
- * process (its entry point, `deploy/node/main.ts`) so its RSS is its own; 60 slow-body
- * connections go to a serverId nobody registered and 60 to the server's own (each declaring
- * 10 MiB, sending a little, then stalling). The embedded relay reads the RELAY_* limit variables
- * like the standalone one (RELAY_BODY_TIMEOUT_MS here), answers before reading bodies, cuts the
- * admitted ones with 408, keeps the process within 100 MiB of idle and other requests answered.
+ * A stranger cannot fill the relay's memory, for the relay embedded in `npm start`: 60 connections
+ * to the relay of the note server's own process grew that process from 100 to 714 MiB. The note
+ * server runs as a child process (its entry point, `deploy/node/main.ts`) so its RSS is its own; 60
+ * slow-body connections go to a serverId nobody registered and 60 to the server's own (each
+ * declaring 10 MiB, sending a little, then stalling). The embedded relay reads the RELAY_* limit
+ * variables like the standalone one (RELAY_BODY_TIMEOUT_MS here), answers before reading bodies,
+ * cuts the admitted ones with 408, keeps the process within 100 MiB of idle and other requests
+ * answered.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';

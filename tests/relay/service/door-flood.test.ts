@@ -1,10 +1,10 @@
 /**
- * Issue 31, item 1: a stranger cannot fill the relay's memory. The relay runs as a child process
- * (`npm run relay`'s entry point) so its RSS is its own; a real server holds a tunnel from this
- * process; 60 slow-body connections go to a serverId nobody registered and 60 to the real one
- * (each declaring 10 MiB, sending a little, then stalling). The relay answers the first 503 and
- * most of the second 429 before reading a body byte, cuts the admitted ones with 408 at the body
- * time-out, keeps its RSS within 100 MiB of idle and answers other clients throughout.
+ * A stranger cannot fill the relay's memory. The relay runs as a child process (`npm run relay`'s
+ * entry point) so its RSS is its own; a real server holds a tunnel from this process; 60 slow-body
+ * connections go to a serverId nobody registered and 60 to the real one (each declaring 10 MiB,
+ * sending a little, then stalling). The relay answers the first 503 and most of the second 429
+ * before reading a body byte, cuts the admitted ones with 408 at the body time-out, keeps its RSS
+ * within 100 MiB of idle and answers other clients throughout.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';

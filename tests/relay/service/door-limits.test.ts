@@ -1,8 +1,8 @@
 /**
- * Issue 31, items 4-6 at the relay's door, with real sockets (an in-process relay on port 0 and
- * tunnel servers from this process): one server cannot poison the relay's origin, tunnel
- * sign-ins count against RELAY_NEW_SERVERS_PER_CLIENT_HOUR, and strangers cannot spend a
- * server's quota.
+ * The third security review's limits at the relay's door, with real sockets (an in-process relay on
+ * port 0 and tunnel servers from this process): one server cannot poison the relay's origin, tunnel
+ * sign-ins count against RELAY_NEW_SERVERS_PER_CLIENT_HOUR, and strangers cannot spend a server's
+ * quota.
  */
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';

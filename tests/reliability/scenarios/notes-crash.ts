@@ -4,7 +4,7 @@
  * folders. After every restart: each note holds exactly what some client wrote (the last
  * acknowledged version, or the version of the request in flight at the kill), never a torn or
  * empty file; no temporary file is left in the vault; and the restarted server's index and
- * link graph equal a fresh index of the files on disk. With history on (the default, issue 30):
+ * link graph equal a fresh index of the files on disk. With history on (the default):
  * every text a client was told was written is found again after every restart, as a note's text
  * on disk, a version of some note (history follows moves) or a trash item: a kill at any point of
  * a write leaves the old note with its history, or the new note with the old one in history.

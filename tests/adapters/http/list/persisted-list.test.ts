@@ -1,5 +1,5 @@
 /**
- * The gzip'd list kept across restarts (issue 33): a warm start answers from the persisted
+ * The gzip'd list kept across restarts: a warm start answers from the persisted
  * chunks, byte for byte what a fresh build gives; a note changed while the server was down is
  * never served stale; a damaged or truncated file is ignored and the list is built again.
  */

@@ -22,7 +22,8 @@ function same(raw: string): boolean {
 
 /**
  * Every string literal of a test file: the inputs it gives the analyzer (and some harmless others).
- * The file may have moved into tests/core/notes/ (issue 17): both places are tried.
+ * The file may have moved into tests/core/notes/ (beside the note core's split into core/notes/):
+ * both places are tried.
  */
 function literalsOf(file: string): string[] {
   if (!existsSync(file)) file = file.replace('tests/core/', 'tests/core/notes/');

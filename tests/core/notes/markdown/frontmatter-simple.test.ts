@@ -19,7 +19,7 @@ function agrees(text: string): Record<string, unknown> | null {
   return simple;
 }
 
-describe('the simple frontmatter subset (issue 33)', () => {
+describe('the simple frontmatter subset', () => {
   it('reads the frontmatter of generated notes as the YAML library does', () => {
     const texts = [
       'tags:\n  - idea\ncreated: 2022-04-10',
@@ -181,7 +181,7 @@ describe('the simple frontmatter subset (issue 33)', () => {
   });
 });
 
-describe('countWords (issue 33)', () => {
+describe('countWords', () => {
   it('counts as the WORD pattern does, on ASCII text and on any text', () => {
     const viaPattern = (t: string) => t.match(WORD)?.length ?? 0;
     const samples = ["it's a don't-stop _x_ -y- 'q' a--b __ '' 3.14 e-mail", '', '---', 'naïve café', "x'"];

@@ -1,4 +1,4 @@
-/** `quire keys mint` with a scope (issue 29), against the real server over a socket. */
+/** `quire keys mint` with a scope, against the real server over a socket. */
 import { describe, expect, it } from 'vitest';
 import { scopeFromOptions } from '../../../../deploy/node/cli/keys.ts';
 import { quire } from './run.ts';

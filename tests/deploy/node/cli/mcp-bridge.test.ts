@@ -27,7 +27,7 @@ async function bridge(url: string, key: string) {
 
 const data = (r: Record<string, unknown>) => JSON.stringify(r.content);
 
-describe('quire mcp: the stdio bridge (issue 29) with the SDK stdio client', () => {
+describe('quire mcp: the stdio bridge with the SDK stdio client', () => {
   let s: LiveServer;
   let relayBase: string;
 
