@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Profile } from '../../client-link/src/flow/profiles.ts';
 import { tempDir } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { freePort } from '../helpers/ports.ts';
@@ -10,6 +9,7 @@ import { until } from '../helpers/wait.ts';
 import { type ServerProc, startServerProc } from '../reliability/scenarios/procs.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
 import { editorText, openLiveEditor, typeAt } from './editor.ts';
+import { directProfile } from './profile.ts';
 
 let browser: Browser;
 let s: LiveServer;
@@ -43,16 +43,7 @@ async function liveEditorPage(
   name: string,
   path: string,
 ): Promise<{ page: Page; console: string[] }> {
-  const profile: Profile = {
-    id: `${serverId}@${name}`,
-    serverId,
-    serverUrl: s.url,
-    apiKey,
-    mode: 'direct',
-    relayUrl: null,
-    name,
-    linkedAt: new Date().toISOString(),
-  };
+  const profile = directProfile({ id: `${serverId}@${name}`, serverId, serverUrl: s.url, apiKey, name });
   const rec = await recordedPage(browser);
   contexts.push(rec.context);
   await openLiveEditor(rec.context, rec.page, profile, s.url, path);

@@ -2,12 +2,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
 import { tempDir } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { until } from '../helpers/wait.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium } from './browser.ts';
 import { editorText } from './editor.ts';
+import { directProfile, linkWith } from './profile.ts';
 import { axeSerious, scrollsSideways, writeVault } from './shell-helpers.ts';
 
 // The workspace's editor and the views around it: no inline style refused by the page's policy
@@ -56,20 +56,10 @@ afterAll(async () => {
 /** A page at `width` in `scheme`, linked or not; every CSP violation and page error is recorded. */
 async function open(width: number, scheme: 'light' | 'dark', linked = true) {
   const context = await browser.newContext({ viewport: { width, height: 844 }, colorScheme: scheme });
-  const profile: Profile = {
-    id: `${serverId}@direct`,
-    serverId,
-    serverUrl: s.url,
-    apiKey: s.firstKey,
-    mode: 'direct',
-    relayUrl: null,
-    name: 'editor',
-    linkedAt: new Date().toISOString(),
-  };
   if (linked)
-    await context.addInitScript(
-      ([k, v]) => localStorage.setItem(k!, v!),
-      [PROFILES_KEY, JSON.stringify({ version: 1, active: profile.id, profiles: [profile] })],
+    await linkWith(
+      context,
+      directProfile({ serverId, serverUrl: s.url, apiKey: s.firstKey, name: 'editor' }),
     );
   // Where a refused inline style came from (the console says only that one was refused).
   await context.addInitScript(() =>

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
+import type { Profile } from '../../client-link/src/flow/profiles.ts';
+import { linkWith } from './profile.ts';
 
 /** The note editor's text (CodeMirror, or the fallback textarea): its host's `value`. */
 export const editorText = (page: Page): Promise<string> =>
@@ -21,10 +22,7 @@ export async function openLiveEditor(
   origin: string,
   path: string,
 ): Promise<void> {
-  await context.addInitScript(
-    ([k, v]) => localStorage.setItem(k!, v!),
-    [PROFILES_KEY, JSON.stringify({ version: 1, active: profile.id, profiles: [profile] })],
-  );
+  await linkWith(context, profile);
   await page.goto(`${origin}/workspace#note=${encodeURIComponent(path)}`);
   await page.getByTestId('live').click();
   await page.locator('[data-testid="live-editor"] .cm-content').waitFor();

@@ -3,12 +3,12 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
 import { tempDir } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { until } from '../helpers/wait.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium } from './browser.ts';
 import { fillEditor } from './editor.ts';
+import { directProfile, linkWith } from './profile.ts';
 import { axeSerious, scrollsSideways, writeVault } from './shell-helpers.ts';
 
 let browser: Browser;
@@ -40,20 +40,7 @@ afterAll(async () => {
 /** A page on the workspace with one stored profile; every dialog (confirm) is accepted. */
 async function workspace(width: number, scheme: 'light' | 'dark') {
   const context = await browser.newContext({ viewport: { width, height: 800 }, colorScheme: scheme });
-  const profile: Profile = {
-    id: `${serverId}@direct`,
-    serverId,
-    serverUrl: s.url,
-    apiKey: s.firstKey,
-    mode: 'direct',
-    relayUrl: null,
-    name: 'history',
-    linkedAt: new Date().toISOString(),
-  };
-  await context.addInitScript(
-    ([k, v]) => localStorage.setItem(k!, v!),
-    [PROFILES_KEY, JSON.stringify({ version: 1, active: profile.id, profiles: [profile] })],
-  );
+  await linkWith(context, directProfile({ serverId, serverUrl: s.url, apiKey: s.firstKey, name: 'history' }));
   const page = await context.newPage();
   // The editor's code (CodeMirror, the live preview) loads on the first Edit: on a busy machine
   // with two test workers that took past 10 s once.

@@ -7,6 +7,7 @@ import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { until } from '../helpers/wait.ts';
 import { ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
 import { editorText, fillEditor } from './editor.ts';
+import { directProfile, linkWith } from './profile.ts';
 
 let browser: Browser;
 let s: LiveServer;
@@ -148,21 +149,11 @@ describe('the workspace follows the change feed (Chromium)', () => {
   it('a note opened and edited before the first list arrives is not shown again under its editor', async () => {
     const path = 'live/early.md';
     expect((await rest('POST', '/notes', { path, content: '# Early\nfirst' })).status).toBe(201);
-    const profile: Profile = {
-      id: `${serverId}@direct`,
-      serverId,
-      serverUrl: s.url,
-      apiKey: s.firstKey,
-      mode: 'direct',
-      relayUrl: null,
-      name: 'early',
-      linkedAt: new Date().toISOString(),
-    };
     const rec = await recordedPage(browser);
     const { page } = rec;
-    await rec.context.addInitScript(
-      ([k, v]) => localStorage.setItem(k!, v!),
-      [PROFILES_KEY, JSON.stringify({ version: 1, active: profile.id, profiles: [profile] })],
+    await linkWith(
+      rec.context,
+      directProfile({ serverId, serverUrl: s.url, apiKey: s.firstKey, name: 'early' }),
     );
     // The first list of notes is held until the note is open in the editor.
     let release = () => {};

@@ -2,10 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
 import { tempDir } from '../helpers/app.ts';
 import { type LiveServer, liveServer } from '../helpers/live-server.ts';
 import { ARTIFACTS, ensureClientBuilt, launchChromium } from './browser.ts';
+import { directProfile, linkWith } from './profile.ts';
 import { axeAll, scrollsSideways, writeVault } from './shell-helpers.ts';
 
 // Every view of the workspace, walked once per width and theme: axe finds nothing of any impact
@@ -81,20 +81,7 @@ afterAll(async () => {
 /** A linked page at `width` in `scheme`; every policy violation and page error is recorded. */
 async function open(width: number, scheme: 'light' | 'dark') {
   const context = await browser.newContext({ viewport: { width, height: 844 }, colorScheme: scheme });
-  const profile: Profile = {
-    id: `${serverId}@direct`,
-    serverId,
-    serverUrl: s.url,
-    apiKey: s.firstKey,
-    mode: 'direct',
-    relayUrl: null,
-    name: 'views',
-    linkedAt: new Date().toISOString(),
-  };
-  await context.addInitScript(
-    ([k, v]) => localStorage.setItem(k!, v!),
-    [PROFILES_KEY, JSON.stringify({ version: 1, active: profile.id, profiles: [profile] })],
-  );
+  await linkWith(context, directProfile({ serverId, serverUrl: s.url, apiKey: s.firstKey, name: 'views' }));
   await context.addInitScript(() =>
     document.addEventListener(
       'securitypolicyviolation',
