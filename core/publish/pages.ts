@@ -32,10 +32,35 @@ const isNote = (p: string) => p.toLowerCase().endsWith('.md');
 interface View {
   see: (p: string) => boolean;
   links: (p: string) => boolean;
-  /** The served attachments by token, for one index generation (a vault change rebuilds it). */
-  files?: { generation: number; byToken: Promise<Map<string, string>> };
+  /** Note pages as rendered, for one vault generation (any change of the vault drops them). */
+  pages: { generation: number; byKey: Map<string, Promise<Page>> };
 }
 const views = new WeakMap<Publication, View>();
+
+/**
+ * Rendered pages kept per publication. Anyone with the link may ask a page again and again, and
+ * rendering one costs far more than serving it (a 27 KB note: about 250 ms of micromark, GC
+ * included, on this machine), so a page is rendered once per vault generation.
+ */
+const PAGES_KEPT = 256;
+
+/**
+ * A number per note service that every change of the vault bumps: a page depends on its note and
+ * on which notes its links reach, so any change may alter it.
+ */
+const generations = new WeakMap<NoteService, { n: number }>();
+function generationOf(notes: NoteService): number {
+  let g = generations.get(notes);
+  if (!g) {
+    const counter = { n: 0 };
+    notes.subscribe(() => {
+      counter.n++;
+    });
+    generations.set(notes, counter);
+    g = counter;
+  }
+  return g.n;
+}
 
 /** The decoded segments of `raw` (the path below `/p/<id>/`); INVALID_PATH for anything odd. */
 export function pageSegments(raw: string): string[] {
@@ -60,7 +85,7 @@ export function publishedSite(pub: Publication, notes: NoteService) {
   if (!v) {
     const see = (p: string) => isNote(p) && publishes(pub, p) && notes.indexedSummary(p) !== null;
     // Links resolve among the published notes and the vault's attachments (served only when embedded).
-    v = { see, links: (p: string) => see(p) || !isNote(p) };
+    v = { see, links: (p: string) => see(p) || !isNote(p), pages: { generation: -1, byKey: new Map() } };
     views.set(pub, v);
   }
   const view = v;
@@ -90,7 +115,28 @@ export function publishedSite(pub: Publication, notes: NoteService) {
 
   const fileToken = async (path: string) => (await sha256Hex(`${pub.id}\n${path}`)).slice(0, 24);
 
-  const notePage = async (path: string, depth: number): Promise<Page> => {
+  /** The page of `path` at `depth`, rendered once per vault generation (see PAGES_KEPT). */
+  const notePage = (path: string, depth: number): Promise<Page> => {
+    const kept = view.pages;
+    const generation = generationOf(notes);
+    if (kept.generation !== generation || kept.byKey.size >= PAGES_KEPT) {
+      kept.generation = generation;
+      kept.byKey.clear();
+    }
+    const key = `${depth}\n${path}`;
+    let p = kept.byKey.get(key);
+    if (!p) {
+      p = renderNotePage(path, depth);
+      kept.byKey.set(key, p);
+      // A failed render (the note gone meanwhile) is not kept: the next request asks again.
+      p.catch(() => {
+        if (kept.byKey.get(key) === p) kept.byKey.delete(key);
+      });
+    }
+    return p;
+  };
+
+  const renderNotePage = async (path: string, depth: number): Promise<Page> => {
     const note = await notes.get(path);
     const seen = notes.seenAs(note, linkSee);
     const root = rootFor(depth);

@@ -160,6 +160,35 @@ describe.each(['direct', 'relayed'] as const)('a published folder (%s)', (via) =
   });
 });
 
+describe('pages follow the vault', () => {
+  it('a page served once shows an edit, and a link becomes one when its note appears', async () => {
+    const write = async (method: 'POST' | 'PUT', path: string, content: string) => {
+      const r =
+        method === 'POST'
+          ? await api('POST', '/api/v1/notes', { path, content })
+          : await api('PUT', `/api/v1/notes/${encodeURIComponent(path)}`, { content });
+      expect(r.status, JSON.stringify(r.json)).toBeLessThan(300);
+    };
+    await write('POST', 'Garden/Beds.md', '# Beds\n\nTomatoes, see [[Later]].\n');
+    const { id } = await publish({ path: 'Garden' });
+    const first = await (await direct(`/p/${id}/Beds.md`)).text();
+    expect(first).toContain('Tomatoes');
+    expect(first).toContain('<span class="unpublished">Later</span>');
+    // Asked again, unchanged (the rendered page is kept): the same bytes.
+    expect(await (await direct(`/p/${id}/Beds.md`)).text()).toBe(first);
+
+    await write('PUT', 'Garden/Beds.md', '# Beds\n\nBeans now, see [[Later]].\n');
+    const edited = await (await direct(`/p/${id}/Beds.md`)).text();
+    expect(edited).toContain('Beans now');
+    expect(edited).not.toContain('Tomatoes');
+
+    await write('POST', 'Garden/Later.md', '# Later\n\nAfter the beans.\n');
+    const linked = await (await direct(`/p/${id}/Beds.md`)).text();
+    expect(linked).toContain('<a href="./Later.md">Later</a>');
+    expect((await direct(`/p/${id}/Later.md`)).status).toBe(200);
+  });
+});
+
 describe('a password-protected publication', () => {
   let id = '';
   beforeAll(async () => {
