@@ -33,7 +33,7 @@ interface View {
   see: (p: string) => boolean;
   links: (p: string) => boolean;
   /** Note pages as rendered, for one vault generation (any change of the vault drops them). */
-  pages: { generation: number; byKey: Map<string, Promise<Page>> };
+  pages: { generation: number; byKey: Map<string, Promise<Page>>; chars: number };
 }
 const views = new WeakMap<Publication, View>();
 
@@ -43,6 +43,8 @@ const views = new WeakMap<Publication, View>();
  * included, on this machine), so a page is rendered once per vault generation.
  */
 const PAGES_KEPT = 256;
+/** And at most this much HTML (UTF-16 code units, about 2 bytes each) per publication. */
+const PAGE_CHARS_KEPT = 8 * 1024 * 1024;
 
 /**
  * A number per note service that every change of the vault bumps: a page depends on its note and
@@ -85,7 +87,11 @@ export function publishedSite(pub: Publication, notes: NoteService) {
   if (!v) {
     const see = (p: string) => isNote(p) && publishes(pub, p) && notes.indexedSummary(p) !== null;
     // Links resolve among the published notes and the vault's attachments (served only when embedded).
-    v = { see, links: (p: string) => see(p) || !isNote(p), pages: { generation: -1, byKey: new Map() } };
+    v = {
+      see,
+      links: (p: string) => see(p) || !isNote(p),
+      pages: { generation: -1, byKey: new Map(), chars: 0 },
+    };
     views.set(pub, v);
   }
   const view = v;
@@ -119,19 +125,26 @@ export function publishedSite(pub: Publication, notes: NoteService) {
   const notePage = (path: string, depth: number): Promise<Page> => {
     const kept = view.pages;
     const generation = generationOf(notes);
-    if (kept.generation !== generation || kept.byKey.size >= PAGES_KEPT) {
+    if (kept.generation !== generation || kept.byKey.size >= PAGES_KEPT || kept.chars > PAGE_CHARS_KEPT) {
       kept.generation = generation;
       kept.byKey.clear();
+      kept.chars = 0;
     }
     const key = `${depth}\n${path}`;
     let p = kept.byKey.get(key);
     if (!p) {
-      p = renderNotePage(path, depth);
-      kept.byKey.set(key, p);
-      // A failed render (the note gone meanwhile) is not kept: the next request asks again.
-      p.catch(() => {
-        if (kept.byKey.get(key) === p) kept.byKey.delete(key);
-      });
+      const rendering = renderNotePage(path, depth);
+      p = rendering;
+      kept.byKey.set(key, rendering);
+      rendering.then(
+        (page) => {
+          if (kept.byKey.get(key) === rendering) kept.chars += page.html.length;
+        },
+        // A failed render (the note gone meanwhile) is not kept: the next request asks again.
+        () => {
+          if (kept.byKey.get(key) === rendering) kept.byKey.delete(key);
+        },
+      );
     }
     return p;
   };
