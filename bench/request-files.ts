@@ -38,8 +38,10 @@ const CEILINGS: Record<string, Record<'read' | 'mcp', number>> = {
   // class, and the snapshot's lists are asked for only when not read yet.
   // Read and MCP +1: the key check moved out of createApp into adapters/http/authenticate.ts when it
   // took a person's session cookie and its CSRF rule (createApp stays under 150 lines).
-  plain: { read: 45, mcp: 42 },
-  hot: { read: 49, mcp: 44 },
+  // Read -2 (plain) and -2 (hot): counted after a quiet window, the start's and the set-up's
+  // background work (loading.ts, paths.ts, crypto.ts) no longer counts as the request's.
+  plain: { read: 43, mcp: 42 },
+  hot: { read: 47, mcp: 44 },
 };
 
 const session = new Session();
@@ -61,9 +63,24 @@ async function ranSinceLast(): Promise<string[]> {
   return files;
 }
 
+/**
+ * Waits for a window of 200 ms in which no project code ran (at most 10 s): the work a start or the
+ * set-up's writes leave behind (the watcher seeing those files, a snapshot save) ran beside the
+ * measured requests on a busy machine and was counted as theirs (loading.ts, paths.ts, crypto.ts).
+ */
+async function quiet(): Promise<void> {
+  const until = Date.now() + 10_000;
+  await ranSinceLast();
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 200));
+    if ((await ranSinceLast()).length === 0) return;
+  }
+}
+
 async function crossed(label: string, run: (i: number) => Promise<void>) {
   const seen: string[][] = [];
   for (let i = 0; i < 3; i++) {
+    await quiet();
     await ranSinceLast();
     await run(i);
     seen.push(await ranSinceLast());

@@ -15,6 +15,7 @@ import { createNoteService } from '../../../core/notes/service.ts';
 import type { Principal } from '../../../core/ports.ts';
 import { createRetrieval } from '../../../core/search/retrieval.ts';
 import { startFakeEmbeddings } from '../../helpers/fake-embeddings.ts';
+import { SEED } from '../../security/arbitraries.ts';
 import { HELP_VAULT, semanticVault } from '../search/semantic-fixtures.ts';
 
 const clock = { now: () => Date.now() };
@@ -167,7 +168,9 @@ describe('a scoped key searches as a vault of its own (differential property)', 
           if (later.length) await compare(full, files, scope, queries, limit);
         },
       ),
-      { numRuns: 150 },
+      // Seeded like the other properties (FUZZ_SEED reproduces another run): with a new seed each
+      // run, the check below that attachments were really among the hits failed once in CI (10).
+      { seed: SEED, numRuns: 150 },
     );
     expect(files$).toBeGreaterThan(10);
   });
