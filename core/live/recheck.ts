@@ -75,16 +75,21 @@ export function credentialWatch(rooms: Map<string, LiveRoom>, everyMs: number) {
  * change to them asks for a check at once (`recheckNow`).
  */
 export function withChangeSignal(state: StateStore, changed: () => void): StateStore {
+  // The services take their new state in memory only once the write has returned (after their
+  // await): the signal waits for the next turn, so the check sees what was written.
+  const signal = () => {
+    setTimeout(changed, 0);
+  };
   // Only what the credentials' services use (get, put, remove): the optional bulk methods stay off.
   return {
     get: (key) => state.get(key),
     async put(key, value) {
       await state.put(key, value);
-      changed();
+      signal();
     },
     async remove(key) {
       await state.remove(key);
-      changed();
+      signal();
     },
   };
 }
