@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Profile } from '../../client-link/src/flow/profiles.ts';
 import type { RunningRelay } from '../../relay/node/server.ts';
-import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { type LiveServer, liveServer, restOn } from '../helpers/live-server.ts';
 import { until } from '../helpers/wait.ts';
 import { e2eWorld } from '../relay/e2e-harness.ts';
 import { ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
@@ -38,12 +38,8 @@ afterAll(async () => {
   await world.cleanup();
 });
 
-const rest = (method: string, path: string, body?: unknown) =>
-  fetch(`${s.url}/api/v1${path}`, {
-    method,
-    headers: { 'x-service-key': s.firstKey, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
+/** Another client: REST calls with the first key. */
+const rest = (method: string, path: string, body?: unknown) => restOn(s, method, path, body);
 
 /** A workspace page whose profile reaches the server through `relay`, the note open live. */
 async function relayedLivePage(relay: RunningRelay, name: string, path: string) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.ts';
-import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { type LiveServer, liveServer, restOn } from '../helpers/live-server.ts';
 import { freePort } from '../helpers/ports.ts';
 import { until } from '../helpers/wait.ts';
 import { type ServerProc, startServerProc } from '../reliability/scenarios/procs.ts';
@@ -30,12 +30,8 @@ afterAll(async () => {
   await s?.stop();
 });
 
-const rest = (method: string, path: string, body?: unknown) =>
-  fetch(`${s.url}/api/v1${path}`, {
-    method,
-    headers: { 'x-service-key': s.firstKey, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
+/** Another client: REST calls with the first key. */
+const rest = (method: string, path: string, body?: unknown) => restOn(s, method, path, body);
 
 /** A workspace page with one direct profile for `apiKey`, the note open in its live editor. */
 async function liveEditorPage(

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES_KEY, type Profile } from '../../client-link/src/flow/profiles.ts';
-import { type LiveServer, liveServer } from '../helpers/live-server.ts';
+import { type LiveServer, liveServer, restOn } from '../helpers/live-server.ts';
 import { until } from '../helpers/wait.ts';
 import { ensureClientBuilt, launchChromium, recordedPage } from './browser.ts';
 import { editorText, fillEditor } from './editor.ts';
@@ -23,13 +23,8 @@ afterAll(async () => {
   await s?.stop();
 });
 
-/** Another client: REST calls with the key. */
-const rest = (method: string, path: string, body?: unknown) =>
-  fetch(`${s.url}/api/v1${path}`, {
-    method,
-    headers: { 'x-service-key': s.firstKey, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
+/** Another client: REST calls with the first key. */
+const rest = (method: string, path: string, body?: unknown) => restOn(s, method, path, body);
 
 /** A workspace page with one stored profile (the link flow has its own tests). */
 async function workspace(

@@ -54,3 +54,14 @@ export async function liveServer(env: Record<string, string> = {}) {
 }
 
 export type LiveServer = Awaited<ReturnType<typeof liveServer>>;
+
+/**
+ * Another client: a call of `/api/v1<path>` on the server at `to.url` with `to.firstKey`; its
+ * status and parsed body. Reads `to` at each call (a test may point it at a restarted server).
+ */
+export const restOn = (to: { url: string; firstKey: string }, method: string, path: string, body?: unknown) =>
+  fetch(`${to.url}/api/v1${path}`, {
+    method,
+    headers: { 'x-service-key': to.firstKey, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
