@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientAddressOf } from '../frame.ts';
-import { answerHot, foldedPairs, type HotExchange, type HotFrame, plainTarget } from '../hot-answer.ts';
+import { answerHot, foldedRawPairs, type HotExchange, type HotFrame, plainTarget } from '../hot-answer.ts';
 import { requestIdOf } from '../request-id.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -99,10 +99,7 @@ class NodeHotRequest implements HotExchange {
   }
 
   headerPairs(): [string, string][] {
-    const raw = this.req.rawHeaders;
-    const lines: [string, string][] = [];
-    for (let i = 0; i < raw.length; i += 2) lines.push([raw[i]!, raw[i + 1]!.trim()]);
-    return foldedPairs(lines);
+    return foldedRawPairs(this.req.rawHeaders);
   }
 
   address(): string | undefined {

@@ -14,7 +14,7 @@
  * in one chunk carries it inline instead (flag INLINE, with END): the payload is then a uint32
  * length of the head, the head, and the body bytes, so a small request or answer is one message
  * each way. Bodies travel as raw bytes, never base64. Web-standard APIs only (Uint8Array,
- * DataView, TextEncoder).
+ * TextEncoder).
  *
  * Heads are UTF-8 lines joined by `\n` (decoded with one TextDecoder call and one split; about
  * twice as fast both ways as JSON, which heads were once sent as too): `http, method, path, ttlMs,
@@ -160,9 +160,8 @@ export function decodeFrame(bytes: Uint8Array): Frame {
   if (bytes.byteLength < HEADER) throw new FrameError('frame shorter than its header', null);
   if (bytes.byteLength > WIRE_LIMITS.maxFrameBytes)
     throw new FrameError(`frame larger than ${WIRE_LIMITS.maxFrameBytes} bytes`, null);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const type = bytes[0] as FrameType;
-  const stream = view.getUint32(1);
+  const stream = uint32At(bytes, 1);
   if (type < FrameType.HELLO || type > FrameType.GOAWAY)
     throw new FrameError(`unknown frame type ${type}`, stream);
   const flags = bytes[5] as number;
@@ -260,6 +259,11 @@ export function headLines(type: FrameType, head: RequestHead | AnswerHead, strea
   return text;
 }
 
+/** The big-endian uint32 at `at` (read by hand: no DataView made per frame). */
+function uint32At(b: Uint8Array, at: number): number {
+  return ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
+}
+
 function putUint32(out: Uint8Array, at: number, n: number): void {
   out[at] = n >>> 24;
   out[at + 1] = (n >>> 16) & 0xff;
@@ -272,7 +276,7 @@ function headPart(frame: Frame): Uint8Array {
   if (!(frame.flags & INLINE)) return frame.payload;
   const p = frame.payload;
   if (p.byteLength < 4) throw new FrameError('inline frame shorter than its head length', frame.stream);
-  const len = new DataView(p.buffer, p.byteOffset, p.byteLength).getUint32(0);
+  const len = uint32At(p, 0);
   if (len > p.byteLength - 4) throw new FrameError('inline head longer than its frame', frame.stream);
   return p.subarray(4, 4 + len);
 }

@@ -26,23 +26,25 @@ const RELAY_SET = new Set([
 ]);
 
 /** The end-to-end headers of `pairs`: hop-by-hop ones and those named in `Connection` dropped. */
-export function endToEnd(pairs: Iterable<[string, string]>, extraDrop?: Set<string>): [string, string][] {
-  // Two plain passes (a Connection header may name headers sent before it): this runs twice per
-  // relayed request on the relay, so no intermediate arrays or sets unless Connection is sent.
-  const list: [string, string][] = [];
+export function endToEnd(pairs: readonly [string, string][], extraDrop?: Set<string>): [string, string][] {
+  // This runs twice per relayed request on the relay: a first pass only looks for Connection (a
+  // Connection header may name headers sent before it), and a pair whose name is already lower
+  // case is kept as it is, so no array is made for it.
   let named: Set<string> | undefined;
-  for (const [k, val] of pairs) {
-    const name = k.toLowerCase();
-    if (name === 'connection') {
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i]!;
+    if (pair[0].length === 10 && pair[0].toLowerCase() === 'connection') {
       named ??= new Set();
-      for (const s of val.split(',')) named.add(s.trim().toLowerCase());
+      for (const s of pair[1].split(',')) named.add(s.trim().toLowerCase());
     }
-    list.push([name, val]);
   }
   const out: [string, string][] = [];
-  for (const pair of list) {
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i]!;
     const k = pair[0];
-    if (!HOP_BY_HOP.has(k) && !named?.has(k) && !extraDrop?.has(k)) out.push(pair);
+    const name = k.toLowerCase();
+    if (HOP_BY_HOP.has(name) || named?.has(name) || extraDrop?.has(name)) continue;
+    out.push(name === k ? pair : [name, pair[1]]);
   }
   return out;
 }
@@ -65,23 +67,28 @@ export function fromBase64(b64: string | null): Uint8Array | null {
   return b64 ? base64ToBytes(b64) : null;
 }
 
-/** What the relay knows about where a client request came from. */
+/** What the relay knows about where its client requests come from: its public base's parts. */
 export interface ForwardInfo {
-  clientAddress?: string;
-  /** `<public base>/r/<serverId>` split into its parts. */
   proto: string;
   host: string;
-  prefix: string;
 }
 
-/** The headers a proxied request carries to the server. */
-export function requestHeaders(pairs: Iterable<[string, string]>, info: ForwardInfo): [string, string][] {
+/**
+ * The headers a proxied request carries to the server: its end-to-end ones and the relay's
+ * X-Forwarded-* (`prefix`: `<public base path>/r/<serverId>`).
+ */
+export function requestHeaders(
+  pairs: readonly [string, string][],
+  info: ForwardInfo,
+  clientAddress: string | undefined,
+  prefix: string,
+): [string, string][] {
   const out = endToEnd(pairs, RELAY_SET);
-  if (info.clientAddress) out.push(['x-forwarded-for', info.clientAddress]);
+  if (clientAddress) out.push(['x-forwarded-for', clientAddress]);
   out.push(
     ['x-forwarded-proto', info.proto],
     ['x-forwarded-host', info.host],
-    ['x-forwarded-prefix', info.prefix],
+    ['x-forwarded-prefix', prefix],
   );
   return out;
 }
@@ -125,20 +132,31 @@ const FORM_PAGE = /^(?:\/oauth\/authorize(?:\?|$)|\/p\/pub_[A-Za-z0-9_-]+\/(?!_f
  * (docs/reference/relay.md, "One origin, many servers").
  */
 export function proxiedHeaders(
-  pairs: Iterable<[string, string]>,
+  pairs: readonly [string, string][],
   /** The request's path below `/r/<serverId>` (with its query), when known. */
   path = '',
 ): [string, string][] {
   const all = endToEnd(pairs, ORIGIN_WIDE);
-  const type = all.find(([k]) => k === 'content-type')?.[1].trim() ?? '';
+  let type = '';
+  for (let i = 0; i < all.length; i++)
+    if (all[i]![0] === 'content-type') {
+      type = all[i]![1].trim();
+      break;
+    }
   const active = type === '' || ACTIVE_TYPE.test(type);
-  const out = all.filter(([k]) => k !== 'x-content-type-options' && !(active && k === 'x-frame-options'));
-  out.push(['x-content-type-options', 'nosniff']);
+  // The server's own nosniff (and frame options on active content) give way to the relay's.
+  let kept = 0;
+  for (let i = 0; i < all.length; i++) {
+    const k = all[i]![0];
+    if (k !== 'x-content-type-options' && !(active && k === 'x-frame-options')) all[kept++] = all[i]!;
+  }
+  all.length = kept;
+  all.push(['x-content-type-options', 'nosniff']);
   if (active) {
     const csp = FORM_PAGE.test(path) ? RELAY_FORMS_CSP : RELAY_SANDBOX_CSP;
-    out.push(['content-security-policy', csp], ['x-frame-options', 'DENY']);
+    all.push(['content-security-policy', csp], ['x-frame-options', 'DENY']);
   }
-  return out;
+  return all;
 }
 
 /** The client's Response for a server's answer. */

@@ -35,7 +35,7 @@ const jsonError = (requestId: string, status: number, code: ErrorCode, message: 
 
 /**
  * Through this instance's tunnel to the server: raw bytes both ways, no queue. Null when the
- * client went away (`gone`: its AbortSignal, or a hot request's `whenGone`).
+ * client went away (`gone`: its AbortSignal, or the hot request, which has `whenGone`).
  */
 export async function viaTunnel(
   ctx: RelayContext,
@@ -55,7 +55,7 @@ export async function viaTunnel(
   );
   if (a?.kind === 'gone') return null;
   if (!a) {
-    if (typeof gone !== 'function' && gone.aborted) return null;
+    if (gone instanceof AbortSignal && gone.aborted) return null;
     throw new DomainError(
       'RELAY_TIMEOUT',
       `The server did not answer within ${ctx.limits.answerTimeoutMs} ms (or its connection dropped); the request may have run.`,

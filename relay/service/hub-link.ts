@@ -80,14 +80,14 @@ export interface Tunnel {
 }
 
 /**
- * How a request's client leaving is told: its AbortSignal, or a `whenGone` subscription
+ * How a request's client leaving is told: its AbortSignal, or the hot request itself
  * (http-kit/hot-route.ts `HotRequest.whenGone`: on node:http no AbortController is made).
  */
-export type ClientGone = AbortSignal | ((cb: () => void) => () => void);
+export type ClientGone = AbortSignal | { whenGone(cb: () => void): () => void };
 
 /** Subscribes `cb` to the client's leaving; returns the function that stops listening. */
 function whenGone(gone: ClientGone, cb: () => void): () => void {
-  if (typeof gone === 'function') return gone(cb);
+  if (!(gone instanceof AbortSignal)) return gone.whenGone(cb);
   gone.addEventListener('abort', cb, { once: true });
   return () => gone.removeEventListener('abort', cb);
 }
@@ -316,7 +316,7 @@ export class HubLink implements Tunnel {
       (err: unknown) => {
         if (w.settled) return;
         // The client went away mid-body: nobody to answer (as when it leaves while waiting).
-        if (gone && typeof gone !== 'function' && gone.aborted) return w.giveUp(true);
+        if (gone instanceof AbortSignal && gone.aborted) return w.giveUp(true);
         // The body failed (too slow, too large, client gone): the server drops the stream.
         if (this.open)
           this.socket.send(

@@ -42,7 +42,10 @@ describe('the proxied routes rates (fixed windows, in memory, synchronous)', () 
   });
 
   it("counts the note server's own key header as a credential (strangers' 401s never block a keyed client)", () => {
-    const has = (names: string[]) => (n: string) => names.includes(n);
+    const has = (names: string[]) => new Headers(names.map((n): [string, string] => [n, 'x']));
+    const hot = (names: string[]) => ({ header: (n: string) => (names.includes(n) ? 'x' : undefined) });
+    expect(credentialed(hot(['x-service-key']))).toBe(true);
+    expect(credentialed(hot(['cookie']))).toBe(false);
     expect(credentialed(has(['x-service-key']))).toBe(true);
     expect(credentialed(has(['authorization']))).toBe(true);
     expect(credentialed(has(['x-api-key']))).toBe(true);

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { DomainError } from '../../../core/errors.ts';
-import type { HotRoute } from '../../../http-kit/hot-route.ts';
+import type { HotRequest, HotRoute } from '../../../http-kit/hot-route.ts';
 import {
   answerToResponse,
   fromBase64,
@@ -21,9 +21,16 @@ const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{2,127}$/;
 /**
  * True when a request carries a credential a server's door checks (its charge may then fall on
  * the server budget): `Authorization`, the note server's own `X-Service-Key`, or `X-API-Key`.
+ * `headers` is a web Headers object or a hot request (both answer `has`/`header` by lower-case name).
  */
-export function credentialed(has: (name: string) => boolean): boolean {
-  return has('x-service-key') || has('authorization') || has('x-api-key');
+export function credentialed(headers: Headers | Pick<HotRequest, 'header'>): boolean {
+  if (headers instanceof Headers)
+    return headers.has('x-service-key') || headers.has('authorization') || headers.has('x-api-key');
+  return (
+    headers.header('x-service-key') !== undefined ||
+    headers.header('authorization') !== undefined ||
+    headers.header('x-api-key') !== undefined
+  );
 }
 
 /**
@@ -59,8 +66,8 @@ export function proxyDoor(ctx: RelayContext) {
     /** Body bytes in flight on this instance (for tests and health). */
     inflight: budget.inflight,
     /** The headers the server receives: end-to-end ones, and the relay's X-Forwarded-*. */
-    headers: (pairs: Iterable<[string, string]>, serverId: string, address: string | undefined) =>
-      requestHeaders(pairs, { ...forwardInfo, clientAddress: address, prefix: `${basePath}/r/${serverId}` }),
+    headers: (pairs: readonly [string, string][], serverId: string, address: string | undefined) =>
+      requestHeaders(pairs, forwardInfo, address, `${basePath}/r/${serverId}`),
   };
 }
 
@@ -103,11 +110,7 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
         `The request body is larger than ${limits.maxBodyBytes} bytes.`,
       );
     const address = ctx.clientAddress(c);
-    const lease = door.admit(
-      serverId,
-      address,
-      credentialed((n) => c.req.raw.headers.has(n)),
-    );
+    const lease = door.admit(serverId, address, credentialed(c.req.raw.headers));
     try {
       const url = new URL(c.req.url);
       // The raw pathname keeps the client's percent-encoding: the server decodes it exactly once.
@@ -172,14 +175,10 @@ export function proxyHot(ctx: RelayContext, door: ProxyDoor): HotRoute {
     const address = req.address();
     const headers = door.headers(req.headerPairs(), serverId, address);
     if (checkRequestHead(path, headers)) return null;
-    const lease = door.admit(
-      serverId,
-      address,
-      credentialed((n) => req.header(n) !== undefined),
-    );
+    const lease = door.admit(serverId, address, credentialed(req));
     try {
       const draft = { kind: 'http' as const, method: req.method, path, headers, bytes: null };
-      const done = await viaTunnel(ctx, (cb) => req.whenGone(cb), tunnel, draft);
+      const done = await viaTunnel(ctx, req, tunnel, draft);
       if (!done) return { status: 499, headers: [], body: null }; // the client went away
       const a = done.answer as HttpAnswer & { bytes?: Uint8Array | null };
       door.settle(serverId, a.status);
