@@ -15,7 +15,8 @@
  * relay run from there, in the same rounds, so before/after is one command. `relayBench()` is
  * this tree alone (bench/run.ts). `@HOT_ROUTES=0` after a DIR runs its relay and server with that
  * environment: `hot=. plain=.@HOT_ROUTES=0` measures the hot routes against the plain path.
- * Linux only (/proc, taskset).
+ * Each relay runs with the V8 flags `npm run relay` gives it (`relayNodeFlags`). Linux only
+ * (/proc, taskset).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -30,6 +31,17 @@ import { canPin, pin, wrk } from './wrk.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NOTE = '/api/v1/notes/bench%2Fnote.md';
 
+/**
+ * The V8 flags of `npm run relay` in `root`'s package.json (its young generation: decision 0039),
+ * so a benchmark's relay is the one operators run.
+ */
+export async function relayNodeFlags(root: string): Promise<string[]> {
+  const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return pkg.scripts.relay?.match(/--[a-z-]+-space-size=\d+/g) ?? [];
+}
+
 /** Runs a .ts entry under tsx; resolves with the first JSON log line matching `msg` (and the pid). */
 export async function startChild(
   entry: string,
@@ -42,7 +54,9 @@ export async function startChild(
 }
 
 async function child(entry: string, env: Record<string, string>, msg: string, keepLevel = false, cwd = ROOT) {
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // A relay runs with `npm run relay`'s V8 flags, as in `startRelay`.
+  const flags = entry === 'deploy/relay/main.ts' ? await relayNodeFlags(cwd) : [];
+  const proc: ChildProcess = spawn(process.execPath, [...flags, '--import', 'tsx', entry], {
     cwd,
     env: { ...process.env, ...(keepLevel ? {} : { LOG_LEVEL: 'info' }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -170,6 +184,7 @@ export async function startRelay(
     },
     async () => (await fetch(`${url}/api/v1/health`)).ok,
     [
+      ...(await relayNodeFlags(root)),
       ...nodeArgs,
       ...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []),
       ...(process.env.BENCH_RELAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),

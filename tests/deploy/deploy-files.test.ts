@@ -158,4 +158,16 @@ describe('V8\'s young generation (docs/guide/deploy.md, "Memory: V8\'s heap flag
     expect(set).toBeLessThan(unit.indexOf('EnvironmentFile='));
     expect(read('docs/guide/deploy.md')).toContain(FLAG);
   });
+
+  it('is fixed at 32 MiB for the relay alone, the same in npm run relay, compose.yaml and the docs', () => {
+    const RELAY = '--min-semi-space-size=32 --max-semi-space-size=32';
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.relay).toBe(`exec node ${RELAY} --import tsx deploy/relay/main.ts`);
+    const compose = parse(read('deploy/compose.yaml')) as { services: Record<string, any> };
+    expect(compose.services.relay.environment.NODE_OPTIONS).toBe(RELAY);
+    // The server keeps its own (the embedded relay shares its process).
+    expect(compose.services.server.environment.NODE_OPTIONS).toBeUndefined();
+    expect(read('deploy/Dockerfile')).toContain(`NODE_OPTIONS="${RELAY}" quire relay`);
+    expect(read('docs/guide/deploy.md')).toContain(RELAY);
+  });
 });
