@@ -214,7 +214,13 @@ const suite: Bench[] = [
             r.totalRatio,
             '-',
           ),
-          row('p50 at 1 connection', `${r.relayP50ms} ms`, `${r.nginxP50ms} ms`, r.p50Ratio, '-'),
+          row(
+            'p50 at 1 connection',
+            `${r.relayP50ms.toFixed(3)} ms`,
+            `${r.nginxP50ms.toFixed(3)} ms`,
+            r.p50Ratio,
+            '-',
+          ),
         );
       }
       return { section: `${lines.join('\n')}\n`, rows };
