@@ -155,14 +155,27 @@ export function foldInto(
   names: string[],
   lowerNames = false,
 ): void {
-  for (const [k, v] of pairs) {
-    const name = k.toLowerCase();
-    const i = name === 'set-cookie' ? -1 : names.indexOf(name);
-    if (i !== -1) flat[2 * i + 1] = `${flat[2 * i + 1]}, ${v}`;
-    else {
-      names.push(name);
-      flat.push(lowerNames ? name : k, v);
-    }
+  for (const [k, v] of pairs) foldLine(flat, names, k, v, lowerNames);
+}
+
+/** `foldInto` of node:http's `rawHeaders` (`[name, value, ...]`), each value trimmed. */
+export function foldRawInto(
+  raw: readonly string[],
+  flat: string[],
+  names: string[],
+  lowerNames = false,
+): void {
+  for (let i = 0; i < raw.length; i += 2) foldLine(flat, names, raw[i]!, raw[i + 1]!.trim(), lowerNames);
+}
+
+/** One line of `foldInto`. */
+function foldLine(flat: string[], names: string[], k: string, v: string, lowerNames: boolean): void {
+  const name = k.toLowerCase();
+  const i = name === 'set-cookie' ? -1 : names.indexOf(name);
+  if (i !== -1) flat[2 * i + 1] = `${flat[2 * i + 1]}, ${v}`;
+  else {
+    names.push(name);
+    flat.push(lowerNames ? name : k, v);
   }
 }
 

@@ -1,6 +1,14 @@
 import type { Logger } from '../core/ports.ts';
 import { errorAnswer, logInternal } from './envelope.ts';
-import { answerHeaderLines, type BaseHeaders, type FrameStats, type LogRule, logRequest } from './frame.ts';
+import {
+  answerHeaderLines,
+  type BaseHeaders,
+  type FrameStats,
+  foldInto,
+  foldRawInto,
+  type LogRule,
+  logRequest,
+} from './frame.ts';
 import { type HotRequest, type HotRoute, noBody, type PlainAnswer } from './hot-route.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 
@@ -154,28 +162,22 @@ export function plainTarget(target: string): { path: string; search: string } | 
   return { path, search: q === -1 || q === target.length - 1 ? '' : target.slice(q) };
 }
 
-/** Header lines as `HotRequest.headerPairs` gives them: lower-case names, repeats joined (http-kit/frame.ts `foldInto` folds the same way). */
+/** Header lines as `HotRequest.headerPairs` gives them: lower-case names, repeats joined (`foldInto`). */
 export function foldedPairs(lines: readonly (readonly [string, string])[]): [string, string][] {
-  const out: [string, string][] = [];
-  for (const [k, v] of lines) foldPair(out, k, v);
-  return out;
+  const flat: string[] = [];
+  foldInto(lines, flat, [], true);
+  return pairsOf(flat);
 }
 
 /** `foldedPairs` of node:http's `rawHeaders` (`[name, value, ...]`), each value trimmed. */
 export function foldedRawPairs(raw: readonly string[]): [string, string][] {
-  const out: [string, string][] = [];
-  for (let i = 0; i < raw.length; i += 2) foldPair(out, raw[i]!, raw[i + 1]!.trim());
-  return out;
+  const flat: string[] = [];
+  foldRawInto(raw, flat, [], true);
+  return pairsOf(flat);
 }
 
-/** Adds one line: a name seen before (but `set-cookie`) gets `, value` appended to its pair. */
-function foldPair(out: [string, string][], k: string, v: string): void {
-  const name = k.toLowerCase();
-  if (name !== 'set-cookie')
-    for (let j = 0; j < out.length; j++)
-      if (out[j]![0] === name) {
-        out[j] = [name, `${out[j]![1]}, ${v}`];
-        return;
-      }
-  out.push([name, v]);
+function pairsOf(flat: readonly string[]): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
+  return pairs;
 }

@@ -42,7 +42,11 @@ describe('the proxied routes rates (fixed windows, in memory, synchronous)', () 
   });
 
   it("counts the note server's own key header as a credential (strangers' 401s never block a keyed client)", () => {
-    const has = (names: string[]) => new Headers(names.map((n): [string, string] => [n, 'x']));
+    // As Hono's request reads them: by name, from the request's Headers.
+    const has = (names: string[]) => {
+      const h = new Headers(names.map((n): [string, string] => [n, 'x']));
+      return { header: (n: string) => h.get(n) ?? undefined };
+    };
     const hot = (names: string[]) => ({ header: (n: string) => (names.includes(n) ? 'x' : undefined) });
     expect(credentialed(hot(['x-service-key']))).toBe(true);
     expect(credentialed(hot(['cookie']))).toBe(false);

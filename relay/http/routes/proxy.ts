@@ -21,15 +21,13 @@ const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{2,127}$/;
 /**
  * True when a request carries a credential a server's door checks (its charge may then fall on
  * the server budget): `Authorization`, the note server's own `X-Service-Key`, or `X-API-Key`.
- * `headers` is a web Headers object or a hot request (both answer `has`/`header` by lower-case name).
+ * `req` is Hono's request or a hot request: both read a header by name.
  */
-export function credentialed(headers: Headers | Pick<HotRequest, 'header'>): boolean {
-  if (headers instanceof Headers)
-    return headers.has('x-service-key') || headers.has('authorization') || headers.has('x-api-key');
+export function credentialed(req: Pick<HotRequest, 'header'>): boolean {
   return (
-    headers.header('x-service-key') !== undefined ||
-    headers.header('authorization') !== undefined ||
-    headers.header('x-api-key') !== undefined
+    req.header('x-service-key') !== undefined ||
+    req.header('authorization') !== undefined ||
+    req.header('x-api-key') !== undefined
   );
 }
 
@@ -110,7 +108,7 @@ export function proxyRoutes(ctx: RelayContext, door: ProxyDoor = proxyDoor(ctx))
         `The request body is larger than ${limits.maxBodyBytes} bytes.`,
       );
     const address = ctx.clientAddress(c);
-    const lease = door.admit(serverId, address, credentialed(c.req.raw.headers));
+    const lease = door.admit(serverId, address, credentialed(c.req));
     try {
       const url = new URL(c.req.url);
       // The raw pathname keeps the client's percent-encoding: the server decodes it exactly once.
