@@ -8,6 +8,11 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest decides whether a fork is reused from this root setting only; a project's `isolate`
+    // only says whether its modules are reset between files. Left at its default (a new fork for
+    // every file) the suite started 260 processes, each importing vitest and its file's sources:
+    // 9.5 min warm. Forks reused, each project keeping its own rule below: 7.6 min, all passing.
+    poolOptions: { forks: { isolate: false } },
     // Vitest's default is one worker fewer than the cores: on CI's two cores, one file at a time,
     // while most files wait on child processes, sockets and browsers. Two workers keep both busy.
     maxWorkers: 2,
@@ -35,6 +40,8 @@ export default defineConfig({
           // when to give up on something that never comes, so it is generous.
           testTimeout: 60_000,
           hookTimeout: 90_000,
+          // A fresh module graph for each file, in a reused fork.
+          poolOptions: { forks: { isolate: true } },
         },
       },
     ],
