@@ -175,6 +175,22 @@ describe('untilStopped', () => {
     expect(() => forced!.fn()).toThrow(Exited);
     expect(h.stderr.join('')).toMatch(/longer than SHUTDOWN_GRACE_MS \+ 10 s/);
   });
+  it('a stop that ends clears its watchdog: a process that goes on is not ended 10 s later', async () => {
+    vi.useFakeTimers();
+    try {
+      const h = recordingHost();
+      const code = untilStopped(h.host, async () => ({ shutdownGraceMs: 100, stop: async () => {} }));
+      await vi.advanceTimersByTimeAsync(0);
+      h.signal('SIGTERM');
+      expect(await code).toBe(0);
+      expect(vi.getTimerCount()).toBe(0);
+      // Had it stayed, this is where it would throw (the recording host's exit).
+      await vi.advanceTimersByTimeAsync(20_000);
+      expect(h.stderr.join('')).toBe('');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe('failStart', () => {
