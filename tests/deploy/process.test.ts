@@ -67,16 +67,23 @@ describe('untilStopped', () => {
     expect(h.listening()).toBe(0);
   });
 
-  /** A service whose stop runs until `finish()`; the stop's reason is recorded. */
+  /**
+   * A service whose stop runs until `finish()` (called before the stop began, the stop ends at
+   * once); the stop's reason is recorded. A stop left running would leave its watchdog armed.
+   */
   function slowService() {
-    let finish: () => void = () => {};
+    let finished = false;
+    let finish: () => void = () => {
+      finished = true;
+    };
     const stops: string[] = [];
     const service = {
       shutdownGraceMs: 100,
       stop: (reason: string) => {
         stops.push(reason);
         return new Promise<void>((r) => {
-          finish = r;
+          if (finished) r();
+          else finish = r;
         });
       },
     };
@@ -122,7 +129,7 @@ describe('untilStopped', () => {
       for (const signals of cases) {
         const h = recordingHost();
         const s = slowService();
-        void untilStopped(h.host, async () => s.service);
+        const code = untilStopped(h.host, async () => s.service);
         await Promise.resolve();
         const last = signals.length - 1;
         for (const [i, [signal, at]] of signals.entries()) {
@@ -132,7 +139,9 @@ describe('untilStopped', () => {
         }
         expect(h.stderr.join('')).toMatch(/again while stopping/);
         expect(h.listening()).toBe(0);
+        // The process would have ended; here the stop is let finish so nothing stays armed.
         s.finish();
+        expect(await code).toBe(0);
       }
     } finally {
       now.mockRestore();
