@@ -295,10 +295,12 @@ async function measure(
 }
 
 /**
- * One round of one tree: direct, through nginx and through the memory relay on one server (in an
- * order that turns with `turn`, so no target always meets the server coldest or the machine's
- * minute alone), then through Redis on a second pair. Results come back in a fixed order: direct,
- * nginx (when measured), relay (memory), relay (redis).
+ * One round of one tree: direct, through nginx and through one relay on one server (in an order
+ * that turns with `turn`, so no target always meets the server coldest or the machine's minute
+ * alone), then through the other relay on a second pair. Which relay (memory or Redis queue) goes
+ * first alternates with `turn` too: a read through the tunnel never touches the queue, yet the
+ * memory relay, always first, measured dearer than the Redis one. Results come back in a fixed
+ * order: direct, nginx (when measured), relay (memory), relay (redis).
  */
 async function round(
   root: string,
@@ -314,6 +316,7 @@ async function round(
   const out = new Map<string, RelayBenchResult>();
   const queues: [string, string][] = [['relay (memory)', '']];
   if (redisUrl) queues.push(['relay (redis)', redisUrl]);
+  if (turn % 2 === 1) queues.reverse();
   for (const [label, url] of queues) {
     const prefix = `bench:relay:${crypto.randomUUID()}:`;
     const relay = await startRelay(root, url, prefix, [], env);
@@ -353,7 +356,7 @@ async function round(
       }
     }
   }
-  return ['direct', 'nginx', ...queues.map(([l]) => l)].flatMap((l) => out.get(l) ?? []);
+  return ['direct', 'nginx', 'relay (memory)', 'relay (redis)'].flatMap((l) => out.get(l) ?? []);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
