@@ -184,6 +184,7 @@ describe('untilStopped', () => {
     expect(() => forced!.fn()).toThrow(Exited);
     expect(h.stderr.join('')).toMatch(/longer than SHUTDOWN_GRACE_MS \+ 10 s/);
   });
+
   it('a stop that ends clears its watchdog: a process that goes on is not ended 10 s later', async () => {
     vi.useFakeTimers();
     try {
